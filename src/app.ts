@@ -1,0 +1,80 @@
+import Fastify, { type FastifyInstance } from 'fastify';
+import { resolveCaller, credentialOf } from './auth/caller.ts';
+import { commentRoutes } from './comments/routes.ts';
+import { CommentSchema } from './comments/schemas.ts';
+import type { Config } from './config.ts';
+import { connect, type Db } from './db/connect.ts';
+import { migrateToLatest } from './db/migrate.ts';
+import { registerJsonParser } from './http/json-body.ts';
+import { registerOpenApi } from './http/openapi.ts';
+import { registerProblemHandlers } from './http/problems.ts';
+import { Problem } from './http/schemas.ts';
+import { registerValidators } from './http/validation.ts';
+import { moderationRoutes } from './moderation/routes.ts';
+import { sessionRoutes } from './sessions/routes.ts';
+import { siteRoutes } from './sites/routes.ts';
+import { voteRoutes } from './votes/routes.ts';
+
+declare module 'fastify' {
+  interface FastifyInstance {
+    db: Db;
+    config: Config;
+  }
+  interface FastifyContextConfig {
+    /** Counts against the per-user and per-guest comment limits. */
+    commentCreation?: boolean;
+  }
+}
+
+export const BODY_LIMIT = 64 * 1024;
+
+/** Builds the whole service for a configuration: database (migrated), plugins, every module. */
+export async function buildApp(config: Config): Promise<FastifyInstance> {
+  const db = connect(config);
+  await migrateToLatest(db);
+
+  const app = Fastify({
+    logger: {
+      level: config.logLevel,
+      redact: { paths: ['req.headers.authorization', 'req.headers["x-api-key"]'], censor: '[redacted]' },
+    },
+    bodyLimit: BODY_LIMIT,
+    trustProxy: config.trustProxy.length > 0 ? config.trustProxy : false,
+    requestTimeout: 30_000,
+    routerOptions: { maxParamLength: 200 },
+    return503OnClosing: true,
+  });
+  app.decorate('db', db);
+  app.decorate('config', config);
+  app.decorateRequest('caller', null as never);
+  app.addHook('onClose', () => db.close());
+
+  registerValidators(app);
+  registerJsonParser(app);
+  registerProblemHandlers(app);
+  app.addSchema(Problem);
+  app.addSchema(CommentSchema);
+  await registerOpenApi(app);
+
+  app.addHook('onRequest', async (request) => {
+    request.caller = await resolveCaller(db, credentialOf(request), request.ip);
+  });
+
+  app.get('/healthz', { schema: { hide: true } }, () => ({ status: 'ok' }));
+  app.get('/readyz', { schema: { hide: true } }, async (_request, reply) => {
+    try {
+      await db.kysely.selectFrom('accounts').select('id').limit(1).execute();
+      return { status: 'ready' };
+    } catch {
+      return reply.code(503).send({ status: 'database unreachable' });
+    }
+  });
+
+  const deps = { db };
+  await app.register(commentRoutes, deps);
+  await app.register(voteRoutes, deps);
+  await app.register(moderationRoutes, deps);
+  await app.register(sessionRoutes, deps);
+  await app.register(siteRoutes, deps);
+  return app;
+}

@@ -1,0 +1,110 @@
+import { parseArgs } from 'node:util';
+import { loadConfig, type Config } from './config.ts';
+import { connect } from './db/connect.ts';
+import { migrateToLatest } from './db/migrate.ts';
+import { ROLES, type Role } from './auth/caller.ts';
+import { bootstrap } from './sites/bootstrap.ts';
+import { PLANS, type Plan } from './sites/plans.ts';
+import { MODERATION_MODES, type ModerationMode } from './sites/repository.ts';
+import { createKey, setPlan } from './sites/service.ts';
+import { serve } from './server.ts';
+
+const USAGE = `usage:
+  parley serve
+  parley migrate
+  parley bootstrap --site-name NAME [--domain D]... [--plan P] [--moderation M] [--no-guests] --json
+  parley keys create --account ID --role R [--name LABEL] [--site ID]... --json
+  parley plan set --account ID --plan P`;
+
+class UsageError extends Error {}
+
+function oneOf<T extends string>(flag: string, value: string | undefined, allowed: readonly T[]): T | undefined {
+  if (value === undefined) return undefined;
+  if (!allowed.includes(value as T)) throw new UsageError(`${flag} must be one of ${allowed.join(', ')}`);
+  return value as T;
+}
+
+function required(flag: string, value: string | undefined): string {
+  if (!value) throw new UsageError(`${flag} is required`);
+  return value;
+}
+
+/** Runs a command against the configured database, migrating first so it works on a fresh one. */
+async function withDb<T>(config: Config, work: (db: ReturnType<typeof connect>) => Promise<T>): Promise<T> {
+  const db = connect(config);
+  try {
+    await migrateToLatest(db);
+    return await work(db);
+  } finally {
+    await db.close();
+  }
+}
+
+export async function main(argv: string[]): Promise<void> {
+  const { values, positionals } = parseArgs({
+    args: argv,
+    allowPositionals: true,
+    options: {
+      'site-name': { type: 'string' },
+      domain: { type: 'string', multiple: true },
+      plan: { type: 'string' },
+      moderation: { type: 'string' },
+      'no-guests': { type: 'boolean' },
+      json: { type: 'boolean' },
+      account: { type: 'string' },
+      role: { type: 'string' },
+      name: { type: 'string' },
+      site: { type: 'string', multiple: true },
+      help: { type: 'boolean', short: 'h' },
+    },
+  });
+  const command = positionals.join(' ');
+  if (values.help || command === '') {
+    process.stdout.write(`${USAGE}\n`);
+    return;
+  }
+  const config = loadConfig();
+  const print = (result: unknown) => process.stdout.write(`${JSON.stringify(result)}\n`);
+  switch (command) {
+    case 'serve':
+      await serve(config);
+      return;
+    case 'migrate': {
+      const applied = await withDb(config, migrateToLatest);
+      process.stdout.write(applied.length ? `applied: ${applied.join(', ')}\n` : 'database is up to date\n');
+      return;
+    }
+    case 'bootstrap': {
+      const options = {
+        siteName: required('--site-name', values['site-name']),
+        domains: values.domain,
+        plan: oneOf<Plan>('--plan', values.plan, PLANS),
+        moderation: oneOf<ModerationMode>('--moderation', values.moderation, MODERATION_MODES),
+        allowGuests: !values['no-guests'],
+      };
+      print(await withDb(config, (db) => bootstrap(db.kysely, options)));
+      return;
+    }
+    case 'keys create': {
+      const accountId = required('--account', values.account);
+      const role = oneOf<Role>('--role', required('--role', values.role), ROLES)!;
+      const key = await withDb(config, (db) => createKey(db.kysely, accountId, { role, name: values.name, site_ids: values.site ?? null }));
+      print({ key_id: key.id, api_key: key.api_key });
+      return;
+    }
+    case 'plan set': {
+      const accountId = required('--account', values.account);
+      const plan = oneOf<Plan>('--plan', required('--plan', values.plan), PLANS)!;
+      print(await withDb(config, (db) => setPlan(db.kysely, accountId, plan)));
+      return;
+    }
+    default:
+      throw new UsageError(`unknown command "${command}"`);
+  }
+}
+
+main(process.argv.slice(2)).catch((error: unknown) => {
+  const message = error instanceof Error ? error.message : String(error);
+  process.stderr.write(`parley: ${message}\n${error instanceof UsageError ? `${USAGE}\n` : ''}`);
+  process.exit(error instanceof UsageError ? 2 : 1);
+});

@@ -1,0 +1,133 @@
+import { sql, type Kysely } from 'kysely';
+import type { Database } from '../db/schema.ts';
+import { toCount } from '../db/dialect.ts';
+import type { CommentRow, ViewerMarks } from './view.ts';
+import { visibleTo, type Viewer } from './visibility.ts';
+
+export const SORTS = ['newest', 'oldest', 'top', 'best'] as const;
+export type Sort = (typeof SORTS)[number];
+
+/** Replies nested under one top-level comment in a list; GET /v1/comments/:id allows more. */
+export const LIST_REPLY_CAP = 500;
+export const SUBTREE_CAP = 10_000;
+
+export async function findThreadId(db: Kysely<Database>, siteId: string, urlKey: string): Promise<string | undefined> {
+  const thread = await db
+    .selectFrom('threads')
+    .select('id')
+    .where('site_id', '=', siteId)
+    .where('url_key', '=', urlKey)
+    .executeTakeFirst();
+  return thread?.id;
+}
+
+export async function findComment(db: Kysely<Database>, id: string) {
+  return db
+    .selectFrom('comments')
+    .innerJoin('threads', 'threads.id', 'comments.thread_id')
+    .selectAll('comments')
+    .select('threads.url_key as thread_url')
+    .where('comments.id', '=', id)
+    .executeTakeFirst();
+}
+
+/**
+ * Whether the viewer may see this comment: the row itself, and every ancestor (a removed, spam or
+ * pending comment hides its replies). One recursive query up the parent chain.
+ */
+export async function isVisible(db: Kysely<Database>, viewer: Viewer, id: string): Promise<boolean> {
+  if (viewer.moderator) return true;
+  const result = await sql<{ hidden: number | string }>`
+    with recursive chain(id, parent_id) as (
+      select id, parent_id from comments where id = ${id}
+      union all
+      select c.id, c.parent_id from comments c join chain on c.id = chain.parent_id
+    )
+    select count(*) as hidden from comments
+    where id in (select id from chain) and not ${visibleTo(viewer, 'comments')}`.execute(db);
+  return toCount(result.rows[0]?.hidden) === 0;
+}
+
+function listable(viewer: Viewer) {
+  // A deleted top-level comment stays as a placeholder while a live reply below it is visible.
+  return sql<boolean>`(${visibleTo(viewer, 'c')} and (c.is_deleted = 0 or exists (
+    select 1 from comments d where d.root_id = c.id and d.id <> c.id and d.is_deleted = 0
+      and ${visibleTo(viewer, 'd')})))`;
+}
+
+export async function listTopLevel(
+  db: Kysely<Database>,
+  viewer: Viewer,
+  threadId: string,
+  sort: Sort,
+  page: number,
+  limit: number,
+): Promise<{ rows: CommentRow[]; total: number }> {
+  const base = db
+    .selectFrom('comments as c')
+    .where('c.thread_id', '=', threadId)
+    .where('c.parent_id', 'is', null)
+    .where(listable(viewer));
+  let pageQuery = base.selectAll('c');
+  const direction = sort === 'oldest' ? 'asc' : 'desc';
+  if (sort === 'top') pageQuery = pageQuery.orderBy('c.score', 'desc');
+  if (sort === 'best') pageQuery = pageQuery.orderBy('c.wilson', 'desc');
+  if (sort === 'top' || sort === 'best') pageQuery = pageQuery.orderBy('c.id', 'desc');
+  else pageQuery = pageQuery.orderBy('c.created_at', direction).orderBy('c.id', direction);
+  const [rows, count] = await Promise.all([
+    pageQuery.limit(limit).offset((page - 1) * limit).execute(),
+    base.select((eb) => eb.fn.countAll<number>().as('total')).executeTakeFirstOrThrow(),
+  ]);
+  return { rows, total: toCount(count.total) };
+}
+
+/**
+ * Up to `cap + 1` visible replies under each root, oldest first, in one round trip: one LIMITed
+ * branch per root, joined by UNION ALL, each served by the (root_id, created_at) index.
+ */
+export async function listReplies(db: Kysely<Database>, viewer: Viewer, rootIds: string[], cap: number) {
+  if (rootIds.length === 0) return [];
+  const branch = (rootId: string, index: number) =>
+    db
+      .selectFrom((eb) =>
+        eb
+          .selectFrom('comments as c')
+          .selectAll('c')
+          .where('c.root_id', '=', rootId)
+          .where('c.id', '<>', rootId)
+          .where(visibleTo(viewer, 'c'))
+          .orderBy('c.created_at')
+          .orderBy('c.id')
+          .limit(cap + 1)
+          .as(`r${index}`),
+      )
+      .selectAll();
+  let query = branch(rootIds[0], 0);
+  for (let i = 1; i < rootIds.length; i++) query = query.unionAll(branch(rootIds[i], i));
+  return (await query.execute()) as CommentRow[];
+}
+
+/** The visible subtree below a comment, breadth first, through the parent index. */
+export async function listSubtree(db: Kysely<Database>, viewer: Viewer, id: string, cap: number) {
+  const result = await sql<CommentRow>`
+    with recursive subtree as (
+      select c.* from comments c where c.parent_id = ${id} and ${visibleTo(viewer, 'c')}
+      union all
+      select c.* from comments c join subtree s on c.parent_id = s.id where ${visibleTo(viewer, 'c')}
+    )
+    select * from subtree limit ${cap + 1}`.execute(db);
+  return result.rows.sort((a, b) => (a.created_at === b.created_at ? (a.id < b.id ? -1 : 1) : a.created_at < b.created_at ? -1 : 1));
+}
+
+/** The viewer's own votes and reactions on the given comments, for `user_vote`/`user_reaction`. */
+export async function marksOf(db: Kysely<Database>, viewer: Viewer, commentIds: string[]): Promise<ViewerMarks> {
+  const marks: ViewerMarks = { votes: new Map(), reactions: new Map() };
+  if (viewer.ref === null || commentIds.length === 0) return marks;
+  const [votes, reactions] = await Promise.all([
+    db.selectFrom('votes').select(['comment_id', 'value']).where('voter_ref', '=', viewer.ref).where('comment_id', 'in', commentIds).execute(),
+    db.selectFrom('reactions').select(['comment_id', 'type']).where('reactor_ref', '=', viewer.ref).where('comment_id', 'in', commentIds).execute(),
+  ]);
+  for (const vote of votes) marks.votes.set(vote.comment_id, vote.value);
+  for (const reaction of reactions) marks.reactions.set(reaction.comment_id, reaction.type);
+  return marks;
+}

@@ -1,0 +1,61 @@
+import { Type } from 'typebox';
+import { Timestamp } from '../http/schemas.ts';
+import { SORTS } from './repository.ts';
+import type { CommentView } from './view.ts';
+
+/** Registered once with addSchema so replies can refer to it recursively. */
+export const CommentSchema = Type.Object(
+  {
+    id: Type.String({ description: 'cmt_<id>' }),
+    content: Type.Union([Type.String(), Type.Null()], { description: 'Plain text; null once deleted' }),
+    author_name: Type.String(),
+    upvotes: Type.Integer(),
+    downvotes: Type.Integer(),
+    reaction_counts: Type.Record(Type.String(), Type.Integer()),
+    thread_url: Type.String({ description: 'The thread key: the page URL without fragment' }),
+    site_id: Type.String(),
+    parent_id: Type.Union([Type.String(), Type.Null()]),
+    created_at: Timestamp,
+    is_edited: Type.Boolean(),
+    is_deleted: Type.Boolean(),
+    status: Type.Union([Type.Literal('published'), Type.Literal('pending'), Type.Literal('removed'), Type.Literal('spam')]),
+    moderation_status: Type.Union([
+      Type.Literal('pending'),
+      Type.Literal('removed'),
+      Type.Literal('spam'),
+      Type.Literal('shadow_banned'),
+      Type.Null(),
+    ]),
+    has_more_replies: Type.Boolean({ description: 'The reply tree below was cut; GET /v1/comments/{id} returns all of it' }),
+    user_vote: Type.Union([Type.Literal('up'), Type.Literal('down'), Type.Null()], { description: "The caller's vote" }),
+    user_reaction: Type.Union([Type.String(), Type.Null()], { description: "The caller's reaction" }),
+    replies: Type.Array(Type.Ref('Comment'), { description: 'Visible replies, oldest first' }),
+  },
+  { $id: 'Comment' },
+);
+
+export const CommentRef = Type.Unsafe<CommentView>(Type.Ref('Comment'));
+
+export const ListQuery = Type.Object({
+  thread_url: Type.String({ description: 'Absolute http(s) URL of the page', maxLength: 2048 }),
+  site_id: Type.String({ maxLength: 100 }),
+  sort: Type.Optional(Type.Enum([...SORTS], { default: 'newest' })),
+  page: Type.Optional(Type.Integer({ minimum: 1, maximum: 1_000_000, default: 1 })),
+  limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 100, default: 20 })),
+});
+
+export const CommentList = Type.Object({
+  comments: Type.Array(CommentRef),
+  total: Type.Integer({ description: 'Visible top-level comments of the thread' }),
+  page: Type.Integer(),
+});
+
+export const CreateBody = Type.Object({
+  thread_url: Type.String({ maxLength: 4096 }),
+  site_id: Type.String({ maxLength: 100 }),
+  content: Type.String({ description: '1 to 10,000 characters after trimming' }),
+  parent_id: Type.Optional(Type.Union([Type.String({ maxLength: 100 }), Type.Null()])),
+  author_name: Type.Optional(Type.String({ description: 'Guests and API keys only; 1 to 100 characters' })),
+});
+
+export const EditBody = Type.Object({ content: Type.String() });

@@ -1,0 +1,250 @@
+import type { Kysely, Transaction } from 'kysely';
+import { actorRef, isModerator, requireCredential, type Caller } from '../auth/caller.ts';
+import type { Db } from '../db/connect.ts';
+import type { Database } from '../db/schema.ts';
+import { AppError, invalid } from '../errors.ts';
+import { recordEvent } from '../events/record.ts';
+import { newId } from '../ids.ts';
+import { assertNotBanned, isShadowBanned } from '../moderation/bans.ts';
+import { findSite, findSiteFor, type Site } from '../sites/repository.ts';
+import {
+  findComment,
+  findThreadId,
+  isVisible,
+  LIST_REPLY_CAP,
+  listReplies,
+  listSubtree,
+  listTopLevel,
+  marksOf,
+  SUBTREE_CAP,
+  type Sort,
+} from './repository.ts';
+import { MAX_AUTHOR_NAME, MAX_CONTENT, cleanText } from './text.ts';
+import { assertAllowedHost, threadKey } from './thread-url.ts';
+import { isEmptyPlaceholder, nestReplies } from './tree.ts';
+import { eventComment, toView, type CommentRow, type CommentView } from './view.ts';
+import { viewerFor, type Viewer } from './visibility.ts';
+
+export interface ListQuery {
+  thread_url: string;
+  site_id: string;
+  sort?: Sort;
+  page?: number;
+  limit?: number;
+}
+
+export interface CommentList {
+  comments: CommentView[];
+  total: number;
+  page: number;
+}
+
+async function siteOrNotFound(db: Kysely<Database>, siteId: string): Promise<Site> {
+  const site = await findSite(db, siteId);
+  if (!site) throw new AppError('not_found', `No site ${siteId}`);
+  return site;
+}
+
+/** A page of top-level comments, each with its visible reply tree (capped), for this viewer. */
+export async function listComments(db: Db, caller: Caller, query: ListQuery): Promise<CommentList> {
+  const page = query.page ?? 1;
+  const limit = query.limit ?? 20;
+  const site = await siteOrNotFound(db.kysely, query.site_id);
+  const url = threadKey(query.thread_url, 'querystring/thread_url');
+  const threadId = await findThreadId(db.kysely, site.id, url.href);
+  if (!threadId) return { comments: [], total: 0, page };
+  const viewer = viewerFor(caller, site);
+  const { rows, total } = await listTopLevel(db.kysely, viewer, threadId, query.sort ?? 'newest', page, limit);
+  const replies = await listReplies(db.kysely, viewer, rows.map((r) => r.id), LIST_REPLY_CAP);
+  const { kept, cut } = capPerRoot(replies, LIST_REPLY_CAP);
+  const marks = await marksOf(db.kysely, viewer, [...rows, ...kept].map((r) => r.id));
+  const view = (row: CommentRow) => toView(row, url.href, marks);
+  const roots = rows.map(view);
+  nestReplies(roots, kept, view, cut);
+  return { comments: roots.filter((root) => !isEmptyPlaceholder(root)), total, page };
+}
+
+/** Keeps `cap` replies per root; the root and the parent of the first reply left out are marked cut. */
+function capPerRoot(replies: CommentRow[], cap: number): { kept: CommentRow[]; cut: Set<string> } {
+  const perRoot = new Map<string, number>();
+  const kept: CommentRow[] = [];
+  const cut = new Set<string>();
+  for (const row of replies) {
+    const seen = perRoot.get(row.root_id) ?? 0;
+    perRoot.set(row.root_id, seen + 1);
+    if (seen < cap) kept.push(row);
+    else if (seen === cap) cut.add(row.root_id).add(row.parent_id ?? row.root_id);
+  }
+  return { kept, cut };
+}
+
+/** Loads a comment the caller may see, with its site and the caller's view of it. */
+export async function visibleComment(db: Db, caller: Caller, id: string) {
+  const comment = await findComment(db.kysely, id);
+  const site = comment && (await findSite(db.kysely, comment.site_id));
+  if (!comment || !site) throw new AppError('not_found', `No comment ${id}`);
+  const viewer = viewerFor(caller, site);
+  if (!(await isVisible(db.kysely, viewer, id))) throw new AppError('not_found', `No comment ${id}`);
+  return { comment, site, viewer };
+}
+
+/** One comment with its whole visible subtree (up to SUBTREE_CAP replies). */
+export async function getComment(db: Db, caller: Caller, id: string): Promise<CommentView> {
+  const { comment, viewer } = await visibleComment(db, caller, id);
+  const replies = await listSubtree(db.kysely, viewer, id, SUBTREE_CAP);
+  const kept = replies.slice(0, SUBTREE_CAP);
+  const marks = await marksOf(db.kysely, viewer, [id, ...kept.map((r) => r.id)]);
+  const view = (row: CommentRow) => toView(row, comment.thread_url, marks);
+  const root = view(comment);
+  nestReplies([root], kept, view, replies.length > SUBTREE_CAP ? new Set([id]) : undefined);
+  return root;
+}
+
+export interface CreateInput {
+  thread_url: string;
+  site_id: string;
+  content: string;
+  parent_id?: string | null;
+  author_name?: string;
+}
+
+function authorNameFor(caller: Caller, requested: string | undefined): string {
+  if (caller.kind === 'session') return caller.userName;
+  const fallback = caller.kind === 'key' ? caller.name : 'Anonymous';
+  return requested === undefined ? fallback : cleanText('body/author_name', requested, MAX_AUTHOR_NAME);
+}
+
+function initialStatus(site: Site, caller: Caller, moderator: boolean): 'published' | 'pending' {
+  if (moderator) return 'published';
+  if (site.moderationMode === 'all') return 'pending';
+  if (site.moderationMode === 'guests' && caller.kind === 'public') return 'pending';
+  return 'published';
+}
+
+async function threadIdFor(trx: Transaction<Database>, siteId: string, urlKey: string): Promise<string> {
+  await trx
+    .insertInto('threads')
+    .values({ id: newId('thr'), site_id: siteId, url_key: urlKey, created_at: new Date().toISOString() })
+    .onConflict((oc) => oc.columns(['site_id', 'url_key']).doNothing())
+    .execute();
+  return (await findThreadId(trx, siteId, urlKey))!;
+}
+
+export async function createComment(db: Db, caller: Caller, input: CreateInput): Promise<CommentView> {
+  const site =
+    caller.kind === 'public' ? await siteOrNotFound(db.kysely, input.site_id) : await findSiteFor(db.kysely, caller, input.site_id);
+  if (caller.kind === 'public' && !site.allowGuests) {
+    throw new AppError('unauthorized', 'This site does not accept guest comments; sign in to comment');
+  }
+  const content = cleanText('body/content', input.content, MAX_CONTENT);
+  const authorName = authorNameFor(caller, input.author_name);
+  const url = threadKey(input.thread_url);
+  assertAllowedHost(url, site.domains);
+  const author = actorRef(caller);
+  const moderator = isModerator(caller, { id: site.id, account_id: site.accountId });
+  const viewer: Viewer = { ref: author, moderator };
+  let parent: CommentRow | undefined;
+  if (input.parent_id) {
+    const found = await findComment(db.kysely, input.parent_id);
+    if (!found || found.site_id !== site.id || found.thread_url !== url.href || !(await isVisible(db.kysely, viewer, found.id))) {
+      throw invalid('body/parent_id', 'must be a comment of the same site and thread');
+    }
+    parent = found;
+  }
+  return db.kysely.transaction().execute(async (trx) => {
+    await assertNotBanned(trx, site.id, author);
+    const now = new Date().toISOString();
+    const id = newId('cmt');
+    const status = initialStatus(site, caller, moderator);
+    const shadowBanned = author !== null && (await isShadowBanned(trx, site.id, author));
+    const row: CommentRow = {
+      id,
+      site_id: site.id,
+      thread_id: await threadIdFor(trx, site.id, url.href),
+      parent_id: parent?.id ?? null,
+      root_id: parent?.root_id ?? id,
+      author_ref: author,
+      author_name: authorName,
+      content,
+      status,
+      moderation_status: status === 'pending' ? 'pending' : shadowBanned ? 'shadow_banned' : null,
+      is_deleted: 0,
+      is_edited: 0,
+      upvotes: 0,
+      downvotes: 0,
+      score: 0,
+      wilson: 0,
+      reaction_counts: '{}',
+      created_at: now,
+      updated_at: now,
+    };
+    await trx.insertInto('comments').values(row).execute();
+    if (caller.kind === 'session') await recordFirstComment(trx, site, caller.userId, now);
+    await recordEvent(trx, { accountId: site.accountId, siteId: site.id, type: 'comment.created', data: { comment: eventComment(row, url.href) } });
+    return toView(row, url.href);
+  });
+}
+
+/** user.created fires once per site user: on their first comment there. */
+async function recordFirstComment(trx: Transaction<Database>, site: Site, userId: string, now: string): Promise<void> {
+  const first = await trx
+    .updateTable('site_users')
+    .set({ first_comment_at: now })
+    .where('id', '=', userId)
+    .where('first_comment_at', 'is', null)
+    .executeTakeFirst();
+  if (Number(first.numUpdatedRows) === 0) return;
+  const user = await trx.selectFrom('site_users').selectAll().where('id', '=', userId).executeTakeFirstOrThrow();
+  await recordEvent(trx, {
+    accountId: site.accountId,
+    siteId: site.id,
+    type: 'user.created',
+    data: { user: { id: user.id, external_id: user.external_id, name: user.name, avatar_url: user.avatar_url, created_at: user.created_at } },
+  });
+}
+
+/** A comment the caller may act on as its author or a moderator; 404 when they cannot see it. */
+async function writableComment(db: Db, caller: Caller, id: string) {
+  requireCredential(caller);
+  const found = await visibleComment(db, caller, id);
+  if (found.viewer.ref === null) throw new AppError('not_found', `No comment ${id}`);
+  return { ...found, isAuthor: found.comment.author_ref !== null && found.comment.author_ref === found.viewer.ref };
+}
+
+export async function editComment(db: Db, caller: Caller, id: string, rawContent: string): Promise<CommentView> {
+  const { comment, site, isAuthor } = await writableComment(db, caller, id);
+  if (!isAuthor) throw new AppError('forbidden', 'Only the author can edit a comment');
+  if (comment.is_deleted) throw new AppError('conflict', 'A deleted comment cannot be edited');
+  const content = cleanText('body/content', rawContent, MAX_CONTENT);
+  return db.kysely.transaction().execute(async (trx) => {
+    await assertNotBanned(trx, site.id, comment.author_ref);
+    const updated = await trx
+      .updateTable('comments')
+      .set({ content, is_edited: 1, updated_at: new Date().toISOString() })
+      .where('id', '=', id)
+      .where('is_deleted', '=', 0)
+      .returningAll()
+      .executeTakeFirst();
+    if (!updated) throw new AppError('conflict', 'A deleted comment cannot be edited');
+    await recordEvent(trx, { accountId: site.accountId, siteId: site.id, type: 'comment.updated', data: { comment: eventComment(updated, comment.thread_url) } });
+    return toView(updated, comment.thread_url);
+  });
+}
+
+/** Soft delete: content gone, row kept as a placeholder. Deleting again answers the same. */
+export async function deleteComment(db: Db, caller: Caller, id: string): Promise<CommentView> {
+  const { comment, site, viewer, isAuthor } = await writableComment(db, caller, id);
+  if (!isAuthor && !viewer.moderator) throw new AppError('forbidden', 'Only the author or a moderator can delete a comment');
+  return db.kysely.transaction().execute(async (trx) => {
+    const deleted = await trx
+      .updateTable('comments')
+      .set({ is_deleted: 1, content: null, updated_at: new Date().toISOString() })
+      .where('id', '=', id)
+      .where('is_deleted', '=', 0)
+      .returningAll()
+      .executeTakeFirst();
+    if (!deleted) return toView(comment, comment.thread_url);
+    await recordEvent(trx, { accountId: site.accountId, siteId: site.id, type: 'comment.deleted', data: { comment: eventComment(deleted, comment.thread_url) } });
+    return toView(deleted, comment.thread_url);
+  });
+}

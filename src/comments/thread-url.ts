@@ -1,0 +1,27 @@
+import { invalid } from '../errors.ts';
+
+export const MAX_THREAD_URL = 2048;
+
+/**
+ * The thread key of a page address: absolute http(s), fragment dropped, scheme and host lower-cased
+ * (WHATWG URL parsing does that and percent-encodes the rest), path and query kept.
+ */
+export function threadKey(raw: string, path = 'body/thread_url'): URL {
+  if (raw.length > MAX_THREAD_URL) throw invalid(path, `must be at most ${MAX_THREAD_URL} characters`);
+  let url: URL;
+  try {
+    url = new URL(raw);
+  } catch {
+    throw invalid(path, 'must be an absolute http(s) URL');
+  }
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') throw invalid(path, 'must be an absolute http(s) URL');
+  url.hash = '';
+  if (url.href.length > MAX_THREAD_URL) throw invalid(path, `must be at most ${MAX_THREAD_URL} characters once normalised`);
+  return url;
+}
+
+export function assertAllowedHost(url: URL, domains: string[], path = 'body/thread_url'): void {
+  if (domains.length > 0 && !domains.includes(url.hostname)) {
+    throw invalid(path, `host ${url.hostname} is not one of the site's domains (${domains.join(', ')})`);
+  }
+}

@@ -1,0 +1,71 @@
+import type { Selectable } from 'kysely';
+import type { CommentTable } from '../db/schema.ts';
+
+export type CommentRow = Selectable<CommentTable>;
+
+/** The API form of a comment (specification part 2.1 plus the contract's additions). */
+export interface CommentView {
+  id: string;
+  content: string | null;
+  author_name: string;
+  upvotes: number;
+  downvotes: number;
+  reaction_counts: Record<string, number>;
+  thread_url: string;
+  site_id: string;
+  parent_id: string | null;
+  created_at: string;
+  is_edited: boolean;
+  is_deleted: boolean;
+  status: string;
+  moderation_status: string | null;
+  has_more_replies: boolean;
+  user_vote: 'up' | 'down' | null;
+  user_reaction: string | null;
+  replies: CommentView[];
+}
+
+/** What the viewer has done on each comment, for the personalised fields. */
+export interface ViewerMarks {
+  votes: Map<string, number>;
+  reactions: Map<string, string>;
+}
+
+export const NO_MARKS: ViewerMarks = { votes: new Map(), reactions: new Map() };
+
+export function toView(row: CommentRow, threadUrl: string, marks: ViewerMarks = NO_MARKS): CommentView {
+  const vote = marks.votes.get(row.id);
+  return {
+    id: row.id,
+    content: row.is_deleted ? null : row.content,
+    author_name: row.author_name,
+    upvotes: Number(row.upvotes),
+    downvotes: Number(row.downvotes),
+    reaction_counts: JSON.parse(row.reaction_counts),
+    thread_url: threadUrl,
+    site_id: row.site_id,
+    parent_id: row.parent_id,
+    created_at: row.created_at,
+    is_edited: row.is_edited === 1,
+    is_deleted: row.is_deleted === 1,
+    status: row.status,
+    moderation_status: row.moderation_status,
+    has_more_replies: false,
+    user_vote: vote === 1 ? 'up' : vote === -1 ? 'down' : null,
+    user_reaction: marks.reactions.get(row.id) ?? null,
+    replies: [],
+  };
+}
+
+/** The comment as webhook payloads carry it. */
+export function eventComment(row: CommentRow, threadUrl: string) {
+  return {
+    id: row.id,
+    thread_url: threadUrl,
+    author_name: row.author_name,
+    content: row.is_deleted ? null : row.content,
+    status: row.status,
+    parent_id: row.parent_id,
+    created_at: row.created_at,
+  };
+}

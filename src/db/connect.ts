@@ -1,0 +1,51 @@
+import { mkdirSync } from 'node:fs';
+import { dirname } from 'node:path';
+import SQLite from 'better-sqlite3';
+import { Kysely, PostgresDialect, SqliteDialect } from 'kysely';
+import pg from 'pg';
+import type { Config } from '../config.ts';
+import { dialectOf, type DialectName } from './dialect.ts';
+import type { Database } from './schema.ts';
+
+export interface Db {
+  kysely: Kysely<Database>;
+  dialect: DialectName;
+  close(): Promise<void>;
+}
+
+type DbConfig = Pick<Config, 'databaseUrl' | 'databasePoolSize' | 'databaseStatementTimeoutMs' | 'databaseSsl'>;
+
+export function sqlitePath(databaseUrl: string): string {
+  const path = databaseUrl.replace(/^(sqlite|file):(\/\/)?/, '');
+  return path === '' ? ':memory:' : path;
+}
+
+function openSqlite(databaseUrl: string): SQLite.Database {
+  const path = sqlitePath(databaseUrl);
+  if (path !== ':memory:') mkdirSync(dirname(path), { recursive: true });
+  const sqlite = new SQLite(path);
+  // WAL lets readers run beside the writer; synchronous=FULL makes every acknowledged commit
+  // survive a killed process *and* a power cut. busy_timeout lets the CLI write while a server runs.
+  sqlite.pragma('journal_mode = WAL');
+  sqlite.pragma('synchronous = FULL');
+  sqlite.pragma('busy_timeout = 5000');
+  sqlite.pragma('foreign_keys = ON');
+  return sqlite;
+}
+
+export function connect(config: DbConfig): Db {
+  const dialect = dialectOf(config.databaseUrl);
+  if (dialect === 'sqlite') {
+    const sqlite = openSqlite(config.databaseUrl);
+    const kysely = new Kysely<Database>({ dialect: new SqliteDialect({ database: sqlite }) });
+    return { kysely, dialect, close: () => kysely.destroy() };
+  }
+  const pool = new pg.Pool({
+    connectionString: config.databaseUrl,
+    max: config.databasePoolSize,
+    statement_timeout: config.databaseStatementTimeoutMs || undefined,
+    ssl: config.databaseSsl ? { rejectUnauthorized: true } : undefined,
+  });
+  const kysely = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
+  return { kysely, dialect, close: () => kysely.destroy() };
+}

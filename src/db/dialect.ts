@@ -1,0 +1,26 @@
+import type { SelectQueryBuilder } from 'kysely';
+
+/**
+ * The few places where SQLite and PostgreSQL differ. Everything else in Parley is portable SQL.
+ */
+export type DialectName = 'sqlite' | 'postgres';
+
+export function dialectOf(databaseUrl: string): DialectName {
+  return databaseUrl.startsWith('postgres') ? 'postgres' : 'sqlite';
+}
+
+/**
+ * Row lock for read-modify-write sequences. SQLite has one writer at a time and no FOR UPDATE, so
+ * the transaction itself serialises; PostgreSQL needs the explicit lock.
+ */
+export function forUpdate<DB, TB extends keyof DB, O>(
+  dialect: DialectName,
+  query: SelectQueryBuilder<DB, TB, O>,
+): SelectQueryBuilder<DB, TB, O> {
+  return dialect === 'postgres' ? query.forUpdate() : query;
+}
+
+/** PostgreSQL returns count(*) as a bigint string, SQLite as a number. */
+export function toCount(value: string | number | bigint | null | undefined): number {
+  return Number(value ?? 0);
+}

@@ -1,0 +1,155 @@
+/**
+ * Column types shared by SQLite and PostgreSQL: booleans are 0/1 integers, timestamps ISO-8601 text
+ * (which sorts correctly), JSON documents text. That keeps every query portable.
+ */
+export type Flag = 0 | 1;
+
+export interface AccountTable {
+  id: string;
+  name: string;
+  plan: string;
+  created_at: string;
+}
+
+export interface SiteTable {
+  id: string;
+  account_id: string;
+  name: string;
+  domains: string;
+  moderation_mode: string;
+  allow_guests: Flag;
+  reactions: string;
+  webhook_url: string | null;
+  webhook_secret: string | null;
+  webhook_events: string;
+  created_at: string;
+}
+
+export interface ApiKeyTable {
+  id: string;
+  account_id: string;
+  name: string;
+  role: string;
+  key_hash: string;
+  site_ids: string | null;
+  created_at: string;
+  revoked_at: string | null;
+}
+
+export interface SiteUserTable {
+  id: string;
+  site_id: string;
+  external_id: string;
+  name: string;
+  avatar_url: string | null;
+  first_comment_at: string | null;
+  created_at: string;
+}
+
+export interface SessionTable {
+  id: string;
+  token_hash: string;
+  site_id: string;
+  user_id: string;
+  moderator: Flag;
+  expires_at: string;
+  revoked_at: string | null;
+  created_at: string;
+}
+
+export interface ThreadTable {
+  id: string;
+  site_id: string;
+  url_key: string;
+  created_at: string;
+}
+
+export interface CommentTable {
+  id: string;
+  site_id: string;
+  thread_id: string;
+  parent_id: string | null;
+  root_id: string;
+  author_ref: string | null;
+  author_name: string;
+  content: string | null;
+  status: string;
+  moderation_status: string | null;
+  is_deleted: Flag;
+  is_edited: Flag;
+  upvotes: number;
+  downvotes: number;
+  score: number;
+  wilson: number;
+  reaction_counts: string;
+  created_at: string;
+  updated_at: string;
+}
+
+export interface VoteTable {
+  comment_id: string;
+  voter_ref: string;
+  value: number;
+  by_moderator: Flag;
+  created_at: string;
+}
+
+export interface ReactionTable {
+  comment_id: string;
+  reactor_ref: string;
+  type: string;
+  created_at: string;
+}
+
+export interface FlagTable {
+  comment_id: string;
+  flagger_ref: string;
+  reason: string | null;
+  created_at: string;
+}
+
+export interface BanTable {
+  id: string;
+  site_id: string;
+  author_ref: string;
+  ban_type: string;
+  reason: string | null;
+  created_by: string;
+  created_at: string;
+}
+
+export interface ModerationLogTable {
+  id: string;
+  site_id: string;
+  comment_id: string;
+  action: string;
+  reason: string | null;
+  moderator_ref: string;
+  created_at: string;
+}
+
+/** Domain events, written in the transaction of the change that caused them (the webhook outbox). */
+export interface EventTable {
+  id: string;
+  account_id: string;
+  site_id: string | null;
+  type: string;
+  data: string;
+  created_at: string;
+}
+
+export interface Database {
+  accounts: AccountTable;
+  sites: SiteTable;
+  api_keys: ApiKeyTable;
+  site_users: SiteUserTable;
+  sessions: SessionTable;
+  threads: ThreadTable;
+  comments: CommentTable;
+  votes: VoteTable;
+  reactions: ReactionTable;
+  flags: FlagTable;
+  bans: BanTable;
+  moderation_log: ModerationLogTable;
+  events: EventTable;
+}

@@ -1,0 +1,74 @@
+/** The stable error codes of the contract and the HTTP status each one answers with. */
+export const ERROR_STATUS = {
+  invalid_json: 400,
+  validation_failed: 400,
+  unauthorized: 401,
+  forbidden: 403,
+  plan_required: 403,
+  banned: 403,
+  not_found: 404,
+  conflict: 409,
+  payload_too_large: 413,
+  unsupported_media_type: 415,
+  rate_limited: 429,
+  internal: 500,
+} as const;
+
+export type ErrorCode = keyof typeof ERROR_STATUS;
+
+const TITLES: Record<ErrorCode, string> = {
+  invalid_json: 'Malformed JSON',
+  validation_failed: 'Validation failed',
+  unauthorized: 'Unauthorized',
+  forbidden: 'Forbidden',
+  plan_required: 'Plan upgrade required',
+  banned: 'Banned',
+  not_found: 'Not found',
+  conflict: 'Conflict',
+  payload_too_large: 'Payload too large',
+  unsupported_media_type: 'Unsupported media type',
+  rate_limited: 'Too many requests',
+  internal: 'Internal server error',
+};
+
+export interface FieldError {
+  path: string;
+  message: string;
+}
+
+export class AppError extends Error {
+  readonly status: number;
+  constructor(
+    readonly code: ErrorCode,
+    detail: string,
+    readonly errors?: FieldError[],
+  ) {
+    super(detail);
+    this.status = ERROR_STATUS[code];
+  }
+}
+
+/** A rule broken by well-formed input, reported against the field that broke it. */
+export function invalid(path: string, message: string): AppError {
+  return new AppError('validation_failed', message, [{ path, message }]);
+}
+
+export interface Problem {
+  type: string;
+  title: string;
+  status: number;
+  detail: string;
+  code: ErrorCode;
+  errors?: FieldError[];
+}
+
+export function toProblem(code: ErrorCode, detail: string, errors?: FieldError[]): Problem {
+  return {
+    type: `https://parley.dev/problems/${code.replace(/_/g, '-')}`,
+    title: TITLES[code],
+    status: ERROR_STATUS[code],
+    detail,
+    code,
+    ...(errors ? { errors } : {}),
+  };
+}

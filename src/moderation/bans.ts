@@ -1,0 +1,91 @@
+import type { Kysely, Transaction } from 'kysely';
+import type { Database } from '../db/schema.ts';
+import { AppError } from '../errors.ts';
+import { recordEvent } from '../events/record.ts';
+import { newId } from '../ids.ts';
+import type { Site } from '../sites/repository.ts';
+
+export const BAN_TYPES = ['ban', 'shadow_ban'] as const;
+export type BanType = (typeof BAN_TYPES)[number];
+
+async function hasBan(db: Kysely<Database>, siteId: string, authorRef: string, type: BanType): Promise<boolean> {
+  const ban = await db
+    .selectFrom('bans')
+    .select('id')
+    .where('site_id', '=', siteId)
+    .where('author_ref', '=', authorRef)
+    .where('ban_type', '=', type)
+    .executeTakeFirst();
+  return ban !== undefined;
+}
+
+export function isShadowBanned(db: Kysely<Database>, siteId: string, authorRef: string): Promise<boolean> {
+  return hasBan(db, siteId, authorRef, 'shadow_ban');
+}
+
+/** A banned user's writes are refused outright (403 banned). */
+export async function assertNotBanned(db: Kysely<Database>, siteId: string, authorRef: string | null): Promise<void> {
+  if (authorRef !== null && (await hasBan(db, siteId, authorRef, 'ban'))) {
+    throw new AppError('banned', 'You are banned from commenting on this site');
+  }
+}
+
+async function userPayload(db: Kysely<Database>, authorRef: string) {
+  const user = await db.selectFrom('site_users').selectAll().where('id', '=', authorRef).executeTakeFirst();
+  if (user) return { id: user.id, external_id: user.external_id, name: user.name, avatar_url: user.avatar_url };
+  const key = await db.selectFrom('api_keys').select(['id', 'name']).where('id', '=', authorRef).executeTakeFirst();
+  return { id: authorRef, external_id: null, name: key?.name ?? null, avatar_url: null };
+}
+
+/**
+ * Bans an author on a site and emits user.banned. A shadow ban also hides every comment of theirs,
+ * past (here) and future (at creation). Returns null when that ban is already in force.
+ */
+export async function banAuthor(
+  trx: Transaction<Database>,
+  site: Site,
+  authorRef: string,
+  type: BanType,
+  reason: string | null,
+  bannedBy: string,
+) {
+  const now = new Date().toISOString();
+  const id = newId('ban');
+  const inserted = await trx
+    .insertInto('bans')
+    .values({ id, site_id: site.id, author_ref: authorRef, ban_type: type, reason, created_by: bannedBy, created_at: now })
+    .onConflict((oc) => oc.columns(['site_id', 'author_ref', 'ban_type']).doNothing())
+    .executeTakeFirst();
+  if (Number(inserted.numInsertedOrUpdatedRows ?? 0) === 0) return null;
+  if (type === 'shadow_ban') {
+    await trx
+      .updateTable('comments')
+      .set({ moderation_status: 'shadow_banned', updated_at: now })
+      .where('site_id', '=', site.id)
+      .where('author_ref', '=', authorRef)
+      .where('status', '=', 'published')
+      .where('moderation_status', 'is', null)
+      .execute();
+  }
+  const user = await userPayload(trx, authorRef);
+  await recordEvent(trx, { accountId: site.accountId, siteId: site.id, type: 'user.banned', data: { user, ban_type: type, reason } });
+  return { id, site_id: site.id, user_id: authorRef, ban_type: type, reason, created_at: now };
+}
+
+/** Lifts a shadow ban: the author's hidden comments are public again. */
+export async function liftShadowBan(trx: Transaction<Database>, siteId: string, authorRef: string): Promise<boolean> {
+  const removed = await trx
+    .deleteFrom('bans')
+    .where('site_id', '=', siteId)
+    .where('author_ref', '=', authorRef)
+    .where('ban_type', '=', 'shadow_ban')
+    .executeTakeFirst();
+  await trx
+    .updateTable('comments')
+    .set({ moderation_status: null, updated_at: new Date().toISOString() })
+    .where('site_id', '=', siteId)
+    .where('author_ref', '=', authorRef)
+    .where('moderation_status', '=', 'shadow_banned')
+    .execute();
+  return Number(removed.numDeletedRows) > 0;
+}

@@ -1,0 +1,116 @@
+import { actorRef, requireCredential, type Caller } from '../auth/caller.ts';
+import type { Db } from '../db/connect.ts';
+import { forUpdate } from '../db/dialect.ts';
+import { AppError } from '../errors.ts';
+import { recordEvent } from '../events/record.ts';
+import { newId } from '../ids.ts';
+import { visibleComment } from '../comments/service.ts';
+import { eventComment, type CommentRow } from '../comments/view.ts';
+import { banAuthor, liftShadowBan } from './bans.ts';
+
+export const MODERATION_ACTIONS = ['approve', 'remove', 'spam', 'shadow_ban', 'unhide'] as const;
+export type ModerationAction = (typeof MODERATION_ACTIONS)[number];
+
+interface Target {
+  status: string;
+  moderation_status: string | null;
+}
+
+/** The state each action leads to (the contract's moderation table). */
+function targetOf(action: ModerationAction, current: CommentRow): Target {
+  switch (action) {
+    case 'approve':
+    case 'unhide':
+      return { status: 'published', moderation_status: null };
+    case 'remove':
+      return { status: 'removed', moderation_status: 'removed' };
+    case 'spam':
+      return { status: 'spam', moderation_status: 'spam' };
+    case 'shadow_ban':
+      return { status: current.status, moderation_status: 'shadow_banned' };
+  }
+}
+
+const SIDE_EVENT = { approve: 'comment.approved', remove: 'comment.rejected' } as const;
+
+export interface ModerationResult {
+  id: string;
+  action: ModerationAction;
+  status: string;
+  moderation_status: string | null;
+  content: string | null;
+  author_name: string;
+}
+
+export async function moderateComment(
+  db: Db,
+  caller: Caller,
+  id: string,
+  action: ModerationAction,
+  reason: string | null,
+): Promise<ModerationResult> {
+  requireCredential(caller);
+  const { site, viewer } = await visibleComment(db, caller, id);
+  if (!viewer.moderator) throw new AppError('forbidden', 'Moderating needs a moderator or admin credential for this site');
+  const moderatorRef = actorRef(caller)!;
+  return db.kysely.transaction().execute(async (trx) => {
+    const current = await forUpdate(db.dialect, trx.selectFrom('comments').selectAll().where('id', '=', id)).executeTakeFirstOrThrow();
+    const target = targetOf(action, current);
+    const now = new Date().toISOString();
+    const changed = current.status !== target.status || current.moderation_status !== target.moderation_status;
+    let authorChanged = false;
+    if (current.author_ref !== null && action === 'shadow_ban') {
+      authorChanged = (await banAuthor(trx, site, current.author_ref, 'shadow_ban', reason, moderatorRef)) !== null;
+    }
+    if (current.author_ref !== null && action === 'unhide') {
+      authorChanged = await liftShadowBan(trx, site.id, current.author_ref);
+    }
+    const updated = changed
+      ? await trx.updateTable('comments').set({ ...target, updated_at: now }).where('id', '=', id).returningAll().executeTakeFirstOrThrow()
+      : await trx.selectFrom('comments').selectAll().where('id', '=', id).executeTakeFirstOrThrow();
+    if (changed || authorChanged) {
+      const threadUrl = (await trx.selectFrom('threads').select('url_key').where('id', '=', updated.thread_id).executeTakeFirstOrThrow()).url_key;
+      const comment = eventComment(updated, threadUrl);
+      await trx
+        .insertInto('moderation_log')
+        .values({ id: newId('mod'), site_id: site.id, comment_id: id, action, reason, moderator_ref: moderatorRef, created_at: now })
+        .execute();
+      const moderator = { id: moderatorRef, name: caller.kind === 'key' ? caller.name : caller.userName };
+      await recordEvent(trx, { accountId: site.accountId, siteId: site.id, type: 'moderation.action', data: { action, reason, moderator, comment } });
+      if (action === 'approve' || action === 'remove') {
+        await recordEvent(trx, { accountId: site.accountId, siteId: site.id, type: SIDE_EVENT[action], data: { comment } });
+      }
+    }
+    return {
+      id,
+      action,
+      status: updated.status,
+      moderation_status: updated.moderation_status,
+      content: updated.is_deleted ? null : updated.content,
+      author_name: updated.author_name,
+    };
+  });
+}
+
+/** Anyone, guests included, may flag a comment once; a repeat answers the same and emits nothing. */
+export async function flagComment(db: Db, caller: Caller, id: string, reason: string | null) {
+  const { comment, site } = await visibleComment(db, caller, id);
+  if (comment.is_deleted) throw new AppError('conflict', 'A deleted comment cannot be flagged');
+  const flagger = actorRef(caller) ?? `ip:${caller.ip}`;
+  return db.kysely.transaction().execute(async (trx) => {
+    const inserted = await trx
+      .insertInto('flags')
+      .values({ comment_id: id, flagger_ref: flagger, reason, created_at: new Date().toISOString() })
+      .onConflict((oc) => oc.columns(['comment_id', 'flagger_ref']).doNothing())
+      .executeTakeFirst();
+    if (Number(inserted.numInsertedOrUpdatedRows ?? 0) > 0) {
+      await recordEvent(trx, {
+        accountId: site.accountId,
+        siteId: site.id,
+        type: 'comment.flagged',
+        data: { comment: eventComment(comment, comment.thread_url), reason },
+      });
+    }
+    return { comment_id: id, flagged: true };
+  });
+}

@@ -1,0 +1,38 @@
+import type { FastifyInstance } from 'fastify';
+import { buildApp } from './app.ts';
+import type { Config } from './config.ts';
+import { bootstrapDemoIfEmpty } from './sites/bootstrap.ts';
+
+/**
+ * `parley serve`: migrate, bootstrap a demo site on an empty database, listen, and on SIGTERM or
+ * SIGINT stop accepting, drain in-flight work, close the database and exit 0.
+ */
+export async function serve(config: Config): Promise<FastifyInstance> {
+  const app = await buildApp(config);
+  const demo = await bootstrapDemoIfEmpty(app.db.kysely);
+  await app.listen({ port: config.port, host: config.host });
+  if (demo) {
+    const base = `http://${config.host}:${(app.server.address() as { port: number }).port}`;
+    process.stdout.write(
+      `\nParley created a demo site on this empty database. Its admin key is shown only now:\n\n` +
+        `  export PARLEY_URL=${base}\n  export SITE_ID=${demo.site_id}\n  export PARLEY_KEY=${demo.api_key}\n\n` +
+        `API reference: ${base}/docs\n\n`,
+    );
+  }
+  let closing = false;
+  const shutdown = (signal: string) => {
+    if (closing) return;
+    closing = true;
+    app.log.info({ signal }, 'draining and shutting down');
+    app.close().then(
+      () => process.exit(0),
+      (error) => {
+        app.log.error({ err: error }, 'shutdown failed');
+        process.exit(1);
+      },
+    );
+  };
+  process.once('SIGTERM', () => shutdown('SIGTERM'));
+  process.once('SIGINT', () => shutdown('SIGINT'));
+  return app;
+}

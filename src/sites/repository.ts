@@ -1,0 +1,66 @@
+import type { Kysely, Selectable } from 'kysely';
+import { canAccessSite, type Caller } from '../auth/caller.ts';
+import type { Database, SiteTable } from '../db/schema.ts';
+import { AppError } from '../errors.ts';
+
+export const MODERATION_MODES = ['none', 'guests', 'all'] as const;
+export type ModerationMode = (typeof MODERATION_MODES)[number];
+export const DEFAULT_REACTIONS = ['funny', 'interesting', 'insightful'];
+
+/** A site row with its JSON columns decoded. */
+export interface Site {
+  id: string;
+  accountId: string;
+  name: string;
+  domains: string[];
+  moderationMode: ModerationMode;
+  allowGuests: boolean;
+  reactions: string[];
+  webhookUrl: string | null;
+  webhookSecret: string | null;
+  webhookEvents: string[];
+  createdAt: string;
+}
+
+export function toSite(row: Selectable<SiteTable>): Site {
+  return {
+    id: row.id,
+    accountId: row.account_id,
+    name: row.name,
+    domains: JSON.parse(row.domains),
+    moderationMode: row.moderation_mode as ModerationMode,
+    allowGuests: row.allow_guests === 1,
+    reactions: JSON.parse(row.reactions),
+    webhookUrl: row.webhook_url,
+    webhookSecret: row.webhook_secret,
+    webhookEvents: JSON.parse(row.webhook_events),
+    createdAt: row.created_at,
+  };
+}
+
+export async function findSite(db: Kysely<Database>, siteId: string): Promise<Site | undefined> {
+  const row = await db.selectFrom('sites').selectAll().where('id', '=', siteId).executeTakeFirst();
+  return row && toSite(row);
+}
+
+/** The site if the caller's credential reaches it; other tenants' sites do not exist (404). */
+export async function findSiteFor(db: Kysely<Database>, caller: Caller, siteId: string): Promise<Site> {
+  const site = await findSite(db, siteId);
+  if (!site || !canAccessSite(caller, { id: site.id, account_id: site.accountId })) {
+    throw new AppError('not_found', `No site ${siteId}`);
+  }
+  return site;
+}
+
+export async function listSitesFor(db: Kysely<Database>, caller: Caller): Promise<Site[]> {
+  let query = db.selectFrom('sites').selectAll().orderBy('created_at').orderBy('id');
+  if (caller.kind === 'key') {
+    query = query.where('account_id', '=', caller.accountId);
+    if (caller.siteIds !== null) query = query.where('id', 'in', caller.siteIds.length ? caller.siteIds : ['']);
+  } else if (caller.kind === 'session') {
+    query = query.where('id', '=', caller.siteId);
+  } else {
+    return [];
+  }
+  return (await query.execute()).map(toSite);
+}

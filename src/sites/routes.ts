@@ -1,0 +1,86 @@
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import { Type } from 'typebox';
+import { requireAdminKey, requireCredential } from '../auth/caller.ts';
+import type { Db } from '../db/connect.ts';
+import { AppError } from '../errors.ts';
+import { Credential, errors, IdParams } from '../http/schemas.ts';
+import { findSiteFor, listSitesFor } from './repository.ts';
+import { KeySchema, NewKeyBody, NewKeyResponse, NewSiteBody, SiteSchema, SiteSettingsBody } from './schemas.ts';
+import { createKeyFor, createSite, revokeKey, updateSite } from './service.ts';
+import { siteView } from './view.ts';
+
+export const siteRoutes: FastifyPluginAsyncTypebox<{ db: Db }> = async (app, { db }) => {
+  app.get('/v1/sites', {
+    schema: {
+      tags: ['sites'],
+      summary: 'Sites visible to the credential',
+      security: Credential,
+      response: { 200: Type.Object({ sites: Type.Array(SiteSchema) }), ...errors },
+    },
+    handler: async (request) => {
+      requireCredential(request.caller);
+      return { sites: (await listSitesFor(db.kysely, request.caller)).map(siteView) };
+    },
+  });
+
+  app.post('/api/sites', {
+    schema: {
+      tags: ['sites'],
+      summary: "Create a site in the admin key's account",
+      security: Credential,
+      body: NewSiteBody,
+      response: { 201: SiteSchema, ...errors },
+    },
+    handler: async (request, reply) => {
+      requireAdminKey(request.caller);
+      if (request.caller.siteIds !== null) throw new AppError('forbidden', 'A key limited to some sites cannot create sites');
+      return reply.code(201).send(siteView(await createSite(db.kysely, request.caller.accountId, request.body)));
+    },
+  });
+
+  app.get('/api/sites/:id', {
+    schema: { tags: ['sites'], summary: 'A site and its settings', security: Credential, params: IdParams, response: { 200: SiteSchema, ...errors } },
+    handler: async (request) => {
+      requireAdminKey(request.caller);
+      return siteView(await findSiteFor(db.kysely, request.caller, request.params.id));
+    },
+  });
+
+  app.patch('/api/sites/:id', {
+    schema: {
+      tags: ['sites'],
+      summary: "Change a site's settings",
+      security: Credential,
+      params: IdParams,
+      body: SiteSettingsBody,
+      response: { 200: SiteSchema, ...errors },
+    },
+    handler: async (request) => {
+      requireAdminKey(request.caller);
+      const site = await findSiteFor(db.kysely, request.caller, request.params.id);
+      return siteView(await updateSite(db.kysely, site, request.body));
+    },
+  });
+
+  app.post('/api/keys', {
+    schema: {
+      tags: ['sites'],
+      summary: 'Create an API key; the secret is in this response only',
+      security: Credential,
+      body: NewKeyBody,
+      response: { 201: NewKeyResponse, ...errors },
+    },
+    handler: async (request, reply) => {
+      requireAdminKey(request.caller);
+      return reply.code(201).send(await createKeyFor(db.kysely, request.caller, request.body));
+    },
+  });
+
+  app.delete('/api/keys/:id', {
+    schema: { tags: ['sites'], summary: 'Revoke an API key; idempotent', security: Credential, params: IdParams, response: { 200: KeySchema, ...errors } },
+    handler: async (request) => {
+      requireAdminKey(request.caller);
+      return revokeKey(db.kysely, request.caller, request.params.id);
+    },
+  });
+};

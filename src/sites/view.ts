@@ -1,0 +1,22 @@
+import type { Site } from './repository.ts';
+
+/** Shows enough of a secret to recognise it, never the whole of it. */
+export function maskSecret(secret: string | null): string | null {
+  if (secret === null) return null;
+  return `${secret.slice(0, secret.indexOf('_') + 1)}…${secret.slice(-4)}`;
+}
+
+export function siteView(site: Site) {
+  return {
+    id: site.id,
+    name: site.name,
+    domains: site.domains,
+    moderation_mode: site.moderationMode,
+    allow_guests: site.allowGuests,
+    reactions: site.reactions,
+    webhook_url: site.webhookUrl,
+    webhook_secret: maskSecret(site.webhookSecret),
+    webhook_events: site.webhookEvents,
+    created_at: site.createdAt,
+  };
+}

@@ -1,0 +1,112 @@
+import { randomBytes } from 'node:crypto';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { FastifyInstance } from 'fastify';
+import pg from 'pg';
+import { buildApp } from '../src/app.ts';
+import { loadConfig, type Config } from '../src/config.ts';
+import { bootstrap, type BootstrapOptions } from '../src/sites/bootstrap.ts';
+
+/**
+ * The dialect matrix: tests run on a fresh SQLite file, or on a fresh PostgreSQL database when
+ * PARLEY_TEST_DATABASE_URL points at a server (the database named there is used only to create and
+ * drop the per-test ones).
+ */
+export const TEST_DATABASE_URL = process.env.PARLEY_TEST_DATABASE_URL;
+export const dialectName = TEST_DATABASE_URL ? 'postgres' : 'sqlite';
+
+async function freshDatabaseUrl(): Promise<{ url: string; drop: () => Promise<void> }> {
+  if (!TEST_DATABASE_URL) {
+    const dir = mkdtempSync(join(tmpdir(), 'parley-test-'));
+    return { url: `sqlite:${join(dir, 'parley.db')}`, drop: async () => rmSync(dir, { recursive: true, force: true }) };
+  }
+  const name = `parley_test_${randomBytes(6).toString('hex')}`;
+  const admin = new pg.Client({ connectionString: TEST_DATABASE_URL });
+  await admin.connect();
+  await admin.query(`create database ${name}`);
+  await admin.end();
+  const url = new URL(TEST_DATABASE_URL);
+  url.pathname = `/${name}`;
+  return {
+    url: url.href,
+    drop: async () => {
+      const client = new pg.Client({ connectionString: TEST_DATABASE_URL });
+      await client.connect();
+      await client.query(`drop database if exists ${name} with (force)`);
+      await client.end();
+    },
+  };
+}
+
+export interface ApiResponse<T = any> {
+  status: number;
+  headers: Headers;
+  body: T;
+}
+
+export interface RequestOptions {
+  body?: unknown;
+  /** Sent as `Authorization: Bearer <token>`. */
+  token?: string;
+  headers?: Record<string, string>;
+  /** A raw body sent as is (for malformed-input tests). */
+  raw?: string;
+}
+
+export interface TestParley {
+  url: string;
+  app: FastifyInstance;
+  config: Config;
+  request<T = any>(method: string, path: string, options?: RequestOptions): Promise<ApiResponse<T>>;
+  /** A new account with one site and an admin key (what `parley bootstrap` makes). */
+  newSite(options?: Partial<BootstrapOptions>): Promise<{ account_id: string; site_id: string; api_key: string }>;
+  close(): Promise<void>;
+}
+
+/** A real Parley on a real database, listening on 127.0.0.1 at a free port. */
+export async function startParley(env: Record<string, string> = {}): Promise<TestParley> {
+  const database = await freshDatabaseUrl();
+  const config = loadConfig({ LOG_LEVEL: 'silent', PORT: '0', ...env, DATABASE_URL: database.url });
+  const app = await buildApp(config);
+  await app.listen({ port: 0, host: '127.0.0.1' });
+  const url = `http://127.0.0.1:${(app.server.address() as { port: number }).port}`;
+
+  async function request<T>(method: string, path: string, options: RequestOptions = {}): Promise<ApiResponse<T>> {
+    const headers: Record<string, string> = { ...options.headers };
+    if (options.token) headers.authorization = `Bearer ${options.token}`;
+    let body: string | undefined = options.raw;
+    if (options.body !== undefined) {
+      body = JSON.stringify(options.body);
+      headers['content-type'] ??= 'application/json';
+    }
+    const response = await fetch(url + path, { method, headers, body });
+    const text = await response.text();
+    let parsed: unknown = text;
+    try {
+      parsed = text ? JSON.parse(text) : undefined;
+    } catch {
+      // not JSON: keep the text
+    }
+    return { status: response.status, headers: response.headers, body: parsed as T };
+  }
+
+  return {
+    url,
+    app,
+    config,
+    request,
+    newSite: (options = {}) => bootstrap(app.db.kysely, { siteName: 'Test site', plan: 'publisher', ...options }),
+    close: async () => {
+      await app.close();
+      await database.drop();
+    },
+  };
+}
+
+/** A page address on the given host, unique per call so tests do not share threads. */
+let counter = 0;
+export function pageUrl(host = 'blog.example.com'): string {
+  counter += 1;
+  return `https://${host}/posts/${Date.now()}-${counter}`;
+}
