@@ -62,36 +62,20 @@ describe('creating a comment with bad input', () => {
     expectProblem(reply, 400, 'validation_failed');
   });
 
-  it('answers malformed JSON with 400 invalid_json', async () => {
-    const response = await parley.request('POST', '/v1/comments', {
-      token: site.api_key,
-      raw: '{"content": "unterminated',
-      headers: { 'content-type': 'application/json' },
-    });
-    expectProblem(response, 400, 'invalid_json');
+  const sendRaw = (raw: string, contentType = 'application/json') =>
+    parley.request('POST', '/v1/comments', { token: site.api_key, raw, headers: { 'content-type': contentType } });
+
+  it.each([
+    ['malformed JSON', '{"content": "unterminated', 'application/json', 400, 'invalid_json'],
+    ['a __proto__ key (refused rather than parsed)', '{"content":"x","__proto__":{"admin":true}}', 'application/json', 400, 'invalid_json'],
+    ['a form body', 'content=hi', 'application/x-www-form-urlencoded', 415, 'unsupported_media_type'],
+  ])('answers %s with a problem', async (_name, raw, contentType, status, code) => {
+    expectProblem(await sendRaw(raw, contentType), status, code);
   });
 
   it('answers a body over 64 KiB with 413 payload_too_large', async () => {
     const response = await post({ thread_url: pageUrl(), site_id: site.site_id, content: 'x'.repeat(70_000) });
     expectProblem(response, 413, 'payload_too_large');
-  });
-
-  it('answers a non-JSON body with 415 unsupported_media_type', async () => {
-    const response = await parley.request('POST', '/v1/comments', {
-      token: site.api_key,
-      raw: 'content=hi',
-      headers: { 'content-type': 'application/x-www-form-urlencoded' },
-    });
-    expectProblem(response, 415, 'unsupported_media_type');
-  });
-
-  it('refuses __proto__ keys rather than parsing them', async () => {
-    const response = await parley.request('POST', '/v1/comments', {
-      token: site.api_key,
-      raw: `{"thread_url":"${pageUrl()}","site_id":"${site.site_id}","content":"x","__proto__":{"admin":true}}`,
-      headers: { 'content-type': 'application/json' },
-    });
-    expectProblem(response, 400, 'invalid_json');
   });
 
   it('answers an unknown site with 404', async () => {
