@@ -7,9 +7,9 @@ import { connect, type Db } from './db/connect.ts';
 import { migrateToLatest } from './db/migrate.ts';
 import { registerJsonParser } from './http/json-body.ts';
 import { registerOpenApi } from './http/openapi.ts';
-import { registerProblemHandlers } from './http/problems.ts';
+import { clientErrorProblem, frameworkErrorProblem, registerProblemHandlers } from './http/problems.ts';
 import { Problem } from './http/schemas.ts';
-import { registerValidators } from './http/validation.ts';
+import { registerNulGuard, registerValidators } from './http/validation.ts';
 import { moderationRoutes } from './moderation/routes.ts';
 import { sessionRoutes } from './sessions/routes.ts';
 import { siteRoutes } from './sites/routes.ts';
@@ -27,6 +27,8 @@ declare module 'fastify' {
 }
 
 export const BODY_LIMIT = 64 * 1024;
+/** Request line plus headers; a longer query string is refused with 431 (Node's default, stated). */
+export const MAX_HEADER_SIZE = 16 * 1024;
 
 /** Builds the whole service for a configuration: database (migrated), plugins, every module. */
 export async function buildApp(config: Config): Promise<FastifyInstance> {
@@ -40,8 +42,15 @@ export async function buildApp(config: Config): Promise<FastifyInstance> {
     },
     bodyLimit: BODY_LIMIT,
     trustProxy: config.trustProxy.length > 0 ? config.trustProxy : false,
-    requestTimeout: 30_000,
+    requestTimeout: config.http.requestTimeoutMs,
+    connectionTimeout: config.http.idleTimeoutMs,
+    keepAliveTimeout: config.http.keepAliveTimeoutMs,
+    maxRequestsPerSocket: 1000,
+    // Time-outs are checked every second, so a slow client is cut off within a second of its limit.
+    http: { headersTimeout: config.http.headersTimeoutMs, maxHeaderSize: MAX_HEADER_SIZE, connectionsCheckingInterval: 1000 },
     routerOptions: { maxParamLength: 200 },
+    frameworkErrors: frameworkErrorProblem,
+    clientErrorHandler: clientErrorProblem,
     return503OnClosing: true,
   });
   app.decorate('db', db);
@@ -51,6 +60,7 @@ export async function buildApp(config: Config): Promise<FastifyInstance> {
 
   registerValidators(app);
   registerJsonParser(app);
+  registerNulGuard(app);
   registerProblemHandlers(app);
   app.addSchema(Problem);
   app.addSchema(CommentSchema);

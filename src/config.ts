@@ -13,6 +13,17 @@ export interface Config {
   /** Proxy addresses or CIDRs whose X-Forwarded-For is believed; empty = use the socket address. */
   trustProxy: string[];
   logLevel: string;
+  /** Limits on slow and idle clients (see README, "Hardening"). */
+  http: {
+    /** The request line and headers must arrive within this. */
+    headersTimeoutMs: number;
+    /** The whole request, body included, must arrive within this. */
+    requestTimeoutMs: number;
+    /** A socket with no traffic at all is closed after this. */
+    idleTimeoutMs: number;
+    /** An idle keep-alive connection is closed after this. */
+    keepAliveTimeoutMs: number;
+  };
   webhookRetryDelaysMs: number[];
   webhookTimeoutMs: number;
   webhookAllowPrivate: boolean;
@@ -80,6 +91,21 @@ function trustedProxies(raw: string | undefined): string[] {
   return entries;
 }
 
+function httpLimits(env: Env): Config['http'] {
+  const limits = {
+    headersTimeoutMs: durations(env, 'PARLEY_HTTP_HEADERS_TIMEOUT', '10s')[0],
+    requestTimeoutMs: durations(env, 'PARLEY_HTTP_REQUEST_TIMEOUT', '30s')[0],
+    idleTimeoutMs: durations(env, 'PARLEY_HTTP_IDLE_TIMEOUT', '60s')[0],
+    keepAliveTimeoutMs: durations(env, 'PARLEY_HTTP_KEEP_ALIVE_TIMEOUT', '10s')[0],
+  };
+  if (Object.values(limits).some((ms) => ms === 0)) throw new ConfigError('PARLEY_HTTP_* time-outs must be above 0');
+  // Node refuses a headers time-out longer than the request time-out.
+  if (limits.headersTimeoutMs > limits.requestTimeoutMs) {
+    throw new ConfigError('PARLEY_HTTP_HEADERS_TIMEOUT must not be longer than PARLEY_HTTP_REQUEST_TIMEOUT');
+  }
+  return Object.freeze(limits);
+}
+
 export function loadConfig(env: Env = process.env): Config {
   const logLevel = env.LOG_LEVEL || 'info';
   if (!['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'].includes(logLevel)) {
@@ -95,6 +121,7 @@ export function loadConfig(env: Env = process.env): Config {
     redisUrl: env.REDIS_URL || null,
     trustProxy: trustedProxies(env.TRUST_PROXY),
     logLevel,
+    http: httpLimits(env),
     webhookRetryDelaysMs: durations(env, 'PARLEY_WEBHOOK_RETRY_DELAYS', '30s,2m,10m'),
     webhookTimeoutMs: durations(env, 'PARLEY_WEBHOOK_TIMEOUT', '10s')[0],
     webhookAllowPrivate: boolean(env, 'PARLEY_WEBHOOK_ALLOW_PRIVATE', false),

@@ -103,9 +103,11 @@ export async function moderateComment(
 
 /** Anyone, guests included, may flag a comment once; a repeat answers the same and emits nothing. */
 export async function flagComment(db: Db, caller: Caller, id: string, reason: string | null) {
-  const { comment, site } = await visibleComment(db, caller, id);
+  const { comment, site, viewer } = await visibleComment(db, caller, id);
+  // A credential that does not reach the site is another tenant's: it is never taken for a guest.
+  if (caller.kind !== 'public' && viewer.ref === null) throw new AppError('not_found', `No comment ${id}`);
   if (comment.is_deleted) throw new AppError('conflict', 'A deleted comment cannot be flagged');
-  const flagger = actorRef(caller) ?? `ip:${caller.ip}`;
+  const flagger = viewer.ref ?? `ip:${caller.ip}`;
   return db.kysely.transaction().execute(async (trx) => {
     const inserted = await trx
       .insertInto('flags')
