@@ -66,6 +66,10 @@ export async function buildApp(config: Config): Promise<FastifyInstance> {
   app.addSchema(CommentSchema);
   await registerOpenApi(app);
 
+  // Stored comments are user HTML-looking text: browsers must never sniff a JSON answer into a page.
+  app.addHook('onSend', async (_request, reply) => {
+    reply.header('x-content-type-options', 'nosniff');
+  });
   app.addHook('onRequest', async (request) => {
     request.caller = await resolveCaller(db, credentialOf(request), request.ip);
   });

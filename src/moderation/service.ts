@@ -1,6 +1,6 @@
 import { actorRef, canAccessSite, isModerator, requireCredential, type Caller } from '../auth/caller.ts';
 import type { Db } from '../db/connect.ts';
-import { forUpdate } from '../db/dialect.ts';
+import { forUpdate, lockAuthor } from '../db/dialect.ts';
 import { AppError } from '../errors.ts';
 import { recordEvent } from '../events/record.ts';
 import { newId } from '../ids.ts';
@@ -63,6 +63,7 @@ export async function moderateComment(
   }
   const moderatorRef = actorRef(caller)!;
   return db.kysely.transaction().execute(async (trx) => {
+    if (comment.author_ref !== null) await lockAuthor(db.dialect, trx, site.id, comment.author_ref);
     const current = await forUpdate(db.dialect, trx.selectFrom('comments').selectAll().where('id', '=', id)).executeTakeFirstOrThrow();
     const target = targetOf(action, current);
     const now = new Date().toISOString();

@@ -1,16 +1,10 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startParley } from '../helper.ts';
 import { fuzzEndpoints, newStats } from './fuzz.ts';
-import { buildWorld, type World } from './world.ts';
+import { buildWorld, NO_RATE_LIMITS, type World } from './world.ts';
 
 /** Kept small for `npm test`; `npm run reliability` runs the same property thousands of times. */
 const RUNS = Number(process.env.PARLEY_FUZZ_RUNS ?? 300);
-export const NO_RATE_LIMITS = {
-  PARLEY_RATE_LIMIT_KEY_PER_MINUTE: '0',
-  PARLEY_RATE_LIMIT_IP_PER_MINUTE: '0',
-  PARLEY_RATE_LIMIT_GUEST_COMMENTS_PER_HOUR: '0',
-  PARLEY_RATE_LIMIT_SESSION_COMMENTS_PER_HOUR: '0',
-};
 
 let world: World;
 beforeAll(async () => {

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startParley } from '../helper.ts';
-import { CALLERS, buildWorld, type CallerName, type World } from './world.ts';
+import { CALLERS, buildWorld, NO_RATE_LIMITS, type CallerName, type World } from './world.ts';
 
 /**
  * The contract's permission rules as one table: every endpoint against every kind of caller.
@@ -65,7 +65,7 @@ const CODE_OF: Record<number, string> = { 401: 'unauthorized', 403: 'forbidden',
 
 let world: World;
 beforeAll(async () => {
-  world = await buildWorld(await startParley({ PARLEY_RATE_LIMIT_KEY_PER_MINUTE: '0', PARLEY_RATE_LIMIT_IP_PER_MINUTE: '0', PARLEY_RATE_LIMIT_GUEST_COMMENTS_PER_HOUR: '0', PARLEY_RATE_LIMIT_SESSION_COMMENTS_PER_HOUR: '0' }));
+  world = await buildWorld(await startParley(NO_RATE_LIMITS));
 });
 afterAll(() => world.parley.close());
 

@@ -1,5 +1,13 @@
 import { pageUrl, type TestParley } from '../helper.ts';
 
+/** Suites that send many requests from one address and key measure behaviour, not the limiter. */
+export const NO_RATE_LIMITS = {
+  PARLEY_RATE_LIMIT_KEY_PER_MINUTE: '0',
+  PARLEY_RATE_LIMIT_IP_PER_MINUTE: '0',
+  PARLEY_RATE_LIMIT_GUEST_COMMENTS_PER_HOUR: '0',
+  PARLEY_RATE_LIMIT_SESSION_COMMENTS_PER_HOUR: '0',
+};
+
 /** Every kind of caller the contract distinguishes, against one home site (A) and a stranger (B). */
 export const CALLERS = [
   'none',
