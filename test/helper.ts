@@ -16,7 +16,7 @@ import { bootstrap, type BootstrapOptions } from '../src/sites/bootstrap.ts';
 export const TEST_DATABASE_URL = process.env.PARLEY_TEST_DATABASE_URL;
 export const dialectName = TEST_DATABASE_URL ? 'postgres' : 'sqlite';
 
-async function freshDatabaseUrl(): Promise<{ url: string; drop: () => Promise<void> }> {
+export async function freshDatabaseUrl(): Promise<{ url: string; drop: () => Promise<void> }> {
   if (!TEST_DATABASE_URL) {
     const dir = mkdtempSync(join(tmpdir(), 'parley-test-'));
     return { url: `sqlite:${join(dir, 'parley.db')}`, drop: async () => rmSync(dir, { recursive: true, force: true }) };

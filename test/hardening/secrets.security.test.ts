@@ -1,0 +1,73 @@
+import { createHash } from 'node:crypto';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { freshDatabaseUrl } from '../helper.ts';
+import { seedDatabase, spawnServer, withDatabase, type ChildServer } from './child-server.ts';
+
+/**
+ * API keys and session tokens exist in clear only in the one response that hands them out: never
+ * in the database, never in the logs, even at LOG_LEVEL=trace.
+ */
+let database: Awaited<ReturnType<typeof freshDatabaseUrl>>;
+let server: ChildServer;
+let seeded: { site_id: string; api_key: string };
+const secrets: string[] = [];
+
+async function call(method: string, path: string, headers: Record<string, string> = {}, body?: unknown) {
+  const response = await fetch(server.url + path, {
+    method,
+    headers: { ...headers, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
+    body: body === undefined ? undefined : JSON.stringify(body),
+  });
+  const text = await response.text();
+  return { status: response.status, body: text ? JSON.parse(text) : undefined };
+}
+
+beforeAll(async () => {
+  database = await freshDatabaseUrl();
+  seeded = await seedDatabase(database.url);
+  secrets.push(seeded.api_key);
+  server = await spawnServer(database.url, { LOG_LEVEL: 'trace' });
+  const admin = { authorization: `Bearer ${seeded.api_key}` };
+  const key = await call('POST', '/api/keys', admin, { role: 'moderator' });
+  secrets.push(key.body.api_key);
+  const session = await call('POST', '/v1/sessions', { 'x-api-key': key.body.api_key }, { site_id: seeded.site_id, user: { id: 'u1', name: 'U' } });
+  secrets.push(session.body.token);
+  const asUser = { authorization: `Bearer ${session.body.token}` };
+  const comment = await call('POST', '/v1/comments', asUser, { site_id: seeded.site_id, thread_url: 'https://logs.example.com/1', content: 'hi' });
+  await call('POST', `/v1/comments/${comment.body.id}/vote`, asUser, { vote_type: 'up' });
+  await call('GET', `/v1/comments/${comment.body.id}`, { 'x-api-key': seeded.api_key });
+  await call('PATCH', `/v1/comments/${comment.body.id}/moderate`, { 'x-api-key': key.body.api_key }, { action: 'approve' });
+  await call('GET', '/v1/sites', { authorization: `bearer   ${key.body.api_key}  ` });
+  // Failures log more: a 401 with a near-miss of a real key, a malformed header, a revoked key.
+  await call('GET', '/v1/sites', { authorization: `Bearer ${seeded.api_key.slice(0, -1)}X` });
+  await call('GET', '/v1/sites', { authorization: `Basic ${seeded.api_key}` });
+  await call('DELETE', `/api/keys/${key.body.id}`, admin);
+  await call('GET', '/v1/sites', { 'x-api-key': key.body.api_key });
+  await call('DELETE', '/v1/sessions/current', asUser);
+  await call('GET', '/v1/sites', asUser);
+  server.process.kill('SIGTERM');
+  await server.exited;
+}, 60_000);
+afterAll(() => database.drop());
+
+describe('secrets', () => {
+  it('never appear in the logs, even at LOG_LEVEL=trace', () => {
+    const log = server.output();
+    expect(log.match(/incoming request/g)?.length).toBe(13);
+    for (const secret of secrets) expect(log.includes(secret), `a secret ${secret.slice(0, 6)}… is in the log`).toBe(false);
+    // nor any long fragment of one
+    for (const secret of secrets) expect(log.includes(secret.slice(-24))).toBe(false);
+  });
+
+  it('are stored only as SHA-256 hashes', async () => {
+    const dump = await withDatabase(database.url, async (db) => {
+      const tables = await db.kysely.introspection.getTables();
+      const rows = await Promise.all(tables.map((table) => db.kysely.selectFrom(table.name as never).selectAll().execute()));
+      return JSON.stringify(rows);
+    });
+    for (const secret of secrets) {
+      expect(dump.includes(secret.slice(-24))).toBe(false);
+      expect(dump).toContain(createHash('sha256').update(secret).digest('hex'));
+    }
+  });
+});
