@@ -13,10 +13,12 @@ export interface FuzzStats {
   requests: number;
   badInputs: number;
   serverErrors: number;
+  /** Answers by status and problem code, to see what the fuzzer reached. */
+  statuses: Record<string, number>;
   failures: string[];
 }
 
-export const newStats = (): FuzzStats => ({ requests: 0, badInputs: 0, serverErrors: 0, failures: [] });
+export const newStats = (): FuzzStats => ({ requests: 0, badInputs: 0, serverErrors: 0, statuses: {}, failures: [] });
 
 const ATTACKS = [
   '',
@@ -74,7 +76,7 @@ const adversarialValue: fc.Arbitrary<unknown> = fc.oneof(
 
 /** A field is either a value the endpoint would accept, or something hostile, or absent. */
 function field(valid: fc.Arbitrary<unknown>) {
-  return fc.oneof({ weight: 3, arbitrary: valid }, { weight: 2, arbitrary: adversarialValue });
+  return fc.oneof({ weight: 6, arbitrary: valid }, { weight: 1, arbitrary: adversarialValue });
 }
 
 type Ids = { comment: string[]; site: string[]; key: string[]; user: string[] };
@@ -144,7 +146,7 @@ const rawSegment = fc.constantFrom('%', '%zz', '%ED%A0%80', '%C0%AF', '%00', '..
 function pathFor(endpoint: Endpoint, ids: Ids) {
   if (!endpoint.ids) return fc.constant(endpoint.path);
   const id = fc.oneof(
-    { weight: 3, arbitrary: oneOf(ids[endpoint.ids]).map(encodeURIComponent) },
+    { weight: 6, arbitrary: oneOf(ids[endpoint.ids]).map(encodeURIComponent) },
     { weight: 2, arbitrary: adversarialId.map(encodeLoosely) },
     { weight: 1, arbitrary: rawSegment },
   );
@@ -159,7 +161,7 @@ function bodyFor(endpoint: Endpoint, ids: Ids): fc.Arbitrary<string | Buffer | u
     .map(([known, extra]) => JSON.stringify({ ...extra, ...known }));
   const depth = fc.integer({ min: 100, max: 20_000 });
   return fc.oneof(
-    { weight: 8, arbitrary: shaped },
+    { weight: 16, arbitrary: shaped },
     { weight: 1, arbitrary: fc.constant(undefined) },
     { weight: 1, arbitrary: fc.jsonValue({ maxDepth: 4 }).map((value) => JSON.stringify(value)) },
     { weight: 1, arbitrary: depth.map((n) => '['.repeat(n) + ']'.repeat(n)) },
@@ -171,44 +173,67 @@ function bodyFor(endpoint: Endpoint, ids: Ids): fc.Arbitrary<string | Buffer | u
 }
 
 function queryFor(endpoint: Endpoint, ids: Ids): fc.Arbitrary<string> {
-  if (!endpoint.query) return fc.oneof(fc.constant(''), fc.constantFrom('?a=1', '?%', '?x=%ED%A0%80&x=2', `?q=${'z'.repeat(5000)}`));
+  if (!endpoint.query) return fc.oneof({ weight: 8, arbitrary: fc.constant('') }, fc.constantFrom('?a=1', '?%', '?x=%ED%A0%80&x=2', `?q=${'z'.repeat(5000)}`));
   const params = fc.record(endpoint.query(ids), { requiredKeys: [] });
   const encoded = params.map((values) =>
     Object.entries(values).flatMap(([name, value]) => (Array.isArray(value) ? value : [value]).map((v) => `${name}=${encodeLoosely(String(v))}`)),
   );
   return fc
-    .tuple(encoded, fc.array(fc.constantFrom('site_id=x', 'page=1', 'limit=%', 'sort=', '%=%', 'thread_url', 'limit=1e2', 'page=0x10'), { maxLength: 2 }))
+    .tuple(encoded, fc.oneof({ weight: 3, arbitrary: fc.constant([]) }, { weight: 1, arbitrary: fc.array(fc.constantFrom('site_id=x', 'page=1', 'limit=%', 'sort=', '%=%', 'thread_url', 'limit=1e2', 'page=0x10'), { maxLength: 2 }) }))
     .map(([pairs, noise]) => `?${[...pairs, ...noise].join('&')}`);
 }
 
 const CONTENT_TYPES = ['application/json', 'application/json; charset=utf-8', 'APPLICATION/JSON', 'application/json; charset=latin1', 'text/plain', 'application/x-www-form-urlencoded', 'multipart/form-data; boundary=x', 'application/jsonx', ''];
 
-function headersFor(world: World): fc.Arbitrary<Record<string, string | string[]>> {
-  const valid = Object.values(world.credential).filter((token): token is string => token !== null);
-  const token = fc.oneof(oneOf(valid), fc.constantFrom('sk_', 'sess_', `sk_${'A'.repeat(40)}`, 'sk_\u00ff\u00fe', 'x'.repeat(8000)));
-  const authorization = fc.oneof(
-    token.map((t) => `Bearer ${t}`),
-    fc.constantFrom('Bearer', 'Bearer ', 'Basic dXNlcjpwYXNz', 'bearer  sk_x', 'Bearer a b', 'Token abc'),
+/** Credentials the fuzzer sends; a session it signs out is replaced so later runs still get past auth. */
+function headersFor(pool: string[]): fc.Arbitrary<Record<string, string | string[]>> {
+  const valid = fc.nat().map((i) => pool[i % pool.length]);
+  const hostileToken = fc.constantFrom('sk_', 'sess_', `sk_${'A'.repeat(40)}`, 'sk_\u00ff\u00fe', 'x'.repeat(8000));
+  const token = fc.oneof(valid, hostileToken);
+  const credential = fc.oneof(
+    { weight: 12, arbitrary: valid.map((t) => ({ authorization: `Bearer ${t}` })) },
+    { weight: 3, arbitrary: valid.map((t) => ({ 'x-api-key': t })) },
+    { weight: 2, arbitrary: fc.constant({}) },
+    {
+      weight: 2,
+      arbitrary: fc.record(
+        {
+          authorization: fc.oneof(
+            token.map((t) => `Bearer ${t}`),
+            fc.constantFrom('Bearer', 'Bearer ', 'Basic dXNlcjpwYXNz', 'bearer  sk_x', 'Bearer a b', 'Token abc'),
+            fc.array(token.map((t) => `Bearer ${t}`), { minLength: 2, maxLength: 2 }),
+          ),
+          'x-api-key': fc.oneof(token, fc.array(token, { minLength: 2, maxLength: 2 })),
+        },
+        { requiredKeys: [] },
+      ),
+    },
   );
+  const extra = fc.record(
+    {
+      'content-type': oneOf(CONTENT_TYPES),
+      'x-forwarded-for': fc.constantFrom('1.2.3.4', '::1, 10.0.0.1', 'garbage'),
+      'content-encoding': fc.constantFrom('gzip', 'identity'),
+      'transfer-encoding': fc.constant('identity'),
+    },
+    { requiredKeys: [] },
+  );
+  const rareExtra = fc.oneof({ weight: 4, arbitrary: fc.constant({}) }, { weight: 1, arbitrary: extra });
   return fc
-    .record(
-      {
-        'content-type': oneOf(CONTENT_TYPES),
-        authorization: fc.oneof(authorization, fc.array(authorization, { minLength: 2, maxLength: 2 })),
-        'x-api-key': fc.oneof(token, fc.array(token, { minLength: 2, maxLength: 2 })),
-        'x-forwarded-for': fc.constantFrom('1.2.3.4', '::1, 10.0.0.1', 'garbage'),
-        'content-encoding': fc.constantFrom('gzip', 'identity'),
-        'transfer-encoding': fc.constant('identity'),
-      },
-      { requiredKeys: [] },
-    )
-    .map((headers) => Object.fromEntries(Object.entries(headers).filter(([, v]) => v !== undefined)) as Record<string, string | string[]>);
+    .tuple(credential, rareExtra)
+    .map(([auth, headers]) => Object.fromEntries(Object.entries({ ...headers, ...auth }).filter(([, v]) => v !== undefined)) as Record<string, string | string[]>);
 }
 
-export function requestArbitrary(world: World, ids: Ids): fc.Arbitrary<{ endpoint: Endpoint; raw: RawRequest }> {
+export function requestArbitrary(pool: string[], ids: Ids): fc.Arbitrary<{ endpoint: Endpoint; raw: RawRequest }> {
   return fc.constantFrom(...ENDPOINTS).chain((endpoint) =>
     fc
-      .record({ path: pathFor(endpoint, ids), query: queryFor(endpoint, ids), body: bodyFor(endpoint, ids), headers: headersFor(world), typed: fc.boolean() })
+      .record({
+        path: pathFor(endpoint, ids),
+        query: queryFor(endpoint, ids),
+        body: bodyFor(endpoint, ids),
+        headers: headersFor(pool),
+        typed: fc.oneof({ weight: 4, arbitrary: fc.constant(true) }, { weight: 1, arbitrary: fc.constant(false) }),
+      })
       .map(({ path, query, body, headers, typed }) => {
         const all = { ...headers };
         // Most bodies come with the JSON content type so validation, not the media type, is what is tested.
@@ -272,8 +297,9 @@ export async function fuzzTargets(world: World): Promise<Ids> {
 export async function fuzzEndpoints(world: World, stats: FuzzStats, numRuns: number, seed?: number): Promise<void> {
   const ids = await fuzzTargets(world);
   let before = await snapshot(world);
+  const pool = Object.values(world.credential).filter((token): token is string => token !== null);
   await fc.assert(
-    fc.asyncProperty(requestArbitrary(world, ids), async ({ endpoint, raw }) => {
+    fc.asyncProperty(requestArbitrary(pool, ids), async ({ endpoint, raw }) => {
       const response = await send(world.parley.url, raw).catch((error: Error & { code?: string }) => ({
         status: 0,
         headers: {},
@@ -281,12 +307,18 @@ export async function fuzzEndpoints(world: World, stats: FuzzStats, numRuns: num
         json: undefined,
       }));
       stats.requests += 1;
+      const outcome = `${response.status}${response.json?.code ? ` ${response.json.code}` : ''}`;
+      stats.statuses[outcome] = (stats.statuses[outcome] ?? 0) + 1;
       if (response.status >= 400) stats.badInputs += 1;
       if (response.status >= 500) stats.serverErrors += 1;
       const after = await snapshot(world);
       let broken = brokenPromise(response);
       if (!broken && response.status >= 400 && response.status !== 429 && after !== before) broken = 'a failed request changed data';
       before = after;
+      if (endpoint.path === '/v1/sessions/current' && response.status === 204) {
+        const used = pool.findIndex((token) => String(raw.headers?.authorization ?? raw.headers?.['x-api-key']).includes(token));
+        if (used >= 0) pool[used] = (await world.newUser(`fuzz-${stats.requests}`)).token;
+      }
       if (broken) {
         stats.failures.push(`${endpoint.method} ${endpoint.path}: ${broken} (${raw.method} ${raw.path.slice(0, 120)} → ${response.status} ${response.text.slice(0, 200)})`);
         throw new Error(stats.failures.at(-1));
