@@ -26,7 +26,7 @@ export function demoPage({ siteId, threadUrl, sessionToken }: DemoOptions): stri
 <title>Parley demo</title>
 <style>
   body { font: 16px/1.5 system-ui, sans-serif; max-width: 46rem; margin: 2rem auto; padding: 0 1rem; color: #1d1d1f; background: #fff; }
-  pre { background: #f3f3f5; padding: .75rem; overflow-x: auto; border-radius: 6px; }
+  pre { background: #f3f3f5; padding: .75rem; white-space: pre-wrap; overflow-wrap: anywhere; border-radius: 6px; }
   @media (prefers-color-scheme: dark) { body { color: #e8e8ea; background: #16161a; } pre { background: #24242a; } }
 </style>
 </head>

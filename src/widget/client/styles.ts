@@ -23,7 +23,7 @@ textarea{width:100%;min-height:4.5em;resize:vertical;display:block;margin:4px 0 
 input{width:100%;max-width:20em;display:block;margin:4px 0 8px}
 form{margin:8px 0 12px}
 .who{font-size:.9em;color:var(--parley-muted);margin:0 0 4px}
-button{font:inherit;font-size:.88em;cursor:pointer;color:var(--parley-muted);background:none;border:1px solid transparent;border-radius:var(--parley-radius);padding:2px 8px;min-height:28px}
+button{font:inherit;font-size:.88em;cursor:pointer;color:var(--parley-muted);background:none;border:1px solid transparent;border-radius:var(--parley-radius);padding:2px 6px;min-height:28px}
 button:hover{color:var(--parley-fg);background:var(--parley-surface)}
 button[aria-pressed=true]{color:var(--parley-accent);border-color:var(--parley-accent);font-weight:600}
 button.primary{color:var(--parley-accent-fg);background:var(--parley-accent);border-color:var(--parley-accent);padding:6px 14px;font-weight:600}
@@ -38,7 +38,7 @@ button:disabled{opacity:.6;cursor:default}
 .text{margin:2px 0 4px;white-space:pre-wrap;overflow-wrap:anywhere}
 .deleted{font-style:italic;color:var(--parley-muted)}
 a{color:var(--parley-accent)}
-.actions{display:flex;flex-wrap:wrap;gap:2px 4px;align-items:center;margin-left:-8px}
+.actions{display:flex;flex-wrap:wrap;gap:2px 4px;align-items:center}
 .actions.mod{border:1px dashed var(--parley-border);border-radius:var(--parley-radius);margin:4px 0 0;padding:2px}
 .count{font-size:.88em;color:var(--parley-muted);padding:2px 8px}
 .sep{width:1px;height:16px;background:var(--parley-border);margin:0 4px}
