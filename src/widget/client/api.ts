@@ -1,24 +1,8 @@
+import type { CommentView } from '../../comments/view.ts';
 import { retryAfterSeconds, type ProblemLike } from './strings.ts';
 
-export interface Comment {
-  id: string;
-  content: string | null;
-  author_name: string;
-  upvotes: number;
-  downvotes: number;
-  reaction_counts: Record<string, number>;
-  parent_id: string | null;
-  created_at: string;
-  is_edited: boolean;
-  is_deleted: boolean;
-  status: string;
-  moderation_status: string | null;
-  has_more_replies: boolean;
-  user_vote: 'up' | 'down' | null;
-  user_reaction: string | null;
-  user_is_author: boolean;
-  replies: Comment[];
-}
+/** The API's comment, as the server defines it (a type only: nothing of the server is bundled). */
+export type Comment = CommentView;
 
 export interface CommentPage {
   comments: Comment[];

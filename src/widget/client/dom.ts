@@ -38,6 +38,14 @@ const UNITS: Array<[Intl.RelativeTimeFormatUnit, number]> = [
   ['minute', 60],
 ];
 const formats = new Map<string, Intl.RelativeTimeFormat>();
+const dateFormats = new Map<string, Intl.DateTimeFormat>();
+
+/** The full date for a tooltip; formatters are cached because building one costs more than using it. */
+export function fullDate(iso: string, lang: string): string {
+  let format = dateFormats.get(lang);
+  if (!format) dateFormats.set(lang, (format = new Intl.DateTimeFormat(lang, { dateStyle: 'long', timeStyle: 'short' })));
+  return format.format(new Date(iso));
+}
 
 export function relativeTime(iso: string, lang: string, now = Date.now()): string {
   let format = formats.get(lang);

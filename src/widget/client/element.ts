@@ -1,6 +1,7 @@
 /// <reference lib="dom" />
+import type { ReactionResult, VoteResult } from '../../votes/service.ts';
 import { Api, ApiProblem, type Comment, type CommentPage, type WidgetSettings } from './api.ts';
-import { h, relativeTime, richText } from './dom.ts';
+import { fullDate, h, relativeTime, richText } from './dom.ts';
 import { format, problemMessage, setStrings, stringsFor, type Strings } from './strings.ts';
 import { STYLES } from './styles.ts';
 
@@ -29,12 +30,6 @@ interface FormOptions {
   guestName: boolean;
   onSubmit: (content: string, name: string) => Promise<void>;
   onCancel?: () => void;
-}
-
-interface VoteResult {
-  upvotes: number;
-  downvotes: number;
-  user_vote: 'up' | 'down' | null;
 }
 
 let uniqueId = 0;
@@ -296,13 +291,12 @@ export class ParleyComments extends HTMLElement {
     const focused = this.#root.activeElement as HTMLElement | null;
     const focusKey = focused && entry.body.contains(focused) ? focused.dataset.k : undefined;
     const badge = this.#badge(comment);
-    const when = new Date(comment.created_at);
     entry.body.replaceChildren(
       h(
         'div',
         { class: 'meta' },
         !comment.is_deleted && h('span', { class: 'author' }, comment.author_name),
-        h('time', { datetime: comment.created_at, title: when.toLocaleString(this.#lang) }, relativeTime(comment.created_at, this.#lang)),
+        h('time', { datetime: comment.created_at, title: fullDate(comment.created_at, this.#lang) }, relativeTime(comment.created_at, this.#lang)),
         comment.is_edited && !comment.is_deleted && h('span', {}, `· ${t.edited}`),
         badge && h('span', { class: 'badge' }, badge),
       ),
@@ -404,7 +398,7 @@ export class ParleyComments extends HTMLElement {
 
   async #react(entry: Entry, type: string): Promise<void> {
     const result = await this.#attempt(entry, () =>
-      this.#api.call<Pick<Comment, 'reaction_counts' | 'user_reaction'>>('POST', `/v1/comments/${entry.data.id}/react`, { reaction_type: type }),
+      this.#api.call<ReactionResult>('POST', `/v1/comments/${entry.data.id}/react`, { reaction_type: type }),
     );
     if (!result) return;
     Object.assign(entry.data, result);
