@@ -8,6 +8,7 @@ import { migrateToLatest } from './db/migrate.ts';
 import { registerCors } from './http/cors.ts';
 import { registerJsonParser } from './http/json-body.ts';
 import { registerOpenApi } from './http/openapi.ts';
+import { logRequest } from './http/logging.ts';
 import { clientErrorProblem, frameworkErrorProblem, registerProblemHandlers } from './http/problems.ts';
 import { Problem } from './http/schemas.ts';
 import { registerNulGuard, registerValidators } from './http/validation.ts';
@@ -41,6 +42,7 @@ export async function buildApp(config: Config): Promise<FastifyInstance> {
     logger: {
       level: config.logLevel,
       redact: { paths: ['req.headers.authorization', 'req.headers["x-api-key"]'], censor: '[redacted]' },
+      serializers: { req: logRequest },
     },
     bodyLimit: BODY_LIMIT,
     trustProxy: config.trustProxy.length > 0 ? config.trustProxy : false,

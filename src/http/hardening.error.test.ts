@@ -81,6 +81,19 @@ describe('defects found by hardening, fixed', () => {
     expect(body.body.errors[0].path).toBe('body/site_ids/0');
   });
 
+  it('U+0000 in a site or comment id of a cross-origin request was a 500 (not even problem+json) on PostgreSQL', async () => {
+    const preflight = { origin: 'https://elsewhere.example.net', 'access-control-request-method': 'POST' };
+    expect((await send(parley.url, { method: 'OPTIONS', path: '/v1/comments?site_id=%00', headers: preflight })).status).toBe(204);
+    expect((await send(parley.url, { method: 'OPTIONS', path: '/v1/comments/a%00/vote', headers: preflight })).status).toBe(204);
+    const post = await send(parley.url, {
+      method: 'POST',
+      path: '/v1/comments',
+      headers: { origin: 'https://elsewhere.example.net', 'content-type': 'application/json' },
+      body: JSON.stringify({ site_id: 'a\u0000', thread_url: pageUrl(), content: 'x' }),
+    });
+    expectProblem(post, 400, 'validation_failed');
+  });
+
   it('an API key name with control characters was accepted and became the author_name of its comments', async () => {
     const response = await parley.request('POST', '/api/keys', { token: site.api_key, body: { role: 'integration', name: 'bot\u0007' } });
     expect(response.status).toBe(400);

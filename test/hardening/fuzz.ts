@@ -100,6 +100,9 @@ export const ENDPOINTS: Endpoint[] = [
     sort: field(oneOf(['newest', 'oldest', 'top', 'best'])), page: field(fc.integer({ min: 1, max: 3 })), limit: field(fc.integer({ min: 1, max: 100 })),
   }) },
   { method: 'GET', path: '/v1/comments/:id', ids: 'comment' },
+  { method: 'GET', path: '/v1/widget', query: (ids) => ({ site_id: field(oneOf(ids.site)) }) },
+  { method: 'OPTIONS', path: '/v1/comments', query: (ids) => ({ site_id: field(oneOf(ids.site)) }) },
+  { method: 'OPTIONS', path: '/v1/comments/:id/vote', ids: 'comment' },
   { method: 'POST', path: '/v1/comments', body: (ids) => ({
     site_id: field(oneOf(ids.site)), thread_url: field(fc.constant('https://blog.example.com/fuzz')), content: field(text),
     parent_id: field(oneOf([...ids.comment, null as unknown as string])), author_name: field(text),
@@ -219,9 +222,23 @@ function headersFor(pool: string[]): fc.Arbitrary<Record<string, string | string
     { requiredKeys: [] },
   );
   const rareExtra = fc.oneof({ weight: 4, arbitrary: fc.constant({}) }, { weight: 1, arbitrary: extra });
+  // Browsers on other sites: the widget's endpoints answer them with CORS (and preflights).
+  const crossOrigin = fc.oneof(
+    { weight: 2, arbitrary: fc.constant({}) },
+    {
+      weight: 1,
+      arbitrary: fc.record(
+        {
+          origin: fc.constantFrom('https://blog.example.com', 'https://evil.example.net', 'null', 'not a url', 'https://\u00ff'),
+          'access-control-request-method': fc.constantFrom('POST', 'DELETE', 'BREW'),
+        },
+        { requiredKeys: ['origin'] },
+      ),
+    },
+  );
   return fc
-    .tuple(credential, rareExtra)
-    .map(([auth, headers]) => Object.fromEntries(Object.entries({ ...headers, ...auth }).filter(([, v]) => v !== undefined)) as Record<string, string | string[]>);
+    .tuple(credential, rareExtra, crossOrigin)
+    .map(([auth, headers, cors]) => Object.fromEntries(Object.entries({ ...headers, ...cors, ...auth }).filter(([, v]) => v !== undefined)) as Record<string, string | string[]>);
 }
 
 export function requestArbitrary(pool: string[], ids: Ids): fc.Arbitrary<{ endpoint: Endpoint; raw: RawRequest }> {
@@ -244,7 +261,7 @@ export function requestArbitrary(pool: string[], ids: Ids): fc.Arbitrary<{ endpo
   );
 }
 
-const DOCUMENTED = new Set([200, 201, 204, 400, 401, 403, 404, 409, 413, 415, 429, 431]);
+const DOCUMENTED = new Set([200, 201, 204, 304, 400, 401, 403, 404, 409, 413, 415, 429, 431]);
 
 /** The contract's promises about one answer; returns what broke, or null. */
 export function brokenPromise(response: RawResponse): string | null {

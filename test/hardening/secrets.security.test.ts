@@ -43,6 +43,8 @@ beforeAll(async () => {
   await call('GET', '/v1/sites', { authorization: `Basic ${seeded.api_key}` });
   await call('DELETE', `/api/keys/${key.body.id}`, admin);
   await call('GET', '/v1/sites', { 'x-api-key': key.body.api_key });
+  // The widget's demo page takes a session token in its query string.
+  await fetch(`${server.url}/?session_token=${session.body.token}`);
   await call('DELETE', '/v1/sessions/current', asUser);
   await call('GET', '/v1/sites', asUser);
   server.process.kill('SIGTERM');
@@ -53,10 +55,14 @@ afterAll(() => database.drop());
 describe('secrets', () => {
   it('never appear in the logs, even at LOG_LEVEL=trace', () => {
     const log = server.output();
-    expect(log.match(/incoming request/g)?.length).toBe(13);
+    expect(log.match(/incoming request/g)?.length).toBe(14);
     for (const secret of secrets) expect(log.includes(secret), `a secret ${secret.slice(0, 6)}… is in the log`).toBe(false);
     // nor any long fragment of one
     for (const secret of secrets) expect(log.includes(secret.slice(-24))).toBe(false);
+  });
+
+  it("a session token in the widget demo page's query string was written to the request log", () => {
+    expect(server.output()).toContain('/?session_token=[redacted]');
   });
 
   it('are stored only as SHA-256 hashes', async () => {
