@@ -21,6 +21,8 @@ const MATRIX: Array<[string, number[], Target]> = [
     async (w) => ({ path: `/v1/comments?site_id=${A(w)}&thread_url=${encodeURIComponent(w.thread)}` })],
   ['GET /v1/comments/:id', [200, 200, 200, 200, 200, 200, 200, 200, 200, 401, 401],
     async (w) => ({ path: comment(w) })],
+  ['GET /v1/widget', [200, 200, 200, 200, 200, 200, 200, 200, 200, 401, 401],
+    async (w) => ({ path: `/v1/widget?site_id=${A(w)}` })],
   ['POST /v1/comments', [201, 201, 201, 201, 404, 201, 201, 201, 404, 401, 401],
     async (w) => ({ path: '/v1/comments', body: { site_id: A(w), thread_url: w.thread, content: 'hello' } })],
   ['PATCH /v1/comments/:id', [401, 401, 200, 403, 404, 403, 403, 403, 404, 401, 401],
@@ -88,6 +90,9 @@ describe('the permission matrix', () => {
         expect(response.headers.get('content-type')).toMatch(/^application\/problem\+json/);
         expect(response.body).toMatchObject({ status, code: CODE_OF[status] });
         if (status === 401) expect(response.headers.get('www-authenticate')).toBe('Bearer');
+      }
+      if (endpoint === 'GET /v1/widget' && status === 200) {
+        expect(response.body.viewer.signed_in).toBe(!['none', 'guest', 'otherSiteSession', 'otherAccountKey'].includes(caller));
       }
       if (endpoint === 'GET /v1/sites' && status === 200) {
         const sees = response.body.sites.some((site: { id: string }) => site.id === world.siteA);
