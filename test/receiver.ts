@@ -1,0 +1,83 @@
+import { createServer, type IncomingHttpHeaders, type ServerResponse } from 'node:http';
+
+export interface Received {
+  headers: IncomingHttpHeaders;
+  /** The raw body, exactly as it arrived (what signatures are computed over). */
+  raw: string;
+  body: any;
+  /** Milliseconds since the epoch when the request had fully arrived. */
+  at: number;
+}
+
+/** What the receiver does with the n-th request (0-based): answer with a status, or never answer. */
+export type Behaviour = (index: number, received: Received) => number | 'hang' | { status: number; headers: Record<string, string> };
+
+export interface Receiver {
+  url: string;
+  received: Received[];
+  /** Resolves once `count` requests have arrived, or fails after `timeoutMs`. */
+  waitFor(count: number, timeoutMs?: number): Promise<Received[]>;
+  close(): Promise<void>;
+}
+
+/** A real webhook receiver on 127.0.0.1 that records every request. */
+export async function startReceiver(behaviour: Behaviour = () => 200): Promise<Receiver> {
+  const received: Received[] = [];
+  const waiters: Array<() => void> = [];
+  const hanging: ServerResponse[] = [];
+  const server = createServer((request, response) => {
+    const chunks: Buffer[] = [];
+    request.on('data', (chunk: Buffer) => chunks.push(chunk));
+    request.on('end', () => {
+      const raw = Buffer.concat(chunks).toString('utf8');
+      let body: unknown = raw;
+      try {
+        body = JSON.parse(raw);
+      } catch {
+        // keep the text
+      }
+      const entry: Received = { headers: request.headers, raw, body, at: Date.now() };
+      const index = received.push(entry) - 1;
+      waiters.splice(0).forEach((wake) => wake());
+      const answer = behaviour(index, entry);
+      if (answer === 'hang') {
+        hanging.push(response);
+        return;
+      }
+      const { status, headers } = typeof answer === 'number' ? { status: answer, headers: {} } : answer;
+      response.writeHead(status, { 'content-type': 'application/json', ...headers }).end('{"received":true}');
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const url = `http://127.0.0.1:${(server.address() as { port: number }).port}/hooks`;
+
+  async function waitFor(count: number, timeoutMs = 10_000): Promise<Received[]> {
+    const deadline = Date.now() + timeoutMs;
+    while (received.length < count) {
+      const left = deadline - Date.now();
+      if (left <= 0) throw new Error(`receiver got ${received.length} of ${count} deliveries within ${timeoutMs} ms`);
+      await new Promise<void>((resolve) => {
+        const timer = setTimeout(resolve, left);
+        waiters.push(() => {
+          clearTimeout(timer);
+          resolve();
+        });
+      });
+    }
+    return received.slice(0, count);
+  }
+
+  return {
+    url,
+    received,
+    waitFor,
+    close: () =>
+      new Promise<void>((resolve) => {
+        hanging.forEach((response) => response.destroy());
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
+  };
+}
+
+export const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
