@@ -81,3 +81,41 @@ export async function startReceiver(behaviour: Behaviour = () => 200): Promise<R
 }
 
 export const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+/** Real receivers live on 127.0.0.1, and the retry schedule is shortened so tests see all of it. */
+export const WEBHOOK_TEST_ENV = {
+  PARLEY_WEBHOOK_ALLOW_PRIVATE: 'true',
+  PARLEY_WEBHOOK_RETRY_DELAYS: '100ms,200ms,300ms',
+  PARLEY_WEBHOOK_TIMEOUT: '500ms',
+};
+
+interface Api {
+  request<T = any>(method: string, path: string, options?: { body?: unknown; token?: string }): Promise<{ status: number; body: T }>;
+}
+
+/** Points a site's webhook at `url` for `events`; answers the generated secret. */
+export async function subscribe(parley: Api, site: { site_id: string; api_key: string }, url: string, events: string[]): Promise<string> {
+  const response = await parley.request('PATCH', `/api/sites/${site.site_id}`, {
+    token: site.api_key,
+    body: { webhook_url: url, webhook_events: events },
+  });
+  if (response.status !== 200) throw new Error(`subscribing failed: ${response.status} ${JSON.stringify(response.body)}`);
+  return response.body.generated_webhook_secret;
+}
+
+/** Polls the delivery log until `done` holds for it. */
+export async function waitForLog(
+  parley: Api,
+  site: { site_id: string; api_key: string },
+  done: (deliveries: any[]) => boolean,
+  { query = '', timeoutMs = 10_000 } = {},
+): Promise<any[]> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const log = await parley.request('GET', `/api/sites/${site.site_id}/webhooks/deliveries${query}`, { token: site.api_key });
+    if (log.status !== 200) throw new Error(`delivery log: ${log.status} ${JSON.stringify(log.body)}`);
+    if (done(log.body.deliveries)) return log.body.deliveries;
+    if (Date.now() > deadline) throw new Error(`delivery log never got there: ${JSON.stringify(log.body.deliveries)}`);
+    await sleep(50);
+  }
+}

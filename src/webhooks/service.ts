@@ -34,9 +34,12 @@ export function deliveryPolicy(config: Config): DeliveryPolicy {
   return { retryDelaysMs: config.webhookRetryDelaysMs, timeoutMs: config.webhookTimeoutMs, allowPrivate: config.webhookAllowPrivate };
 }
 
-/** How long a claim holds: past the longest attempt, so only a dead worker's claim is taken over. */
+/**
+ * How long a claim holds: well past the longest attempt (the time-out bounds it) and the writing of
+ * its outcome, so only a dead worker's claim is taken over.
+ */
 export function leaseMs(policy: DeliveryPolicy): number {
-  return policy.timeoutMs + 10_000;
+  return 2 * policy.timeoutMs + 5_000;
 }
 
 /** Where the site's webhook stands at the attempt: a URL removed since means nowhere to deliver. */
