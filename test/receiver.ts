@@ -82,11 +82,14 @@ export async function startReceiver(behaviour: Behaviour = () => 200): Promise<R
 
 export const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
-/** Real receivers live on 127.0.0.1, and the retry schedule is shortened so tests see all of it. */
+/**
+ * Real receivers live on 127.0.0.1, and the retry schedule is shortened so tests see all of it. The
+ * time-out stays long enough that a busy test machine does not turn a slow 200 into a retry.
+ */
 export const WEBHOOK_TEST_ENV = {
   PARLEY_WEBHOOK_ALLOW_PRIVATE: 'true',
   PARLEY_WEBHOOK_RETRY_DELAYS: '100ms,200ms,300ms',
-  PARLEY_WEBHOOK_TIMEOUT: '500ms',
+  PARLEY_WEBHOOK_TIMEOUT: '2s',
 };
 
 interface Api {
