@@ -64,7 +64,7 @@ async function serve(extra: Record<string, string> = {}): Promise<Server> {
         headers: { ...(options.token && { authorization: `Bearer ${options.token}` }), ...(options.body !== undefined && { 'content-type': 'application/json' }) },
         body: options.body === undefined ? undefined : JSON.stringify(options.body),
       });
-      return { status: response.status, body: await response.json() };
+      return { status: response.status, body: (await response.json()) as any };
     },
   };
 }
