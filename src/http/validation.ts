@@ -1,7 +1,6 @@
 import { Ajv, type Options } from 'ajv';
 import addFormats from 'ajv-formats';
 import type { FastifyInstance } from 'fastify';
-import { Type } from 'typebox';
 
 /**
  * Bodies are validated strictly (a number is not a string); query strings and path parameters are
@@ -16,9 +15,7 @@ function makeAjv(options: Options): Ajv {
 export function registerValidators(app: FastifyInstance): void {
   const strict = makeAjv({ coerceTypes: false });
   const coercing = makeAjv({ coerceTypes: 'array' });
-  app.setValidatorCompiler(({ schema, httpPart }) => {
-    if (httpPart !== 'body') return coercing.compile(schema);
-    // Fastify validates a request without a body as null: a body marked Type.Optional accepts that.
-    return strict.compile(Type.IsOptional(schema) ? { anyOf: [schema, { type: 'null' }] } : schema);
-  });
+  app.setValidatorCompiler(({ schema, httpPart }) =>
+    (httpPart === 'body' ? strict : coercing).compile(schema),
+  );
 }

@@ -85,6 +85,10 @@ export const webhookRoutes: FastifyPluginAsyncTypebox<{ db: Db }> = async (app, 
       body: Type.Optional(Type.Object({ event: Type.Optional(Type.Enum([...EVENT_TYPES], { default: 'comment.created' })) })),
       response: { 200: Delivery, ...errors },
     },
+    // The body is optional: a bare POST sends a comment.created sample.
+    preValidation: async (request) => {
+      request.body ??= {};
+    },
     handler: async (request) => {
       requireAdminKey(request.caller);
       const site = await findSiteFor(db.kysely, request.caller, request.params.id);
