@@ -5,6 +5,7 @@ import { CommentSchema } from './comments/schemas.ts';
 import type { Config } from './config.ts';
 import { connect, type Db } from './db/connect.ts';
 import { migrateToLatest } from './db/migrate.ts';
+import { registerCors } from './http/cors.ts';
 import { registerJsonParser } from './http/json-body.ts';
 import { registerOpenApi } from './http/openapi.ts';
 import { registerProblemHandlers } from './http/problems.ts';
@@ -17,6 +18,7 @@ import { voteRoutes } from './votes/routes.ts';
 import { webhookRoutes } from './webhooks/routes.ts';
 import { deliveryPolicy } from './webhooks/service.ts';
 import { startDeliveryWorker, type DeliveryWorker } from './webhooks/worker.ts';
+import { widgetRoutes } from './widget/routes.ts';
 
 declare module 'fastify' {
   interface FastifyInstance {
@@ -62,6 +64,7 @@ export async function buildApp(config: Config): Promise<FastifyInstance> {
   app.addHook('onRequest', async (request) => {
     request.caller = await resolveCaller(db, credentialOf(request), request.ip);
   });
+  registerCors(app, db);
 
   app.get('/healthz', { schema: { hide: true } }, () => ({ status: 'ok' }));
   app.get('/readyz', { schema: { hide: true } }, async (_request, reply) => {
@@ -80,6 +83,7 @@ export async function buildApp(config: Config): Promise<FastifyInstance> {
   await app.register(sessionRoutes, deps);
   await app.register(siteRoutes, deps);
   await app.register(webhookRoutes, deps);
+  await app.register(widgetRoutes, deps);
 
   // Hooks run in reverse order on close: the worker drains its attempts before the database closes.
   let worker: DeliveryWorker | undefined;
