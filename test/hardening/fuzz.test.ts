@@ -1,16 +1,16 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startParley } from '../helper.ts';
-import { fuzzEndpoints, newStats } from './fuzz.ts';
-import { buildWorld, NO_RATE_LIMITS, type World } from './world.ts';
+import { fuzzEndpoints, newStats, startFuzzWorld } from './fuzz.ts';
+import type { World } from './world.ts';
 
 /** Kept small for `npm test`; `npm run reliability` runs the same property thousands of times. */
 const RUNS = Number(process.env.PARLEY_FUZZ_RUNS ?? 300);
 
 let world: World;
+let close: () => Promise<void>;
 beforeAll(async () => {
-  world = await buildWorld(await startParley(NO_RATE_LIMITS));
+  ({ world, close } = await startFuzzWorld());
 });
-afterAll(() => world.parley.close());
+afterAll(() => close());
 
 describe('every endpoint under adversarial input', () => {
   it(`answers ${RUNS} random and hostile requests with documented statuses and problem+json, no 5xx, no change on failure`, async () => {

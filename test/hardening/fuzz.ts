@@ -1,7 +1,9 @@
 import fc from 'fast-check';
 import { ERROR_STATUS } from '../../src/errors.ts';
 import { encodeLoosely, send, type RawRequest, type RawResponse } from './http-client.ts';
-import type { World } from './world.ts';
+import { startParley } from '../helper.ts';
+import { startReceiver, subscribe, WEBHOOK_TEST_ENV } from '../receiver.ts';
+import { buildWorld, NO_RATE_LIMITS, type World } from './world.ts';
 
 /**
  * Property-based fuzzing of every endpoint. Each run sends one request built from adversarial parts
@@ -79,7 +81,10 @@ function field(valid: fc.Arbitrary<unknown>) {
   return fc.oneof({ weight: 6, arbitrary: valid }, { weight: 1, arbitrary: adversarialValue });
 }
 
-type Ids = { comment: string[]; site: string[]; key: string[]; user: string[] };
+type Ids = { comment: string[]; site: string[]; key: string[]; user: string[]; delivery: string[] };
+
+/** Replaced by site A's id when the request is built (the redeliver path names two ids). */
+const SITE_A = '{siteA}';
 type BodySpec = (ids: Ids) => Record<string, fc.Arbitrary<unknown>>;
 
 interface Endpoint {
@@ -130,7 +135,16 @@ export const ENDPOINTS: Endpoint[] = [
   { method: 'PATCH', path: '/api/sites/:id', ids: 'site', body: () => ({
     name: field(text), moderation_mode: field(oneOf(['none', 'guests', 'all'])), allow_guests: field(fc.boolean()),
     domains: field(fc.array(oneOf(['blog.example.com']), { maxLength: 2 })), reactions: field(fc.array(oneOf(['funny', 'interesting', 'insightful']), { minLength: 1, maxLength: 3 })),
+    webhook_url: field(oneOf([null as unknown as string, 'http://127.0.0.1:9/hook', 'http://10.0.0.1/hook', 'http://[::1]/x', 'http://169.254.169.254/latest/meta-data'])),
+    webhook_secret: field(oneOf([null as unknown as string, 'a-secret-of-16-chars-or-more', `whsec_${Buffer.alloc(24, 7).toString('base64')}`])),
+    webhook_events: field(fc.array(oneOf(['comment.created', 'comment.flagged', 'user.banned']), { maxLength: 3 })),
   }) },
+  { method: 'GET', path: '/api/sites/:id/webhooks/deliveries', ids: 'site', query: () => ({
+    page: field(fc.integer({ min: 1, max: 3 })), limit: field(fc.integer({ min: 1, max: 100 })),
+    event: field(oneOf(['comment.created', 'user.banned'])), state: field(oneOf(['pending', 'succeeded', 'failed'])),
+  }) },
+  { method: 'POST', path: '/api/sites/:id/webhooks/test', ids: 'site', body: () => ({ event: field(oneOf(['comment.created', 'subscription.changed'])) }) },
+  { method: 'POST', path: `/api/sites/${SITE_A}/webhooks/deliveries/:id/redeliver`, ids: 'delivery' },
   { method: 'POST', path: '/api/keys', body: (ids) => ({ role: field(oneOf(['admin', 'moderator', 'integration'])), name: field(text), site_ids: field(fc.array(oneOf(ids.site), { maxLength: 2 })) }) },
   { method: 'DELETE', path: '/api/keys/:id', ids: 'key' },
   { method: 'POST', path: '/api/sites/:id/bans', ids: 'site', body: (ids) => ({
@@ -147,13 +161,14 @@ const adversarialId = fc.oneof(
 const rawSegment = fc.constantFrom('%', '%zz', '%ED%A0%80', '%C0%AF', '%00', '..', '.', '%2F', '%252F', ';x=1', 'a%20b');
 
 function pathFor(endpoint: Endpoint, ids: Ids) {
-  if (!endpoint.ids) return fc.constant(endpoint.path);
+  const template = endpoint.path.replace(SITE_A, ids.site[0]);
+  if (!endpoint.ids) return fc.constant(template);
   const id = fc.oneof(
     { weight: 6, arbitrary: oneOf(ids[endpoint.ids]).map(encodeURIComponent) },
     { weight: 2, arbitrary: adversarialId.map(encodeLoosely) },
     { weight: 1, arbitrary: rawSegment },
   );
-  return id.map((segment) => endpoint.path.replace(':id', segment));
+  return id.map((segment) => template.replace(':id', segment));
 }
 
 /** The JSON text of a body: a record of (mostly) hostile fields plus extras, or any JSON at all, or not JSON. */
@@ -307,7 +322,14 @@ export async function fuzzTargets(world: World): Promise<Ids> {
   );
   const key = await world.parley.request('POST', '/api/keys', { token: world.adminKey, body: { role: 'integration' } });
   const user = await world.newUser('fuzz-target');
-  return { comment: [...comments, world.userComment], site: [world.siteA, world.siteB], key: [key.body.id], user: [user.id] };
+  const delivery = await world.parley.request('GET', `/api/sites/${world.siteA}/webhooks/deliveries?limit=1`, { token: world.adminKey });
+  return {
+    comment: [...comments, world.userComment],
+    site: [world.siteA, world.siteB],
+    key: [key.body.id],
+    user: [user.id],
+    delivery: [delivery.body.deliveries?.[0]?.id ?? 'del_none'],
+  };
 }
 
 /** Runs the property; every broken promise is recorded in stats (and fails the property). */
@@ -343,4 +365,18 @@ export async function fuzzEndpoints(world: World, stats: FuzzStats, numRuns: num
     }),
     { numRuns, seed, endOnFailure: true },
   );
+}
+
+/** The world the fuzzer runs in: site A has webhooks to a live receiver, so delivery paths run too. */
+export async function startFuzzWorld(): Promise<{ world: World; close(): Promise<void> }> {
+  const receiver = await startReceiver();
+  const world = await buildWorld(await startParley({ ...NO_RATE_LIMITS, ...WEBHOOK_TEST_ENV }));
+  await subscribe(world.parley, { site_id: world.siteA, api_key: world.adminKey }, receiver.url, ['comment.created', 'comment.flagged']);
+  return {
+    world,
+    close: async () => {
+      await world.parley.close();
+      await receiver.close();
+    },
+  };
 }

@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startParley } from '../helper.ts';
+import { startReceiver, subscribe, WEBHOOK_TEST_ENV, type Receiver } from '../receiver.ts';
 import { CALLERS, buildWorld, NO_RATE_LIMITS, type CallerName, type World } from './world.ts';
 
 /**
@@ -58,6 +59,15 @@ const MATRIX: Array<[string, number[], Target]> = [
     }],
   ['POST /api/sites/:id/bans', [401, 401, 403, 403, 403, 403, 403, 201, 404, 401, 401],
     async (w) => ({ path: `/api/sites/${A(w)}/bans`, body: { user_id: (await w.newUser(`target-${Math.random()}`)).id } })],
+  ['GET /api/sites/:id/webhooks/deliveries', [401, 401, 403, 403, 403, 403, 403, 200, 404, 401, 401],
+    async (w) => ({ path: `/api/sites/${A(w)}/webhooks/deliveries` })],
+  ['POST /api/sites/:id/webhooks/test', [401, 401, 403, 403, 403, 403, 403, 200, 404, 401, 401],
+    async (w) => ({ path: `/api/sites/${A(w)}/webhooks/test`, body: {} })],
+  ['POST /api/sites/:id/webhooks/deliveries/:deliveryId/redeliver', [401, 401, 403, 403, 403, 403, 403, 200, 404, 401, 401],
+    async (w) => {
+      const sent = await w.parley.request('POST', `/api/sites/${A(w)}/webhooks/test`, { token: w.adminKey, body: {} });
+      return { path: `/api/sites/${A(w)}/webhooks/deliveries/${sent.body.id}/redeliver` };
+    }],
   // Last: it signs the session callers out.
   ['DELETE /v1/sessions/current', [401, 401, 204, 204, 204, 403, 403, 403, 403, 401, 401],
     async () => ({ path: '/v1/sessions/current' })],
@@ -66,10 +76,16 @@ const MATRIX: Array<[string, number[], Target]> = [
 const CODE_OF: Record<number, string> = { 401: 'unauthorized', 403: 'forbidden', 404: 'not_found' };
 
 let world: World;
+let receiver: Receiver;
 beforeAll(async () => {
-  world = await buildWorld(await startParley(NO_RATE_LIMITS));
+  receiver = await startReceiver();
+  world = await buildWorld(await startParley({ ...NO_RATE_LIMITS, ...WEBHOOK_TEST_ENV }));
+  await subscribe(world.parley, { site_id: world.siteA, api_key: world.adminKey }, receiver.url, ['comment.created']);
 });
-afterAll(() => world.parley.close());
+afterAll(async () => {
+  await world.parley.close();
+  await receiver.close();
+});
 
 describe('the permission matrix', () => {
   it('has a row for every operation in the OpenAPI document', async () => {

@@ -11,6 +11,7 @@ let database: Awaited<ReturnType<typeof freshDatabaseUrl>>;
 let server: ChildServer;
 let seeded: { site_id: string; api_key: string };
 const secrets: string[] = [];
+const siteViews: Array<{ status: number; body: unknown }> = [];
 
 async function call(method: string, path: string, headers: Record<string, string> = {}, body?: unknown) {
   const response = await fetch(server.url + path, {
@@ -26,7 +27,7 @@ beforeAll(async () => {
   database = await freshDatabaseUrl();
   seeded = await seedDatabase(database.url);
   secrets.push(seeded.api_key);
-  server = await spawnServer(database.url, { LOG_LEVEL: 'trace' });
+  server = await spawnServer(database.url, { LOG_LEVEL: 'trace', PARLEY_WEBHOOK_ALLOW_PRIVATE: 'true', PARLEY_WEBHOOK_TIMEOUT: '1s' });
   const admin = { authorization: `Bearer ${seeded.api_key}` };
   const key = await call('POST', '/api/keys', admin, { role: 'moderator' });
   secrets.push(key.body.api_key);
@@ -43,6 +44,14 @@ beforeAll(async () => {
   await call('GET', '/v1/sites', { authorization: `Basic ${seeded.api_key}` });
   await call('DELETE', `/api/keys/${key.body.id}`, admin);
   await call('GET', '/v1/sites', { 'x-api-key': key.body.api_key });
+  const webhookSecret = `whsec_${Buffer.from('a webhook secret of 32 bytes....').toString('base64')}`;
+  secrets.push(webhookSecret);
+  siteViews.push(await call('PATCH', `/api/sites/${seeded.site_id}`, admin, { webhook_url: 'http://127.0.0.1:9/hook', webhook_secret: webhookSecret, webhook_events: ['comment.created'] }));
+  siteViews.push(await call('GET', `/api/sites/${seeded.site_id}`, admin));
+  siteViews.push(await call('GET', '/v1/sites', admin));
+  await call('POST', '/v1/comments', admin, { site_id: seeded.site_id, thread_url: 'https://logs.example.com/2', content: 'delivered' });
+  siteViews.push(await call('POST', `/api/sites/${seeded.site_id}/webhooks/test`, admin, {}));
+  siteViews.push(await call('GET', `/api/sites/${seeded.site_id}/webhooks/deliveries`, admin));
   // The widget's demo page takes a session token in its query string.
   await fetch(`${server.url}/?session_token=${session.body.token}`);
   await call('DELETE', '/v1/sessions/current', asUser);
@@ -55,7 +64,7 @@ afterAll(() => database.drop());
 describe('secrets', () => {
   it('never appear in the logs, even at LOG_LEVEL=trace', () => {
     const log = server.output();
-    expect(log.match(/incoming request/g)?.length).toBe(14);
+    expect(log.match(/incoming request/g)?.length).toBe(20);
     for (const secret of secrets) expect(log.includes(secret), `a secret ${secret.slice(0, 6)}… is in the log`).toBe(false);
     // nor any long fragment of one
     for (const secret of secrets) expect(log.includes(secret.slice(-24))).toBe(false);
@@ -65,13 +74,21 @@ describe('secrets', () => {
     expect(server.output()).toContain('/?session_token=[redacted]');
   });
 
+  it('webhook secrets are never returned in full once set', () => {
+    expect(siteViews.map((view) => view.status)).toEqual([200, 200, 200, 200, 200]);
+    const webhookSecret = secrets.at(-1)!;
+    for (const view of siteViews) expect(JSON.stringify(view.body)).not.toContain(webhookSecret.slice(6, 30));
+    expect((siteViews[0].body as { webhook_secret: string }).webhook_secret).toMatch(/^whsec_…/);
+  });
+
   it('are stored only as SHA-256 hashes', async () => {
     const dump = await withDatabase(database.url, async (db) => {
       const tables = await db.kysely.introspection.getTables();
       const rows = await Promise.all(tables.map((table) => db.kysely.selectFrom(table.name as never).selectAll().execute()));
       return JSON.stringify(rows);
     });
-    for (const secret of secrets) {
+    // The webhook secret is the HMAC key itself, so it is stored; keys and tokens are not.
+    for (const secret of secrets.filter((s) => !s.startsWith('whsec_'))) {
       expect(dump.includes(secret.slice(-24))).toBe(false);
       expect(dump).toContain(createHash('sha256').update(secret).digest('hex'));
     }
