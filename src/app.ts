@@ -11,6 +11,7 @@ import { registerProblemHandlers } from './http/problems.ts';
 import { Problem } from './http/schemas.ts';
 import { registerValidators } from './http/validation.ts';
 import { moderationRoutes } from './moderation/routes.ts';
+import { registerRateLimits } from './ratelimits/limits.ts';
 import { sessionRoutes } from './sessions/routes.ts';
 import { siteRoutes } from './sites/routes.ts';
 import { voteRoutes } from './votes/routes.ts';
@@ -56,8 +57,14 @@ export async function buildApp(config: Config): Promise<FastifyInstance> {
   app.addSchema(CommentSchema);
   await registerOpenApi(app);
 
-  app.addHook('onRequest', async (request) => {
-    request.caller = await resolveCaller(db, credentialOf(request), request.ip);
+  const admit = await registerRateLimits(app, config);
+  app.addHook('onRequest', async (request, reply) => {
+    try {
+      request.caller = await resolveCaller(db, credentialOf(request), request.ip);
+    } finally {
+      // Also when the credential is refused: that request counts as its IP's, and may be a 429.
+      await admit(request, reply, request.caller);
+    }
   });
 
   app.get('/healthz', { schema: { hide: true } }, () => ({ status: 'ok' }));

@@ -64,10 +64,21 @@ export interface TestParley {
   close(): Promise<void>;
 }
 
+/**
+ * Every test client is 127.0.0.1, one IP for the whole suite: rate limits stay off unless a test
+ * sets its own.
+ */
+const RATE_LIMITS_OFF = {
+  PARLEY_RATE_LIMIT_KEY_PER_MINUTE: '0',
+  PARLEY_RATE_LIMIT_SESSION_COMMENTS_PER_HOUR: '0',
+  PARLEY_RATE_LIMIT_GUEST_COMMENTS_PER_HOUR: '0',
+  PARLEY_RATE_LIMIT_IP_PER_MINUTE: '0',
+};
+
 /** A real Parley on a real database, listening on 127.0.0.1 at a free port. */
 export async function startParley(env: Record<string, string> = {}): Promise<TestParley> {
   const database = await freshDatabaseUrl();
-  const config = loadConfig({ LOG_LEVEL: 'silent', PORT: '0', ...env, DATABASE_URL: database.url });
+  const config = loadConfig({ LOG_LEVEL: 'silent', PORT: '0', ...RATE_LIMITS_OFF, ...env, DATABASE_URL: database.url });
   const app = await buildApp(config);
   await app.listen({ port: 0, host: '127.0.0.1' });
   const url = `http://127.0.0.1:${(app.server.address() as { port: number }).port}`;
