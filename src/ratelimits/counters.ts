@@ -30,9 +30,9 @@ function memoryCounters(policies: Policy[]): Counters {
  */
 async function redisCounters(url: string, policies: Policy[], prefix: string, log: FastifyBaseLogger): Promise<Counters> {
   const redis = new Redis(url, { enableOfflineQueue: false, commandTimeout: REDIS_COMMAND_TIMEOUT_MS });
-  let state: 'connecting' | 'shared' | 'local' = 'connecting';
+  let state: 'connecting' | 'shared' | 'local' | 'closed' = 'connecting';
   const fallBack = (err?: Error) => {
-    if (state === 'local') return;
+    if (state === 'local' || state === 'closed') return;
     state = 'local';
     log.warn({ err }, 'Redis is unreachable: rate limits are counted per process until it is back');
   };
@@ -42,12 +42,15 @@ async function redisCounters(url: string, policies: Policy[], prefix: string, lo
     if (state === 'local') log.info('Redis is back: rate limits are shared again');
     state = 'shared';
   });
+  // Start with shared counters when Redis answers soon; otherwise serve now and switch when it does.
   await new Promise<void>((resolve) => {
     const timer = setTimeout(resolve, REDIS_STARTUP_WAIT_MS).unref();
-    redis.once('ready', () => {
+    const settle = () => {
       clearTimeout(timer);
+      redis.off('ready', settle).off('error', settle);
       resolve();
-    });
+    };
+    redis.once('ready', settle).once('error', settle);
   });
 
   const limiters = new Map<PolicyName, RateLimiterAbstract>(
@@ -66,7 +69,13 @@ async function redisCounters(url: string, policies: Policy[], prefix: string, lo
       }),
     ]),
   );
-  return { limiterOf: (policy) => limiters.get(policy.name)!, close: () => redis.disconnect() };
+  return {
+    limiterOf: (policy) => limiters.get(policy.name)!,
+    close: () => {
+      state = 'closed';
+      redis.disconnect();
+    },
+  };
 }
 
 export async function openCounters(config: Config, policies: Policy[], log: FastifyBaseLogger): Promise<Counters> {
