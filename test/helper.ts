@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { FastifyInstance } from 'fastify';
 import pg from 'pg';
+import { afterEach } from 'vitest';
 import { buildApp } from '../src/app.ts';
 import { loadConfig, type Config } from '../src/config.ts';
 import { bootstrap, type BootstrapOptions } from '../src/sites/bootstrap.ts';
@@ -112,6 +113,22 @@ export async function startParley(env: Record<string, string> = {}): Promise<Tes
       await app.close();
       await database.drop();
     },
+  };
+}
+
+/**
+ * For test files whose tests each start servers of their own configuration: returns startParley,
+ * and closes every server it started after each test.
+ */
+export function parleysPerTest(): (env?: Record<string, string>) => Promise<TestParley> {
+  const running: TestParley[] = [];
+  afterEach(async () => {
+    await Promise.all(running.splice(0).map((parley) => parley.close()));
+  });
+  return async (env) => {
+    const parley = await startParley(env);
+    running.push(parley);
+    return parley;
   };
 }
 

@@ -1,16 +1,8 @@
-import { afterEach, describe, expect, it } from 'vitest';
-import { pageUrl, startParley, type TestParley } from '../../test/helper.ts';
+import { describe, expect, it } from 'vitest';
+import { pageUrl, parleysPerTest, type TestParley } from '../../test/helper.ts';
 import { ConfigError, loadConfig } from '../config.ts';
 
-const running: TestParley[] = [];
-async function parleyWith(env: Record<string, string>): Promise<TestParley> {
-  const parley = await startParley(env);
-  running.push(parley);
-  return parley;
-}
-afterEach(async () => {
-  await Promise.all(running.splice(0).map((parley) => parley.close()));
-});
+const parleyWith = parleysPerTest();
 
 function guestPostFrom(parley: TestParley, siteId: string, forwardedFor: string) {
   return parley.request('POST', '/v1/comments', {

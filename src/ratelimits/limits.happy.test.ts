@@ -1,15 +1,7 @@
-import { afterEach, describe, expect, it } from 'vitest';
-import { pageUrl, startParley, type ApiResponse, type TestParley } from '../../test/helper.ts';
+import { describe, expect, it } from 'vitest';
+import { pageUrl, parleysPerTest, type ApiResponse, type TestParley } from '../../test/helper.ts';
 
-const running: TestParley[] = [];
-async function parleyWith(env: Record<string, string>): Promise<TestParley> {
-  const parley = await startParley(env);
-  running.push(parley);
-  return parley;
-}
-afterEach(async () => {
-  await Promise.all(running.splice(0).map((parley) => parley.close()));
-});
+const parleyWith = parleysPerTest();
 
 function guestPost(parley: TestParley, siteId: string, content = 'Hello from a guest') {
   return parley.request('POST', '/v1/comments', { body: { thread_url: pageUrl(), site_id: siteId, content, author_name: 'Guest' } });
