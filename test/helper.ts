@@ -17,7 +17,7 @@ import { bootstrap, type BootstrapOptions } from '../src/sites/bootstrap.ts';
 export const TEST_DATABASE_URL = process.env.PARLEY_TEST_DATABASE_URL;
 export const dialectName = TEST_DATABASE_URL ? 'postgres' : 'sqlite';
 
-async function freshDatabaseUrl(): Promise<{ url: string; drop: () => Promise<void> }> {
+export async function freshDatabaseUrl(): Promise<{ url: string; drop: () => Promise<void> }> {
   if (!TEST_DATABASE_URL) {
     const dir = mkdtempSync(join(tmpdir(), 'parley-test-'));
     return { url: `sqlite:${join(dir, 'parley.db')}`, drop: async () => rmSync(dir, { recursive: true, force: true }) };
@@ -62,6 +62,8 @@ export interface TestParley {
   request<T = any>(method: string, path: string, options?: RequestOptions): Promise<ApiResponse<T>>;
   /** A new account with one site and an admin key (what `parley bootstrap` makes). */
   newSite(options?: Partial<BootstrapOptions>): Promise<{ account_id: string; site_id: string; api_key: string }>;
+  /** Signs a site user in (POST /v1/sessions) and returns the session token. */
+  signIn(apiKey: string, siteId: string, user: { id: string; name: string; moderator?: boolean }): Promise<string>;
   close(): Promise<void>;
 }
 
@@ -76,9 +78,12 @@ const RATE_LIMITS_OFF = {
   PARLEY_RATE_LIMIT_IP_PER_MINUTE: '0',
 };
 
-/** A real Parley on a real database, listening on 127.0.0.1 at a free port. */
+/**
+ * A real Parley on a real database, listening on 127.0.0.1 at a free port. The database is a fresh
+ * one, dropped on close, unless env.DATABASE_URL names one (which the caller then owns).
+ */
 export async function startParley(env: Record<string, string> = {}): Promise<TestParley> {
-  const database = await freshDatabaseUrl();
+  const database = env.DATABASE_URL ? { url: env.DATABASE_URL, drop: async () => undefined } : await freshDatabaseUrl();
   const config = loadConfig({ LOG_LEVEL: 'silent', PORT: '0', ...RATE_LIMITS_OFF, ...env, DATABASE_URL: database.url });
   const app = await buildApp(config);
   await app.listen({ port: 0, host: '127.0.0.1' });
@@ -109,6 +114,11 @@ export async function startParley(env: Record<string, string> = {}): Promise<Tes
     config,
     request,
     newSite: (options = {}) => bootstrap(app.db.kysely, { siteName: 'Test site', plan: 'publisher', ...options }),
+    signIn: async (apiKey, siteId, user) => {
+      const response = await request<{ token: string }>('POST', '/v1/sessions', { token: apiKey, body: { site_id: siteId, user } });
+      if (response.status !== 201) throw new Error(`sign-in failed: ${response.status} ${JSON.stringify(response.body)}`);
+      return response.body.token;
+    },
     close: async () => {
       await app.close();
       await database.drop();

@@ -7,12 +7,6 @@ function guestPost(parley: TestParley, siteId: string, content = 'Hello from a g
   return parley.request('POST', '/v1/comments', { body: { thread_url: pageUrl(), site_id: siteId, content, author_name: 'Guest' } });
 }
 
-async function sessionFor(parley: TestParley, site: { site_id: string; api_key: string }, userId = 'u-1'): Promise<string> {
-  const session = await parley.request('POST', '/v1/sessions', { token: site.api_key, body: { site_id: site.site_id, user: { id: userId, name: 'Ada' } } });
-  expect(session.status).toBe(201);
-  return session.body.token;
-}
-
 function statuses(responses: ApiResponse[]): number[] {
   return responses.map((response) => response.status);
 }
@@ -92,7 +86,7 @@ describe('the session comment limit (30 an hour per user by default)', () => {
   it('refuses the 31st comment of a user, while another user of the site still posts', async () => {
     const parley = await parleyWith({ PARLEY_RATE_LIMIT_SESSION_COMMENTS_PER_HOUR: '30' });
     const site = await parley.newSite();
-    const ada = await sessionFor(parley, site, 'ada');
+    const ada = await parley.signIn(site.api_key, site.site_id, { id: 'ada', name: 'Ada' });
     const thread = pageUrl();
     const post = (token: string) => parley.request('POST', '/v1/comments', { token, body: { thread_url: thread, site_id: site.site_id, content: 'hi' } });
     const first30: ApiResponse[] = [];
@@ -106,14 +100,14 @@ describe('the session comment limit (30 an hour per user by default)', () => {
     expect(refused.body.code).toBe('rate_limited');
     expect(Number(refused.headers.get('retry-after'))).toBeGreaterThan(3500);
 
-    const grace = await sessionFor(parley, site, 'grace');
+    const grace = await parley.signIn(site.api_key, site.site_id, { id: 'grace', name: 'Grace' });
     expect((await post(grace)).status).toBe(201);
   });
 
   it('counts a session user’s other calls under the per-IP request limit', async () => {
     const parley = await parleyWith({ PARLEY_RATE_LIMIT_SESSION_COMMENTS_PER_HOUR: '30', PARLEY_RATE_LIMIT_IP_PER_MINUTE: '600' });
     const site = await parley.newSite();
-    const token = await sessionFor(parley, site);
+    const token = await parley.signIn(site.api_key, site.site_id, { id: 'ada', name: 'Ada' });
     const signOut = await parley.request('DELETE', '/v1/sessions/current', { token });
     expect(signOut.status).toBe(204);
     expect(rateHeaders(signOut)).toMatchObject({ limit: '600', remaining: '599', policy: '"ip";q=600;w=60' });
@@ -183,6 +177,27 @@ describe('what is not limited', () => {
     for (let i = 0; i < 7; i++) responses.push(await guestPost(parley, site.site_id));
     expect(statuses(responses)).toEqual(Array(7).fill(201));
     expect(responses[0].headers.get('x-ratelimit-limit')).toBeNull();
+  });
+});
+
+describe('browsers on other origins', () => {
+  it('can read a 429 and its headers, and their CORS preflights are not counted', async () => {
+    const parley = await parleyWith({ PARLEY_RATE_LIMIT_GUEST_COMMENTS_PER_HOUR: '1', PARLEY_RATE_LIMIT_IP_PER_MINUTE: '1' });
+    const site = await parley.newSite({ allowGuests: true });
+    const origin = 'https://blog.example.com';
+    for (let i = 0; i < 3; i++) {
+      const preflight = await parley.request('OPTIONS', '/v1/comments', { headers: { origin, 'access-control-request-method': 'POST' } });
+      expect(preflight.status).toBe(204);
+      expect(preflight.headers.get('x-ratelimit-limit')).toBeNull();
+    }
+    const post = () =>
+      parley.request('POST', '/v1/comments', { headers: { origin }, body: { thread_url: pageUrl(), site_id: site.site_id, content: 'hi', author_name: 'Guest' } });
+    expect((await post()).status).toBe(201);
+    const refused = await post();
+    expect(refused.status).toBe(429);
+    expect(refused.headers.get('access-control-allow-origin')).toBe('*');
+    const exposed = refused.headers.get('access-control-expose-headers')!.split(/,\s*/);
+    expect(exposed).toEqual(expect.arrayContaining(['Retry-After', 'X-RateLimit-Remaining', 'RateLimit-Policy', 'RateLimit']));
   });
 });
 

@@ -24,8 +24,13 @@ export function policiesOf(limits: Config['rateLimits']): Map<PolicyName, Policy
   return new Map(all.filter((policy) => policy.limit > 0).map((policy) => [policy.name, policy]));
 }
 
-/** Operational endpoints that load balancers and people reading the docs hit freely. */
-function isUnlimited(route: string | undefined): boolean {
+/**
+ * Operational endpoints that load balancers and people reading the docs hit freely, and CORS
+ * preflights: the browser's question before a widget request, which counts when it follows.
+ */
+function isUnlimited(request: FastifyRequest): boolean {
+  if (request.method === 'OPTIONS' && request.headers['access-control-request-method'] !== undefined) return true;
+  const route = request.routeOptions.url;
   return route === '/healthz' || route === '/readyz' || route === '/openapi.json' || route === '/docs' || !!route?.startsWith('/docs/');
 }
 
@@ -40,7 +45,7 @@ export interface Charge {
  * refused: such a request counts as its IP's, so credentials cannot be guessed at leisure.
  */
 export function chargeFor(request: FastifyRequest, caller: Caller | null, policies: Map<PolicyName, Policy>): Charge | null {
-  if (isUnlimited(request.routeOptions.url)) return null;
+  if (isUnlimited(request)) return null;
   const charge = (name: PolicyName, subject: string): Charge | null => {
     const policy = policies.get(name);
     return policy ? { policy, subject } : null;
