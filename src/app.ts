@@ -13,6 +13,7 @@ import { clientErrorProblem, frameworkErrorProblem, registerProblemHandlers } fr
 import { Problem } from './http/schemas.ts';
 import { registerNulGuard, registerValidators } from './http/validation.ts';
 import { moderationRoutes } from './moderation/routes.ts';
+import { registerRateLimits } from './ratelimits/limits.ts';
 import { sessionRoutes } from './sessions/routes.ts';
 import { siteRoutes } from './sites/routes.ts';
 import { voteRoutes } from './votes/routes.ts';
@@ -77,8 +78,14 @@ export async function buildApp(config: Config): Promise<FastifyInstance> {
   app.addHook('onSend', async (_request, reply) => {
     reply.header('x-content-type-options', 'nosniff');
   });
-  app.addHook('onRequest', async (request) => {
-    request.caller = await resolveCaller(db, credentialOf(request), request.ip);
+  const admit = await registerRateLimits(app, config);
+  app.addHook('onRequest', async (request, reply) => {
+    try {
+      request.caller = await resolveCaller(db, credentialOf(request), request.ip);
+    } finally {
+      // Also when the credential is refused: that request counts as its IP's, and may be a 429.
+      await admit(request, reply, request.caller);
+    }
   });
   registerCors(app, db);
 

@@ -27,11 +27,22 @@ export interface Config {
   webhookRetryDelaysMs: number[];
   webhookTimeoutMs: number;
   webhookAllowPrivate: boolean;
+  /** Each limit counts per window; 0 turns that limit off. */
   rateLimits: {
+    /** Requests per API key per request window, on every endpoint. */
     keyPerMinute: number;
+    /** Comment creations per session user per comment window. */
     sessionCommentsPerHour: number;
+    /** Comment creations per guest IP per comment window. */
     guestCommentsPerHour: number;
+    /** Every other request (public reads, other session calls) per client IP per request window. */
     ipPerMinute: number;
+    /** Length of the key and IP limits' window (PARLEY_RATE_LIMIT_REQUEST_WINDOW, 1m; whole seconds). */
+    requestWindowSeconds: number;
+    /** Length of the comment limits' window (PARLEY_RATE_LIMIT_COMMENT_WINDOW, 1h; whole seconds). */
+    commentWindowSeconds: number;
+    /** Prefix of the counters' keys in Redis, so deployments sharing a Redis stay apart. */
+    redisKeyPrefix: string;
   };
 }
 
@@ -69,6 +80,12 @@ function durations(env: Env, name: string, fallback: string): number[] {
   return raw.split(',').map((part) => parseDuration(name, part));
 }
 
+function windowSeconds(env: Env, name: string, fallback: string): number {
+  const ms = parseDuration(name, env[name] || fallback);
+  if (ms < 1000 || ms % 1000 !== 0) throw new ConfigError(`${name} must be whole seconds (at least 1s), got "${env[name]}"`);
+  return ms / 1000;
+}
+
 function databaseUrl(raw: string | undefined): string {
   const url = raw || 'sqlite:./data/parley.db';
   if (!/^(sqlite:|file:|postgres(ql)?:\/\/)/.test(url)) {
@@ -86,6 +103,9 @@ function trustedProxies(raw: string | undefined): string[] {
     const maxBits = family === 6 ? 128 : 32;
     if (!family || (bits !== undefined && !(/^\d+$/.test(bits) && Number(bits) <= maxBits))) {
       throw new ConfigError(`TRUST_PROXY takes proxy addresses or CIDRs separated by commas, got "${entry}"`);
+    }
+    if (bits !== undefined && Number(bits) === 0) {
+      throw new ConfigError(`TRUST_PROXY must name the proxies; "${entry}" would believe X-Forwarded-For from anyone`);
     }
   }
   return entries;
@@ -130,6 +150,9 @@ export function loadConfig(env: Env = process.env): Config {
       sessionCommentsPerHour: integer(env, 'PARLEY_RATE_LIMIT_SESSION_COMMENTS_PER_HOUR', 30),
       guestCommentsPerHour: integer(env, 'PARLEY_RATE_LIMIT_GUEST_COMMENTS_PER_HOUR', 5),
       ipPerMinute: integer(env, 'PARLEY_RATE_LIMIT_IP_PER_MINUTE', 600),
+      requestWindowSeconds: windowSeconds(env, 'PARLEY_RATE_LIMIT_REQUEST_WINDOW', '1m'),
+      commentWindowSeconds: windowSeconds(env, 'PARLEY_RATE_LIMIT_COMMENT_WINDOW', '1h'),
+      redisKeyPrefix: env.PARLEY_RATE_LIMIT_REDIS_PREFIX || 'parley:ratelimit',
     }),
   });
 }

@@ -15,7 +15,7 @@ const PREFLIGHT_HEADERS = {
   'access-control-allow-headers': 'Authorization, Content-Type',
   'access-control-max-age': '600',
 };
-const EXPOSED_HEADERS = 'Retry-After, X-RateLimit-Limit, X-RateLimit-Remaining, X-RateLimit-Reset';
+const EXPOSED_HEADERS = 'Retry-After, X-RateLimit-Limit, X-RateLimit-Remaining, X-RateLimit-Reset, RateLimit-Policy, RateLimit';
 
 /** null: the request names no site we know (its answer is an error that carries nothing of a site). */
 type Domains = string[] | null;
