@@ -6,6 +6,7 @@ import type { FastifyInstance } from 'fastify';
 import pg from 'pg';
 import { buildApp } from '../src/app.ts';
 import { loadConfig, type Config } from '../src/config.ts';
+import { postgresUrl } from '../src/db/connect.ts';
 import { bootstrap, type BootstrapOptions } from '../src/sites/bootstrap.ts';
 
 /**
@@ -13,7 +14,7 @@ import { bootstrap, type BootstrapOptions } from '../src/sites/bootstrap.ts';
  * PARLEY_TEST_DATABASE_URL points at a server (the database named there is used only to create and
  * drop the per-test ones).
  */
-export const TEST_DATABASE_URL = process.env.PARLEY_TEST_DATABASE_URL;
+export const TEST_DATABASE_URL = process.env.PARLEY_TEST_DATABASE_URL ? postgresUrl(process.env.PARLEY_TEST_DATABASE_URL) : undefined;
 export const dialectName = TEST_DATABASE_URL ? 'postgres' : 'sqlite';
 
 async function freshDatabaseUrl(): Promise<{ url: string; drop: () => Promise<void> }> {

@@ -1,4 +1,5 @@
 import { mkdirSync } from 'node:fs';
+import { userInfo } from 'node:os';
 import { dirname } from 'node:path';
 import SQLite from 'better-sqlite3';
 import { Kysely, PostgresDialect, SqliteDialect } from 'kysely';
@@ -33,6 +34,16 @@ function openSqlite(databaseUrl: string): SQLite.Database {
   return sqlite;
 }
 
+/**
+ * A postgres:// URL without a user name means "the operating-system user", as it does for psql;
+ * node-postgres would instead read $USER, which is unset under systemd and in CI containers.
+ */
+export function postgresUrl(databaseUrl: string): string {
+  const url = new URL(databaseUrl);
+  if (url.username === '') url.username = process.env.PGUSER || userInfo().username;
+  return url.href;
+}
+
 export function connect(config: DbConfig): Db {
   const dialect = dialectOf(config.databaseUrl);
   if (dialect === 'sqlite') {
@@ -41,7 +52,7 @@ export function connect(config: DbConfig): Db {
     return { kysely, dialect, close: () => kysely.destroy() };
   }
   const pool = new pg.Pool({
-    connectionString: config.databaseUrl,
+    connectionString: postgresUrl(config.databaseUrl),
     max: config.databasePoolSize,
     statement_timeout: config.databaseStatementTimeoutMs || undefined,
     ssl: config.databaseSsl ? { rejectUnauthorized: true } : undefined,
