@@ -62,6 +62,8 @@ export interface TestParley {
   request<T = any>(method: string, path: string, options?: RequestOptions): Promise<ApiResponse<T>>;
   /** A new account with one site and an admin key (what `parley bootstrap` makes). */
   newSite(options?: Partial<BootstrapOptions>): Promise<{ account_id: string; site_id: string; api_key: string }>;
+  /** Signs a site user in (POST /v1/sessions) and returns the session token. */
+  signIn(apiKey: string, siteId: string, user: { id: string; name: string; moderator?: boolean }): Promise<string>;
   close(): Promise<void>;
 }
 
@@ -98,6 +100,11 @@ export async function startParley(env: Record<string, string> = {}): Promise<Tes
     config,
     request,
     newSite: (options = {}) => bootstrap(app.db.kysely, { siteName: 'Test site', plan: 'publisher', ...options }),
+    signIn: async (apiKey, siteId, user) => {
+      const response = await request<{ token: string }>('POST', '/v1/sessions', { token: apiKey, body: { site_id: siteId, user } });
+      if (response.status !== 201) throw new Error(`sign-in failed: ${response.status} ${JSON.stringify(response.body)}`);
+      return response.body.token;
+    },
     close: async () => {
       await app.close();
       await database.drop();

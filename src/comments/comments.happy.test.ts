@@ -58,3 +58,114 @@ describe('posting and listing comments', () => {
     expect(top.replies[0].replies.map((r: any) => r.content)).toEqual(['nested']);
   });
 });
+
+describe('sorting and pages', () => {
+  it('sorts newest (default), oldest, top and best, and pages without clamping', async () => {
+    const thread = pageUrl();
+    const ids: string[] = [];
+    for (const content of ['a', 'b', 'c']) {
+      const created = await parley.request('POST', '/v1/comments', { token: site.api_key, body: { thread_url: thread, site_id: site.site_id, content } });
+      ids.push(created.body.id);
+    }
+    const voters = await Promise.all(['v1', 'v2', 'v3'].map((id) => parley.signIn(site.api_key, site.site_id, { id, name: id })));
+    const vote = (token: string, id: string, vote_type: string) => parley.request('POST', `/v1/comments/${id}/vote`, { token, body: { vote_type } });
+    // a: +1 -2 (score -1); b: +1 (score 1, wilson low); c: +3 (score 3)
+    await vote(voters[0], ids[0], 'up');
+    await vote(voters[1], ids[0], 'down');
+    await vote(voters[2], ids[0], 'down');
+    await vote(voters[0], ids[1], 'up');
+    for (const voter of voters) await vote(voter, ids[2], 'up');
+
+    const order = async (query: string) => {
+      const response = await parley.request('GET', `/v1/comments?thread_url=${encodeURIComponent(thread)}&site_id=${site.site_id}${query}`);
+      expect(response.status).toBe(200);
+      return response.body.comments.map((c: any) => c.content);
+    };
+    expect(await order('')).toEqual(['c', 'b', 'a']);
+    expect(await order('&sort=oldest')).toEqual(['a', 'b', 'c']);
+    expect(await order('&sort=top')).toEqual(['c', 'b', 'a']);
+    expect(await order('&sort=best')).toEqual(['c', 'b', 'a']);
+    expect(await order('&sort=oldest&limit=2&page=2')).toEqual(['c']);
+    const beyond = await parley.request('GET', `/v1/comments?thread_url=${encodeURIComponent(thread)}&site_id=${site.site_id}&page=9`);
+    expect(beyond.body).toEqual({ comments: [], total: 3, page: 9 });
+  });
+
+  it('answers an empty thread with an empty page', async () => {
+    const response = await parley.request('GET', `/v1/comments?thread_url=${encodeURIComponent(pageUrl())}&site_id=${site.site_id}`);
+    expect(response.body).toEqual({ comments: [], total: 0, page: 1 });
+  });
+
+  it('nests at most 500 replies per top-level comment and marks the cut; GET /:id returns them all', async () => {
+    const thread = pageUrl();
+    const root = await parley.request('POST', '/v1/comments', { token: site.api_key, body: { thread_url: thread, site_id: site.site_id, content: 'root' } });
+    const batch = 40;
+    for (let i = 0; i < 505; i += batch) {
+      await Promise.all(
+        Array.from({ length: Math.min(batch, 505 - i) }, (_, j) =>
+          parley.request('POST', '/v1/comments', { token: site.api_key, body: { thread_url: thread, site_id: site.site_id, content: `r${i + j}`, parent_id: root.body.id } }),
+        ),
+      );
+    }
+    const list = await parley.request('GET', `/v1/comments?thread_url=${encodeURIComponent(thread)}&site_id=${site.site_id}`);
+    const [top] = list.body.comments;
+    expect(top.replies).toHaveLength(500);
+    expect(top.has_more_replies).toBe(true);
+    const whole = await parley.request('GET', `/v1/comments/${root.body.id}`);
+    expect(whole.status).toBe(200);
+    expect(whole.body.replies).toHaveLength(505);
+    expect(whole.body.has_more_replies).toBe(false);
+  });
+});
+
+describe('editing and deleting', () => {
+  it('lets the author edit and marks the comment edited; others get 403', async () => {
+    const alice = await parley.signIn(site.api_key, site.site_id, { id: 'alice-edit', name: 'Alice' });
+    const bob = await parley.signIn(site.api_key, site.site_id, { id: 'bob-edit', name: 'Bob' });
+    const created = await parley.request('POST', '/v1/comments', { token: alice, body: { thread_url: pageUrl(), site_id: site.site_id, content: 'first' } });
+    expect(created.body.author_name).toBe('Alice');
+    const edited = await parley.request('PATCH', `/v1/comments/${created.body.id}`, { token: alice, body: { content: 'second' } });
+    expect(edited.status).toBe(200);
+    expect(edited.body).toMatchObject({ content: 'second', is_edited: true });
+    const stolen = await parley.request('PATCH', `/v1/comments/${created.body.id}`, { token: bob, body: { content: 'mine now' } });
+    expect(stolen.status).toBe(403);
+    expect(stolen.body.code).toBe('forbidden');
+    const byAdmin = await parley.request('PATCH', `/v1/comments/${created.body.id}`, { token: site.api_key, body: { content: 'admin edit' } });
+    expect(byAdmin.status).toBe(403);
+    const anonymous = await parley.request('PATCH', `/v1/comments/${created.body.id}`, { body: { content: 'guest edit' } });
+    expect(anonymous.status).toBe(401);
+  });
+
+  it('deletes idempotently, keeps the author or a moderator in charge, and refuses edits after', async () => {
+    const alice = await parley.signIn(site.api_key, site.site_id, { id: 'alice-del', name: 'Alice' });
+    const bob = await parley.signIn(site.api_key, site.site_id, { id: 'bob-del', name: 'Bob' });
+    const thread = pageUrl();
+    const mine = await parley.request('POST', '/v1/comments', { token: alice, body: { thread_url: thread, site_id: site.site_id, content: 'mine' } });
+    expect((await parley.request('DELETE', `/v1/comments/${mine.body.id}`, { token: bob })).status).toBe(403);
+    const first = await parley.request('DELETE', `/v1/comments/${mine.body.id}`, { token: alice });
+    expect(first.status).toBe(200);
+    expect(first.body).toMatchObject({ id: mine.body.id, content: null, is_deleted: true });
+    const again = await parley.request('DELETE', `/v1/comments/${mine.body.id}`, { token: alice });
+    expect(again.status).toBe(200);
+    expect(again.body).toEqual(first.body);
+    const edit = await parley.request('PATCH', `/v1/comments/${mine.body.id}`, { token: alice, body: { content: 'back' } });
+    expect(edit.status).toBe(409);
+    expect(edit.body.code).toBe('conflict');
+
+    const bobs = await parley.request('POST', '/v1/comments', { token: bob, body: { thread_url: thread, site_id: site.site_id, content: 'bob' } });
+    const byModeratorKey = await parley.request('DELETE', `/v1/comments/${bobs.body.id}`, { token: site.api_key });
+    expect(byModeratorKey.status).toBe(200);
+    expect(byModeratorKey.body.is_deleted).toBe(true);
+  });
+});
+
+describe('guests', () => {
+  it('posts as a guest with an optional name, pending where the site moderates guests', async () => {
+    const guarded = await parley.newSite({ moderation: 'guests' });
+    const thread = pageUrl();
+    const named = await parley.request('POST', '/v1/comments', { body: { thread_url: thread, site_id: guarded.site_id, content: 'hi', author_name: 'Visitor' } });
+    expect(named.status).toBe(201);
+    expect(named.body).toMatchObject({ author_name: 'Visitor', status: 'pending' });
+    const unnamed = await parley.request('POST', '/v1/comments', { body: { thread_url: thread, site_id: site.site_id, content: 'hi' } });
+    expect(unnamed.body).toMatchObject({ author_name: 'Anonymous', status: 'published' });
+  });
+});

@@ -25,10 +25,12 @@ function openSqlite(databaseUrl: string): SQLite.Database {
   const path = sqlitePath(databaseUrl);
   if (path !== ':memory:') mkdirSync(dirname(path), { recursive: true });
   const sqlite = new SQLite(path);
-  // WAL lets readers run beside the writer; synchronous=FULL makes every acknowledged commit
-  // survive a killed process *and* a power cut. busy_timeout lets the CLI write while a server runs.
+  // WAL lets readers run beside the writer. With synchronous=NORMAL a commit is in the WAL (the OS's
+  // page cache) before it is acknowledged: it survives a killed process, and only a power cut can
+  // roll back the last commits, never corrupt the file. FULL would fsync every commit (~10x slower).
+  // busy_timeout lets the CLI write while a server runs.
   sqlite.pragma('journal_mode = WAL');
-  sqlite.pragma('synchronous = FULL');
+  sqlite.pragma('synchronous = NORMAL');
   sqlite.pragma('busy_timeout = 5000');
   sqlite.pragma('foreign_keys = ON');
   return sqlite;

@@ -46,6 +46,10 @@ export const moderationRoutes: FastifyPluginAsyncTypebox<{ db: Db }> = async (ap
       body: Type.Optional(Type.Object({ reason: Type.Optional(Type.Union([Reason, Type.Null()])) })),
       response: { 200: Type.Object({ comment_id: Type.String(), flagged: Type.Boolean() }), ...errors },
     },
+    // The body is optional: a bare POST flags without a reason.
+    preValidation: async (request) => {
+      request.body ??= {};
+    },
     handler: (request) => flagComment(db, request.caller, request.params.id, request.body?.reason ?? null),
   });
 

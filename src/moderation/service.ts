@@ -1,10 +1,12 @@
-import { actorRef, requireCredential, type Caller } from '../auth/caller.ts';
+import { actorRef, canAccessSite, isModerator, requireCredential, type Caller } from '../auth/caller.ts';
 import type { Db } from '../db/connect.ts';
 import { forUpdate } from '../db/dialect.ts';
 import { AppError } from '../errors.ts';
 import { recordEvent } from '../events/record.ts';
 import { newId } from '../ids.ts';
+import { findComment } from '../comments/repository.ts';
 import { visibleComment } from '../comments/service.ts';
+import { findSite } from '../sites/repository.ts';
 import { eventComment, type CommentRow } from '../comments/view.ts';
 import { banAuthor, liftShadowBan } from './bans.ts';
 
@@ -50,8 +52,15 @@ export async function moderateComment(
   reason: string | null,
 ): Promise<ModerationResult> {
   requireCredential(caller);
-  const { site, viewer } = await visibleComment(db, caller, id);
-  if (!viewer.moderator) throw new AppError('forbidden', 'Moderating needs a moderator or admin credential for this site');
+  const comment = await findComment(db.kysely, id);
+  const site = comment && (await findSite(db.kysely, comment.site_id));
+  if (!comment || !site || !canAccessSite(caller, { id: site.id, account_id: site.accountId })) {
+    throw new AppError('not_found', `No comment ${id}`);
+  }
+  // Within its own site a credential learns that the comment exists, so the answer is about the role.
+  if (!isModerator(caller, { id: site.id, account_id: site.accountId })) {
+    throw new AppError('forbidden', 'Moderating needs a moderator or admin credential for this site');
+  }
   const moderatorRef = actorRef(caller)!;
   return db.kysely.transaction().execute(async (trx) => {
     const current = await forUpdate(db.dialect, trx.selectFrom('comments').selectAll().where('id', '=', id)).executeTakeFirstOrThrow();

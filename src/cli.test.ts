@@ -1,0 +1,57 @@
+import { execFile, spawn } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+import { afterAll, describe, expect, it } from 'vitest';
+
+const run = promisify(execFile);
+const dir = mkdtempSync(join(tmpdir(), 'parley-cli-'));
+const env = { ...process.env, DATABASE_URL: `sqlite:${join(dir, 'cli.db')}`, LOG_LEVEL: 'silent' };
+const parley = (...args: string[]) => run('node', ['bin/parley.js', ...args], { env });
+
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+describe('the parley CLI', () => {
+  it('bootstraps an account, creates keys and changes the plan, printing JSON', async () => {
+    const boot = JSON.parse((await parley('bootstrap', '--site-name', 'Blog', '--domain', 'blog.example.com', '--plan', 'publisher', '--moderation', 'guests', '--no-guests', '--json')).stdout);
+    expect(boot).toEqual({ account_id: expect.stringMatching(/^acct_/), site_id: expect.stringMatching(/^site_/), api_key: expect.stringMatching(/^sk_/) });
+    const key = JSON.parse((await parley('keys', 'create', '--account', boot.account_id, '--role', 'moderator', '--name', 'bot', '--site', boot.site_id, '--json')).stdout);
+    expect(key).toEqual({ key_id: expect.stringMatching(/^key_/), api_key: expect.stringMatching(/^sk_/) });
+    const plan = JSON.parse((await parley('plan', 'set', '--account', boot.account_id, '--plan', 'business')).stdout);
+    expect(plan).toMatchObject({ plan: 'business', previous_plan: 'publisher' });
+  });
+
+  it('says what is wrong in one line and exits non-zero', async () => {
+    await expect(parley('keys', 'create', '--account', 'acct_x', '--role', 'owner', '--json')).rejects.toMatchObject({
+      code: 2,
+      stderr: expect.stringContaining('--role must be one of admin, moderator, integration'),
+    });
+    await expect(run('node', ['bin/parley.js', 'migrate'], { env: { ...env, PORT: 'abc' } })).rejects.toMatchObject({
+      code: 1,
+      stderr: 'parley: PORT must be a whole number >= 0, got "abc"\n',
+    });
+  });
+
+  it('serves, bootstraps a demo site on an empty database, and exits 0 on SIGTERM', async () => {
+    const child = spawn('node', ['bin/parley.js', 'serve'], { env: { ...env, DATABASE_URL: `sqlite:${join(dir, 'serve.db')}`, PORT: '0' } });
+    let output = '';
+    child.stdout.on('data', (chunk) => (output += chunk));
+    await new Promise<void>((resolve, reject) => {
+      const timer = setTimeout(() => reject(new Error(`no start: ${output}`)), 15_000);
+      child.stdout.on('data', () => {
+        if (output.includes('PARLEY_KEY=')) {
+          clearTimeout(timer);
+          resolve();
+        }
+      });
+    });
+    const base = /PARLEY_URL=(\S+)/.exec(output)![1];
+    const key = /PARLEY_KEY=(\S+)/.exec(output)![1];
+    const sites = await fetch(`${base}/v1/sites`, { headers: { authorization: `Bearer ${key}` } });
+    expect(sites.status).toBe(200);
+    const exit = new Promise((resolve) => child.on('exit', resolve));
+    child.kill('SIGTERM');
+    expect(await exit).toBe(0);
+  });
+});

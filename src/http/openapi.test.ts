@@ -1,0 +1,42 @@
+import SwaggerParser from '@apidevtools/swagger-parser';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startParley, type TestParley } from '../../test/helper.ts';
+
+let parley: TestParley;
+beforeAll(async () => {
+  parley = await startParley();
+});
+afterAll(() => parley.close());
+
+describe('the OpenAPI document', () => {
+  it('is a valid OpenAPI 3.1 document', async () => {
+    const response = await parley.request('GET', '/openapi.json');
+    expect(response.status).toBe(200);
+    expect(response.body.openapi).toBe('3.1.0');
+    await expect(SwaggerParser.validate(structuredClone(response.body))).resolves.toBeTruthy();
+  });
+
+  it('gives every operation a response schema, and every body-taking operation a request schema', async () => {
+    const document = (await parley.request('GET', '/openapi.json')).body;
+    const operations = Object.entries(document.paths).flatMap(([path, item]: [string, any]) =>
+      Object.entries(item).map(([method, operation]: [string, any]) => ({ name: `${method.toUpperCase()} ${path}`, method, operation })),
+    );
+    expect(operations.length).toBeGreaterThanOrEqual(19);
+    for (const { name, method, operation } of operations) {
+      const success = Object.entries(operation.responses).find(([status]) => status.startsWith('2'));
+      expect(success, name).toBeDefined();
+      const [status, response] = success as [string, any];
+      if (status !== '204') expect(response.content?.['application/json']?.schema, name).toBeDefined();
+      expect(operation.responses['4XX'] ?? operation.responses['4xx'], name).toBeDefined();
+      if (['post', 'patch'].includes(method) && !/\/(vote|flag|redeliver|test)$/.test(name)) {
+        expect(operation.requestBody?.content?.['application/json']?.schema, name).toBeDefined();
+      }
+    }
+  });
+
+  it('is rendered at /docs', async () => {
+    const response = await fetch(`${parley.url}/docs/`);
+    expect(response.status).toBe(200);
+    expect(await response.text()).toContain('swagger');
+  });
+});
