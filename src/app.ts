@@ -5,6 +5,7 @@ import { CommentSchema } from './comments/schemas.ts';
 import type { Config } from './config.ts';
 import { connect, type Db } from './db/connect.ts';
 import { migrateToLatest } from './db/migrate.ts';
+import { registerCors } from './http/cors.ts';
 import { registerJsonParser } from './http/json-body.ts';
 import { registerOpenApi } from './http/openapi.ts';
 import { registerProblemHandlers } from './http/problems.ts';
@@ -14,6 +15,7 @@ import { moderationRoutes } from './moderation/routes.ts';
 import { sessionRoutes } from './sessions/routes.ts';
 import { siteRoutes } from './sites/routes.ts';
 import { voteRoutes } from './votes/routes.ts';
+import { widgetRoutes } from './widget/routes.ts';
 
 declare module 'fastify' {
   interface FastifyInstance {
@@ -59,6 +61,7 @@ export async function buildApp(config: Config): Promise<FastifyInstance> {
   app.addHook('onRequest', async (request) => {
     request.caller = await resolveCaller(db, credentialOf(request), request.ip);
   });
+  registerCors(app, db);
 
   app.get('/healthz', { schema: { hide: true } }, () => ({ status: 'ok' }));
   app.get('/readyz', { schema: { hide: true } }, async (_request, reply) => {
@@ -76,5 +79,6 @@ export async function buildApp(config: Config): Promise<FastifyInstance> {
   await app.register(moderationRoutes, deps);
   await app.register(sessionRoutes, deps);
   await app.register(siteRoutes, deps);
+  await app.register(widgetRoutes, deps);
   return app;
 }

@@ -169,3 +169,28 @@ describe('guests', () => {
     expect(unnamed.body).toMatchObject({ author_name: 'Anonymous', status: 'published' });
   });
 });
+
+describe('deep threads', () => {
+  it('nests 200 levels per response and lets a client follow a longer chain down with GET /:id', async () => {
+    const thread = pageUrl();
+    const chain: string[] = [];
+    for (let i = 0; i < 260; i++) {
+      const created = await parley.request('POST', '/v1/comments', {
+        token: site.api_key,
+        body: { thread_url: thread, site_id: site.site_id, content: `level ${i}`, parent_id: chain.at(-1) },
+      });
+      chain.push(created.body.id);
+    }
+    const depthOf = (comment: any): number => (comment.replies.length ? 1 + depthOf(comment.replies[0]) : 0);
+    const deepest = (comment: any): any => (comment.replies.length ? deepest(comment.replies[0]) : comment);
+    const list = await parley.request('GET', `/v1/comments?thread_url=${encodeURIComponent(thread)}&site_id=${site.site_id}`);
+    expect(list.status).toBe(200);
+    expect(depthOf(list.body.comments[0])).toBe(200);
+    const cutAt = deepest(list.body.comments[0]);
+    expect(cutAt).toMatchObject({ id: chain[200], has_more_replies: true });
+    const rest = await parley.request('GET', `/v1/comments/${cutAt.id}`);
+    expect(rest.status).toBe(200);
+    expect(depthOf(rest.body)).toBe(59);
+    expect(deepest(rest.body).id).toBe(chain[259]);
+  });
+});

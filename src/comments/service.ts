@@ -22,7 +22,7 @@ import {
 import { MAX_AUTHOR_NAME, MAX_CONTENT, cleanText } from './text.ts';
 import { assertAllowedHost, threadKey } from './thread-url.ts';
 import { isEmptyPlaceholder, nestReplies } from './tree.ts';
-import { eventComment, toView, type CommentRow, type CommentView } from './view.ts';
+import { authorMarks, eventComment, toView, type CommentRow, type CommentView } from './view.ts';
 import { viewerFor, type Viewer } from './visibility.ts';
 
 export interface ListQuery {
@@ -181,7 +181,7 @@ export async function createComment(db: Db, caller: Caller, input: CreateInput):
     await trx.insertInto('comments').values(row).execute();
     if (caller.kind === 'session') await recordFirstComment(trx, site, caller.userId, now);
     await recordEvent(trx, { accountId: site.accountId, siteId: site.id, type: 'comment.created', data: { comment: eventComment(row, url.href) } });
-    return toView(row, url.href);
+    return toView(row, url.href, authorMarks(author));
   });
 }
 
@@ -227,7 +227,7 @@ export async function editComment(db: Db, caller: Caller, id: string, rawContent
       .executeTakeFirst();
     if (!updated) throw new AppError('conflict', 'A deleted comment cannot be edited');
     await recordEvent(trx, { accountId: site.accountId, siteId: site.id, type: 'comment.updated', data: { comment: eventComment(updated, comment.thread_url) } });
-    return toView(updated, comment.thread_url);
+    return toView(updated, comment.thread_url, authorMarks(comment.author_ref));
   });
 }
 
@@ -243,8 +243,8 @@ export async function deleteComment(db: Db, caller: Caller, id: string): Promise
       .where('is_deleted', '=', 0)
       .returningAll()
       .executeTakeFirst();
-    if (!deleted) return toView(comment, comment.thread_url);
+    if (!deleted) return toView(comment, comment.thread_url, authorMarks(viewer.ref));
     await recordEvent(trx, { accountId: site.accountId, siteId: site.id, type: 'comment.deleted', data: { comment: eventComment(deleted, comment.thread_url) } });
-    return toView(deleted, comment.thread_url);
+    return toView(deleted, comment.thread_url, authorMarks(viewer.ref));
   });
 }

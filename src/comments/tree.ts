@@ -1,10 +1,15 @@
 import type { CommentRow, CommentView } from './view.ts';
 
+/** Levels of replies nested in one response: deep enough for any real thread, bounded for the serialiser. */
+export const MAX_NESTING = 200;
+
 /**
  * Nests replies (already filtered row by row for the viewer, oldest first, so a parent always comes
  * before its children) under their roots. A reply whose parent is not in the set is hidden by that
  * ancestor and is dropped with its subtree; a deleted reply is kept as a placeholder only while it
  * still has replies to show. `cut` names the comments whose subtree the reply cap truncated.
+ * Nesting in one response stops at MAX_NESTING levels (the comment there is marked
+ * has_more_replies), so a chain of any depth is read by following GET /v1/comments/:id down it.
  */
 export function nestReplies(
   roots: CommentView[],
@@ -12,19 +17,23 @@ export function nestReplies(
   toView: (row: CommentRow) => CommentView,
   cut: ReadonlySet<string> = new Set(),
 ): void {
-  const byId = new Map<string, CommentView>(roots.map((root) => [root.id, root]));
+  const byId = new Map<string, { view: CommentView; depth: number }>(roots.map((root) => [root.id, { view: root, depth: 0 }]));
   const nested: CommentView[] = [];
   for (const row of replies) {
     const parent = row.parent_id === null ? undefined : byId.get(row.parent_id);
     if (!parent) continue;
+    if (parent.depth === MAX_NESTING) {
+      parent.view.has_more_replies = true;
+      continue;
+    }
     const view = toView(row);
-    parent.replies.push(view);
-    byId.set(view.id, view);
+    parent.view.replies.push(view);
+    byId.set(view.id, { view, depth: parent.depth + 1 });
     nested.push(view);
   }
   for (const id of cut) {
-    const view = byId.get(id);
-    if (view) view.has_more_replies = true;
+    const entry = byId.get(id);
+    if (entry) entry.view.has_more_replies = true;
   }
   // Children come after their parents, so walking backwards settles every subtree before its parent
   // (iteratively: depth is unlimited and must not cost stack).
