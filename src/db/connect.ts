@@ -2,7 +2,7 @@ import { mkdirSync } from 'node:fs';
 import { userInfo } from 'node:os';
 import { dirname } from 'node:path';
 import SQLite from 'better-sqlite3';
-import { Kysely, PostgresDialect, SqliteDialect } from 'kysely';
+import { Kysely, PostgresDialect, SqliteDialect, type KyselyConfig } from 'kysely';
 import pg from 'pg';
 import type { Config } from '../config.ts';
 import { dialectOf, type DialectName } from './dialect.ts';
@@ -46,11 +46,12 @@ export function postgresUrl(databaseUrl: string): string {
   return url.href;
 }
 
-export function connect(config: DbConfig): Db {
+/** `log` sees every query (scripts/explain.ts collects them to check their plans). */
+export function connect(config: DbConfig, log?: KyselyConfig['log']): Db {
   const dialect = dialectOf(config.databaseUrl);
   if (dialect === 'sqlite') {
     const sqlite = openSqlite(config.databaseUrl);
-    const kysely = new Kysely<Database>({ dialect: new SqliteDialect({ database: sqlite }) });
+    const kysely = new Kysely<Database>({ dialect: new SqliteDialect({ database: sqlite }), log });
     return { kysely, dialect, close: () => kysely.destroy() };
   }
   const pool = new pg.Pool({
@@ -59,6 +60,6 @@ export function connect(config: DbConfig): Db {
     statement_timeout: config.databaseStatementTimeoutMs || undefined,
     ssl: config.databaseSsl ? { rejectUnauthorized: true } : undefined,
   });
-  const kysely = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
+  const kysely = new Kysely<Database>({ dialect: new PostgresDialect({ pool }), log });
   return { kysely, dialect, close: () => kysely.destroy() };
 }

@@ -2,6 +2,7 @@ import { Migrator, type Migration, type MigrationProvider } from 'kysely';
 import type { Db } from './connect.ts';
 import { inMigrationSession } from './dialect.ts';
 import * as initial from './migrations/0001_initial.ts';
+import * as topLevelIndexes from './migrations/0003_top_level_indexes.ts';
 
 /**
  * Migrations are listed here explicitly (no directory scan), in order. They are additive only (new
@@ -11,6 +12,7 @@ import * as initial from './migrations/0001_initial.ts';
  */
 const MIGRATIONS: Record<string, Migration> = {
   '0001_initial': initial,
+  '0003_top_level_indexes': topLevelIndexes,
 };
 
 const provider: MigrationProvider = { getMigrations: async () => MIGRATIONS };
