@@ -1,7 +1,7 @@
 import { execFile, spawn } from 'node:child_process';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { freshDatabase, type FreshDatabase } from '../test/helper.ts';
+import { freshDatabaseUrl, type FreshDatabase } from '../test/helper.ts';
 
 const run = promisify(execFile);
 let cliDatabase: FreshDatabase;
@@ -10,7 +10,7 @@ let env: NodeJS.ProcessEnv;
 const parley = (...args: string[]) => run('node', ['bin/parley.js', ...args], { env });
 
 beforeAll(async () => {
-  [cliDatabase, serveDatabase] = await Promise.all([freshDatabase(), freshDatabase()]);
+  [cliDatabase, serveDatabase] = await Promise.all([freshDatabaseUrl(), freshDatabaseUrl()]);
   env = { ...process.env, DATABASE_URL: cliDatabase.url, LOG_LEVEL: 'silent' };
 });
 afterAll(() => Promise.all([cliDatabase.drop(), serveDatabase.drop()]));

@@ -23,27 +23,28 @@ export interface FreshDatabase {
   drop(): Promise<void>;
 }
 
-async function onServer(work: (client: pg.Client) => Promise<unknown>): Promise<void> {
-  const client = new pg.Client({ connectionString: TEST_DATABASE_URL });
-  await client.connect();
-  try {
-    await work(client);
-  } finally {
-    await client.end();
-  }
-}
-
 /** An empty database of the dialect under test, for a test server, a CLI run or a migration. */
-export async function freshDatabase(): Promise<FreshDatabase> {
+export async function freshDatabaseUrl(): Promise<FreshDatabase> {
   if (!TEST_DATABASE_URL) {
     const dir = mkdtempSync(join(tmpdir(), 'parley-test-'));
     return { url: `sqlite:${join(dir, 'parley.db')}`, drop: async () => rmSync(dir, { recursive: true, force: true }) };
   }
   const name = `parley_test_${randomBytes(6).toString('hex')}`;
-  await onServer((client) => client.query(`create database ${name}`));
+  const admin = new pg.Client({ connectionString: TEST_DATABASE_URL });
+  await admin.connect();
+  await admin.query(`create database ${name}`);
+  await admin.end();
   const url = new URL(TEST_DATABASE_URL);
   url.pathname = `/${name}`;
-  return { url: url.href, drop: () => onServer((client) => client.query(`drop database if exists ${name} with (force)`)) };
+  return {
+    url: url.href,
+    drop: async () => {
+      const client = new pg.Client({ connectionString: TEST_DATABASE_URL });
+      await client.connect();
+      await client.query(`drop database if exists ${name} with (force)`);
+      await client.end();
+    },
+  };
 }
 
 export interface ApiResponse<T = any> {
@@ -75,7 +76,7 @@ export interface TestParley {
 
 /** A real Parley on a real database, listening on 127.0.0.1 at a free port. */
 export async function startParley(env: Record<string, string> = {}): Promise<TestParley> {
-  const database = await freshDatabase();
+  const database = await freshDatabaseUrl();
   const config = loadConfig({ LOG_LEVEL: 'silent', PORT: '0', ...env, DATABASE_URL: database.url });
   const app = await buildApp(config);
   await app.listen({ port: 0, host: '127.0.0.1' });

@@ -2,7 +2,7 @@ import { execFile, spawn, type ChildProcess } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { freshDatabase, type FreshDatabase } from './helper.ts';
+import { freshDatabaseUrl, type FreshDatabase } from './helper.ts';
 
 const run = promisify(execFile);
 
@@ -16,7 +16,7 @@ let server: ChildProcess;
 let exports = '';
 
 beforeAll(async () => {
-  database = await freshDatabase();
+  database = await freshDatabaseUrl();
   server = spawn('node', ['bin/parley.js', 'serve'], {
     env: { ...process.env, DATABASE_URL: database.url, PORT: '0', LOG_LEVEL: 'warn' },
   });

@@ -1,6 +1,6 @@
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { dialectName, freshDatabase, type FreshDatabase } from '../../test/helper.ts';
+import { dialectName, freshDatabaseUrl, type FreshDatabase } from '../../test/helper.ts';
 import { loadConfig } from '../config.ts';
 import { connect, type Db } from './connect.ts';
 
@@ -15,7 +15,7 @@ describe.skipIf(dialectName !== 'postgres')('PostgreSQL connection settings', ()
   };
 
   beforeAll(async () => {
-    database = await freshDatabase();
+    database = await freshDatabaseUrl();
   });
   afterAll(async () => {
     await Promise.all(opened.map((db) => db.close()));

@@ -1,7 +1,7 @@
 import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
 import { afterEach, describe, expect, it } from 'vitest';
-import { dialectName, freshDatabase, type FreshDatabase } from '../../test/helper.ts';
+import { dialectName, freshDatabaseUrl, type FreshDatabase } from '../../test/helper.ts';
 import { loadConfig } from '../config.ts';
 import { connect, type Db } from './connect.ts';
 import { migrateToLatest } from './migrate.ts';
@@ -30,7 +30,7 @@ async function appliedNames(db: Db): Promise<string[]> {
 
 describe('parley migrate', () => {
   it('applies every migration once, then reports the database up to date', async () => {
-    database = await freshDatabase();
+    database = await freshDatabaseUrl();
     const env = { ...process.env, DATABASE_URL: database.url, LOG_LEVEL: 'silent' };
     const first = await run('node', ['bin/parley.js', 'migrate'], { env });
     expect(first.stdout).toBe(`applied: ${ALL_MIGRATIONS.join(', ')}\n`);
@@ -39,7 +39,7 @@ describe('parley migrate', () => {
   });
 
   it('run by three processes at once on a fresh database: all succeed, one applies the set', async () => {
-    database = await freshDatabase();
+    database = await freshDatabaseUrl();
     const env = { ...process.env, DATABASE_URL: database.url, LOG_LEVEL: 'silent' };
     const outputs = await Promise.all([1, 2, 3].map(() => run('node', ['bin/parley.js', 'migrate'], { env })));
     const stdout = outputs.map((output) => output.stdout).sort();
@@ -50,7 +50,7 @@ describe('parley migrate', () => {
   // Pools in one process race for real (processes rarely overlap: start-up takes longer than the
   // migrations). On SQLite a lock wait blocks the whole process, so this race needs PostgreSQL.
   it.skipIf(dialectName !== 'postgres')('from four instances starting together: all succeed, one applies the set', async () => {
-    database = await freshDatabase();
+    database = await freshDatabaseUrl();
     const url = database.url;
     const instances = [1, 2, 3, 4].map(() => open(url));
     const results = await Promise.all(instances.map((db) => migrateToLatest(db)));
