@@ -15,6 +15,9 @@ import { moderationRoutes } from './moderation/routes.ts';
 import { sessionRoutes } from './sessions/routes.ts';
 import { siteRoutes } from './sites/routes.ts';
 import { voteRoutes } from './votes/routes.ts';
+import { webhookRoutes } from './webhooks/routes.ts';
+import { deliveryPolicy } from './webhooks/service.ts';
+import { startDeliveryWorker, type DeliveryWorker } from './webhooks/worker.ts';
 import { widgetRoutes } from './widget/routes.ts';
 
 declare module 'fastify' {
@@ -79,6 +82,14 @@ export async function buildApp(config: Config): Promise<FastifyInstance> {
   await app.register(moderationRoutes, deps);
   await app.register(sessionRoutes, deps);
   await app.register(siteRoutes, deps);
+  await app.register(webhookRoutes, deps);
   await app.register(widgetRoutes, deps);
+
+  // Hooks run in reverse order on close: the worker drains its attempts before the database closes.
+  let worker: DeliveryWorker | undefined;
+  app.addHook('onReady', async () => {
+    worker = startDeliveryWorker(db, deliveryPolicy(config), app.log);
+  });
+  app.addHook('onClose', () => worker?.stop());
   return app;
 }

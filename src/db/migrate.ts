@@ -2,16 +2,19 @@ import { Migrator, type Migration, type MigrationProvider } from 'kysely';
 import type { Db } from './connect.ts';
 import { inMigrationSession } from './dialect.ts';
 import * as initial from './migrations/0001_initial.ts';
+import * as webhookDeliveries from './migrations/0002_webhook_deliveries.ts';
 import * as topLevelIndexes from './migrations/0003_top_level_indexes.ts';
 
 /**
  * Migrations are listed here explicitly (no directory scan), in order. They are additive only (new
- * tables, new nullable or defaulted columns, new indexes; never a rename, drop or type change), so
- * a migration can run while instances of the previous version still serve. They run under a lock
- * (see inMigrationSession), so two instances starting at once do not both migrate.
+ * tables, new nullable or defaulted columns, new indexes; never a rename, drop or type change of a
+ * table or column the previous release uses), so a migration can run while instances of the
+ * previous version still serve. They run under a lock (see inMigrationSession), so two instances
+ * starting at once do not both migrate.
  */
 const MIGRATIONS: Record<string, Migration> = {
   '0001_initial': initial,
+  '0002_webhook_deliveries': webhookDeliveries,
   '0003_top_level_indexes': topLevelIndexes,
 };
 
