@@ -1,8 +1,8 @@
 /**
- * Query plans at scale, on PostgreSQL: seeds 1,000,000 comments (and 1,000,000 votes) into a fresh
- * database with INSERT … SELECT generate_series, VACUUM ANALYZEs, then runs Parley's own list, reply,
- * subtree, vote and moderation paths with every query captured, and EXPLAINs each one. A sequential
- * scan of a large table fails the run (exit 1).
+ * Query plans at scale, on PostgreSQL: seeds 1,000,000 comments, as many votes and as many webhook
+ * deliveries into a fresh database with INSERT … SELECT generate_series, VACUUM ANALYZEs, then runs
+ * Parley's own list, reply, subtree, vote, moderation and delivery-claim paths with every query
+ * captured, and EXPLAINs each one. A sequential scan of a large table fails the run (exit 1).
  *
  *   node --import tsx scripts/explain.ts [postgres://server/db] [--keep] [--comments=1000000]
  *
@@ -21,6 +21,7 @@ import { migrateToLatest } from '../src/db/migrate.ts';
 import { flagComment, moderateComment } from '../src/moderation/service.ts';
 import { bootstrap } from '../src/sites/bootstrap.ts';
 import { setVote, toggleReaction } from '../src/votes/service.ts';
+import { claim, dueCandidates } from '../src/webhooks/repository.ts';
 
 const args = process.argv.slice(2);
 const keep = args.includes('--keep');
@@ -76,7 +77,7 @@ async function seed(db: Kysely<Database>, siteId: string): Promise<void> {
   // Loading without the secondary indexes and building them afterwards is several times faster.
   const { rows: indexes } = await sql<{ name: string; definition: string }>`
     select i.indexrelid::regclass::text as name, pg_get_indexdef(i.indexrelid) as definition
-    from pg_index i where i.indrelid in ('comments'::regclass, 'votes'::regclass) and not i.indisprimary and not i.indisunique`.execute(db);
+    from pg_index i where i.indrelid in ('comments'::regclass, 'votes'::regclass, 'webhook_deliveries'::regclass) and not i.indisprimary and not i.indisunique`.execute(db);
   for (const index of indexes) await sql`drop index ${sql.raw(index.name)}`.execute(db);
   await sql`insert into threads (id, site_id, url_key, created_at)
     select 'thr_' || lpad(t::text, 8, '0'), ${siteId}, 'https://blog.example.com/posts/' || t, ${now}
@@ -107,6 +108,16 @@ async function seed(db: Kysely<Database>, siteId: string): Promise<void> {
        from generate_series(1, ${VOTES - 20_000}) j
        union all
        select ${commentId('1')}, 'voter_' || v, 1, 0, '${now}' from generate_series(1, 20000) v`,
+    )
+    .execute(db));
+  // Webhook deliveries: nearly all done, a thousand due now, a thousand due later.
+  await timed(`${COMMENTS} webhook deliveries`, sql
+    .raw(
+      `insert into webhook_deliveries (id, site_id, event_id, event, body, state, attempt_count, run_attempts, is_test, next_attempt_at, lease_until, created_at)
+       select 'del_' || lpad(d::text, 26, '0'), '${siteId}', 'evt_' || d, 'comment.created', '{}',
+         case when d % 1000 = 1 then 'pending' when d % 1000 = 2 then 'pending' else 'succeeded' end, 1, 1, 0,
+         case when d % 1000 = 1 then ${isoTime('d')} when d % 1000 = 2 then '2999-01-01T00:00:00.000Z' end, null, ${isoTime('d')}
+       from generate_series(1, ${COMMENTS}) d`,
     )
     .execute(db));
   await sql`set maintenance_work_mem = '256MB'`.execute(db);
@@ -202,8 +213,11 @@ async function main(): Promise<number> {
     scenarios.push(['reply', () => createComment(db, user, { thread_url: bigThread, site_id: site.site_id, content: 'A reply', parent_id: reply })]);
     scenarios.push(['moderate (approve)', () => moderateComment(db, admin, pending, 'approve', null)]);
     scenarios.push(['flag', () => flagComment(db, guest, top, 'spam')]);
-    // Webhook delivery: the worker's claim of due deliveries belongs here as one more scenario
-    // (seed pending deliveries above, then call the worker's own claim function).
+    scenarios.push(['claim webhook deliveries', async () => {
+      const now = new Date().toISOString();
+      const due = await dueCandidates(db.kysely, now, [], 50);
+      await claim(db, due.map((candidate) => candidate.id), now, new Date(Date.now() + 60_000).toISOString());
+    }]);
 
     for (const [label, run] of scenarios) {
       scenario = label;
