@@ -43,6 +43,16 @@ describe.skipIf(dialectName !== 'postgres')('PostgreSQL connection settings', ()
     expect(new Set(sessions.map((result) => result.rows[0].pid)).size).toBe(2);
   });
 
+  it('survives the server closing an idle connection, and opens a new one', async () => {
+    const db = open({});
+    const first = await sql<{ pid: number }>`select pg_backend_pid() as pid`.execute(db.kysely);
+    const admin = open({});
+    await sql`select pg_terminate_backend(${first.rows[0].pid})`.execute(admin.kysely);
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    const next = await sql<{ pid: number }>`select pg_backend_pid() as pid`.execute(db.kysely);
+    expect(next.rows[0].pid).not.toBe(first.rows[0].pid);
+  });
+
   it('PARLEY_DATABASE_SSL=true never falls back to an unencrypted connection', async () => {
     // The test server runs without TLS (or with a certificate nobody trusts): no connection at all.
     const db = open({ PARLEY_DATABASE_SSL: 'true' });

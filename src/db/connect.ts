@@ -60,6 +60,9 @@ export function connect(config: DbConfig, log?: KyselyConfig['log']): Db {
     statement_timeout: config.databaseStatementTimeoutMs || undefined,
     ssl: config.databaseSsl ? { rejectUnauthorized: true } : undefined,
   });
+  // The server may close an idle connection (restart, failover, pg_terminate_backend): the pool
+  // drops it and opens another when needed. Unlistened, that 'error' event would end the process.
+  pool.on('error', () => undefined);
   const kysely = new Kysely<Database>({ dialect: new PostgresDialect({ pool }), log });
   return { kysely, dialect, close: () => kysely.destroy() };
 }
