@@ -1,7 +1,8 @@
 import { mkdirSync } from 'node:fs';
+import { userInfo } from 'node:os';
 import { dirname } from 'node:path';
 import SQLite from 'better-sqlite3';
-import { Kysely, PostgresDialect, SqliteDialect } from 'kysely';
+import { Kysely, PostgresDialect, SqliteDialect, type KyselyConfig } from 'kysely';
 import pg from 'pg';
 import type { Config } from '../config.ts';
 import { dialectOf, type DialectName } from './dialect.ts';
@@ -35,19 +36,33 @@ function openSqlite(databaseUrl: string): SQLite.Database {
   return sqlite;
 }
 
-export function connect(config: DbConfig): Db {
+/**
+ * A postgres:// URL without a user name means "the operating-system user", as it does for psql;
+ * node-postgres would instead read $USER, which is unset under systemd and in CI containers.
+ */
+export function postgresUrl(databaseUrl: string): string {
+  const url = new URL(databaseUrl);
+  if (url.username === '') url.username = process.env.PGUSER || userInfo().username;
+  return url.href;
+}
+
+/** `log` sees every query (scripts/explain.ts collects them to check their plans). */
+export function connect(config: DbConfig, log?: KyselyConfig['log']): Db {
   const dialect = dialectOf(config.databaseUrl);
   if (dialect === 'sqlite') {
     const sqlite = openSqlite(config.databaseUrl);
-    const kysely = new Kysely<Database>({ dialect: new SqliteDialect({ database: sqlite }) });
+    const kysely = new Kysely<Database>({ dialect: new SqliteDialect({ database: sqlite }), log });
     return { kysely, dialect, close: () => kysely.destroy() };
   }
   const pool = new pg.Pool({
-    connectionString: config.databaseUrl,
+    connectionString: postgresUrl(config.databaseUrl),
     max: config.databasePoolSize,
     statement_timeout: config.databaseStatementTimeoutMs || undefined,
     ssl: config.databaseSsl ? { rejectUnauthorized: true } : undefined,
   });
-  const kysely = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
+  // The server may close an idle connection (restart, failover, pg_terminate_backend): the pool
+  // drops it and opens another when needed. Unlistened, that 'error' event would end the process.
+  pool.on('error', () => undefined);
+  const kysely = new Kysely<Database>({ dialect: new PostgresDialect({ pool }), log });
   return { kysely, dialect, close: () => kysely.destroy() };
 }
