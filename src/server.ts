@@ -9,7 +9,7 @@ import { bootstrapDemoIfEmpty } from './sites/bootstrap.ts';
  */
 export async function serve(config: Config): Promise<FastifyInstance> {
   const app = await buildApp(config);
-  const demo = await bootstrapDemoIfEmpty(app.db.kysely);
+  const demo = await bootstrapDemoIfEmpty(app.db);
   await app.listen({ port: config.port, host: config.host });
   if (demo) {
     const base = `http://${config.host}:${(app.server.address() as { port: number }).port}`;

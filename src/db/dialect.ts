@@ -1,4 +1,6 @@
+import SQLite from 'better-sqlite3';
 import { sql, type Kysely, type SelectQueryBuilder, type Transaction } from 'kysely';
+import pg from 'pg';
 import type { Database } from './schema.ts';
 
 /**
@@ -71,14 +73,55 @@ export async function inMigrationSession<T>(
         await sql`reset statement_timeout`.execute(session);
       }
     }
-    await sql`begin immediate`.execute(session);
-    try {
-      const result = await work(session);
-      await sql`commit`.execute(session);
-      return result;
-    } catch (error) {
-      await sql`rollback`.execute(session);
-      throw error;
-    }
+    return immediateTransaction(session, () => work(session));
   });
+}
+
+/**
+ * SQLite: a transaction that holds the database's one write lock from its start. A deferred one
+ * would read first and then could not upgrade once another process had written (SQLITE_BUSY).
+ */
+async function immediateTransaction<T>(session: Kysely<Database>, work: () => Promise<T>): Promise<T> {
+  await sql`begin immediate`.execute(session);
+  try {
+    const result = await work();
+    await sql`commit`.execute(session);
+    return result;
+  } catch (error) {
+    await sql`rollback`.execute(session);
+    throw error;
+  }
+}
+
+/**
+ * A transaction that no other process's exclusive transaction of the same `name` runs beside: for
+ * a check-then-write that must happen once however many instances start together (the demo site).
+ * PostgreSQL takes a transaction-scoped advisory lock on the name; SQLite takes its write lock.
+ * `work` must not open a transaction of its own.
+ */
+export function exclusiveTransaction<T>(
+  kysely: Kysely<Database>,
+  dialect: DialectName,
+  name: string,
+  work: (trx: Kysely<Database>) => Promise<T>,
+): Promise<T> {
+  if (dialect === 'postgres') {
+    return kysely.transaction().execute(async (trx) => {
+      await sql`select pg_advisory_xact_lock(hashtextextended(${name}, 0))`.execute(trx);
+      return work(trx);
+    });
+  }
+  return kysely.connection().execute((session) => immediateTransaction(session, () => work(session)));
+}
+
+/**
+ * The database gave up on a statement because it was busy, not because the request was wrong:
+ * PostgreSQL's statement_timeout (query_canceled), or SQLite still locked after busy_timeout
+ * (SQLITE_BUSY and its extended codes).
+ * Worth answering 503 with a Retry-After rather than 500.
+ */
+export function isDatabaseBusy(error: unknown): boolean {
+  const code = (error as { code?: unknown } | null)?.code;
+  if (error instanceof pg.DatabaseError) return code === '57014';
+  return error instanceof SQLite.SqliteError && typeof code === 'string' && code.startsWith('SQLITE_BUSY');
 }
