@@ -15,6 +15,7 @@ export const ERROR_STATUS = {
   request_timeout: 408,
   headers_too_large: 431,
   internal: 500,
+  service_unavailable: 503,
 } as const;
 
 export type ErrorCode = keyof typeof ERROR_STATUS;
@@ -35,6 +36,7 @@ const TITLES: Record<ErrorCode, string> = {
   request_timeout: 'Request timeout',
   headers_too_large: 'Request header fields too large',
   internal: 'Internal server error',
+  service_unavailable: 'Service unavailable',
 };
 
 export interface FieldError {

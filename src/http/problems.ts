@@ -1,9 +1,12 @@
 import { STATUS_CODES } from 'node:http';
 import type { Socket } from 'node:net';
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { isDatabaseBusy } from '../db/dialect.ts';
 import { AppError, toProblem, type ErrorCode, type FieldError } from '../errors.ts';
 
 export const PROBLEM_CONTENT_TYPE = 'application/problem+json';
+/** When a client may try again after the database was too busy to answer (seconds). */
+export const BUSY_RETRY_AFTER_SECONDS = 5;
 
 export function sendProblem(reply: FastifyReply, code: ErrorCode, detail: string, errors?: FieldError[]) {
   const problem = toProblem(code, detail, errors);
@@ -50,6 +53,12 @@ export function registerProblemHandlers(app: FastifyInstance): void {
     }
     if (error.statusCode && error.statusCode >= 400 && error.statusCode < 500) {
       return sendProblem(reply, error.statusCode === 404 ? 'not_found' : 'validation_failed', error.message);
+    }
+    if (isDatabaseBusy(error)) {
+      // Overload, not a bug: the request may well succeed later, so say when rather than 500.
+      request.log.warn({ err: error }, 'database too busy to answer (statement time-out or lock wait); answered 503');
+      reply.header('Retry-After', BUSY_RETRY_AFTER_SECONDS);
+      return sendProblem(reply, 'service_unavailable', `The database is busy; retry in ${BUSY_RETRY_AFTER_SECONDS} s`);
     }
     request.log.error({ err: error }, 'unhandled error');
     return sendProblem(reply, 'internal', 'Something went wrong on our side; it has been logged');
