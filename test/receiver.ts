@@ -7,10 +7,17 @@ export interface Received {
   body: any;
   /** Milliseconds since the epoch when the request had fully arrived. */
   at: number;
+  /** The sender closed the connection before the answer was sent (it timed out or died). */
+  abandoned: boolean;
 }
 
-/** What the receiver does with the n-th request (0-based): answer with a status, or never answer. */
-export type Behaviour = (index: number, received: Received) => number | 'hang' | { status: number; headers: Record<string, string> };
+type Answer = number | 'hang' | { status: number; headers: Record<string, string> };
+
+/**
+ * What the receiver does with the n-th request (0-based): answer with a status, never answer, or
+ * answer once a promise settles (a slow receiver).
+ */
+export type Behaviour = (index: number, received: Received) => Answer | Promise<Answer>;
 
 export interface Receiver {
   url: string;
@@ -36,16 +43,21 @@ export async function startReceiver(behaviour: Behaviour = () => 200): Promise<R
       } catch {
         // keep the text
       }
-      const entry: Received = { headers: request.headers, raw, body, at: Date.now() };
+      const entry: Received = { headers: request.headers, raw, body, at: Date.now(), abandoned: false };
+      response.once('close', () => {
+        if (!response.writableFinished) entry.abandoned = true;
+      });
       const index = received.push(entry) - 1;
       waiters.splice(0).forEach((wake) => wake());
-      const answer = behaviour(index, entry);
-      if (answer === 'hang') {
-        hanging.push(response);
-        return;
-      }
-      const { status, headers } = typeof answer === 'number' ? { status: answer, headers: {} } : answer;
-      response.writeHead(status, { 'content-type': 'application/json', ...headers }).end('{"received":true}');
+      void Promise.resolve(behaviour(index, entry)).then((answer) => {
+        if (answer === 'hang') {
+          hanging.push(response);
+          return;
+        }
+        if (response.destroyed) return;
+        const { status, headers } = typeof answer === 'number' ? { status: answer, headers: {} } : answer;
+        response.writeHead(status, { 'content-type': 'application/json', ...headers }).end('{"received":true}');
+      });
     });
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
