@@ -69,15 +69,13 @@ export function startDeliveryWorker(db: Db, policy: DeliveryPolicy, log: Fastify
       const candidates = await dueCandidates(db.kysely, now.toISOString(), excluded, limit);
       const picked: Candidate[] = [];
       const pickedPerHost = new Map<string, number>();
-      let learned = false;
+      const leftOut: Candidate[] = [];
       for (const candidate of candidates) {
         if (picked.length === free) break;
         const host = hostOf(candidate.url);
         const load = (perHost.get(host) ?? 0) + (pickedPerHost.get(host) ?? 0);
         if (load >= MAX_IN_FLIGHT_PER_HOST) {
-          const sites = waitingSites.get(host) ?? new Set<string>();
-          waitingSites.set(host, sites.add(candidate.siteId));
-          learned = true;
+          leftOut.push(candidate);
           continue;
         }
         picked.push(candidate);
@@ -87,6 +85,16 @@ export function startDeliveryWorker(db: Db, policy: DeliveryPolicy, log: Fastify
       const claimed = await claim(db, picked.map((c) => c.id), now.toISOString(), leaseUntil);
       const byId = new Map(picked.map((c) => [c.id, c]));
       for (const delivery of claimed) start(delivery, byId.get(delivery.id)!);
+      // A site waits only for a host that is full with this worker's own attempts, whose ends clear
+      // the wait. Picks another instance claimed first leave the host with room: the next poll
+      // tries again (waiting then would starve this worker of that site for good).
+      let learned = false;
+      for (const candidate of leftOut) {
+        const host = hostOf(candidate.url);
+        if (!isFull(host)) continue;
+        waitingSites.set(host, (waitingSites.get(host) ?? new Set<string>()).add(candidate.siteId));
+        learned = true;
+      }
       if (!learned || candidates.length < limit) return;
     }
   }
