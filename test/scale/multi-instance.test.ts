@@ -244,5 +244,5 @@ describe.skipIf(dialectName !== 'postgres')('two instances on one PostgreSQL and
     // The killed attempts were never recorded: the log shows one attempt, the one that succeeded.
     expect(log.map((d) => [d.state, d.attempts.map((attempt: any) => attempt.status_code)])).toEqual(Array(total).fill(['succeeded', [200]]));
     expect(b.process.exitCode).toBeNull();
-  });
+  }, 60_000);
 });
