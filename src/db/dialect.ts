@@ -116,9 +116,9 @@ export function exclusiveTransaction<T>(
 
 /**
  * The database gave up on a statement because it was busy, not because the request was wrong:
- * PostgreSQL's statement_timeout (query_canceled), or SQLite still locked after busy_timeout
- * (SQLITE_BUSY and its extended codes).
- * Worth answering 503 with a Retry-After rather than 500.
+ * PostgreSQL's statement_timeout (query_canceled), or a SQLite write that did not get the write
+ * lock (SQLITE_BUSY and its extended codes: after busy_timeout, or at once when a transaction that
+ * has read cannot upgrade). Worth answering 503 with a Retry-After rather than 500.
  */
 export function isDatabaseBusy(error: unknown): boolean {
   const code = (error as { code?: unknown } | null)?.code;
