@@ -11,14 +11,20 @@ export type Sort = (typeof SORTS)[number];
 export const LIST_REPLY_CAP = 500;
 export const SUBTREE_CAP = 10_000;
 
-export async function findThreadId(db: Kysely<Database>, siteId: string, urlKey: string): Promise<string | undefined> {
-  const thread = await db
+export interface Thread {
+  id: string;
+  site_id: string;
+  public_total: number;
+  all_total: number;
+}
+
+export async function findThread(db: Kysely<Database>, siteId: string, urlKey: string): Promise<Thread | undefined> {
+  return db
     .selectFrom('threads')
-    .select('id')
+    .select(['id', 'site_id', 'public_total', 'all_total'])
     .where('site_id', '=', siteId)
     .where('url_key', '=', urlKey)
     .executeTakeFirst();
-  return thread?.id;
 }
 
 export async function findComment(db: Kysely<Database>, id: string) {
@@ -48,37 +54,53 @@ export async function isVisible(db: Kysely<Database>, viewer: Viewer, id: string
   return toCount(result.rows[0]?.hidden) === 0;
 }
 
-function listable(viewer: Viewer) {
+/** Whether a top-level comment `c` is in the viewer's list (stored per row for the public and moderators). */
+export function listable(viewer: Viewer) {
   // A deleted top-level comment stays as a placeholder while a live reply below it is visible.
   return sql<boolean>`(${visibleTo(viewer, 'c')} and (c.is_deleted = 0 or exists (
     select 1 from comments d where d.root_id = c.id and d.id <> c.id and d.is_deleted = 0
       and ${visibleTo(viewer, 'd')})))`;
 }
 
+/**
+ * A page of the thread's top-level comments for the viewer, and how many there are. The public and
+ * moderators read the stored listing (an index range and a counter); anyone else sees the public's
+ * list plus what only they may see, which can only be under their own comments.
+ */
 export async function listTopLevel(
   db: Kysely<Database>,
   viewer: Viewer,
-  threadId: string,
+  thread: Thread,
   sort: Sort,
   page: number,
   limit: number,
 ): Promise<{ rows: CommentRow[]; total: number }> {
-  const base = db
-    .selectFrom('comments as c')
-    .where('c.thread_id', '=', threadId)
-    .where('c.parent_id', 'is', null)
-    .where(listable(viewer));
-  let pageQuery = base.selectAll('c');
+  const base = db.selectFrom('comments as c').where('c.thread_id', '=', thread.id).where('c.parent_id', 'is', null);
+  const stored = viewer.moderator ? 'c.listed_all' : viewer.ref === null ? 'c.listed_public' : null;
+  let pageQuery = (stored ? base.where(stored, '=', 1) : base.where(listable(viewer))).selectAll('c');
   const direction = sort === 'oldest' ? 'asc' : 'desc';
   if (sort === 'top') pageQuery = pageQuery.orderBy('c.score', 'desc');
   if (sort === 'best') pageQuery = pageQuery.orderBy('c.wilson', 'desc');
   if (sort === 'top' || sort === 'best') pageQuery = pageQuery.orderBy('c.id', 'desc');
   else pageQuery = pageQuery.orderBy('c.created_at', direction).orderBy('c.id', direction);
-  const [rows, count] = await Promise.all([
-    pageQuery.limit(limit).offset((page - 1) * limit).execute(),
-    base.select((eb) => eb.fn.countAll<number>().as('total')).executeTakeFirstOrThrow(),
+  const rows = pageQuery.limit(limit).offset((page - 1) * limit).execute();
+  if (stored) return { rows: await rows, total: Number(viewer.moderator ? thread.all_total : thread.public_total) };
+  const ownRoots = db
+    .selectFrom('comments as a')
+    .select('a.root_id')
+    .where('a.site_id', '=', thread.site_id)
+    .where('a.author_ref', '=', viewer.ref)
+    .where('a.thread_id', '=', thread.id);
+  const [pageRows, extra] = await Promise.all([
+    rows,
+    base
+      .where('c.listed_public', '=', 0)
+      .where('c.id', 'in', ownRoots)
+      .where(listable(viewer))
+      .select((eb) => eb.fn.countAll<number>().as('n'))
+      .executeTakeFirstOrThrow(),
   ]);
-  return { rows, total: toCount(count.total) };
+  return { rows: pageRows, total: Number(thread.public_total) + toCount(extra.n) };
 }
 
 /**

@@ -1,15 +1,19 @@
 import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
 import SQLite from 'better-sqlite3';
-import { Kysely, PostgresDialect, SqliteDialect } from 'kysely';
+import { Kysely, PostgresDialect } from 'kysely';
 import pg from 'pg';
 import type { Config } from '../config.ts';
+import { ChangeFeed } from './changes.ts';
+import { groupCommitDialect, GroupCommitSqlite } from './sqlite-driver.ts';
 import { dialectOf, type DialectName } from './dialect.ts';
 import type { Database } from './schema.ts';
 
 export interface Db {
   kysely: Kysely<Database>;
   dialect: DialectName;
+  /** Write paths announce the threads they changed here, after commit (caches listen). */
+  changes: ChangeFeed;
   close(): Promise<void>;
 }
 
@@ -20,8 +24,7 @@ export function sqlitePath(databaseUrl: string): string {
   return path === '' ? ':memory:' : path;
 }
 
-function openSqlite(databaseUrl: string): SQLite.Database {
-  const path = sqlitePath(databaseUrl);
+function openSqlite(path: string): SQLite.Database {
   if (path !== ':memory:') mkdirSync(dirname(path), { recursive: true });
   const sqlite = new SQLite(path);
   // WAL lets readers run beside the writer. With synchronous=NORMAL a commit is in the WAL (the OS's
@@ -32,15 +35,24 @@ function openSqlite(databaseUrl: string): SQLite.Database {
   sqlite.pragma('synchronous = NORMAL');
   sqlite.pragma('busy_timeout = 5000');
   sqlite.pragma('foreign_keys = ON');
+  // The default 2 MB page cache thrashes once the indexes of a large thread outgrow it.
+  sqlite.pragma('cache_size = -32768');
   return sqlite;
+}
+
+async function closeBoth(kysely: Kysely<Database>, changes: ChangeFeed): Promise<void> {
+  await changes.close();
+  await kysely.destroy();
 }
 
 export function connect(config: DbConfig): Db {
   const dialect = dialectOf(config.databaseUrl);
   if (dialect === 'sqlite') {
-    const sqlite = openSqlite(config.databaseUrl);
-    const kysely = new Kysely<Database>({ dialect: new SqliteDialect({ database: sqlite }) });
-    return { kysely, dialect, close: () => kysely.destroy() };
+    const path = sqlitePath(config.databaseUrl);
+    const sqlite = new GroupCommitSqlite(() => openSqlite(path), path === ':memory:');
+    const kysely = new Kysely<Database>({ dialect: groupCommitDialect(sqlite) });
+    const changes = new ChangeFeed();
+    return { kysely, dialect, changes, close: () => closeBoth(kysely, changes) };
   }
   const pool = new pg.Pool({
     connectionString: config.databaseUrl,
@@ -49,5 +61,6 @@ export function connect(config: DbConfig): Db {
     ssl: config.databaseSsl ? { rejectUnauthorized: true } : undefined,
   });
   const kysely = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
-  return { kysely, dialect, close: () => kysely.destroy() };
+  const changes = new ChangeFeed();
+  return { kysely, dialect, changes, close: () => closeBoth(kysely, changes) };
 }

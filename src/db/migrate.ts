@@ -1,6 +1,7 @@
 import { Migrator, type Migration, type MigrationProvider } from 'kysely';
 import type { Db } from './connect.ts';
 import * as initial from './migrations/0001_initial.ts';
+import * as threadListing from './migrations/0003_thread_listing.ts';
 
 /**
  * Migrations are listed here explicitly (no directory scan), in order. They are additive, so a
@@ -9,6 +10,7 @@ import * as initial from './migrations/0001_initial.ts';
  */
 const MIGRATIONS: Record<string, Migration> = {
   '0001_initial': initial,
+  '0003_thread_listing': threadListing,
 };
 
 const provider: MigrationProvider = { getMigrations: async () => MIGRATIONS };

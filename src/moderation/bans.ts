@@ -4,6 +4,7 @@ import { AppError } from '../errors.ts';
 import { recordEvent } from '../events/record.ts';
 import { newId } from '../ids.ts';
 import type { Site } from '../sites/repository.ts';
+import { refreshListing } from '../comments/listing.ts';
 
 export const BAN_TYPES = ['ban', 'shadow_ban'] as const;
 export type BanType = (typeof BAN_TYPES)[number];
@@ -66,6 +67,7 @@ export async function banAuthor(
       .where('status', '=', 'published')
       .where('moderation_status', 'is', null)
       .execute();
+    await refreshAuthorsThreads(trx, site.id, authorRef);
   }
   const user = await userPayload(trx, authorRef);
   await recordEvent(trx, { accountId: site.accountId, siteId: site.id, type: 'user.banned', data: { user, ban_type: type, reason } });
@@ -87,5 +89,12 @@ export async function liftShadowBan(trx: Transaction<Database>, siteId: string, 
     .where('author_ref', '=', authorRef)
     .where('moderation_status', '=', 'shadow_banned')
     .execute();
+  await refreshAuthorsThreads(trx, siteId, authorRef);
   return Number(removed.numDeletedRows) > 0;
+}
+
+/** The lists an author's comments appear in, after their visibility changed all at once. */
+async function refreshAuthorsThreads(trx: Transaction<Database>, siteId: string, authorRef: string): Promise<void> {
+  const roots = await trx.selectFrom('comments').select('root_id').distinct().where('site_id', '=', siteId).where('author_ref', '=', authorRef).execute();
+  await refreshListing(trx, roots.map((r) => r.root_id));
 }

@@ -85,6 +85,7 @@ export const moderationRoutes: FastifyPluginAsyncTypebox<{ db: Db }> = async (ap
       const keyId = request.caller.keyId;
       const ban = await db.kysely.transaction().execute((trx) => banAuthor(trx, site, userId, type, reason, keyId));
       if (!ban) throw new AppError('conflict', `User ${userId} already has a ${type} on this site`);
+      if (type === 'shadow_ban') db.changes.siteChanged(site.id);
       return reply.code(201).send(ban);
     },
   });

@@ -1,0 +1,293 @@
+import { createHash, randomBytes } from 'node:crypto';
+import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { cpus, loadavg, tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { parseArgs } from 'node:util';
+import autocannon from 'autocannon';
+import pg from 'pg';
+import { casesFor, type Case, type Server } from './cases.ts';
+import { ROOT, startBaseline, startParley, type CannedResponse, type Service } from './processes.ts';
+import { seed, type Seeded } from './seed.ts';
+
+const { values: args } = parseArgs({
+  options: {
+    full: { type: 'boolean', default: false },
+    duration: { type: 'string', default: '10' },
+    'baseline-duration': { type: 'string', default: '5' },
+    warmup: { type: 'string', default: '1' },
+    connections: { type: 'string', default: '50' },
+    reseed: { type: 'boolean', default: false },
+    only: { type: 'string' },
+  },
+});
+const DURATION = Number(args.duration);
+const BASELINE_DURATION = Number(args['baseline-duration']);
+const WARMUP = Number(args.warmup);
+const CONNECTIONS = Number(args.connections);
+const started = Date.now();
+const log = (line: string) => process.stdout.write(`[${((Date.now() - started) / 1000).toFixed(0).padStart(3)} s] ${line}\n`);
+
+interface Measurement {
+  requestsPerSecond: number;
+  p50: number;
+  p99: number;
+  non2xx: number;
+  errors: number;
+}
+
+interface CaseResult extends Measurement {
+  id: string;
+  title: string;
+  baseline: Measurement | null;
+  ratio: number | null;
+  peakRssMb: number;
+  target: string;
+  met: boolean | null;
+  load1: number;
+}
+
+/** One autocannon run against `base`. */
+async function load(base: string, spec: Case, seconds: number): Promise<Measurement> {
+  let n = 0;
+  const fixed = spec.request(0);
+  const result = await autocannon({
+    url: base,
+    connections: CONNECTIONS,
+    duration: seconds,
+    requests: [
+      spec.variable
+        ? { setupRequest: (request) => ({ ...request, ...spec.request(n++) }) }
+        : { method: fixed.method, path: fixed.path, headers: fixed.headers, body: fixed.body },
+    ],
+  });
+  return {
+    requestsPerSecond: result.requests.total / (result.duration || seconds),
+    p50: result.latency.p50,
+    p99: result.latency.p99,
+    non2xx: result.non2xx,
+    errors: result.errors + result.timeouts,
+  };
+}
+
+/** Warm-up, then the measured run. */
+async function measure(base: string, spec: Case, seconds: number): Promise<Measurement> {
+  if (WARMUP > 0) await load(base, spec, WARMUP);
+  return load(base, spec, seconds);
+}
+
+/** One request of the case, kept as the baseline's canned answer. */
+async function capture(base: string, spec: Case): Promise<CannedResponse> {
+  const request = spec.request(1_000_000_000);
+  const response = await fetch(base + request.path, { method: request.method, headers: request.headers, body: request.body });
+  const body = await response.text();
+  if (!response.ok) throw new Error(`${spec.id}: Parley answered ${response.status}: ${body}`);
+  return { method: request.method, route: spec.route, url: request.path, status: response.status, contentType: response.headers.get('content-type') ?? 'application/json', body };
+}
+
+/** Everything the seed depends on; a change to any of it seeds anew. */
+function seedFingerprint(full: boolean): string {
+  const hash = createHash('sha256').update(String(full));
+  const files = ['bench/seed.ts', 'src/db/migrate.ts', ...readdirSync(join(ROOT, 'src/db/migrations')).map((f) => `src/db/migrations/${f}`)];
+  for (const file of files.sort()) hash.update(file).update(readFileSync(join(ROOT, file)));
+  return hash.digest('hex').slice(0, 16);
+}
+
+interface Database {
+  url: string;
+  seeded: Seeded;
+  drop(): Promise<void>;
+}
+
+/**
+ * SQLite: the seeded file is kept in bench/.cache (keyed by the seed's fingerprint) and each run
+ * works on a copy, so runs start from the same data. PostgreSQL: a fresh database on the server of
+ * DATABASE_URL, seeded every run and dropped after it.
+ */
+async function prepareDatabase(): Promise<Database> {
+  const serverUrl = process.env.DATABASE_URL;
+  if (serverUrl?.startsWith('postgres')) {
+    const name = `parley_bench_${randomBytes(4).toString('hex')}`;
+    const admin = new pg.Client({ connectionString: serverUrl });
+    await admin.connect();
+    await admin.query(`create database ${name}`);
+    await admin.end();
+    const url = new URL(serverUrl);
+    url.pathname = `/${name}`;
+    log(`seeding PostgreSQL database ${name}`);
+    const seeded = await seed({ databaseUrl: url.href, full: args.full!, log });
+    return {
+      url: url.href,
+      seeded,
+      drop: async () => {
+        const client = new pg.Client({ connectionString: serverUrl });
+        await client.connect();
+        await client.query(`drop database if exists ${name} with (force)`);
+        await client.end();
+      },
+    };
+  }
+  const cacheDir = join(ROOT, 'bench/.cache');
+  const key = `seed-${args.full ? 'full' : 'default'}-${seedFingerprint(args.full!)}`;
+  const cachedDb = join(cacheDir, `${key}.db`);
+  const cachedMeta = join(cacheDir, `${key}.json`);
+  if (args.reseed || !existsSync(cachedMeta)) {
+    rmSync(cacheDir, { recursive: true, force: true });
+    mkdirSync(cacheDir, { recursive: true });
+    log(`seeding SQLite (${args.full ? '1,000,000' : 'about 110,000'} comments through the service functions)`);
+    const seeded = await seed({ databaseUrl: `sqlite:${cachedDb}`, full: args.full!, log });
+    writeFileSync(cachedMeta, JSON.stringify(seeded));
+  } else {
+    log(`reusing the seeded database ${cachedDb}`);
+  }
+  const dir = mkdtempSync(join(tmpdir(), 'parley-bench-'));
+  copyFileSync(cachedDb, join(dir, 'parley.db'));
+  return { url: `sqlite:${join(dir, 'parley.db')}`, seeded: JSON.parse(readFileSync(cachedMeta, 'utf8')), drop: async () => rmSync(dir, { recursive: true, force: true }) };
+}
+
+/** The limits are on (their code runs on every request) but set so high that no case trips them. */
+const UNTRIPPED_LIMITS = {
+  PARLEY_RATE_LIMIT_KEY_PER_MINUTE: '1000000000',
+  PARLEY_RATE_LIMIT_SESSION_COMMENTS_PER_HOUR: '1000000000',
+  PARLEY_RATE_LIMIT_GUEST_COMMENTS_PER_HOUR: '1000000000',
+  PARLEY_RATE_LIMIT_IP_PER_MINUTE: '1000000000',
+};
+const SERVER_ENV: Record<Server, Record<string, string>> = {
+  default: UNTRIPPED_LIMITS,
+  'no-cache': { ...UNTRIPPED_LIMITS, PARLEY_RESPONSE_CACHE_MB: '0' },
+  'no-rate-limits': {
+    PARLEY_RATE_LIMIT_KEY_PER_MINUTE: '0',
+    PARLEY_RATE_LIMIT_SESSION_COMMENTS_PER_HOUR: '0',
+    PARLEY_RATE_LIMIT_GUEST_COMMENTS_PER_HOUR: '0',
+    PARLEY_RATE_LIMIT_IP_PER_MINUTE: '0',
+  },
+};
+
+function describeTarget(spec: Case): string {
+  const target = spec.target;
+  if (!target) return '—';
+  if (target.kind === 'ratio') return `≥ ${target.min * 100} % of baseline`;
+  if (target.kind === 'rps') return `≥ ${target.min} req/s`;
+  return `p50 ≤ ${target.factor}× ${target.of}`;
+}
+
+function judge(spec: Case, result: Measurement & { ratio: number | null }, results: Map<string, CaseResult>): boolean | null {
+  const target = spec.target;
+  if (!target) return null;
+  if (target.kind === 'ratio') return result.ratio !== null && result.ratio >= target.min;
+  if (target.kind === 'rps') return result.requestsPerSecond >= target.min;
+  const reference = results.get(target.of);
+  return reference ? result.p50 <= reference.p50 * target.factor : null;
+}
+
+async function main(): Promise<void> {
+  const loadAtStart = loadavg();
+  log(`load average before the run: ${loadAtStart.map((l) => l.toFixed(2)).join(' ')} on ${cpus().length} cores`);
+  const database = await prepareDatabase();
+  const { seeded } = database;
+  log(`data: ${seeded.comments} comments, ${seeded.votes} votes (seeded in ${seeded.seconds.toFixed(0)} s)`);
+  const cases = casesFor(seeded).filter((c) => !args.only || args.only.split(',').includes(c.id));
+  const baseEnv = { DATABASE_URL: database.url, ...(process.env.REDIS_URL ? { REDIS_URL: process.env.REDIS_URL } : {}) };
+  const results = new Map<string, CaseResult>();
+  const baselines = new Map<string, Measurement>();
+  const specFile = join(mkdtempSync(join(tmpdir(), 'parley-baseline-')), 'responses.json');
+  let idleRssMb = NaN;
+  try {
+    for (const server of ['default', 'no-cache', 'no-rate-limits'] as const) {
+      const group = cases.filter((c) => c.server === server);
+      if (group.length === 0) continue;
+      const parley = await startParley({ ...baseEnv, ...SERVER_ENV[server] });
+      if (server === 'default') idleRssMb = parley.peakRssMb();
+      let baseline: Service | null = null;
+      try {
+        const own = group.filter((c) => !c.baselineOf);
+        if (own.length > 0) baseline = await startBaseline(await Promise.all(own.map((c) => capture(parley.url, c))), specFile);
+        for (const spec of group) {
+          const load1 = loadavg()[0];
+          parley.resetPeakRss();
+          const measured = await measure(parley.url, spec, DURATION);
+          const peakRssMb = parley.peakRssMb();
+          let reference = spec.baselineOf ? (baselines.get(spec.baselineOf) ?? null) : null;
+          if (!spec.baselineOf && baseline) {
+            reference = await measure(baseline.url, spec, BASELINE_DURATION);
+            baselines.set(spec.id, reference);
+          }
+          const ratio = reference ? measured.requestsPerSecond / reference.requestsPerSecond : null;
+          const result: CaseResult = { id: spec.id, title: spec.title, ...measured, baseline: reference, ratio, peakRssMb, target: describeTarget(spec), met: null, load1 };
+          result.met = judge(spec, result, results);
+          results.set(spec.id, result);
+          log(
+            `${spec.id}: ${measured.requestsPerSecond.toFixed(0)} req/s, p50 ${measured.p50} ms, p99 ${measured.p99} ms` +
+              (reference ? `, baseline ${reference.requestsPerSecond.toFixed(0)} req/s (${(ratio! * 100).toFixed(0)} %)` : '') +
+              `, peak RSS ${peakRssMb.toFixed(0)} MB${measured.non2xx ? `, ${measured.non2xx} non-2xx` : ''}`,
+          );
+        }
+      } finally {
+        await baseline?.stop();
+        await parley.stop();
+      }
+    }
+  } finally {
+    await database.drop();
+  }
+  report([...results.values()], { loadAtStart, seeded, idleRssMb });
+}
+
+function report(results: CaseResult[], context: { loadAtStart: number[]; seeded: Seeded; idleRssMb: number }): void {
+  const limited = results.find((r) => r.id === 'list-100');
+  const unlimited = results.find((r) => r.id === 'list-100-no-limits');
+  const rateLimitCost = limited && unlimited ? 1 - limited.requestsPerSecond / unlimited.requestsPerSecond : null;
+  const header = ['case', 'req/s', 'p50 ms', 'p99 ms', 'baseline req/s', 'ratio', 'peak RSS MB', 'target', 'met', 'load'];
+  const rows = results.map((r) => [
+    r.id,
+    r.requestsPerSecond.toFixed(0),
+    String(r.p50),
+    String(r.p99),
+    r.baseline ? r.baseline.requestsPerSecond.toFixed(0) : '—',
+    r.ratio === null ? '—' : `${(r.ratio * 100).toFixed(0)} %`,
+    r.peakRssMb.toFixed(0),
+    r.target,
+    r.met === null ? '' : r.met ? 'yes' : 'NO',
+    r.load1.toFixed(1),
+  ]);
+  const extra: string[][] = [
+    ['webhooks-fast', 'pending', '', '', '', '', '', '≥ 1000 deliveries/s', '', ''],
+    ['webhooks-hanging', 'pending', '', '', '', '', '', '< 10 % slower', '', ''],
+  ];
+  const all = [header, ...rows, ...extra];
+  const widths = header.map((_, i) => Math.max(...all.map((row) => row[i].length)));
+  const line = (row: string[]) => `| ${row.map((cell, i) => cell.padEnd(widths[i])).join(' | ')} |`;
+  process.stdout.write(`\n${line(header)}\n|${widths.map((w) => '-'.repeat(w + 2)).join('|')}|\n${[...rows, ...extra].map(line).join('\n')}\n`);
+  const rssOk = results.every((r) => r.peakRssMb <= 200);
+  process.stdout.write(
+    `\nrate limiting costs ${rateLimitCost === null ? 'n/a' : `${(rateLimitCost * 100).toFixed(1)} %`} of list-100 throughput (target < 5 %)` +
+      `\npeak RSS ≤ 200 MB in every case: ${rssOk ? 'yes' : 'NO'} (Parley idle after start: ${context.idleRssMb.toFixed(0)} MB)` +
+      `\nload average at start ${context.loadAtStart.map((l) => l.toFixed(2)).join(' ')}; "load" column: 1-minute load before each case\n`,
+  );
+  const date = new Date().toISOString().replace(/:/g, '-').replace(/\..*/, '');
+  const file = join(ROOT, 'bench/results', `${date}.json`);
+  mkdirSync(join(ROOT, 'bench/results'), { recursive: true });
+  writeFileSync(
+    file,
+    `${JSON.stringify(
+      {
+        date: new Date().toISOString(),
+        command: `npm run bench${process.argv.length > 2 ? ` -- ${process.argv.slice(2).join(' ')}` : ''}`,
+        machine: { cores: cpus().length, cpu: cpus()[0]?.model, node: process.version, loadAverageAtStart: context.loadAtStart },
+        database: process.env.DATABASE_URL?.startsWith('postgres') ? 'postgres' : 'sqlite',
+        redis: Boolean(process.env.REDIS_URL),
+        settings: { connections: CONNECTIONS, duration: DURATION, baselineDuration: BASELINE_DURATION, warmup: WARMUP },
+        seed: { comments: context.seeded.comments, votes: context.seeded.votes, seconds: context.seeded.seconds },
+        idleRssMb: context.idleRssMb,
+        rateLimitCost,
+        cases: results,
+        pending: ['webhooks-fast', 'webhooks-hanging'],
+        seconds: (Date.now() - started) / 1000,
+      },
+      null,
+      2,
+    )}\n`,
+  );
+  log(`results written to ${file}`);
+}
+
+await main();
