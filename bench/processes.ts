@@ -69,10 +69,14 @@ export async function startService(name: string, args: string[], env: Record<str
   };
 }
 
-/** `npm start` for a given database and configuration: `node bin/parley.js serve`. */
-export async function startParley(env: Record<string, string>): Promise<Service> {
+/**
+ * `npm start` for a given database and configuration: `node bin/parley.js serve`; with `profileDir`,
+ * under `--cpu-prof` (the profile is written there when the process stops).
+ */
+export async function startParley(env: Record<string, string>, profileDir?: string): Promise<Service> {
   const port = await freePort();
-  return startService('parley', ['bin/parley.js', 'serve'], { LOG_LEVEL: 'warn', HOST: '127.0.0.1', ...env, PORT: String(port) }, port);
+  const profile = profileDir ? ['--cpu-prof', `--cpu-prof-dir=${profileDir}`] : [];
+  return startService('parley', [...profile, 'bin/parley.js', 'serve'], { LOG_LEVEL: 'warn', HOST: '127.0.0.1', ...env, PORT: String(port) }, port);
 }
 
 export interface CannedResponse {

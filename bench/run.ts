@@ -18,6 +18,8 @@ const { values: args } = parseArgs({
     connections: { type: 'string', default: '50' },
     reseed: { type: 'boolean', default: false },
     only: { type: 'string' },
+    /** Writes a CPU profile of each Parley process to bench/results/profiles. */
+    profile: { type: 'boolean', default: false },
   },
 });
 const DURATION = Number(args.duration);
@@ -195,7 +197,7 @@ async function main(): Promise<void> {
     for (const server of ['default', 'no-cache', 'no-rate-limits'] as const) {
       const group = cases.filter((c) => c.server === server);
       if (group.length === 0) continue;
-      const parley = await startParley({ ...baseEnv, ...SERVER_ENV[server] });
+      const parley = await startParley({ ...baseEnv, ...SERVER_ENV[server] }, args.profile ? join(ROOT, 'bench/results/profiles') : undefined);
       if (server === 'default') idleRssMb = parley.peakRssMb();
       let baseline: Service | null = null;
       try {

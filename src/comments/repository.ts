@@ -77,13 +77,14 @@ export async function listTopLevel(
 ): Promise<{ rows: CommentRow[]; total: number }> {
   const base = db.selectFrom('comments as c').where('c.thread_id', '=', thread.id).where('c.parent_id', 'is', null);
   const stored = viewer.moderator ? 'c.listed_all' : viewer.ref === null ? 'c.listed_public' : null;
-  let pageQuery = (stored ? base.where(stored, '=', 1) : base.where(listable(viewer))).selectAll('c');
+  let pageQuery = (stored ? base.where(stored, '=', sql.lit(1)) : base.where(listable(viewer))).selectAll('c');
   const direction = sort === 'oldest' ? 'asc' : 'desc';
   if (sort === 'top') pageQuery = pageQuery.orderBy('c.score', 'desc');
   if (sort === 'best') pageQuery = pageQuery.orderBy('c.wilson', 'desc');
   if (sort === 'top' || sort === 'best') pageQuery = pageQuery.orderBy('c.id', 'desc');
   else pageQuery = pageQuery.orderBy('c.created_at', direction).orderBy('c.id', direction);
-  const rows = pageQuery.limit(limit).offset((page - 1) * limit).execute();
+  // Literals (validated integers): SQLite plans a bound LIMIT worse.
+  const rows = pageQuery.limit(sql.lit(limit)).offset(sql.lit((page - 1) * limit)).execute();
   if (stored) return { rows: await rows, total: Number(viewer.moderator ? thread.all_total : thread.public_total) };
   const ownRoots = db
     .selectFrom('comments as a')
@@ -109,24 +110,13 @@ export async function listTopLevel(
  */
 export async function listReplies(db: Kysely<Database>, viewer: Viewer, rootIds: string[], cap: number) {
   if (rootIds.length === 0) return [];
-  const branch = (rootId: string, index: number) =>
-    db
-      .selectFrom((eb) =>
-        eb
-          .selectFrom('comments as c')
-          .selectAll('c')
-          .where('c.root_id', '=', rootId)
-          .where('c.id', '<>', rootId)
-          .where(visibleTo(viewer, 'c'))
-          .orderBy('c.created_at')
-          .orderBy('c.id')
-          .limit(cap + 1)
-          .as(`r${index}`),
-      )
-      .selectAll();
-  let query = branch(rootIds[0], 0);
-  for (let i = 1; i < rootIds.length; i++) query = query.unionAll(branch(rootIds[i], i));
-  return (await query.execute()) as CommentRow[];
+  // Written as SQL text: the query builder took longer to assemble 20 branches than SQLite to run them.
+  // The cap is a literal: with a bound LIMIT, SQLite ran the branches four times slower.
+  const branches = rootIds.map(
+    (rootId) => sql`select * from (select c.* from comments c where c.root_id = ${rootId} and c.id <> ${rootId}
+      and ${visibleTo(viewer, 'c')} order by c.created_at, c.id limit ${sql.lit(cap + 1)}) as branch`,
+  );
+  return (await sql<CommentRow>`${sql.join(branches, sql` union all `)}`.execute(db)).rows;
 }
 
 /** The visible subtree below a comment, breadth first, through the parent index. */
@@ -137,7 +127,7 @@ export async function listSubtree(db: Kysely<Database>, viewer: Viewer, id: stri
       union all
       select c.* from comments c join subtree s on c.parent_id = s.id where ${visibleTo(viewer, 'c')}
     )
-    select * from subtree limit ${cap + 1}`.execute(db);
+    select * from subtree limit ${sql.lit(cap + 1)}`.execute(db);
   return result.rows.sort((a, b) => (a.created_at === b.created_at ? (a.id < b.id ? -1 : 1) : a.created_at < b.created_at ? -1 : 1));
 }
 

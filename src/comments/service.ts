@@ -5,7 +5,7 @@ import type { Database } from '../db/schema.ts';
 import { AppError, invalid } from '../errors.ts';
 import { recordEvent } from '../events/record.ts';
 import { newId } from '../ids.ts';
-import { assertNotBanned, isShadowBanned } from '../moderation/bans.ts';
+import { assertNotBanned, checkAuthorBans } from '../moderation/bans.ts';
 import { findSite, findSiteFor, type Site } from '../sites/repository.ts';
 import {
   findComment,
@@ -155,11 +155,10 @@ export async function createComment(db: Db, caller: Caller, input: CreateInput):
     parent = found;
   }
   const created = await db.kysely.transaction().execute(async (trx) => {
-    await assertNotBanned(trx, site.id, author);
+    const { shadowBanned } = await checkAuthorBans(trx, site.id, author);
     const now = new Date().toISOString();
     const id = newId('cmt');
     const status = initialStatus(site, caller, moderator);
-    const shadowBanned = author !== null && (await isShadowBanned(trx, site.id, author));
     const row: CommentRow = {
       id,
       site_id: site.id,

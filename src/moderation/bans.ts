@@ -20,8 +20,15 @@ async function hasBan(db: Kysely<Database>, siteId: string, authorRef: string, t
   return ban !== undefined;
 }
 
-export function isShadowBanned(db: Kysely<Database>, siteId: string, authorRef: string): Promise<boolean> {
-  return hasBan(db, siteId, authorRef, 'shadow_ban');
+/**
+ * For a new comment, in one query: refused outright if its author is banned (403), and whether the
+ * author is shadow-banned (the comment is then hidden from the start).
+ */
+export async function checkAuthorBans(db: Kysely<Database>, siteId: string, authorRef: string | null): Promise<{ shadowBanned: boolean }> {
+  if (authorRef === null) return { shadowBanned: false };
+  const bans = await db.selectFrom('bans').select('ban_type').where('site_id', '=', siteId).where('author_ref', '=', authorRef).execute();
+  if (bans.some((ban) => ban.ban_type === 'ban')) throw new AppError('banned', 'You are banned from commenting on this site');
+  return { shadowBanned: bans.some((ban) => ban.ban_type === 'shadow_ban') };
 }
 
 /** A banned user's writes are refused outright (403 banned). */
