@@ -6,6 +6,7 @@ import { CommentSchema } from './comments/schemas.ts';
 import type { Config } from './config.ts';
 import { connect, type Db } from './db/connect.ts';
 import { migrateToLatest } from './db/migrate.ts';
+import { registerCors } from './http/cors.ts';
 import { registerJsonParser } from './http/json-body.ts';
 import { registerOpenApi } from './http/openapi.ts';
 import { registerProblemHandlers } from './http/problems.ts';
@@ -15,6 +16,10 @@ import { moderationRoutes } from './moderation/routes.ts';
 import { sessionRoutes } from './sessions/routes.ts';
 import { siteRoutes } from './sites/routes.ts';
 import { voteRoutes } from './votes/routes.ts';
+import { webhookRoutes } from './webhooks/routes.ts';
+import { deliveryPolicy } from './webhooks/service.ts';
+import { startDeliveryWorker, type DeliveryWorker } from './webhooks/worker.ts';
+import { widgetRoutes } from './widget/routes.ts';
 
 declare module 'fastify' {
   interface FastifyInstance {
@@ -60,6 +65,7 @@ export async function buildApp(config: Config): Promise<FastifyInstance> {
   app.addHook('onRequest', async (request) => {
     request.caller = await resolveCaller(db, credentialOf(request), request.ip);
   });
+  registerCors(app, db);
 
   app.get('/healthz', { schema: { hide: true } }, () => ({ status: 'ok' }));
   app.get('/readyz', { schema: { hide: true } }, async (_request, reply) => {
@@ -79,5 +85,14 @@ export async function buildApp(config: Config): Promise<FastifyInstance> {
   await app.register(moderationRoutes, deps);
   await app.register(sessionRoutes, deps);
   await app.register(siteRoutes, deps);
+  await app.register(webhookRoutes, deps);
+  await app.register(widgetRoutes, deps);
+
+  // Hooks run in reverse order on close: the worker drains its attempts before the database closes.
+  let worker: DeliveryWorker | undefined;
+  app.addHook('onReady', async () => {
+    worker = startDeliveryWorker(db, deliveryPolicy(config), app.log);
+  });
+  app.addHook('onClose', () => worker?.stop());
   return app;
 }

@@ -16,7 +16,7 @@ import { bootstrap, type BootstrapOptions } from '../src/sites/bootstrap.ts';
 export const TEST_DATABASE_URL = process.env.PARLEY_TEST_DATABASE_URL;
 export const dialectName = TEST_DATABASE_URL ? 'postgres' : 'sqlite';
 
-async function freshDatabaseUrl(): Promise<{ url: string; drop: () => Promise<void> }> {
+export async function freshDatabaseUrl(): Promise<{ url: string; drop: () => Promise<void> }> {
   if (!TEST_DATABASE_URL) {
     const dir = mkdtempSync(join(tmpdir(), 'parley-test-'));
     return { url: `sqlite:${join(dir, 'parley.db')}`, drop: async () => rmSync(dir, { recursive: true, force: true }) };
@@ -66,9 +66,12 @@ export interface TestParley {
   close(): Promise<void>;
 }
 
-/** A real Parley on a real database, listening on 127.0.0.1 at a free port. */
+/**
+ * A real Parley on a real database, listening on 127.0.0.1 at a free port. The database is a fresh
+ * one, dropped on close, unless env.DATABASE_URL names one (which the caller then owns).
+ */
 export async function startParley(env: Record<string, string> = {}): Promise<TestParley> {
-  const database = await freshDatabaseUrl();
+  const database = env.DATABASE_URL ? { url: env.DATABASE_URL, drop: async () => undefined } : await freshDatabaseUrl();
   const config = loadConfig({ LOG_LEVEL: 'silent', PORT: '0', ...env, DATABASE_URL: database.url });
   const app = await buildApp(config);
   await app.listen({ port: 0, host: '127.0.0.1' });

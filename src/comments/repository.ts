@@ -133,7 +133,7 @@ export async function listSubtree(db: Kysely<Database>, viewer: Viewer, id: stri
 
 /** The viewer's own votes and reactions on the given comments, for `user_vote`/`user_reaction`. */
 export async function marksOf(db: Kysely<Database>, viewer: Viewer, commentIds: string[]): Promise<ViewerMarks> {
-  const marks: ViewerMarks = { votes: new Map(), reactions: new Map() };
+  const marks: ViewerMarks = { viewerRef: viewer.ref, votes: new Map(), reactions: new Map() };
   if (viewer.ref === null || commentIds.length === 0) return marks;
   const [votes, reactions] = await Promise.all([
     db.selectFrom('votes').select(['comment_id', 'value']).where('voter_ref', '=', viewer.ref).where('comment_id', 'in', commentIds).execute(),

@@ -29,6 +29,7 @@ export const CommentSchema = Type.Object(
     has_more_replies: Type.Boolean({ description: 'The reply tree below was cut; GET /v1/comments/{id} returns all of it' }),
     user_vote: Type.Union([Type.Literal('up'), Type.Literal('down'), Type.Null()], { description: "The caller's vote" }),
     user_reaction: Type.Union([Type.String(), Type.Null()], { description: "The caller's reaction" }),
+    user_is_author: Type.Boolean({ description: 'The caller wrote this comment (so may edit and delete it)' }),
     replies: Type.Array(Type.Ref('Comment'), { description: 'Visible replies, oldest first' }),
   },
   { $id: 'Comment' },

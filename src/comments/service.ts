@@ -23,7 +23,7 @@ import { addToTotals, listedPublicly, refreshListing } from './listing.ts';
 import { MAX_AUTHOR_NAME, MAX_CONTENT, cleanText } from './text.ts';
 import { assertAllowedHost, threadKey } from './thread-url.ts';
 import { isEmptyPlaceholder, nestReplies } from './tree.ts';
-import { eventComment, toView, type CommentRow, type CommentView } from './view.ts';
+import { authorMarks, eventComment, toView, type CommentRow, type CommentView } from './view.ts';
 import { viewerFor, type Viewer } from './visibility.ts';
 
 export interface ListQuery {
@@ -193,7 +193,7 @@ export async function createComment(db: Db, caller: Caller, input: CreateInput):
     }
     if (caller.kind === 'session') await recordFirstComment(trx, site, caller.userId, now);
     await recordEvent(trx, { accountId: site.accountId, siteId: site.id, type: 'comment.created', data: { comment: eventComment(row, url.href) } });
-    return toView(row, url.href);
+    return toView(row, url.href, authorMarks(author));
   });
   db.changes.threadChanged(site.id, url.href);
   return created;
@@ -241,7 +241,7 @@ export async function editComment(db: Db, caller: Caller, id: string, rawContent
       .executeTakeFirst();
     if (!updated) throw new AppError('conflict', 'A deleted comment cannot be edited');
     await recordEvent(trx, { accountId: site.accountId, siteId: site.id, type: 'comment.updated', data: { comment: eventComment(updated, comment.thread_url) } });
-    return toView(updated, comment.thread_url);
+    return toView(updated, comment.thread_url, authorMarks(comment.author_ref));
   });
   db.changes.threadChanged(site.id, comment.thread_url);
   return edited;
@@ -259,10 +259,10 @@ export async function deleteComment(db: Db, caller: Caller, id: string): Promise
       .where('is_deleted', '=', 0)
       .returningAll()
       .executeTakeFirst();
-    if (!deleted) return toView(comment, comment.thread_url);
+    if (!deleted) return toView(comment, comment.thread_url, authorMarks(viewer.ref));
     await refreshListing(trx, [deleted.root_id]);
     await recordEvent(trx, { accountId: site.accountId, siteId: site.id, type: 'comment.deleted', data: { comment: eventComment(deleted, comment.thread_url) } });
-    return toView(deleted, comment.thread_url);
+    return toView(deleted, comment.thread_url, authorMarks(viewer.ref));
   });
   db.changes.threadChanged(site.id, comment.thread_url);
   return deletedView;

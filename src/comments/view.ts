@@ -22,16 +22,23 @@ export interface CommentView {
   has_more_replies: boolean;
   user_vote: 'up' | 'down' | null;
   user_reaction: string | null;
+  user_is_author: boolean;
   replies: CommentView[];
 }
 
 /** What the viewer has done on each comment, for the personalised fields. */
 export interface ViewerMarks {
+  viewerRef: string | null;
   votes: Map<string, number>;
   reactions: Map<string, string>;
 }
 
-export const NO_MARKS: ViewerMarks = { votes: new Map(), reactions: new Map() };
+export const NO_MARKS: ViewerMarks = { viewerRef: null, votes: new Map(), reactions: new Map() };
+
+/** Marks for a viewer who has not voted or reacted yet (a comment just written or deleted). */
+export function authorMarks(viewerRef: string | null): ViewerMarks {
+  return { ...NO_MARKS, viewerRef };
+}
 
 export function toView(row: CommentRow, threadUrl: string, marks: ViewerMarks = NO_MARKS): CommentView {
   const vote = marks.votes.get(row.id);
@@ -53,6 +60,7 @@ export function toView(row: CommentRow, threadUrl: string, marks: ViewerMarks = 
     has_more_replies: false,
     user_vote: vote === 1 ? 'up' : vote === -1 ? 'down' : null,
     user_reaction: marks.reactions.get(row.id) ?? null,
+    user_is_author: marks.viewerRef !== null && row.author_ref === marks.viewerRef,
     replies: [],
   };
 }

@@ -20,6 +20,18 @@ export function forUpdate<DB, TB extends keyof DB, O>(
   return dialect === 'postgres' ? query.forUpdate() : query;
 }
 
+/**
+ * Rows a worker claims for itself. PostgreSQL skips rows another instance holds locked, so
+ * instances never wait on each other; SQLite has one writer at a time, so the claiming
+ * `UPDATE ... WHERE <still claimable> RETURNING` around this subquery is atomic there as it is.
+ */
+export function skipLocked<DB, TB extends keyof DB, O>(
+  dialect: DialectName,
+  query: SelectQueryBuilder<DB, TB, O>,
+): SelectQueryBuilder<DB, TB, O> {
+  return dialect === 'postgres' ? query.forUpdate().skipLocked() : query;
+}
+
 /** PostgreSQL returns count(*) as a bigint string, SQLite as a number. */
 export function toCount(value: string | number | bigint | null | undefined): number {
   return Number(value ?? 0);

@@ -1,6 +1,7 @@
 import { Migrator, type Migration, type MigrationProvider } from 'kysely';
 import type { Db } from './connect.ts';
 import * as initial from './migrations/0001_initial.ts';
+import * as webhookDeliveries from './migrations/0002_webhook_deliveries.ts';
 import * as threadListing from './migrations/0003_thread_listing.ts';
 
 /**
@@ -10,6 +11,7 @@ import * as threadListing from './migrations/0003_thread_listing.ts';
  */
 const MIGRATIONS: Record<string, Migration> = {
   '0001_initial': initial,
+  '0002_webhook_deliveries': webhookDeliveries,
   '0003_thread_listing': threadListing,
 };
 

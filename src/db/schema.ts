@@ -144,6 +144,35 @@ export interface EventTable {
   created_at: string;
 }
 
+/** One webhook delivery of one event to one site; attempts are kept beside it. */
+export interface WebhookDeliveryTable {
+  id: string;
+  site_id: string;
+  /** null for a test delivery, which no event caused. */
+  event_id: string | null;
+  event: string;
+  body: string;
+  state: string;
+  attempt_count: number;
+  /** Attempts since the delivery was (re)queued; the retry schedule counts these. */
+  run_attempts: number;
+  /** A test delivery is tried once, never retried. */
+  is_test: Flag;
+  next_attempt_at: string | null;
+  /** Set while a worker holds the delivery; an expired lease is taken over. */
+  lease_until: string | null;
+  created_at: string;
+}
+
+export interface WebhookAttemptTable {
+  delivery_id: string;
+  number: number;
+  at: string;
+  status_code: number | null;
+  duration_ms: number;
+  error: string | null;
+}
+
 export interface Database {
   accounts: AccountTable;
   sites: SiteTable;
@@ -158,4 +187,6 @@ export interface Database {
   bans: BanTable;
   moderation_log: ModerationLogTable;
   events: EventTable;
+  webhook_deliveries: WebhookDeliveryTable;
+  webhook_attempts: WebhookAttemptTable;
 }

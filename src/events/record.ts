@@ -1,6 +1,7 @@
 import type { Transaction } from 'kysely';
 import type { Database } from '../db/schema.ts';
 import { newId } from '../ids.ts';
+import { queueDelivery } from '../webhooks/outbox.ts';
 
 export const EVENT_TYPES = [
   'comment.created',
@@ -26,10 +27,11 @@ export interface DomainEvent {
 
 /**
  * Every state change calls this inside its own transaction, so the event commits or rolls back with
- * the change that caused it (the transactional outbox that webhook delivery reads).
+ * the change that caused it, and so does its webhook delivery (the transactional outbox).
  */
 export async function recordEvent(trx: Transaction<Database>, event: DomainEvent): Promise<string> {
   const id = newId('evt');
+  const createdAt = new Date().toISOString();
   await trx
     .insertInto('events')
     .values({
@@ -38,8 +40,9 @@ export async function recordEvent(trx: Transaction<Database>, event: DomainEvent
       site_id: event.siteId,
       type: event.type,
       data: JSON.stringify(event.data),
-      created_at: new Date().toISOString(),
+      created_at: createdAt,
     })
     .execute();
+  await queueDelivery(trx, id, event, createdAt);
   return id;
 }

@@ -5,7 +5,7 @@ import type { Db } from '../db/connect.ts';
 import { AppError } from '../errors.ts';
 import { Credential, errors, IdParams } from '../http/schemas.ts';
 import { findSiteFor, listSitesFor } from './repository.ts';
-import { KeySchema, NewKeyBody, NewKeyResponse, NewSiteBody, SiteSchema, SiteSettingsBody } from './schemas.ts';
+import { KeySchema, NewKeyBody, NewKeyResponse, NewSiteBody, SiteSchema, SiteSettingsBody, UpdatedSiteSchema } from './schemas.ts';
 import { createKeyFor, createSite, revokeKey, updateSite } from './service.ts';
 import { siteView } from './view.ts';
 
@@ -53,12 +53,14 @@ export const siteRoutes: FastifyPluginAsyncTypebox<{ db: Db }> = async (app, { d
       security: Credential,
       params: IdParams,
       body: SiteSettingsBody,
-      response: { 200: SiteSchema, ...errors },
+      response: { 200: UpdatedSiteSchema, ...errors },
     },
     handler: async (request) => {
       requireAdminKey(request.caller);
       const site = await findSiteFor(db.kysely, request.caller, request.params.id);
-      return siteView(await updateSite(db.kysely, site, request.body));
+      const options = { allowPrivateWebhookTargets: app.config.webhookAllowPrivate };
+      const updated = await updateSite(db.kysely, site, request.body, options);
+      return { ...siteView(updated.site), ...(updated.generatedSecret && { generated_webhook_secret: updated.generatedSecret }) };
     },
   });
 

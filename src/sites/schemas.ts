@@ -1,5 +1,6 @@
 import { Type } from 'typebox';
 import { ROLES } from '../auth/caller.ts';
+import { EVENT_TYPES } from '../events/record.ts';
 import { Timestamp } from '../http/schemas.ts';
 import { MODERATION_MODES } from './repository.ts';
 
@@ -18,15 +19,38 @@ export const SiteSchema = Type.Object({
 
 const Reaction = Type.String({ minLength: 1, maxLength: 32, pattern: '^[a-z0-9_-]+$' });
 
-export const SiteSettingsBody = Type.Object({
+const GeneralSettings = {
   name: Type.Optional(Type.String()),
   domains: Type.Optional(Type.Array(Type.String({ maxLength: 253 }), { maxItems: 100 })),
   moderation_mode: Type.Optional(Type.Enum([...MODERATION_MODES])),
   allow_guests: Type.Optional(Type.Boolean()),
   reactions: Type.Optional(Type.Array(Reaction, { minItems: 1, maxItems: 20 })),
+};
+
+export const SiteSettingsBody = Type.Object({
+  ...GeneralSettings,
+  webhook_url: Type.Optional(
+    Type.Union([Type.String({ maxLength: 2048 }), Type.Null()], {
+      description: 'http(s) receiver; null turns webhooks off. Refused (400) when its host is or resolves to a non-public address',
+    }),
+  ),
+  webhook_secret: Type.Optional(
+    Type.Union([Type.String({ maxLength: 200 }), Type.Null()], {
+      description: 'Signing secret, 16+ characters; left out or null with a URL set: a whsec_ secret is generated and shown once',
+    }),
+  ),
+  webhook_events: Type.Optional(Type.Array(Type.Enum([...EVENT_TYPES]), { maxItems: EVENT_TYPES.length * 2, description: 'Events to deliver' })),
 });
 
-export const NewSiteBody = Type.Object({ ...SiteSettingsBody.properties, name: Type.String() });
+/** Webhook settings need the publisher plan and are set with PATCH once the site exists. */
+export const NewSiteBody = Type.Object({ ...GeneralSettings, name: Type.String() });
+
+export const UpdatedSiteSchema = Type.Object({
+  ...SiteSchema.properties,
+  generated_webhook_secret: Type.Optional(
+    Type.String({ description: 'The webhook secret this change generated, in full: shown in this response only' }),
+  ),
+});
 
 export const Role = Type.Enum([...ROLES]);
 

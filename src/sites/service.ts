@@ -7,6 +7,7 @@ import { recordEvent } from '../events/record.ts';
 import { newId, newSiteId } from '../ids.ts';
 import { cleanText } from '../comments/text.ts';
 import type { Plan } from './plans.ts';
+import { requireWebhookPlan, touchesWebhooks, webhookColumns, type WebhookColumns, type WebhookSettings } from '../webhooks/settings.ts';
 import { DEFAULT_REACTIONS, findSite, type ModerationMode, type Site } from './repository.ts';
 
 export interface SiteSettings {
@@ -71,10 +72,21 @@ export async function createSite(db: Kysely<Database>, accountId: string, settin
   return (await findSite(db, id))!;
 }
 
-export async function updateSite(db: Kysely<Database>, site: Site, settings: SiteSettings): Promise<Site> {
-  const columns = settingsColumns(settings);
+/** Changes a site's settings; webhook settings need the webhook plan. */
+export async function updateSite(
+  db: Kysely<Database>,
+  site: Site,
+  settings: SiteSettings & WebhookSettings,
+  options: { allowPrivateWebhookTargets: boolean },
+): Promise<{ site: Site; generatedSecret: string | null }> {
+  let webhook: WebhookColumns = { columns: {}, generatedSecret: null };
+  if (touchesWebhooks(settings)) {
+    requireWebhookPlan(await accountPlan(db, site.accountId));
+    webhook = await webhookColumns(site, settings, options.allowPrivateWebhookTargets);
+  }
+  const columns = { ...settingsColumns(settings), ...webhook.columns };
   if (Object.keys(columns).length > 0) await db.updateTable('sites').set(columns).where('id', '=', site.id).execute();
-  return (await findSite(db, site.id))!;
+  return { site: (await findSite(db, site.id))!, generatedSecret: webhook.generatedSecret };
 }
 
 export interface NewKey {

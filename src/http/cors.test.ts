@@ -1,0 +1,80 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { pageUrl, startParley, type TestParley } from '../../test/helper.ts';
+
+let parley: TestParley;
+let open: { site_id: string; api_key: string };
+let listed: { site_id: string; api_key: string };
+
+beforeAll(async () => {
+  parley = await startParley();
+  open = await parley.newSite();
+  listed = await parley.newSite({ domains: ['blog.example.com'] });
+});
+afterAll(() => parley.close());
+
+const preflight = (path: string, origin: string, method = 'POST') =>
+  parley.request('OPTIONS', path, {
+    headers: { origin, 'access-control-request-method': method, 'access-control-request-headers': 'authorization,content-type' },
+  });
+
+describe('CORS for the widget', () => {
+  it('lets any origin call a site that lists no domains, preflight included, never with credentials', async () => {
+    const pre = await preflight('/v1/comments', 'https://anywhere.test');
+    expect(pre.status).toBe(204);
+    expect(pre.headers.get('access-control-allow-origin')).toBe('*');
+    expect(pre.headers.get('access-control-allow-methods')).toContain('PATCH');
+    expect(pre.headers.get('access-control-allow-headers')).toMatch(/Authorization/i);
+    expect(pre.headers.get('access-control-allow-credentials')).toBeNull();
+    const list = await parley.request('GET', `/v1/comments?site_id=${open.site_id}&thread_url=${encodeURIComponent(pageUrl())}`, { headers: { origin: 'https://anywhere.test' } });
+    expect(list.headers.get('access-control-allow-origin')).toBe('*');
+    expect(list.headers.get('access-control-expose-headers')).toContain('Retry-After');
+    expect(list.headers.get('access-control-allow-credentials')).toBeNull();
+  });
+
+  it("allows only the site's domains when it lists some", async () => {
+    const path = `/v1/comments?site_id=${listed.site_id}&thread_url=${encodeURIComponent(pageUrl())}`;
+    const allowed = await parley.request('GET', path, { headers: { origin: 'https://blog.example.com' } });
+    expect(allowed.headers.get('access-control-allow-origin')).toBe('https://blog.example.com');
+    expect(allowed.headers.get('vary')).toContain('Origin');
+    const refused = await parley.request('GET', path, { headers: { origin: 'https://evil.test' } });
+    expect(refused.headers.get('access-control-allow-origin')).toBeNull();
+    const refusedPreflight = await preflight(path, 'https://evil.test', 'GET');
+    expect(refusedPreflight.headers.get('access-control-allow-origin')).toBeNull();
+  });
+
+  it("finds the site of a comment named in the path, and refuses writes from other origins", async () => {
+    const thread = pageUrl();
+    const comment = await parley.request('POST', '/v1/comments', { token: listed.api_key, body: { site_id: listed.site_id, thread_url: thread, content: 'hi' } });
+    const path = `/v1/comments/${comment.body.id}/flag`;
+    expect((await preflight(path, 'https://blog.example.com')).headers.get('access-control-allow-origin')).toBe('https://blog.example.com');
+    expect((await preflight(path, 'https://evil.test')).headers.get('access-control-allow-origin')).toBeNull();
+    const flagged = await parley.request('POST', path, { body: {}, headers: { origin: 'https://evil.test' } });
+    expect(flagged.status).toBe(403);
+    expect(flagged.body.code).toBe('forbidden');
+    const post = await parley.request('POST', '/v1/comments', {
+      body: { site_id: listed.site_id, thread_url: thread, content: 'from elsewhere' },
+      headers: { origin: 'https://evil.test' },
+    });
+    expect(post.status).toBe(403);
+    const list = await parley.request('GET', `/v1/comments?site_id=${listed.site_id}&thread_url=${encodeURIComponent(thread)}`);
+    expect(list.body.total).toBe(1);
+  });
+
+  it('makes errors readable to allowed pages too (so the widget can show them)', async () => {
+    const response = await parley.request('GET', '/v1/comments/cmt_missing', { headers: { origin: 'https://blog.example.com' } });
+    expect(response.status).toBe(404);
+    expect(response.headers.get('access-control-allow-origin')).toBe('*');
+    const badToken = await parley.request('GET', `/v1/widget?site_id=${open.site_id}`, { token: 'sess_nope', headers: { origin: 'https://anywhere.test' } });
+    expect(badToken.status).toBe(401);
+    expect(badToken.headers.get('access-control-allow-origin')).toBe('*');
+  });
+
+  it('leaves the management API and same-origin requests without CORS headers', async () => {
+    const sites = await parley.request('GET', '/v1/sites', { token: open.api_key, headers: { origin: 'https://anywhere.test' } });
+    expect(sites.headers.get('access-control-allow-origin')).toBeNull();
+    const manage = await preflight(`/api/sites/${open.site_id}`, 'https://anywhere.test', 'PATCH');
+    expect(manage.headers.get('access-control-allow-origin')).toBeNull();
+    const same = await parley.request('GET', `/v1/widget?site_id=${open.site_id}`, { headers: { origin: parley.url } });
+    expect(same.headers.get('access-control-allow-origin')).toBeNull();
+  });
+});

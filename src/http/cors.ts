@@ -1,0 +1,105 @@
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { Db } from '../db/connect.ts';
+import { AppError } from '../errors.ts';
+
+/**
+ * CORS for the widget's endpoints only; the management API (/api/..., /v1/sites, /v1/sessions) is
+ * called with API keys from servers and answers browsers on other origins with no CORS headers.
+ */
+const WIDGET_PATH = /^\/v1\/(comments|widget)(?=[/?]|$)/;
+const COMMENT_PATH = /^\/v1\/comments\/([^/?]+)/;
+const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
+
+const PREFLIGHT_HEADERS = {
+  'access-control-allow-methods': 'GET, POST, PATCH, DELETE',
+  'access-control-allow-headers': 'Authorization, Content-Type',
+  'access-control-max-age': '600',
+};
+const EXPOSED_HEADERS = 'Retry-After, X-RateLimit-Limit, X-RateLimit-Remaining, X-RateLimit-Reset';
+
+/** null: the request names no site we know (its answer is an error that carries nothing of a site). */
+type Domains = string[] | null;
+
+function crossOrigin(request: FastifyRequest): string | null {
+  const origin = request.headers.origin;
+  if (origin === undefined || !WIDGET_PATH.test(request.url)) return null;
+  return origin === `${request.protocol}://${request.host}` ? null : origin;
+}
+
+/** `Access-Control-Allow-Origin` for this origin, or null when the site's domains leave it out. */
+function allowedOrigin(origin: string, domains: Domains): string | null {
+  if (domains === null || domains.length === 0) return '*';
+  try {
+    return domains.includes(new URL(origin).hostname) ? origin : null;
+  } catch {
+    return null;
+  }
+}
+
+/**
+ * The site a widget request belongs to: `site_id` in the query string (lists, the widget settings)
+ * or the JSON body (posting), else the site of the comment named in the path. A preflight carries
+ * neither body nor credential, so a preflight for posting is answered for any origin and the post
+ * itself is checked once its body is read.
+ */
+async function siteDomains(db: Db, request: FastifyRequest): Promise<Domains> {
+  const fromQuery = new URL(request.url, 'http://parley').searchParams.get('site_id');
+  const body = request.body as { site_id?: unknown } | undefined;
+  const siteId = fromQuery ?? (typeof body?.site_id === 'string' ? body.site_id : null);
+  if (siteId !== null) {
+    const site = await db.kysely.selectFrom('sites').select('domains').where('id', '=', siteId).executeTakeFirst();
+    return site ? (JSON.parse(site.domains) as string[]) : null;
+  }
+  const commentId = COMMENT_PATH.exec(request.url)?.[1];
+  if (commentId === undefined) return null;
+  const site = await db.kysely
+    .selectFrom('comments')
+    .innerJoin('sites', 'sites.id', 'comments.site_id')
+    .select('sites.domains')
+    .where('comments.id', '=', decodeURIComponent(commentId))
+    .executeTakeFirst();
+  return site ? (JSON.parse(site.domains) as string[]) : null;
+}
+
+/**
+ * Sites are the unit of CORS: a site with no domains is embeddable anywhere (`*`), otherwise only on
+ * pages whose origin host is one of its domains. Credentials travel in the Authorization header, so
+ * Access-Control-Allow-Credentials is never sent and no cookie is ever involved. A write from a page
+ * outside the site's domains is refused (403) rather than merely unreadable.
+ */
+export function registerCors(app: FastifyInstance, db: Db): void {
+  const resolved = new WeakMap<FastifyRequest, Promise<Domains>>();
+  const domainsOf = (request: FastifyRequest) => {
+    let domains = resolved.get(request);
+    if (!domains) {
+      domains = siteDomains(db, request);
+      resolved.set(request, domains);
+    }
+    return domains;
+  };
+
+  app.addHook('onRequest', async (request, reply) => {
+    const origin = crossOrigin(request);
+    if (origin === null || request.method !== 'OPTIONS' || !request.headers['access-control-request-method']) return;
+    const allow = allowedOrigin(origin, await domainsOf(request));
+    reply.header('vary', 'Origin');
+    if (allow !== null) reply.header('access-control-allow-origin', allow).headers(PREFLIGHT_HEADERS);
+    return reply.code(204).send();
+  });
+
+  app.addHook('preHandler', async (request) => {
+    const origin = crossOrigin(request);
+    if (origin === null || SAFE_METHODS.has(request.method)) return;
+    if (allowedOrigin(origin, await domainsOf(request)) === null) {
+      throw new AppError('forbidden', `Pages on ${origin} are not among this site's domains`);
+    }
+  });
+
+  app.addHook('onSend', async (request, reply) => {
+    const origin = crossOrigin(request);
+    if (origin === null || request.method === 'OPTIONS') return;
+    reply.header('vary', 'Origin');
+    const allow = allowedOrigin(origin, await domainsOf(request));
+    if (allow !== null) reply.header('access-control-allow-origin', allow).header('access-control-expose-headers', EXPOSED_HEADERS);
+  });
+}

@@ -1,0 +1,54 @@
+import type { Transaction } from 'kysely';
+import type { Database } from '../db/schema.ts';
+import type { DomainEvent } from '../events/record.ts';
+import { newId } from '../ids.ts';
+import { planAtLeast } from '../sites/plans.ts';
+import { WEBHOOK_PLAN } from './settings.ts';
+
+/** The JSON body of a delivery (specification part 6.2), fixed when the event happens. */
+export function deliveryBody(event: string, siteId: string, timestamp: string, data: unknown, test = false): string {
+  return JSON.stringify({ event, site_id: siteId, timestamp, data, ...(test && { test: true }) });
+}
+
+/**
+ * The plan that decides whether an event is delivered. A subscription change is judged by the
+ * better of the two plans, so the event announcing a downgrade still reaches the site; nothing after.
+ */
+function deciding(event: DomainEvent, plan: string): string[] {
+  const previous = event.type === 'subscription.changed' ? event.data.previous_plan : undefined;
+  return typeof previous === 'string' ? [plan, previous] : [plan];
+}
+
+/**
+ * Queues the webhook delivery of an event, in the transaction that records it: the delivery exists
+ * if and only if the change committed. Only a site subscribed to the event, with a URL, on the plan.
+ */
+export async function queueDelivery(trx: Transaction<Database>, eventId: string, event: DomainEvent, createdAt: string): Promise<void> {
+  if (event.siteId === null) return;
+  const site = await trx
+    .selectFrom('sites')
+    .innerJoin('accounts', 'accounts.id', 'sites.account_id')
+    .select(['sites.webhook_url', 'sites.webhook_events', 'accounts.plan'])
+    .where('sites.id', '=', event.siteId)
+    .executeTakeFirst();
+  if (!site || site.webhook_url === null) return;
+  if (!(JSON.parse(site.webhook_events) as string[]).includes(event.type)) return;
+  if (!deciding(event, site.plan).some((plan) => planAtLeast(plan, WEBHOOK_PLAN))) return;
+  await trx
+    .insertInto('webhook_deliveries')
+    .values({
+      id: newId('del'),
+      site_id: event.siteId,
+      event_id: eventId,
+      event: event.type,
+      body: deliveryBody(event.type, event.siteId, createdAt, event.data),
+      state: 'pending',
+      attempt_count: 0,
+      run_attempts: 0,
+      is_test: 0,
+      next_attempt_at: createdAt,
+      lease_until: null,
+      created_at: createdAt,
+    })
+    .execute();
+}

@@ -1,0 +1,144 @@
+import type { ExpressionBuilder, Kysely, Selectable } from 'kysely';
+import type { Db } from '../db/connect.ts';
+import { skipLocked, toCount } from '../db/dialect.ts';
+import type { Database, WebhookAttemptTable, WebhookDeliveryTable } from '../db/schema.ts';
+
+export type DeliveryRow = Selectable<WebhookDeliveryTable>;
+export type AttemptRow = Selectable<WebhookAttemptTable>;
+export const DELIVERY_STATES = ['pending', 'succeeded', 'failed'] as const;
+export type DeliveryState = (typeof DELIVERY_STATES)[number];
+
+/** A delivery as its target stands now: the URL and secret are read at every attempt. */
+export interface Candidate {
+  id: string;
+  siteId: string;
+  url: string | null;
+  secret: string | null;
+}
+
+function claimable(now: string) {
+  return (eb: ExpressionBuilder<Database, 'webhook_deliveries'>) =>
+    eb.and([
+      eb('webhook_deliveries.state', '=', 'pending'),
+      eb('webhook_deliveries.next_attempt_at', '<=', now),
+      eb.or([eb('webhook_deliveries.lease_until', 'is', null), eb('webhook_deliveries.lease_until', '<', now)]),
+    ]);
+}
+
+/** Due deliveries, oldest first, leaving out sites whose receiver is already busy enough. */
+export async function dueCandidates(db: Kysely<Database>, now: string, excludedSites: string[], limit: number): Promise<Candidate[]> {
+  let query = db
+    .selectFrom('webhook_deliveries')
+    .innerJoin('sites', 'sites.id', 'webhook_deliveries.site_id')
+    .select(['webhook_deliveries.id', 'webhook_deliveries.site_id', 'sites.webhook_url', 'sites.webhook_secret'])
+    .where(claimable(now))
+    .orderBy('webhook_deliveries.next_attempt_at')
+    .limit(limit);
+  if (excludedSites.length > 0) query = query.where('webhook_deliveries.site_id', 'not in', excludedSites);
+  const rows = await query.execute();
+  return rows.map((r) => ({ id: r.id, siteId: r.site_id, url: r.webhook_url, secret: r.webhook_secret }));
+}
+
+/**
+ * Takes a lease on those of `ids` that are still claimable; what comes back is this worker's alone.
+ * An instance that dies holding a lease loses it when `leaseUntil` passes.
+ */
+export function claim(db: Db, ids: string[], now: string, leaseUntil: string): Promise<DeliveryRow[]> {
+  if (ids.length === 0) return Promise.resolve([]);
+  return db.kysely
+    .updateTable('webhook_deliveries')
+    .set({ lease_until: leaseUntil })
+    .where('id', 'in', (eb) =>
+      skipLocked(db.dialect, eb.selectFrom('webhook_deliveries').select('id').where('id', 'in', ids).where(claimable(now))),
+    )
+    .where(claimable(now))
+    .returningAll()
+    .execute();
+}
+
+export interface AttemptRecord {
+  at: string;
+  status_code: number | null;
+  duration_ms: number;
+  error: string | null;
+}
+
+export interface NextStep {
+  state: DeliveryState;
+  next_attempt_at: string | null;
+}
+
+/** Writes an attempt and the delivery's next step together, and lets the lease go. */
+export async function recordAttempt(db: Kysely<Database>, deliveryId: string, attempt: AttemptRecord, next: (runAttempts: number) => NextStep) {
+  await db.transaction().execute(async (trx) => {
+    const counted = await trx
+      .updateTable('webhook_deliveries')
+      .set((eb) => ({ attempt_count: eb('attempt_count', '+', 1), run_attempts: eb('run_attempts', '+', 1) }))
+      .where('id', '=', deliveryId)
+      .returning(['attempt_count', 'run_attempts'])
+      .executeTakeFirstOrThrow();
+    await trx.insertInto('webhook_attempts').values({ delivery_id: deliveryId, number: counted.attempt_count, ...attempt }).execute();
+    await trx
+      .updateTable('webhook_deliveries')
+      .set({ ...next(counted.run_attempts), lease_until: null })
+      .where('id', '=', deliveryId)
+      .execute();
+  });
+}
+
+export function insertDelivery(db: Kysely<Database>, row: DeliveryRow): Promise<unknown> {
+  return db.insertInto('webhook_deliveries').values(row).execute();
+}
+
+export function findDelivery(db: Kysely<Database>, siteId: string, id: string): Promise<DeliveryRow | undefined> {
+  return db.selectFrom('webhook_deliveries').selectAll().where('site_id', '=', siteId).where('id', '=', id).executeTakeFirst();
+}
+
+/** Queues a finished delivery again with a fresh retry schedule; false when it is still pending. */
+export async function requeue(db: Kysely<Database>, siteId: string, id: string, now: string): Promise<boolean> {
+  const result = await db
+    .updateTable('webhook_deliveries')
+    .set({ state: 'pending', run_attempts: 0, next_attempt_at: now, lease_until: null })
+    .where('site_id', '=', siteId)
+    .where('id', '=', id)
+    .where('state', '!=', 'pending')
+    .executeTakeFirst();
+  return Number(result.numUpdatedRows) > 0;
+}
+
+export interface DeliveryFilter {
+  page: number;
+  limit: number;
+  event?: string;
+  state?: DeliveryState;
+}
+
+/** A page of a site's deliveries, newest first, with the attempts of that page in one more query. */
+export async function listDeliveries(db: Kysely<Database>, siteId: string, filter: DeliveryFilter) {
+  let base = db.selectFrom('webhook_deliveries').where('site_id', '=', siteId);
+  if (filter.event) base = base.where('event', '=', filter.event);
+  if (filter.state) base = base.where('state', '=', filter.state);
+  const [rows, count] = await Promise.all([
+    base
+      .selectAll()
+      .orderBy('created_at', 'desc')
+      .orderBy('id', 'desc')
+      .limit(filter.limit)
+      .offset((filter.page - 1) * filter.limit)
+      .execute(),
+    base.select((eb) => eb.fn.countAll().as('total')).executeTakeFirstOrThrow(),
+  ]);
+  return { rows, attempts: await attemptsOf(db, rows.map((r) => r.id)), total: toCount(count.total as number) };
+}
+
+export async function attemptsOf(db: Kysely<Database>, deliveryIds: string[]): Promise<Map<string, AttemptRow[]>> {
+  const byDelivery = new Map<string, AttemptRow[]>();
+  if (deliveryIds.length === 0) return byDelivery;
+  const rows = await db.selectFrom('webhook_attempts').selectAll().where('delivery_id', 'in', deliveryIds).orderBy('delivery_id').orderBy('number').execute();
+  for (const row of rows) {
+    const list = byDelivery.get(row.delivery_id);
+    if (list) list.push(row);
+    else byDelivery.set(row.delivery_id, [row]);
+  }
+  return byDelivery;
+}

@@ -1,0 +1,102 @@
+import { request as httpRequest, type IncomingMessage } from 'node:http';
+import { request as httpsRequest } from 'node:https';
+import type { LookupFunction } from 'node:net';
+import { resolveTarget, TargetError, type ResolvedTarget } from './address.ts';
+import { standardSignature } from './secret.ts';
+import { signatureOf } from './verify.ts';
+import type { AttemptRecord } from './repository.ts';
+
+export interface Outgoing {
+  deliveryId: string;
+  event: string;
+  body: string;
+}
+
+export interface SendOptions {
+  timeoutMs: number;
+  allowPrivate: boolean;
+}
+
+/** The specification's headers, literally, and the Standard Webhooks ones beside them. */
+function headersFor(outgoing: Outgoing, secret: string, host: string): Record<string, string> {
+  const timestamp = Math.floor(Date.now() / 1000);
+  return {
+    Host: host,
+    'Content-Type': 'application/json',
+    'Content-Length': String(Buffer.byteLength(outgoing.body)),
+    'X-Service-Signature': signatureOf(outgoing.body, secret),
+    'X-Service-Event': outgoing.event,
+    'X-Service-Delivery': outgoing.deliveryId,
+    'webhook-id': outgoing.deliveryId,
+    'webhook-timestamp': String(timestamp),
+    'webhook-signature': standardSignature(secret, outgoing.deliveryId, timestamp, outgoing.body),
+  };
+}
+
+/** Connects to the address that was checked, never to a second answer of the resolver. */
+function pinnedLookup(target: ResolvedTarget): LookupFunction {
+  return (_hostname, options, callback) => {
+    if (options.all) (callback as (e: null, a: { address: string; family: number }[]) => void)(null, [target]);
+    else callback(null, target.address, target.family);
+  };
+}
+
+/** POSTs once, follows no redirect, and resolves with the status once the answer has been read. */
+function post(url: URL, target: ResolvedTarget, headers: Record<string, string>, body: string, signal: AbortSignal): Promise<number> {
+  const send = url.protocol === 'https:' ? httpsRequest : httpRequest;
+  return new Promise((resolve, reject) => {
+    const req = send(
+      url,
+      { method: 'POST', headers, lookup: pinnedLookup(target), agent: false, signal },
+      (response: IncomingMessage) => {
+        response.on('error', reject);
+        response.on('end', () => resolve(response.statusCode ?? 0));
+        response.resume();
+      },
+    );
+    req.on('error', reject);
+    req.end(body);
+  });
+}
+
+/** Attempt errors are stable codes, so a log reader can filter on them. */
+function failure(error: unknown, signal: AbortSignal): string {
+  if (signal.aborted) return 'timeout';
+  if (error instanceof TargetError) return error.code;
+  const code = (error as NodeJS.ErrnoException).code ?? '';
+  if (code === 'ECONNREFUSED') return 'connection_refused';
+  if (code === 'ECONNRESET' || code === 'EPIPE') return 'connection_reset';
+  if (/CERT|SSL|TLS/.test(code)) return 'tls_error';
+  return 'connection_failed';
+}
+
+function outcomeOf(status: number): string | null {
+  if (status >= 200 && status < 300) return null;
+  if (status >= 300 && status < 400) return 'redirect_not_followed';
+  return 'unexpected_status';
+}
+
+/**
+ * One delivery attempt: resolve the host and refuse non-public addresses (every attempt, since DNS
+ * answers change), then POST to that very address. The time-out bounds the whole attempt.
+ */
+export async function sendOnce(url: string, secret: string, outgoing: Outgoing, options: SendOptions): Promise<AttemptRecord> {
+  const started = Date.now();
+  const controller = new AbortController();
+  const timer = setTimeout(() => controller.abort(), options.timeoutMs);
+  const timedOut = new Promise<never>((_, reject) => controller.signal.addEventListener('abort', () => reject(new Error('timeout'))));
+  timedOut.catch(() => undefined);
+  let status: number | null = null;
+  let error: string | null;
+  try {
+    const target = new URL(url);
+    const resolved = await Promise.race([resolveTarget(target.hostname, options.allowPrivate), timedOut]);
+    status = await post(target, resolved, headersFor(outgoing, secret, target.host), outgoing.body, controller.signal);
+    error = outcomeOf(status);
+  } catch (caught) {
+    error = failure(caught, controller.signal);
+  } finally {
+    clearTimeout(timer);
+  }
+  return { at: new Date(started).toISOString(), status_code: status, duration_ms: Date.now() - started, error };
+}

@@ -1,0 +1,158 @@
+import type { Kysely } from 'kysely';
+import type { Config } from '../config.ts';
+import type { Database } from '../db/schema.ts';
+import { AppError } from '../errors.ts';
+import type { EventType } from '../events/record.ts';
+import { newId } from '../ids.ts';
+import type { Site } from '../sites/repository.ts';
+import { accountPlan } from '../sites/service.ts';
+import { deliveryBody } from './outbox.ts';
+import {
+  attemptsOf,
+  findDelivery,
+  insertDelivery,
+  listDeliveries,
+  recordAttempt,
+  requeue,
+  type AttemptRecord,
+  type AttemptRow,
+  type DeliveryFilter,
+  type DeliveryRow,
+  type DeliveryState,
+  type NextStep,
+} from './repository.ts';
+import { sendOnce } from './send.ts';
+import { requireWebhookPlan } from './settings.ts';
+
+export interface DeliveryPolicy {
+  retryDelaysMs: readonly number[];
+  timeoutMs: number;
+  allowPrivate: boolean;
+}
+
+export function deliveryPolicy(config: Config): DeliveryPolicy {
+  return { retryDelaysMs: config.webhookRetryDelaysMs, timeoutMs: config.webhookTimeoutMs, allowPrivate: config.webhookAllowPrivate };
+}
+
+/**
+ * How long a claim holds: well past the longest attempt (the time-out bounds it) and the writing of
+ * its outcome, so only a dead worker's claim is taken over.
+ */
+export function leaseMs(policy: DeliveryPolicy): number {
+  return 2 * policy.timeoutMs + 5_000;
+}
+
+/** Where the site's webhook stands at the attempt: a URL removed since means nowhere to deliver. */
+export interface Target {
+  url: string | null;
+  secret: string | null;
+}
+
+/**
+ * After a failed attempt, the next retry is due its delay after the END of that attempt; once the
+ * schedule is used up (or for a one-shot test delivery) the delivery has failed.
+ */
+function nextStep(delivery: DeliveryRow, attempt: AttemptRecord, policy: DeliveryPolicy, runAttempts: number): NextStep {
+  if (attempt.error === null) return { state: 'succeeded', next_attempt_at: null };
+  const delay = policy.retryDelaysMs[runAttempts - 1];
+  if (delivery.is_test === 1 || delay === undefined || attempt.error === 'webhook_disabled') return { state: 'failed', next_attempt_at: null };
+  return { state: 'pending', next_attempt_at: new Date(Date.parse(attempt.at) + attempt.duration_ms + delay).toISOString() };
+}
+
+/** Makes one attempt of a delivery this worker holds, and records it with the delivery's next step. */
+export async function attemptDelivery(db: Kysely<Database>, delivery: DeliveryRow, target: Target, policy: DeliveryPolicy): Promise<AttemptRecord> {
+  const attempt =
+    target.url === null || target.secret === null
+      ? { at: new Date().toISOString(), status_code: null, duration_ms: 0, error: 'webhook_disabled' }
+      : await sendOnce(target.url, target.secret, { deliveryId: delivery.id, event: delivery.event, body: delivery.body }, policy);
+  await recordAttempt(db, delivery.id, attempt, (runAttempts) => nextStep(delivery, attempt, policy, runAttempts));
+  return attempt;
+}
+
+export function deliveryView(row: DeliveryRow, attempts: AttemptRow[]) {
+  return {
+    id: row.id,
+    event: row.event,
+    state: row.state as DeliveryState,
+    test: row.is_test === 1,
+    attempts: attempts.map((a) => ({ number: a.number, at: a.at, status_code: a.status_code, duration_ms: a.duration_ms, error: a.error })),
+    next_attempt_at: row.next_attempt_at,
+    created_at: row.created_at,
+  };
+}
+
+async function viewOf(db: Kysely<Database>, siteId: string, id: string) {
+  const row = await findDelivery(db, siteId, id);
+  if (!row) throw new AppError('not_found', `No delivery ${id}`);
+  return deliveryView(row, (await attemptsOf(db, [id])).get(id) ?? []);
+}
+
+export async function deliveryLog(db: Kysely<Database>, site: Site, filter: DeliveryFilter) {
+  const { rows, attempts, total } = await listDeliveries(db, site.id, filter);
+  return { deliveries: rows.map((row) => deliveryView(row, attempts.get(row.id) ?? [])), total, page: filter.page };
+}
+
+/** Queues a finished delivery again: same id, same body, a fresh retry schedule. */
+export async function redeliver(db: Kysely<Database>, site: Site, id: string) {
+  requireWebhookPlan(await accountPlan(db, site.accountId));
+  if (!(await findDelivery(db, site.id, id))) throw new AppError('not_found', `No delivery ${id}`);
+  if (!(await requeue(db, site.id, id, new Date().toISOString()))) {
+    throw new AppError('conflict', `Delivery ${id} is still pending; it can be redelivered once it has succeeded or failed`);
+  }
+  return viewOf(db, site.id, id);
+}
+
+/** A plausible `data` for each event kind, so a receiver can be tried before real traffic. */
+function sampleData(event: EventType, plan: string) {
+  const now = new Date().toISOString();
+  const comment = {
+    id: 'cmt_test',
+    thread_url: 'https://example.com/posts/hello',
+    author_name: 'Parley test',
+    content: 'A sample comment sent by POST /webhooks/test',
+    status: 'published',
+    parent_id: null,
+    created_at: now,
+  };
+  const user = { id: 'usr_test', external_id: 'test-user', name: 'Parley test', avatar_url: null };
+  switch (event) {
+    case 'moderation.action':
+      return { action: 'approve', reason: null, moderator: { id: 'key_test', name: 'Parley test' }, comment };
+    case 'user.created':
+      return { user: { ...user, created_at: now } };
+    case 'user.banned':
+      return { user, ban_type: 'ban', reason: null };
+    case 'subscription.changed':
+      return { plan, previous_plan: plan };
+    default:
+      return { comment };
+  }
+}
+
+/**
+ * Sends a signed sample (`"test": true`) to the site's receiver now, once, and answers with the
+ * attempt; it is logged like any delivery and never retried.
+ */
+export async function sendTestDelivery(db: Kysely<Database>, site: Site, event: EventType, policy: DeliveryPolicy) {
+  const plan = await accountPlan(db, site.accountId);
+  requireWebhookPlan(plan);
+  if (site.webhookUrl === null) throw new AppError('conflict', 'Set a webhook_url on the site first');
+  const now = new Date();
+  const row: DeliveryRow = {
+    id: newId('del'),
+    site_id: site.id,
+    event_id: null,
+    event,
+    body: deliveryBody(event, site.id, now.toISOString(), sampleData(event, plan), true),
+    state: 'pending',
+    attempt_count: 0,
+    run_attempts: 0,
+    is_test: 1,
+    next_attempt_at: now.toISOString(),
+    lease_until: new Date(now.getTime() + leaseMs(policy)).toISOString(),
+    created_at: now.toISOString(),
+  };
+  await insertDelivery(db, row);
+  await attemptDelivery(db, row, { url: site.webhookUrl, secret: site.webhookSecret }, policy);
+  return viewOf(db, site.id, row.id);
+}

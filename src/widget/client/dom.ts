@@ -1,0 +1,58 @@
+type Child = Node | string | null | undefined | false;
+type Attrs = Record<string, string | number | boolean | null | undefined | ((event: Event) => void)>;
+
+/** Builds an element; strings become text nodes, never markup. */
+export function h<K extends keyof HTMLElementTagNameMap>(tag: K, attrs: Attrs = {}, ...children: Child[]): HTMLElementTagNameMap[K] {
+  const element = document.createElement(tag);
+  for (const [name, value] of Object.entries(attrs)) {
+    if (typeof value === 'function') element.addEventListener(name.slice(2), value);
+    else if (value === true) element.setAttribute(name, '');
+    else if (value !== false && value !== null && value !== undefined) element.setAttribute(name, String(value));
+  }
+  for (const child of children) if (child !== null && child !== undefined && child !== false) element.append(child);
+  return element;
+}
+
+const LINK = /\bhttps?:\/\/[^\s<>"'`]+/g;
+
+/** Comment text as text nodes, with http(s) addresses turned into links that pass no authority on. */
+export function richText(text: string): DocumentFragment {
+  const fragment = document.createDocumentFragment();
+  let last = 0;
+  for (const match of text.matchAll(LINK)) {
+    const url = match[0].replace(/[.,;:!?)\]}]+$/, '');
+    const start = match.index ?? 0;
+    fragment.append(text.slice(last, start), h('a', { href: url, rel: 'nofollow ugc noopener', target: '_blank' }, url));
+    last = start + url.length;
+  }
+  fragment.append(text.slice(last));
+  return fragment;
+}
+
+const UNITS: Array<[Intl.RelativeTimeFormatUnit, number]> = [
+  ['year', 31_536_000],
+  ['month', 2_592_000],
+  ['week', 604_800],
+  ['day', 86_400],
+  ['hour', 3_600],
+  ['minute', 60],
+];
+const formats = new Map<string, Intl.RelativeTimeFormat>();
+const dateFormats = new Map<string, Intl.DateTimeFormat>();
+
+/** The full date for a tooltip; formatters are cached because building one costs more than using it. */
+export function fullDate(iso: string, lang: string): string {
+  let format = dateFormats.get(lang);
+  if (!format) dateFormats.set(lang, (format = new Intl.DateTimeFormat(lang, { dateStyle: 'long', timeStyle: 'short' })));
+  return format.format(new Date(iso));
+}
+
+export function relativeTime(iso: string, lang: string, now = Date.now()): string {
+  let format = formats.get(lang);
+  if (!format) formats.set(lang, (format = new Intl.RelativeTimeFormat(lang, { numeric: 'auto' })));
+  const seconds = (Date.parse(iso) - now) / 1000;
+  for (const [unit, size] of UNITS) {
+    if (Math.abs(seconds) >= size) return format.format(Math.round(seconds / size), unit);
+  }
+  return format.format(0, 'second');
+}

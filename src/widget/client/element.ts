@@ -1,0 +1,516 @@
+/// <reference lib="dom" />
+import type { ReactionResult, VoteResult } from '../../votes/service.ts';
+import { Api, ApiProblem, type Comment, type CommentPage, type WidgetSettings } from './api.ts';
+import { fullDate, h, relativeTime, richText } from './dom.ts';
+import { format, problemMessage, setStrings, stringsFor, type Strings } from './strings.ts';
+import { STYLES } from './styles.ts';
+
+const SORTS = ['newest', 'oldest', 'top', 'best'] as const;
+type Sort = (typeof SORTS)[number];
+const PAGE_SIZE = 20;
+const MAX_CONTENT = 10_000;
+
+/** A rendered comment: its data, its element, and the parts redrawn or filled in place. */
+interface Entry {
+  data: Comment;
+  element: HTMLElement;
+  body: HTMLElement;
+  replies: HTMLElement;
+  /** Where reply and edit forms and the delete confirmation open. */
+  slot: HTMLElement;
+  message: HTMLElement;
+  busy: boolean;
+  moderating: boolean;
+}
+
+interface FormOptions {
+  label: string;
+  submit: string;
+  initial?: string;
+  guestName: boolean;
+  onSubmit: (content: string, name: string) => Promise<void>;
+  onCancel?: () => void;
+}
+
+let uniqueId = 0;
+const instances = new Set<ParleyComments>();
+
+/**
+ * `<parley-comments site-id=… [thread-url] [session-token] [theme] [lang]>`: one thread, drawn in
+ * its own shadow root. Every widget on a page keeps its own state; they share only the strings.
+ */
+export class ParleyComments extends HTMLElement {
+  static observedAttributes = ['site-id', 'thread-url', 'session-token', 'lang'];
+  /** Where embed.js came from; the API lives there too. */
+  static apiBase = '';
+
+  /** Adds or replaces the words for a language (`en` replaces the built-in English). */
+  static setStrings(lang: string, strings: Partial<Strings>): void {
+    setStrings(lang, strings);
+    for (const widget of instances) widget.#schedule();
+  }
+
+  /** Milliseconds from the first page's data arriving to the thread being in the DOM. */
+  renderTime: number | null = null;
+
+  #root = this.attachShadow({ mode: 'open' });
+  #t: Strings = stringsFor('en').strings;
+  #lang = 'en';
+  #api = new Api('', null);
+  #settings: WidgetSettings = { site: { id: '', name: '', allow_guests: false, reactions: [] }, viewer: { signed_in: false, name: null, moderator: false } };
+  #sort: Sort = 'newest';
+  #page = 1;
+  #total = 0;
+  #entries = new Map<string, Entry>();
+  #list = h('div');
+  #status = h('p');
+  #more = h('button');
+  #generation = 0;
+  #scheduled = false;
+
+  connectedCallback(): void {
+    instances.add(this);
+    this.#schedule();
+  }
+
+  disconnectedCallback(): void {
+    instances.delete(this);
+  }
+
+  attributeChangedCallback(): void {
+    if (this.isConnected) this.#schedule();
+  }
+
+  /** Several attributes set in a row cause one reload. */
+  #schedule(): void {
+    if (this.#scheduled) return;
+    this.#scheduled = true;
+    queueMicrotask(() => {
+      this.#scheduled = false;
+      void this.#load();
+    });
+  }
+
+  get #siteId(): string {
+    return this.getAttribute('site-id') ?? '';
+  }
+
+  get #threadUrl(): string {
+    return this.getAttribute('thread-url') || location.href.split('#')[0];
+  }
+
+  #listPath(page: number): string {
+    const query = new URLSearchParams({ site_id: this.#siteId, thread_url: this.#threadUrl, sort: this.#sort, page: String(page), limit: String(PAGE_SIZE) });
+    return `/v1/comments?${query}`;
+  }
+
+  async #load(): Promise<void> {
+    const generation = ++this.#generation;
+    ({ lang: this.#lang, strings: this.#t } = stringsFor(this.getAttribute('lang') || this.closest('[lang]')?.getAttribute('lang') || 'en'));
+    this.#api = new Api(ParleyComments.apiBase, this.getAttribute('session-token'));
+    const t = this.#t;
+    const sortId = `parley-sort-${++uniqueId}`;
+    const sort = h(
+      'select',
+      { id: sortId, onchange: () => ((this.#sort = sort.value as Sort), void this.#reloadList()) },
+      ...SORTS.map((value) => h('option', { value, selected: value === this.#sort }, t[`sort_${value}`])),
+    );
+    const composer = h('div');
+    this.#list = h('div');
+    this.#status = h('p', { class: 'msg', role: 'status' }, t.loading);
+    this.#more = h('button', { type: 'button', class: 'more', hidden: true, onclick: () => void this.#loadMore() }, t.loadMore);
+    this.#root.replaceChildren(
+      h('style', {}, STYLES),
+      h(
+        'section',
+        { 'aria-label': t.heading },
+        h('div', { class: 'top' }, h('h2', {}, t.heading), h('div', {}, h('label', { for: sortId }, t.sortBy), sort)),
+        composer,
+        this.#status,
+        this.#list,
+        this.#more,
+      ),
+    );
+    try {
+      const [settings, page] = await Promise.all([
+        this.#api.call<WidgetSettings>('GET', `/v1/widget?site_id=${encodeURIComponent(this.#siteId)}`),
+        this.#api.call<CommentPage>('GET', this.#listPath(1)),
+      ]);
+      if (generation !== this.#generation) return;
+      const arrived = performance.now();
+      this.#settings = settings;
+      composer.append(this.#composer());
+      this.#showPage(page, true);
+      this.renderTime = performance.now() - arrived;
+      performance.measure('parley:render', { start: arrived, duration: this.renderTime });
+    } catch (error) {
+      if (generation !== this.#generation) return;
+      this.#showProblem(this.#status, error);
+      this.#status.append(' ', h('button', { type: 'button', onclick: () => this.#schedule() }, t.retry));
+    }
+  }
+
+  async #reloadList(): Promise<void> {
+    const generation = this.#generation;
+    try {
+      const page = await this.#api.call<CommentPage>('GET', this.#listPath(1));
+      if (generation === this.#generation) this.#showPage(page, true);
+    } catch (error) {
+      this.#showProblem(this.#status, error);
+    }
+  }
+
+  async #loadMore(): Promise<void> {
+    try {
+      this.#showPage(await this.#api.call<CommentPage>('GET', this.#listPath(this.#page + 1)), false);
+    } catch (error) {
+      this.#showProblem(this.#status, error);
+    }
+  }
+
+  #showPage(page: CommentPage, replace: boolean): void {
+    if (replace) {
+      this.#entries.clear();
+      this.#list.replaceChildren();
+    }
+    this.#page = page.page;
+    this.#total = page.total;
+    const fragment = document.createDocumentFragment();
+    // A comment posted meanwhile shifts the pages; one already shown is not drawn twice.
+    for (const comment of page.comments) if (!this.#entries.has(comment.id)) fragment.append(this.#render(comment));
+    this.#list.append(fragment);
+    this.#updateFooter();
+  }
+
+  #updateFooter(): void {
+    this.#status.className = 'msg';
+    this.#status.textContent = this.#list.childElementCount === 0 ? this.#t.empty : '';
+    this.#more.hidden = this.#page * PAGE_SIZE >= this.#total;
+  }
+
+  #composer(): Node {
+    const { viewer, site } = this.#settings;
+    if (!viewer.signed_in && !site.allow_guests) return h('p', { class: 'who' }, this.#t.signInToComment);
+    return h(
+      'div',
+      {},
+      viewer.name && h('p', { class: 'who' }, format(this.#t.signedInAs, { name: viewer.name })),
+      this.#form({
+        label: this.#t.write,
+        submit: this.#t.post,
+        guestName: !viewer.signed_in,
+        onSubmit: async (content, name) => {
+          const comment = await this.#post(content, name, null);
+          this.#list.prepend(this.#render(comment));
+          this.#total += 1;
+          this.#updateFooter();
+        },
+      }),
+    );
+  }
+
+  #post(content: string, name: string, parentId: string | null): Promise<Comment> {
+    return this.#api.call<Comment>('POST', '/v1/comments', {
+      site_id: this.#siteId,
+      thread_url: this.#threadUrl,
+      content,
+      ...(parentId && { parent_id: parentId }),
+      ...(name && { author_name: name }),
+    });
+  }
+
+  #form(options: FormOptions): HTMLFormElement {
+    const t = this.#t;
+    const id = `parley-${++uniqueId}`;
+    const text = h('textarea', { id, name: 'content', required: true, maxlength: MAX_CONTENT, rows: 3 });
+    text.value = options.initial ?? '';
+    const name = options.guestName ? h('input', { id: `${id}-name`, name: 'author_name', autocomplete: 'nickname', maxlength: 100 }) : null;
+    const message = h('p', { class: 'msg', role: 'status' });
+    let busy = false;
+    const form = h(
+      'form',
+      {
+        onsubmit: async (event: Event) => {
+          event.preventDefault();
+          if (busy) return;
+          busy = true;
+          form.setAttribute('aria-busy', 'true');
+          message.textContent = '';
+          try {
+            await options.onSubmit(text.value, name?.value.trim() ?? '');
+            text.value = '';
+          } catch (error) {
+            this.#showProblem(message, error);
+          } finally {
+            busy = false;
+            form.removeAttribute('aria-busy');
+          }
+        },
+      },
+      name && h('label', { for: name.id }, t.guestName),
+      name,
+      h('label', { for: id }, options.label),
+      text,
+      h('button', { type: 'submit', class: 'primary' }, options.submit),
+      options.onCancel && h('button', { type: 'button', onclick: options.onCancel }, t.cancel),
+      message,
+    );
+    text.addEventListener('keydown', (event) => {
+      if (event.key === 'Escape' && options.onCancel) options.onCancel();
+      if (event.key === 'Enter' && (event.ctrlKey || event.metaKey)) form.requestSubmit();
+    });
+    return form;
+  }
+
+  #render(comment: Comment): HTMLElement {
+    const entry: Entry = {
+      data: comment,
+      element: h('article', { class: 'c' }),
+      body: h('div', { class: 'body' }),
+      replies: h('div', { class: 'replies' }),
+      slot: h('div'),
+      message: h('p', { class: 'msg', role: 'status' }),
+      busy: false,
+      moderating: false,
+    };
+    this.#entries.set(comment.id, entry);
+    this.#fillBody(entry);
+    for (const reply of comment.replies) entry.replies.append(this.#render(reply));
+    entry.element.append(entry.body, entry.replies);
+    if (comment.has_more_replies) {
+      const more: HTMLButtonElement = h('button', { type: 'button', class: 'more', onclick: () => void this.#showAllReplies(entry, more) }, this.#t.moreReplies);
+      entry.element.append(more);
+    }
+    return entry.element;
+  }
+
+  /** Redraws a comment's own part (not its replies), keeping the keyboard focus on the same control. */
+  #fillBody(entry: Entry): void {
+    const comment = entry.data;
+    const t = this.#t;
+    const focused = this.#root.activeElement as HTMLElement | null;
+    const focusKey = focused && entry.body.contains(focused) ? focused.dataset.k : undefined;
+    const badge = this.#badge(comment);
+    entry.body.replaceChildren(
+      h(
+        'div',
+        { class: 'meta' },
+        !comment.is_deleted && h('span', { class: 'author' }, comment.author_name),
+        h('time', { datetime: comment.created_at, title: fullDate(comment.created_at, this.#lang) }, relativeTime(comment.created_at, this.#lang)),
+        comment.is_edited && !comment.is_deleted && h('span', {}, `· ${t.edited}`),
+        badge && h('span', { class: 'badge' }, badge),
+      ),
+      comment.is_deleted ? h('p', { class: 'text deleted' }, t.deleted) : h('div', { class: 'text' }, richText(comment.content ?? '')),
+      ...(comment.is_deleted ? [] : this.#actions(entry)),
+      entry.slot,
+      entry.message,
+    );
+    if (focusKey) entry.body.querySelector<HTMLElement>(`[data-k="${focusKey}"]`)?.focus();
+  }
+
+  /** Readers see their own pending comments marked; moderators see every state. A shadow ban is never shown to its author. */
+  #badge(comment: Comment): string | null {
+    const state = this.#settings.viewer.moderator
+      ? (comment.moderation_status ?? (comment.status === 'published' ? null : comment.status))
+      : comment.status === 'pending'
+        ? 'pending'
+        : null;
+    return state === null ? null : ((this.#t as Record<string, string>)[`status_${state}`] ?? state);
+  }
+
+  #actions(entry: Entry): HTMLElement[] {
+    const comment = entry.data;
+    const t = this.#t;
+    const { viewer, site } = this.#settings;
+    const button = (key: string, label: Node | string, onclick: () => unknown, pressed?: boolean, ...rest: Array<Node | string>) =>
+      h('button', { type: 'button', 'data-k': key, 'aria-pressed': pressed === undefined ? null : String(pressed), onclick: () => void onclick() }, label, ...rest);
+    const parts: HTMLElement[] = [];
+    for (const [type, symbol, label, count] of [
+      ['up', '▲', t.upvote, comment.upvotes],
+      ['down', '▼', t.downvote, comment.downvotes],
+    ] as const) {
+      const glyph = h('span', { 'aria-hidden': 'true' }, `${symbol} `);
+      parts.push(
+        viewer.signed_in
+          ? button(type, glyph, () => this.#vote(entry, type), comment.user_vote === type, h('span', { class: 'sr' }, `${label} `), String(count))
+          : h('span', { class: 'count' }, glyph, String(count), h('span', { class: 'sr' }, ` ${type === 'up' ? t.upvotes : t.downvotes}`)),
+      );
+    }
+    for (const type of new Set([...site.reactions, ...Object.keys(comment.reaction_counts)])) {
+      const count = comment.reaction_counts[type] ?? 0;
+      const label = (t as Record<string, string>)[`reaction_${type}`] ?? type;
+      const text = count > 0 ? `${label} ${count}` : label;
+      if (viewer.signed_in && site.reactions.includes(type)) {
+        parts.push(button(`react-${type}`, text, () => this.#react(entry, type), comment.user_reaction === type));
+      } else if (count > 0) {
+        parts.push(h('span', { class: 'count' }, text));
+      }
+    }
+    parts.push(h('span', { class: 'sep', 'aria-hidden': 'true' }));
+    if (viewer.signed_in || site.allow_guests) parts.push(button('reply', t.reply, () => this.#openReply(entry)));
+    if (comment.user_is_author) parts.push(button('edit', t.edit, () => this.#openEdit(entry)));
+    if (comment.user_is_author || viewer.moderator) parts.push(button('delete', t.delete, () => this.#confirmDelete(entry)));
+    if (!comment.user_is_author) parts.push(button('flag', t.flag, () => this.#flag(entry)));
+    if (!viewer.moderator) return [h('div', { class: 'actions' }, ...parts)];
+    parts.push(button('mod', t.moderate, () => ((entry.moderating = !entry.moderating), this.#fillBody(entry))));
+    parts[parts.length - 1].setAttribute('aria-expanded', String(entry.moderating));
+    if (!entry.moderating) return [h('div', { class: 'actions' }, ...parts)];
+    const { status, moderation_status: hidden } = comment;
+    const offered = {
+      approve: status !== 'published',
+      remove: status !== 'removed',
+      spam: status !== 'spam',
+      shadow_ban: hidden !== 'shadow_banned',
+      unhide: hidden === 'shadow_banned',
+    };
+    const moderation = Object.entries(offered)
+      .filter(([, shown]) => shown)
+      .map(([action]) => button(`mod-${action}`, (t as Record<string, string>)[`mod_${action}`], () => this.#moderate(entry, action)));
+    return [h('div', { class: 'actions' }, ...parts), h('div', { class: 'actions mod', role: 'group', 'aria-label': t.moderate }, ...moderation)];
+  }
+
+  /** Runs one call for a comment; a failure becomes the comment's inline message. */
+  async #attempt<T>(entry: Entry, call: () => Promise<T>): Promise<T | null> {
+    if (entry.busy) return null;
+    entry.busy = true;
+    entry.message.className = 'msg';
+    entry.message.textContent = '';
+    try {
+      return await call();
+    } catch (error) {
+      this.#showProblem(entry.message, error);
+      return null;
+    } finally {
+      entry.busy = false;
+    }
+  }
+
+  async #vote(entry: Entry, type: 'up' | 'down'): Promise<void> {
+    const path = `/v1/comments/${entry.data.id}/vote`;
+    const undo = entry.data.user_vote === type;
+    const result = await this.#attempt(entry, () =>
+      undo ? this.#api.call<VoteResult>('DELETE', path) : this.#api.call<VoteResult>('POST', path, { vote_type: type }),
+    );
+    if (!result) return;
+    Object.assign(entry.data, { upvotes: result.upvotes, downvotes: result.downvotes, user_vote: result.user_vote });
+    this.#fillBody(entry);
+  }
+
+  async #react(entry: Entry, type: string): Promise<void> {
+    const result = await this.#attempt(entry, () =>
+      this.#api.call<ReactionResult>('POST', `/v1/comments/${entry.data.id}/react`, { reaction_type: type }),
+    );
+    if (!result) return;
+    Object.assign(entry.data, result);
+    this.#fillBody(entry);
+  }
+
+  async #flag(entry: Entry): Promise<void> {
+    if (await this.#attempt(entry, () => this.#api.call('POST', `/v1/comments/${entry.data.id}/flag`, {}))) {
+      entry.message.textContent = this.#t.flagged;
+    }
+  }
+
+  async #moderate(entry: Entry, action: string): Promise<void> {
+    const result = await this.#attempt(entry, () =>
+      this.#api.call<Pick<Comment, 'status' | 'moderation_status'>>('PATCH', `/v1/comments/${entry.data.id}/moderate`, { action }),
+    );
+    if (!result) return;
+    // A shadow ban and its lifting change every comment of the author, so the thread is read again.
+    if (action === 'shadow_ban' || action === 'unhide') return this.#reloadList();
+    Object.assign(entry.data, { status: result.status, moderation_status: result.moderation_status });
+    this.#fillBody(entry);
+    entry.message.textContent = format(this.#t.moderated, { action: (this.#t as Record<string, string>)[`mod_${action}`] });
+  }
+
+  /** Opens a form (or a confirmation) under a comment; closing it gives the focus back to its button. */
+  #open(entry: Entry, content: HTMLElement, returnKey: string): () => void {
+    const close = () => {
+      entry.slot.replaceChildren();
+      entry.body.querySelector<HTMLElement>(`[data-k="${returnKey}"]`)?.focus();
+    };
+    entry.slot.replaceChildren(content);
+    content.querySelector<HTMLElement>('textarea, [data-first]')?.focus();
+    return close;
+  }
+
+  #openReply(entry: Entry): void {
+    const close = this.#open(
+      entry,
+      this.#form({
+        label: format(this.#t.replyTo, { name: entry.data.author_name }),
+        submit: this.#t.sendReply,
+        guestName: !this.#settings.viewer.signed_in,
+        onCancel: () => close(),
+        onSubmit: async (content, name) => {
+          const reply = await this.#post(content, name, entry.data.id);
+          entry.replies.append(this.#render(reply));
+          close();
+        },
+      }),
+      'reply',
+    );
+  }
+
+  #openEdit(entry: Entry): void {
+    const close = this.#open(
+      entry,
+      this.#form({
+        label: this.#t.editLabel,
+        submit: this.#t.save,
+        initial: entry.data.content ?? '',
+        guestName: false,
+        onCancel: () => close(),
+        onSubmit: async (content) => {
+          const edited = await this.#api.call<Comment>('PATCH', `/v1/comments/${entry.data.id}`, { content });
+          entry.data = { ...edited, replies: entry.data.replies };
+          close();
+          this.#fillBody(entry);
+        },
+      }),
+      'edit',
+    );
+  }
+
+  #confirmDelete(entry: Entry): void {
+    const t = this.#t;
+    const remove = async () => {
+      const deleted = await this.#attempt(entry, () => this.#api.call<Comment>('DELETE', `/v1/comments/${entry.data.id}`));
+      if (!deleted) return;
+      close();
+      if (entry.replies.childElementCount > 0) {
+        entry.data = { ...deleted, replies: entry.data.replies };
+        this.#fillBody(entry);
+        return;
+      }
+      entry.element.remove();
+      this.#entries.delete(entry.data.id);
+      if (entry.data.parent_id === null) this.#total -= 1;
+      this.#updateFooter();
+    };
+    const close = this.#open(
+      entry,
+      h(
+        'div',
+        { role: 'group', 'aria-label': t.confirmDelete },
+        h('span', {}, `${t.confirmDelete} `),
+        h('button', { type: 'button', 'data-first': true, onclick: () => void remove() }, t.yesDelete),
+        h('button', { type: 'button', onclick: () => close() }, t.cancel),
+      ),
+      'delete',
+    );
+  }
+
+  async #showAllReplies(entry: Entry, button: HTMLButtonElement): Promise<void> {
+    const whole = await this.#attempt(entry, () => this.#api.call<Comment>('GET', `/v1/comments/${entry.data.id}`));
+    if (!whole) return;
+    entry.replies.replaceChildren(...whole.replies.map((reply) => this.#render(reply)));
+    button.remove();
+  }
+
+  #showProblem(target: HTMLElement, error: unknown): void {
+    const problem = error instanceof ApiProblem ? error : new ApiProblem(0, 'network', String(error), null);
+    target.className = 'msg error';
+    target.textContent = problemMessage(problem, this.#t);
+  }
+}

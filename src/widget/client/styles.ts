@@ -1,0 +1,52 @@
+const DARK = `--parley-bg:#17171c;--parley-fg:#ececf1;--parley-muted:#a9a9b4;--parley-accent:#8ab4f8;--parley-accent-fg:#0b1a33;
+--parley-border:#3b3b46;--parley-surface:#23232a;--parley-danger:#f2b8b5;color-scheme:dark;`;
+
+/**
+ * Colours and fonts are custom properties on the host, so a page overrides them from outside
+ * (`parley-comments { --parley-accent: #c00 }`); light is the default, `theme="auto"` follows the
+ * reader's system.
+ */
+export const STYLES = `
+:host{display:block;--parley-bg:#fff;--parley-fg:#1d1d22;--parley-muted:#5a5a66;--parley-accent:#0b57d0;--parley-accent-fg:#fff;
+--parley-border:#d5d5dd;--parley-surface:#f4f4f7;--parley-danger:#b3261e;color-scheme:light;
+--parley-font:system-ui,-apple-system,"Segoe UI",Roboto,"Helvetica Neue",Arial,sans-serif;--parley-font-size:15px;--parley-radius:6px;
+color:var(--parley-fg);background:var(--parley-bg);font:var(--parley-font-size)/1.5 var(--parley-font);padding:8px 0}
+:host([theme=dark]){${DARK}}
+@media (prefers-color-scheme:dark){:host([theme=auto]){${DARK}}}
+*{box-sizing:border-box}
+h2{font-size:1.15em;margin:0}
+.top{display:flex;flex-wrap:wrap;gap:8px 16px;align-items:center;justify-content:space-between;margin-bottom:12px}
+label{font-size:.9em;color:var(--parley-muted)}
+select,textarea,input{font:inherit;color:var(--parley-fg);background:var(--parley-bg);border:1px solid var(--parley-border);border-radius:var(--parley-radius);padding:6px 8px}
+select{margin-left:6px}
+textarea{width:100%;min-height:4.5em;resize:vertical;display:block;margin:4px 0 8px}
+input{width:100%;max-width:20em;display:block;margin:4px 0 8px}
+form{margin:8px 0 12px}
+.who{font-size:.9em;color:var(--parley-muted);margin:0 0 4px}
+button{font:inherit;font-size:.88em;cursor:pointer;color:var(--parley-muted);background:none;border:1px solid transparent;border-radius:var(--parley-radius);padding:2px 6px;min-height:28px}
+button:hover{color:var(--parley-fg);background:var(--parley-surface)}
+button[aria-pressed=true]{color:var(--parley-accent);border-color:var(--parley-accent);font-weight:600}
+button.primary{color:var(--parley-accent-fg);background:var(--parley-accent);border-color:var(--parley-accent);padding:6px 14px;font-weight:600}
+button.primary:hover{filter:brightness(1.1)}
+button:disabled{opacity:.6;cursor:default}
+:focus-visible{outline:2px solid var(--parley-accent);outline-offset:2px}
+.c{margin:14px 0 0}
+.body{padding:2px 0}
+.meta{display:flex;flex-wrap:wrap;gap:4px 8px;align-items:baseline;font-size:.9em;color:var(--parley-muted)}
+.author{font-weight:600;color:var(--parley-fg)}
+.badge{font-size:.8em;border:1px solid var(--parley-border);background:var(--parley-surface);color:var(--parley-fg);border-radius:99px;padding:0 8px}
+.text{margin:2px 0 4px;white-space:pre-wrap;overflow-wrap:anywhere}
+.deleted{font-style:italic;color:var(--parley-muted)}
+a{color:var(--parley-accent)}
+.actions{display:flex;flex-wrap:wrap;gap:2px 4px;align-items:center}
+.actions.mod{border:1px dashed var(--parley-border);border-radius:var(--parley-radius);margin:4px 0 0;padding:2px}
+.count{font-size:.88em;color:var(--parley-muted);padding:2px 8px}
+.sep{width:1px;height:16px;background:var(--parley-border);margin:0 4px}
+.replies{margin-left:10px;padding-left:14px;border-left:2px solid var(--parley-border)}
+.replies .replies .replies .replies .replies{margin-left:0;padding-left:8px}
+.msg{margin:4px 0;font-size:.9em;color:var(--parley-muted)}
+.msg:empty{display:none}
+.msg.error{color:var(--parley-danger)}
+.more{margin-top:14px}
+.sr{position:absolute;width:1px;height:1px;overflow:hidden;clip-path:inset(50%);white-space:nowrap}
+`;

@@ -1,0 +1,75 @@
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import { Type } from 'typebox';
+import { canAccessSite, isModerator } from '../auth/caller.ts';
+import type { Db } from '../db/connect.ts';
+import { AppError } from '../errors.ts';
+import { errors, OptionalCredential } from '../http/schemas.ts';
+import { findSite } from '../sites/repository.ts';
+import { widgetBundle } from './bundle.ts';
+import { demoPage } from './demo.ts';
+
+const WidgetSettings = Type.Object({
+  site: Type.Object({
+    id: Type.String(),
+    name: Type.String(),
+    allow_guests: Type.Boolean({ description: 'Whether readers without a session may post' }),
+    reactions: Type.Array(Type.String(), { description: 'The reaction types the site accepts' }),
+  }),
+  viewer: Type.Object({
+    signed_in: Type.Boolean({ description: 'The request carried a session (or key) of this site' }),
+    name: Type.Union([Type.String(), Type.Null()]),
+    moderator: Type.Boolean(),
+  }),
+});
+
+function matchesEtag(header: string | undefined, etag: string): boolean {
+  return header !== undefined && header.split(',').some((tag) => tag.trim().replace(/^W\//, '') === etag);
+}
+
+export const widgetRoutes: FastifyPluginAsyncTypebox<{ db: Db }> = async (app, { db }) => {
+  app.get('/v1/widget', {
+    schema: {
+      tags: ['widget'],
+      summary: "What the widget needs before drawing a thread: the site's public settings and who is reading",
+      security: OptionalCredential,
+      querystring: Type.Object({ site_id: Type.String({ maxLength: 100 }) }),
+      response: { 200: WidgetSettings, ...errors },
+    },
+    handler: async (request) => {
+      const site = await findSite(db.kysely, request.query.site_id);
+      if (!site) throw new AppError('not_found', `No site ${request.query.site_id}`);
+      const caller = request.caller;
+      const ownership = { id: site.id, account_id: site.accountId };
+      const signedIn = canAccessSite(caller, ownership);
+      return {
+        site: { id: site.id, name: site.name, allow_guests: site.allowGuests, reactions: site.reactions },
+        viewer: {
+          signed_in: signedIn,
+          name: !signedIn ? null : caller.kind === 'session' ? caller.userName : caller.kind === 'key' ? caller.name : null,
+          moderator: isModerator(caller, ownership),
+        },
+      };
+    },
+  });
+
+  app.get('/embed.js', { schema: { hide: true } }, async (request, reply) => {
+    const bundle = await widgetBundle();
+    reply
+      .header('cache-control', 'public, max-age=300, stale-while-revalidate=86400')
+      .header('etag', bundle.etag)
+      .header('vary', 'Accept-Encoding')
+      .header('cross-origin-resource-policy', 'cross-origin')
+      .type('application/javascript; charset=utf-8');
+    if (matchesEtag(request.headers['if-none-match'], bundle.etag)) return reply.code(304).send();
+    if (/\bgzip\b/.test(request.headers['accept-encoding'] ?? '')) return reply.header('content-encoding', 'gzip').send(bundle.gzipped);
+    return reply.send(bundle.code);
+  });
+
+  app.get('/', { schema: { hide: true, querystring: Type.Object({ session_token: Type.Optional(Type.String({ maxLength: 200 })) }) } }, async (request, reply) => {
+    const demo = await db.kysely.selectFrom('sites').select('id').orderBy('created_at').orderBy('id').limit(1).executeTakeFirst();
+    return reply
+      .type('text/html; charset=utf-8')
+      .header('cache-control', 'no-store')
+      .send(demoPage({ siteId: demo?.id ?? null, threadUrl: `${request.protocol}://${request.host}/`, sessionToken: request.query.session_token ?? null }));
+  });
+};
