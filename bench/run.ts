@@ -8,6 +8,7 @@ import pg from 'pg';
 import { casesFor, type Case, type Server } from './cases.ts';
 import { ROOT, startBaseline, startParley, type CannedResponse, type Service } from './processes.ts';
 import { seed, type Seeded } from './seed.ts';
+import { deliveryRate, queueDeliveries, startReceiver } from './webhooks.ts';
 
 const { values: args } = parseArgs({
   options: {
@@ -35,6 +36,17 @@ interface Measurement {
   p99: number;
   non2xx: number;
   errors: number;
+}
+
+interface WebhookResult {
+  id: string;
+  title: string;
+  deliveriesPerSecond: number;
+  delivered: number;
+  peakRssMb: number;
+  target: string;
+  met: boolean | null;
+  load1: number;
 }
 
 interface CaseResult extends Measurement {
@@ -181,6 +193,43 @@ function judge(spec: Case, result: Measurement & { ratio: number | null }, resul
   return reference ? result.p50 <= reference.p50 * target.factor : null;
 }
 
+const QUEUED = 5_000;
+
+/**
+ * Webhook delivery: deliveries are queued through the service functions while no Parley runs, then
+ * a Parley starts and the receiver times them. Twice: alone, and beside a second site whose receiver
+ * never answers.
+ */
+async function webhookCases(databaseUrl: string, seeded: Seeded, env: Record<string, string>): Promise<WebhookResult[]> {
+  const fast = await startReceiver('fast');
+  const hanging = await startReceiver('hanging');
+  const results: WebhookResult[] = [];
+  try {
+    for (const withHanging of [false, true]) {
+      fast.received = 0;
+      await queueDeliveries(databaseUrl, seeded, fast, QUEUED, withHanging ? { receiver: hanging, count: 500 } : undefined);
+      const load1 = loadavg()[0];
+      const parley = await startParley({ ...env, PARLEY_WEBHOOK_ALLOW_PRIVATE: 'true' }, args.profile ? join(ROOT, 'bench/results/profiles') : undefined);
+      try {
+        const { rate, received } = await deliveryRate(fast, QUEUED, 20);
+        const alone = results[0]?.deliveriesPerSecond;
+        const result: WebhookResult = withHanging
+          ? { id: 'webhooks-hanging', title: 'the same beside a site whose receiver never answers', deliveriesPerSecond: rate, delivered: received, peakRssMb: parley.peakRssMb(), target: '< 10 % slower than alone', met: alone ? rate >= alone * 0.9 : null, load1 }
+          : { id: 'webhooks-fast', title: 'webhook deliveries/s to a receiver answering at once', deliveriesPerSecond: rate, delivered: received, peakRssMb: parley.peakRssMb(), target: '≥ 1000 deliveries/s', met: rate >= 1000, load1 };
+        results.push(result);
+        log(`${result.id}: ${rate.toFixed(0)} deliveries/s (${received} of ${QUEUED} delivered), peak RSS ${result.peakRssMb.toFixed(0)} MB`);
+      } finally {
+        if (withHanging) await hanging.close();
+        await parley.stop();
+      }
+    }
+  } finally {
+    await fast.close();
+    await hanging.close();
+  }
+  return results;
+}
+
 async function main(): Promise<void> {
   const loadAtStart = loadavg();
   log(`load average before the run: ${loadAtStart.map((l) => l.toFixed(2)).join(' ')} on ${cpus().length} cores`);
@@ -193,6 +242,7 @@ async function main(): Promise<void> {
   const baselines = new Map<string, Measurement>();
   const specFile = join(mkdtempSync(join(tmpdir(), 'parley-baseline-')), 'responses.json');
   let idleRssMb = NaN;
+  let webhooks: WebhookResult[] = [];
   try {
     for (const server of ['default', 'no-cache', 'no-rate-limits'] as const) {
       const group = cases.filter((c) => c.server === server);
@@ -228,13 +278,14 @@ async function main(): Promise<void> {
         await parley.stop();
       }
     }
+    if (!args.only || args.only.includes('webhooks')) webhooks = await webhookCases(database.url, seeded, baseEnv);
   } finally {
     await database.drop();
   }
-  report([...results.values()], { loadAtStart, seeded, idleRssMb });
+  report([...results.values()], webhooks, { loadAtStart, seeded, idleRssMb });
 }
 
-function report(results: CaseResult[], context: { loadAtStart: number[]; seeded: Seeded; idleRssMb: number }): void {
+function report(results: CaseResult[], webhooks: WebhookResult[], context: { loadAtStart: number[]; seeded: Seeded; idleRssMb: number }): void {
   const limited = results.find((r) => r.id === 'list-100');
   const unlimited = results.find((r) => r.id === 'list-100-no-limits');
   const rateLimitCost = limited && unlimited ? 1 - limited.requestsPerSecond / unlimited.requestsPerSecond : null;
@@ -251,15 +302,23 @@ function report(results: CaseResult[], context: { loadAtStart: number[]; seeded:
     r.met === null ? '' : r.met ? 'yes' : 'NO',
     r.load1.toFixed(1),
   ]);
-  const extra: string[][] = [
-    ['webhooks-fast', 'pending', '', '', '', '', '', '≥ 1000 deliveries/s', '', ''],
-    ['webhooks-hanging', 'pending', '', '', '', '', '', '< 10 % slower', '', ''],
-  ];
+  const extra = webhooks.map((w) => [
+    w.id,
+    `${w.deliveriesPerSecond.toFixed(0)} deliveries/s`,
+    '—',
+    '—',
+    '—',
+    '—',
+    w.peakRssMb.toFixed(0),
+    w.target,
+    w.met === null ? '' : w.met ? 'yes' : 'NO',
+    w.load1.toFixed(1),
+  ]);
   const all = [header, ...rows, ...extra];
   const widths = header.map((_, i) => Math.max(...all.map((row) => row[i].length)));
   const line = (row: string[]) => `| ${row.map((cell, i) => cell.padEnd(widths[i])).join(' | ')} |`;
   process.stdout.write(`\n${line(header)}\n|${widths.map((w) => '-'.repeat(w + 2)).join('|')}|\n${[...rows, ...extra].map(line).join('\n')}\n`);
-  const rssOk = results.every((r) => r.peakRssMb <= 200);
+  const rssOk = [...results, ...webhooks].every((r) => r.peakRssMb <= 200);
   process.stdout.write(
     `\nrate limiting costs ${rateLimitCost === null ? 'n/a' : `${(rateLimitCost * 100).toFixed(1)} %`} of list-100 throughput (target < 5 %)` +
       `\npeak RSS ≤ 200 MB in every case: ${rssOk ? 'yes' : 'NO'} (Parley idle after start: ${context.idleRssMb.toFixed(0)} MB)` +
@@ -282,7 +341,7 @@ function report(results: CaseResult[], context: { loadAtStart: number[]; seeded:
         idleRssMb: context.idleRssMb,
         rateLimitCost,
         cases: results,
-        pending: ['webhooks-fast', 'webhooks-hanging'],
+        webhooks,
         seconds: (Date.now() - started) / 1000,
       },
       null,

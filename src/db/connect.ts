@@ -1,5 +1,5 @@
 import { mkdirSync } from 'node:fs';
-import { dirname } from 'node:path';
+import { dirname, resolve } from 'node:path';
 import SQLite from 'better-sqlite3';
 import { Kysely, PostgresDialect } from 'kysely';
 import pg from 'pg';
@@ -49,7 +49,7 @@ export function connect(config: DbConfig): Db {
   const dialect = dialectOf(config.databaseUrl);
   if (dialect === 'sqlite') {
     const path = sqlitePath(config.databaseUrl);
-    const sqlite = new GroupCommitSqlite(() => openSqlite(path), path === ':memory:');
+    const sqlite = GroupCommitSqlite.open(path === ':memory:' ? path : resolve(path), () => openSqlite(path));
     const kysely = new Kysely<Database>({ dialect: groupCommitDialect(sqlite) });
     const changes = new ChangeFeed();
     return { kysely, dialect, changes, close: () => closeBoth(kysely, changes) };

@@ -26,6 +26,25 @@ import {
  * one-statement transaction of the writer.
  */
 export class GroupCommitSqlite {
+  /**
+   * One per database file in a process: two writers there would deadlock, the second blocking the
+   * thread in busy_timeout while the first waits for that thread to COMMIT.
+   */
+  static readonly #open = new Map<string, { sqlite: GroupCommitSqlite; users: number }>();
+
+  static open(path: string, connect: () => SQLite.Database): GroupCommitSqlite {
+    const inMemory = path === ':memory:';
+    const shared = inMemory ? undefined : GroupCommitSqlite.#open.get(path);
+    if (shared) {
+      shared.users += 1;
+      return shared.sqlite;
+    }
+    const sqlite = new GroupCommitSqlite(connect, inMemory, path);
+    if (!inMemory) GroupCommitSqlite.#open.set(path, { sqlite, users: 1 });
+    return sqlite;
+  }
+
+  readonly #path: string;
   readonly #writer: SQLite.Database;
   readonly #reader: SQLite.Database;
   readonly #writerStatements: StatementCache;
@@ -35,7 +54,8 @@ export class GroupCommitSqlite {
   #waiting: Array<{ resolve: () => void; reject: (error: unknown) => void }> = [];
   #flushScheduled = false;
 
-  constructor(open: () => SQLite.Database, inMemory: boolean) {
+  private constructor(open: () => SQLite.Database, inMemory: boolean, path: string) {
+    this.#path = path;
     this.#writer = open();
     // An in-memory database exists once per connection, so there it reads through the writer.
     this.#reader = inMemory ? this.#writer : open();
@@ -137,6 +157,9 @@ export class GroupCommitSqlite {
   }
 
   async close(): Promise<void> {
+    const shared = GroupCommitSqlite.#open.get(this.#path);
+    if (shared && shared.sqlite === this && --shared.users > 0) return;
+    GroupCommitSqlite.#open.delete(this.#path);
     await this.#flush();
     if (this.#reader !== this.#writer) this.#reader.close();
     this.#writer.close();
