@@ -1,5 +1,5 @@
-import { createHash } from 'node:crypto';
 import type { Change, ChangeFeed } from '../db/changes.ts';
+import { etagOf } from '../http/etag.ts';
 
 /** A finished public list response: its bytes and their entity tag. */
 export interface CachedList {
@@ -16,19 +16,6 @@ const REMEMBERED_CHANGES = 10_000;
 
 function threadTag(siteId: string, threadKey: string): string {
   return `${siteId}\n${threadKey}`;
-}
-
-export function etagOf(body: Buffer): string {
-  return `"${createHash('sha1').update(body).digest('base64url')}"`;
-}
-
-/** Whether an If-None-Match header names this entity tag (weak or strong; `*` matches anything). */
-export function matchesEtag(ifNoneMatch: string | undefined, etag: string): boolean {
-  if (!ifNoneMatch) return false;
-  return ifNoneMatch.split(',').some((candidate) => {
-    const tag = candidate.trim();
-    return tag === '*' || tag === etag || tag === `W/${etag}`;
-  });
 }
 
 /**
