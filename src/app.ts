@@ -9,10 +9,12 @@ import { migrateToLatest } from './db/migrate.ts';
 import { registerCors } from './http/cors.ts';
 import { registerJsonParser } from './http/json-body.ts';
 import { registerOpenApi } from './http/openapi.ts';
-import { registerProblemHandlers } from './http/problems.ts';
+import { logRequest } from './http/logging.ts';
+import { clientErrorProblem, frameworkErrorProblem, registerProblemHandlers } from './http/problems.ts';
 import { Problem } from './http/schemas.ts';
-import { registerValidators } from './http/validation.ts';
+import { registerNulGuard, registerValidators } from './http/validation.ts';
 import { moderationRoutes } from './moderation/routes.ts';
+import { registerRateLimits } from './ratelimits/limits.ts';
 import { sessionRoutes } from './sessions/routes.ts';
 import { siteRoutes } from './sites/routes.ts';
 import { voteRoutes } from './votes/routes.ts';
@@ -33,6 +35,8 @@ declare module 'fastify' {
 }
 
 export const BODY_LIMIT = 64 * 1024;
+/** Request line plus headers; a longer query string is refused with 431 (Node's default, stated). */
+export const MAX_HEADER_SIZE = 16 * 1024;
 
 /** Builds the whole service for a configuration: database (migrated), plugins, every module. */
 export async function buildApp(config: Config): Promise<FastifyInstance> {
@@ -43,11 +47,19 @@ export async function buildApp(config: Config): Promise<FastifyInstance> {
     logger: {
       level: config.logLevel,
       redact: { paths: ['req.headers.authorization', 'req.headers["x-api-key"]'], censor: '[redacted]' },
+      serializers: { req: logRequest },
     },
     bodyLimit: BODY_LIMIT,
     trustProxy: config.trustProxy.length > 0 ? config.trustProxy : false,
-    requestTimeout: 30_000,
+    requestTimeout: config.http.requestTimeoutMs,
+    connectionTimeout: config.http.idleTimeoutMs,
+    keepAliveTimeout: config.http.keepAliveTimeoutMs,
+    maxRequestsPerSocket: 1000,
+    // Time-outs are checked every second, so a slow client is cut off within a second of its limit.
+    http: { headersTimeout: config.http.headersTimeoutMs, maxHeaderSize: MAX_HEADER_SIZE, connectionsCheckingInterval: 1000 },
     routerOptions: { maxParamLength: 200 },
+    frameworkErrors: frameworkErrorProblem,
+    clientErrorHandler: clientErrorProblem,
     return503OnClosing: true,
   });
   app.decorate('db', db);
@@ -57,13 +69,24 @@ export async function buildApp(config: Config): Promise<FastifyInstance> {
 
   registerValidators(app);
   registerJsonParser(app);
+  registerNulGuard(app);
   registerProblemHandlers(app);
   app.addSchema(Problem);
   app.addSchema(CommentSchema);
   await registerOpenApi(app);
 
-  app.addHook('onRequest', async (request) => {
-    request.caller = await resolveCaller(db, credentialOf(request), request.ip);
+  // Stored comments are user HTML-looking text: browsers must never sniff a JSON answer into a page.
+  app.addHook('onSend', async (_request, reply) => {
+    reply.header('x-content-type-options', 'nosniff');
+  });
+  const admit = await registerRateLimits(app, config);
+  app.addHook('onRequest', async (request, reply) => {
+    try {
+      request.caller = await resolveCaller(db, credentialOf(request), request.ip);
+    } finally {
+      // Also when the credential is refused: that request counts as its IP's, and may be a 429.
+      await admit(request, reply, request.caller);
+    }
   });
   registerCors(app, db);
 

@@ -13,16 +13,38 @@ export interface Config {
   /** Proxy addresses or CIDRs whose X-Forwarded-For is believed; empty = use the socket address. */
   trustProxy: string[];
   logLevel: string;
+  /** Limits on slow and idle clients (see README, "Hardening"). */
+  http: {
+    /** The request line and headers must arrive within this. */
+    headersTimeoutMs: number;
+    /** The whole request, body included, must arrive within this. */
+    requestTimeoutMs: number;
+    /** A socket with no traffic at all is closed after this. */
+    idleTimeoutMs: number;
+    /** An idle keep-alive connection is closed after this. */
+    keepAliveTimeoutMs: number;
+  };
   webhookRetryDelaysMs: number[];
   webhookTimeoutMs: number;
   webhookAllowPrivate: boolean;
   /** Memory for cached public list responses, in MB (PARLEY_RESPONSE_CACHE_MB, 32); 0 turns the cache off. */
   responseCacheMb: number;
+  /** Each limit counts per window; 0 turns that limit off. */
   rateLimits: {
+    /** Requests per API key per request window, on every endpoint. */
     keyPerMinute: number;
+    /** Comment creations per session user per comment window. */
     sessionCommentsPerHour: number;
+    /** Comment creations per guest IP per comment window. */
     guestCommentsPerHour: number;
+    /** Every other request (public reads, other session calls) per client IP per request window. */
     ipPerMinute: number;
+    /** Length of the key and IP limits' window (PARLEY_RATE_LIMIT_REQUEST_WINDOW, 1m; whole seconds). */
+    requestWindowSeconds: number;
+    /** Length of the comment limits' window (PARLEY_RATE_LIMIT_COMMENT_WINDOW, 1h; whole seconds). */
+    commentWindowSeconds: number;
+    /** Prefix of the counters' keys in Redis, so deployments sharing a Redis stay apart. */
+    redisKeyPrefix: string;
   };
 }
 
@@ -60,6 +82,12 @@ function durations(env: Env, name: string, fallback: string): number[] {
   return raw.split(',').map((part) => parseDuration(name, part));
 }
 
+function windowSeconds(env: Env, name: string, fallback: string): number {
+  const ms = parseDuration(name, env[name] || fallback);
+  if (ms < 1000 || ms % 1000 !== 0) throw new ConfigError(`${name} must be whole seconds (at least 1s), got "${env[name]}"`);
+  return ms / 1000;
+}
+
 function databaseUrl(raw: string | undefined): string {
   const url = raw || 'sqlite:./data/parley.db';
   if (!/^(sqlite:|file:|postgres(ql)?:\/\/)/.test(url)) {
@@ -78,8 +106,26 @@ function trustedProxies(raw: string | undefined): string[] {
     if (!family || (bits !== undefined && !(/^\d+$/.test(bits) && Number(bits) <= maxBits))) {
       throw new ConfigError(`TRUST_PROXY takes proxy addresses or CIDRs separated by commas, got "${entry}"`);
     }
+    if (bits !== undefined && Number(bits) === 0) {
+      throw new ConfigError(`TRUST_PROXY must name the proxies; "${entry}" would believe X-Forwarded-For from anyone`);
+    }
   }
   return entries;
+}
+
+function httpLimits(env: Env): Config['http'] {
+  const limits = {
+    headersTimeoutMs: durations(env, 'PARLEY_HTTP_HEADERS_TIMEOUT', '10s')[0],
+    requestTimeoutMs: durations(env, 'PARLEY_HTTP_REQUEST_TIMEOUT', '30s')[0],
+    idleTimeoutMs: durations(env, 'PARLEY_HTTP_IDLE_TIMEOUT', '60s')[0],
+    keepAliveTimeoutMs: durations(env, 'PARLEY_HTTP_KEEP_ALIVE_TIMEOUT', '10s')[0],
+  };
+  if (Object.values(limits).some((ms) => ms === 0)) throw new ConfigError('PARLEY_HTTP_* time-outs must be above 0');
+  // Node refuses a headers time-out longer than the request time-out.
+  if (limits.headersTimeoutMs > limits.requestTimeoutMs) {
+    throw new ConfigError('PARLEY_HTTP_HEADERS_TIMEOUT must not be longer than PARLEY_HTTP_REQUEST_TIMEOUT');
+  }
+  return Object.freeze(limits);
 }
 
 export function loadConfig(env: Env = process.env): Config {
@@ -97,6 +143,7 @@ export function loadConfig(env: Env = process.env): Config {
     redisUrl: env.REDIS_URL || null,
     trustProxy: trustedProxies(env.TRUST_PROXY),
     logLevel,
+    http: httpLimits(env),
     webhookRetryDelaysMs: durations(env, 'PARLEY_WEBHOOK_RETRY_DELAYS', '30s,2m,10m'),
     webhookTimeoutMs: durations(env, 'PARLEY_WEBHOOK_TIMEOUT', '10s')[0],
     webhookAllowPrivate: boolean(env, 'PARLEY_WEBHOOK_ALLOW_PRIVATE', false),
@@ -106,6 +153,9 @@ export function loadConfig(env: Env = process.env): Config {
       sessionCommentsPerHour: integer(env, 'PARLEY_RATE_LIMIT_SESSION_COMMENTS_PER_HOUR', 30),
       guestCommentsPerHour: integer(env, 'PARLEY_RATE_LIMIT_GUEST_COMMENTS_PER_HOUR', 5),
       ipPerMinute: integer(env, 'PARLEY_RATE_LIMIT_IP_PER_MINUTE', 600),
+      requestWindowSeconds: windowSeconds(env, 'PARLEY_RATE_LIMIT_REQUEST_WINDOW', '1m'),
+      commentWindowSeconds: windowSeconds(env, 'PARLEY_RATE_LIMIT_COMMENT_WINDOW', '1h'),
+      redisKeyPrefix: env.PARLEY_RATE_LIMIT_REDIS_PREFIX || 'parley:ratelimit',
     }),
   });
 }

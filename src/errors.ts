@@ -11,6 +11,9 @@ export const ERROR_STATUS = {
   payload_too_large: 413,
   unsupported_media_type: 415,
   rate_limited: 429,
+  malformed_request: 400,
+  request_timeout: 408,
+  headers_too_large: 431,
   internal: 500,
 } as const;
 
@@ -28,6 +31,9 @@ const TITLES: Record<ErrorCode, string> = {
   payload_too_large: 'Payload too large',
   unsupported_media_type: 'Unsupported media type',
   rate_limited: 'Too many requests',
+  malformed_request: 'Malformed request',
+  request_timeout: 'Request timeout',
+  headers_too_large: 'Request header fields too large',
   internal: 'Internal server error',
 };
 

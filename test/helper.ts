@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { FastifyInstance } from 'fastify';
 import pg from 'pg';
+import { afterEach } from 'vitest';
 import { buildApp } from '../src/app.ts';
 import { loadConfig, type Config } from '../src/config.ts';
 import { bootstrap, type BootstrapOptions } from '../src/sites/bootstrap.ts';
@@ -67,12 +68,23 @@ export interface TestParley {
 }
 
 /**
+ * Every test client is 127.0.0.1, one IP for the whole suite: rate limits stay off unless a test
+ * sets its own.
+ */
+const RATE_LIMITS_OFF = {
+  PARLEY_RATE_LIMIT_KEY_PER_MINUTE: '0',
+  PARLEY_RATE_LIMIT_SESSION_COMMENTS_PER_HOUR: '0',
+  PARLEY_RATE_LIMIT_GUEST_COMMENTS_PER_HOUR: '0',
+  PARLEY_RATE_LIMIT_IP_PER_MINUTE: '0',
+};
+
+/**
  * A real Parley on a real database, listening on 127.0.0.1 at a free port. The database is a fresh
  * one, dropped on close, unless env.DATABASE_URL names one (which the caller then owns).
  */
 export async function startParley(env: Record<string, string> = {}): Promise<TestParley> {
   const database = env.DATABASE_URL ? { url: env.DATABASE_URL, drop: async () => undefined } : await freshDatabaseUrl();
-  const config = loadConfig({ LOG_LEVEL: 'silent', PORT: '0', ...env, DATABASE_URL: database.url });
+  const config = loadConfig({ LOG_LEVEL: 'silent', PORT: '0', ...RATE_LIMITS_OFF, ...env, DATABASE_URL: database.url });
   const app = await buildApp(config);
   await app.listen({ port: 0, host: '127.0.0.1' });
   const url = `http://127.0.0.1:${(app.server.address() as { port: number }).port}`;
@@ -111,6 +123,22 @@ export async function startParley(env: Record<string, string> = {}): Promise<Tes
       await app.close();
       await database.drop();
     },
+  };
+}
+
+/**
+ * For test files whose tests each start servers of their own configuration: returns startParley,
+ * and closes every server it started after each test.
+ */
+export function parleysPerTest(): (env?: Record<string, string>) => Promise<TestParley> {
+  const running: TestParley[] = [];
+  afterEach(async () => {
+    await Promise.all(running.splice(0).map((parley) => parley.close()));
+  });
+  return async (env) => {
+    const parley = await startParley(env);
+    running.push(parley);
+    return parley;
   };
 }
 

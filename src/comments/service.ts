@@ -1,6 +1,7 @@
 import type { Kysely, Transaction } from 'kysely';
 import { actorRef, isModerator, requireCredential, type Caller } from '../auth/caller.ts';
 import type { Db } from '../db/connect.ts';
+import { lockAuthor } from '../db/dialect.ts';
 import type { Database } from '../db/schema.ts';
 import { AppError, invalid } from '../errors.ts';
 import { recordEvent } from '../events/record.ts';
@@ -155,6 +156,7 @@ export async function createComment(db: Db, caller: Caller, input: CreateInput):
     parent = found;
   }
   const created = await db.kysely.transaction().execute(async (trx) => {
+    if (author !== null) await lockAuthor(db.dialect, trx, site.id, author);
     const { shadowBanned } = await checkAuthorBans(trx, site.id, author);
     const now = new Date().toISOString();
     const id = newId('cmt');

@@ -1,4 +1,4 @@
-import type { SelectQueryBuilder } from 'kysely';
+import { sql, type SelectQueryBuilder, type Transaction } from 'kysely';
 
 /**
  * The few places where SQLite and PostgreSQL differ. Everything else in Parley is portable SQL.
@@ -35,4 +35,14 @@ export function skipLocked<DB, TB extends keyof DB, O>(
 /** PostgreSQL returns count(*) as a bigint string, SQLite as a number. */
 export function toCount(value: string | number | bigint | null | undefined): number {
   return Number(value ?? 0);
+}
+
+/**
+ * Serialises the transactions that touch one author's standing on a site (posting, shadow-banning,
+ * lifting a ban) until commit. Under PostgreSQL's READ COMMITTED a comment posted while a shadow ban
+ * commits would otherwise miss both the ban check and the ban's update, and stay public. SQLite
+ * already runs one writer at a time.
+ */
+export async function lockAuthor<DB>(dialect: DialectName, trx: Transaction<DB>, siteId: string, authorRef: string): Promise<void> {
+  if (dialect === 'postgres') await sql`select pg_advisory_xact_lock(hashtextextended(${`${siteId}:${authorRef}`}, 0))`.execute(trx);
 }

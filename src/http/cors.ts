@@ -15,7 +15,7 @@ const PREFLIGHT_HEADERS = {
   'access-control-allow-headers': 'Authorization, Content-Type',
   'access-control-max-age': '600',
 };
-const EXPOSED_HEADERS = 'Retry-After, X-RateLimit-Limit, X-RateLimit-Remaining, X-RateLimit-Reset';
+const EXPOSED_HEADERS = 'Retry-After, X-RateLimit-Limit, X-RateLimit-Remaining, X-RateLimit-Reset, RateLimit-Policy, RateLimit';
 
 /** null: the request names no site we know (its answer is an error that carries nothing of a site). */
 type Domains = string[] | null;
@@ -46,12 +46,15 @@ async function siteDomains(db: Db, request: FastifyRequest): Promise<Domains> {
   const fromQuery = new URL(request.url, 'http://parley').searchParams.get('site_id');
   const body = request.body as { site_id?: unknown } | undefined;
   const siteId = fromQuery ?? (typeof body?.site_id === 'string' ? body.site_id : null);
+  // This runs for refused requests too (onSend): an id with U+0000 names no site, and PostgreSQL
+  // would fail the lookup rather than find nothing.
+  if (siteId?.includes('\u0000')) return null;
   if (siteId !== null) {
     const site = await db.kysely.selectFrom('sites').select('domains').where('id', '=', siteId).executeTakeFirst();
     return site ? (JSON.parse(site.domains) as string[]) : null;
   }
   const commentId = COMMENT_PATH.exec(request.url)?.[1];
-  if (commentId === undefined) return null;
+  if (commentId === undefined || decodeURIComponent(commentId).includes('\u0000')) return null;
   const site = await db.kysely
     .selectFrom('comments')
     .innerJoin('sites', 'sites.id', 'comments.site_id')

@@ -1,4 +1,6 @@
-import type { FastifyError, FastifyInstance, FastifyReply } from 'fastify';
+import { STATUS_CODES } from 'node:http';
+import type { Socket } from 'node:net';
+import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { AppError, toProblem, type ErrorCode, type FieldError } from '../errors.ts';
 
 export const PROBLEM_CONTENT_TYPE = 'application/problem+json';
@@ -55,4 +57,39 @@ export function registerProblemHandlers(app: FastifyInstance): void {
   app.setNotFoundHandler((request, reply) =>
     sendProblem(reply, 'not_found', `No route ${request.method} ${request.url.split('?')[0]}`),
   );
+}
+
+/**
+ * Errors the router raises before any route or hook runs (Fastify's `frameworkErrors` option): a
+ * path that is not valid percent-encoded UTF-8, or a path parameter longer than the router accepts.
+ */
+export function frameworkErrorProblem(error: FastifyError, _request: FastifyRequest, reply: FastifyReply) {
+  if (error.code === 'FST_ERR_MAX_PARAM_LENGTH') {
+    return sendProblem(reply, 'validation_failed', 'A path parameter is longer than 200 characters', [{ path: 'params', message: 'is too long' }]);
+  }
+  return sendProblem(reply, 'malformed_request', 'The request path is not valid percent-encoded UTF-8');
+}
+
+const CLIENT_ERRORS: Record<string, [ErrorCode, string]> = {
+  ERR_HTTP_REQUEST_TIMEOUT: ['request_timeout', 'The request was not received in time'],
+  HPE_HEADER_OVERFLOW: ['headers_too_large', 'The request line and headers are over 16 KiB'],
+};
+
+/**
+ * Requests Node's HTTP parser refuses (malformed, headers over maxHeaderSize, too slow) never reach
+ * Fastify; they still get a problem+json answer before the socket is closed (`clientErrorHandler`).
+ */
+export function clientErrorProblem(error: Error & { code?: string }, socket: Socket & { _httpMessage?: { headersSent: boolean } }): void {
+  if (error.code === 'ECONNRESET' || socket.destroyed) return;
+  // As Node itself does: never write into a response that has already started on this socket.
+  if (socket.writable && !socket._httpMessage?.headersSent) {
+    const [code, detail] = CLIENT_ERRORS[error.code ?? ''] ?? ['malformed_request', 'The request is not valid HTTP/1.1'];
+    const problem = toProblem(code, detail);
+    const body = JSON.stringify(problem);
+    socket.write(
+      `HTTP/1.1 ${problem.status} ${STATUS_CODES[problem.status]}\r\nContent-Type: ${PROBLEM_CONTENT_TYPE}\r\n` +
+        `Content-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,
+    );
+  }
+  socket.destroy(error);
 }

@@ -1,6 +1,7 @@
 import { Ajv, type Options } from 'ajv';
 import addFormats from 'ajv-formats';
 import type { FastifyInstance } from 'fastify';
+import { invalid } from '../errors.ts';
 
 /**
  * Bodies are validated strictly (a number is not a string); query strings and path parameters are
@@ -18,4 +19,34 @@ export function registerValidators(app: FastifyInstance): void {
   app.setValidatorCompiler(({ schema, httpPart }) =>
     (httpPart === 'body' ? strict : coercing).compile(schema),
   );
+}
+
+/** The path of the first string (value or key) holding U+0000 in a parsed request part, if any. */
+function nulPath(root: unknown, base: string): string | null {
+  const pending: Array<[unknown, string]> = [[root, base]];
+  // Iterative: a body may nest as deep as its 64 KiB allow.
+  while (pending.length > 0) {
+    const [value, path] = pending.pop()!;
+    if (typeof value === 'string') {
+      if (value.includes('\u0000')) return path;
+    } else if (value !== null && typeof value === 'object') {
+      for (const [key, child] of Object.entries(value)) {
+        if (key.includes('\u0000')) return path;
+        pending.push([child, `${path}/${key}`]);
+      }
+    }
+  }
+  return null;
+}
+
+/**
+ * PostgreSQL text cannot hold U+0000 (the query fails), and no Parley field has a use for it, so it
+ * is refused in every part of every request before validation, on both databases alike.
+ */
+export function registerNulGuard(app: FastifyInstance): void {
+  app.addHook('preValidation', async (request) => {
+    const path =
+      nulPath(request.params, 'params') ?? nulPath(request.query, 'querystring') ?? nulPath(request.body, 'body');
+    if (path !== null) throw invalid(path, 'must not contain the NUL character (U+0000)');
+  });
 }

@@ -2,6 +2,7 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
 import { requireAdminKey } from '../auth/caller.ts';
 import type { Db } from '../db/connect.ts';
+import { lockAuthor } from '../db/dialect.ts';
 import { AppError } from '../errors.ts';
 import { Credential, errors, IdParams, OptionalCredential, Timestamp } from '../http/schemas.ts';
 import { findSiteFor } from '../sites/repository.ts';
@@ -83,7 +84,10 @@ export const moderationRoutes: FastifyPluginAsyncTypebox<{ db: Db }> = async (ap
       const user = await db.kysely.selectFrom('site_users').select('id').where('id', '=', userId).where('site_id', '=', site.id).executeTakeFirst();
       if (!user) throw new AppError('not_found', `No user ${userId} on this site`);
       const keyId = request.caller.keyId;
-      const ban = await db.kysely.transaction().execute((trx) => banAuthor(trx, site, userId, type, reason, keyId));
+      const ban = await db.kysely.transaction().execute(async (trx) => {
+        await lockAuthor(db.dialect, trx, site.id, userId);
+        return banAuthor(trx, site, userId, type, reason, keyId);
+      });
       if (!ban) throw new AppError('conflict', `User ${userId} already has a ${type} on this site`);
       if (type === 'shadow_ban') db.changes.siteChanged(site.id);
       return reply.code(201).send(ban);

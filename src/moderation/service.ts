@@ -1,6 +1,6 @@
 import { actorRef, canAccessSite, isModerator, requireCredential, type Caller } from '../auth/caller.ts';
 import type { Db } from '../db/connect.ts';
-import { forUpdate } from '../db/dialect.ts';
+import { forUpdate, lockAuthor } from '../db/dialect.ts';
 import { AppError } from '../errors.ts';
 import { recordEvent } from '../events/record.ts';
 import { newId } from '../ids.ts';
@@ -64,6 +64,7 @@ export async function moderateComment(
   }
   const moderatorRef = actorRef(caller)!;
   const { result, authorChanged } = await db.kysely.transaction().execute(async (trx) => {
+    if (comment.author_ref !== null) await lockAuthor(db.dialect, trx, site.id, comment.author_ref);
     const current = await forUpdate(db.dialect, trx.selectFrom('comments').selectAll().where('id', '=', id)).executeTakeFirstOrThrow();
     const target = targetOf(action, current);
     const now = new Date().toISOString();
@@ -110,9 +111,11 @@ export async function moderateComment(
 
 /** Anyone, guests included, may flag a comment once; a repeat answers the same and emits nothing. */
 export async function flagComment(db: Db, caller: Caller, id: string, reason: string | null) {
-  const { comment, site } = await visibleComment(db, caller, id);
+  const { comment, site, viewer } = await visibleComment(db, caller, id);
+  // A credential that does not reach the site is another tenant's: it is never taken for a guest.
+  if (caller.kind !== 'public' && viewer.ref === null) throw new AppError('not_found', `No comment ${id}`);
   if (comment.is_deleted) throw new AppError('conflict', 'A deleted comment cannot be flagged');
-  const flagger = actorRef(caller) ?? `ip:${caller.ip}`;
+  const flagger = viewer.ref ?? `ip:${caller.ip}`;
   return db.kysely.transaction().execute(async (trx) => {
     const inserted = await trx
       .insertInto('flags')

@@ -5,7 +5,7 @@ import type { Database } from '../db/schema.ts';
 import { AppError, invalid } from '../errors.ts';
 import { recordEvent } from '../events/record.ts';
 import { newId, newSiteId } from '../ids.ts';
-import { cleanText } from '../comments/text.ts';
+import { cleanText, MAX_AUTHOR_NAME } from '../comments/text.ts';
 import type { Plan } from './plans.ts';
 import { requireWebhookPlan, touchesWebhooks, webhookColumns, type WebhookColumns, type WebhookSettings } from '../webhooks/settings.ts';
 import { DEFAULT_REACTIONS, findSite, type ModerationMode, type Site } from './repository.ts';
@@ -106,7 +106,8 @@ export async function createKey(db: Kysely<Database>, accountId: string, input: 
   const row = {
     id: newId('key'),
     account_id: accountId,
-    name: input.name ?? `${input.role} key`,
+    // The key's name is the default author_name of its comments, so it follows the same text rules.
+    name: input.name === undefined ? `${input.role} key` : cleanText('body/name', input.name, MAX_AUTHOR_NAME),
     role: input.role,
     key_hash: hashSecret(apiKey),
     site_ids: siteIds === null ? null : JSON.stringify([...new Set(siteIds)]),

@@ -1,0 +1,153 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { createServer } from 'node:net';
+import { Redis } from 'ioredis';
+import { afterEach, describe, expect, it } from 'vitest';
+import { pageUrl, startParley, type TestParley } from '../../test/helper.ts';
+
+/** The machine's shared Redis: only keys under this run's own prefix are touched. */
+const SHARED_REDIS_URL = process.env.PARLEY_TEST_REDIS_URL ?? 'redis://127.0.0.1:6379';
+
+const cleanups: (() => Promise<unknown>)[] = [];
+afterEach(async () => {
+  for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
+});
+
+async function parleyWith(env: Record<string, string>): Promise<TestParley> {
+  const parley = await startParley(env);
+  cleanups.push(() => parley.close());
+  return parley;
+}
+
+/** A key prefix of this test's own, deleted afterwards. */
+function ownPrefix(redisUrl: string): string {
+  const prefix = `parley-test:${randomBytes(6).toString('hex')}`;
+  cleanups.push(async () => {
+    const redis = new Redis(redisUrl);
+    const keys = await redis.keys(`${prefix}:*`);
+    if (keys.length > 0) await redis.del(...keys);
+    redis.disconnect();
+  });
+  return prefix;
+}
+
+function guestPost(parley: TestParley, siteId: string, forwardedFor: string) {
+  return parley.request('POST', '/v1/comments', {
+    body: { thread_url: pageUrl(), site_id: siteId, content: 'hi', author_name: 'Guest' },
+    headers: { 'x-forwarded-for': forwardedFor },
+  });
+}
+
+async function freePort(): Promise<number> {
+  const server = createServer();
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as { port: number };
+  await new Promise((resolve) => server.close(resolve));
+  return port;
+}
+
+/** A Redis of this test's own, which it may kill: the shared one is never stopped. */
+async function startOwnRedis(port: number): Promise<ChildProcess> {
+  const redis = spawn('redis-server', ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'], { stdio: ['ignore', 'pipe', 'inherit'] });
+  await new Promise<void>((resolve, reject) => {
+    redis.once('exit', (code) => reject(new Error(`redis-server exited with ${code}`)));
+    redis.stdout!.on('data', (chunk: Buffer) => {
+      if (chunk.toString().includes('Ready to accept connections')) resolve();
+    });
+  });
+  return redis;
+}
+
+async function stopRedis(redis: ChildProcess): Promise<void> {
+  if (redis.exitCode !== null || redis.signalCode !== null) return;
+  const exited = new Promise((resolve) => redis.once('exit', resolve));
+  redis.kill('SIGKILL');
+  await exited;
+}
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+describe('rate limits shared through Redis', () => {
+  it('hold in sum across two instances', async () => {
+    const env = {
+      REDIS_URL: SHARED_REDIS_URL,
+      PARLEY_RATE_LIMIT_REDIS_PREFIX: ownPrefix(SHARED_REDIS_URL),
+      PARLEY_RATE_LIMIT_IP_PER_MINUTE: '10',
+      PARLEY_RATE_LIMIT_GUEST_COMMENTS_PER_HOUR: '5',
+      PARLEY_RATE_LIMIT_COMMENT_WINDOW: '1m',
+    };
+    const [first, second] = [await parleyWith(env), await parleyWith(env)];
+    const instances = [first, second];
+
+    const reads = await Promise.all(Array.from({ length: 30 }, (_, i) => instances[i % 2].request('GET', '/no/such/route')));
+    expect(reads.filter((response) => response.status === 404)).toHaveLength(10);
+    expect(reads.filter((response) => response.status === 429)).toHaveLength(20);
+
+    const sites = [await first.newSite({ allowGuests: true }), await second.newSite({ allowGuests: true })];
+    const posts = await Promise.all(
+      Array.from({ length: 20 }, (_, i) =>
+        instances[i % 2].request('POST', '/v1/comments', { body: { thread_url: pageUrl(), site_id: sites[i % 2].site_id, content: `post ${i}`, author_name: 'Guest' } }),
+      ),
+    );
+    expect(posts.filter((response) => response.status === 201)).toHaveLength(5);
+    expect(posts.filter((response) => response.status === 429)).toHaveLength(15);
+  });
+
+  it('keep answering without a 5xx while Redis restarts, and are shared again once it is back', async () => {
+    const port = await freePort();
+    let redis = await startOwnRedis(port);
+    cleanups.push(() => stopRedis(redis));
+    const redisUrl = `redis://127.0.0.1:${port}`;
+    const env = {
+      REDIS_URL: redisUrl,
+      PARLEY_RATE_LIMIT_REDIS_PREFIX: 'parley-test',
+      TRUST_PROXY: '127.0.0.1',
+      PARLEY_RATE_LIMIT_IP_PER_MINUTE: '100000',
+      PARLEY_RATE_LIMIT_GUEST_COMMENTS_PER_HOUR: '2',
+    };
+    const [first, second] = [await parleyWith(env), await parleyWith(env)];
+    const sites = [await first.newSite({ allowGuests: true }), await second.newSite({ allowGuests: true })];
+
+    const statuses: number[] = [];
+    let limitHeaders = 0;
+    let running = true;
+    const traffic = async (client: number) => {
+      for (let n = 0; running; n++) {
+        const parley = [first, second][n % 2];
+        const response =
+          n % 3 === 0
+            ? await guestPost(parley, sites[n % 2].site_id, `198.51.100.${client}${n % 10}`)
+            : await parley.request('GET', `/v1/comments?site_id=${sites[n % 2].site_id}&thread_url=${encodeURIComponent(pageUrl())}`, {
+                headers: { 'x-forwarded-for': '192.0.2.1' },
+              });
+        statuses.push(response.status);
+        if (response.headers.get('x-ratelimit-limit')) limitHeaders += 1;
+      }
+    };
+    const clients = [1, 2, 3, 4].map(traffic);
+
+    await sleep(300);
+    await stopRedis(redis);
+    await sleep(1500);
+    redis = await startOwnRedis(port);
+    // Both instances are shared again once a subject's count on one is refused on the other.
+    const sharedAgain = async (attempt: number) => {
+      const subject = `203.0.113.${attempt}`;
+      await guestPost(first, sites[0].site_id, subject);
+      await guestPost(first, sites[0].site_id, subject);
+      return (await guestPost(second, sites[1].site_id, subject)).status === 429;
+    };
+    let attempt = 1;
+    while (!(await sharedAgain(attempt)) && attempt < 40) {
+      attempt += 1;
+      await sleep(250);
+    }
+    running = false;
+    await Promise.all(clients);
+
+    expect(attempt).toBeLessThan(40);
+    expect(statuses.length).toBeGreaterThan(50);
+    expect(statuses.filter((status) => status >= 500)).toEqual([]);
+    expect(limitHeaders).toBe(statuses.length);
+  });
+});

@@ -1,0 +1,382 @@
+import fc from 'fast-check';
+import { ERROR_STATUS } from '../../src/errors.ts';
+import { encodeLoosely, send, type RawRequest, type RawResponse } from './http-client.ts';
+import { startParley } from '../helper.ts';
+import { startReceiver, subscribe, WEBHOOK_TEST_ENV } from '../receiver.ts';
+import { buildWorld, NO_RATE_LIMITS, type World } from './world.ts';
+
+/**
+ * Property-based fuzzing of every endpoint. Each run sends one request built from adversarial parts
+ * (path ids, query, headers, body) and checks the contract's promises about any answer: a documented
+ * status, problem+json for every error, never a 5xx, and no change to data when the request failed.
+ */
+
+export interface FuzzStats {
+  requests: number;
+  badInputs: number;
+  serverErrors: number;
+  /** Answers by status and problem code, to see what the fuzzer reached. */
+  statuses: Record<string, number>;
+  failures: string[];
+}
+
+export const newStats = (): FuzzStats => ({ requests: 0, badInputs: 0, serverErrors: 0, statuses: {}, failures: [] });
+
+const ATTACKS = [
+  '',
+  ' ',
+  '\u0000',
+  'a\u0000b',
+  '\ud800',
+  '\udfff',
+  'x\ud83d',
+  '\u202eevil',
+  '\uFEFF',
+  '\r\n\r\nX-Injected: 1',
+  "'; DROP TABLE comments; --",
+  "' OR '1'='1",
+  '1; SELECT pg_sleep(5)',
+  '<script>alert(1)</script>',
+  '<img src=x onerror=alert(1)>',
+  '"><svg onload=alert(1)>',
+  'javascript:alert(1)',
+  '{{7*7}}${7*7}',
+  '../../../../etc/passwd',
+  '%00%ff%',
+  '__proto__',
+  'constructor',
+  'null',
+  'NaN',
+  '𝕳𝖊𝖑𝖑𝖔 👩‍👩‍👧‍👦',
+  'é'.normalize('NFD'),
+  'x'.repeat(101),
+  'x'.repeat(2049),
+  'y'.repeat(10_001),
+  'https://evil.example.net/',
+  'ftp://blog.example.com/x',
+  'http://[::1]:99999/',
+];
+
+const NUMBERS = [0, -0, -1, 1, 0.5, 100, 101, 2 ** 31, -(2 ** 31), 2 ** 53, Number.MAX_SAFE_INTEGER + 2, 1e308, -1e308, 5e-324];
+
+const adversarialString = fc.oneof(
+  { weight: 3, arbitrary: fc.constantFrom(...ATTACKS) },
+  { weight: 2, arbitrary: fc.string({ maxLength: 40 }) },
+  { weight: 1, arbitrary: fc.string({ unit: 'binary', maxLength: 40 }) },
+  { weight: 1, arbitrary: fc.string({ unit: 'grapheme', maxLength: 300 }) },
+);
+
+const adversarialValue: fc.Arbitrary<unknown> = fc.oneof(
+  { weight: 4, arbitrary: adversarialString },
+  { weight: 1, arbitrary: fc.constantFrom(...NUMBERS) },
+  { weight: 1, arbitrary: fc.integer() },
+  { weight: 1, arbitrary: fc.boolean() },
+  { weight: 1, arbitrary: fc.constant(null) },
+  { weight: 1, arbitrary: fc.jsonValue({ maxDepth: 3 }) },
+  { weight: 1, arbitrary: fc.array(adversarialString, { maxLength: 5 }) },
+);
+
+/** A field is either a value the endpoint would accept, or something hostile, or absent. */
+function field(valid: fc.Arbitrary<unknown>) {
+  return fc.oneof({ weight: 6, arbitrary: valid }, { weight: 1, arbitrary: adversarialValue });
+}
+
+type Ids = { comment: string[]; site: string[]; key: string[]; user: string[]; delivery: string[] };
+
+/** Replaced by site A's id when the request is built (the redeliver path names two ids). */
+const SITE_A = '{siteA}';
+type BodySpec = (ids: Ids) => Record<string, fc.Arbitrary<unknown>>;
+
+interface Endpoint {
+  method: string;
+  /** With `:id` for the id under test. */
+  path: string;
+  ids?: keyof Ids;
+  body?: BodySpec;
+  query?: BodySpec;
+}
+
+const text = fc.constantFrom('hello', 'a reply', '  spaced  ', 'Ünïcödé ✓');
+const oneOf = (values: string[]) => fc.constantFrom(...values);
+
+export const ENDPOINTS: Endpoint[] = [
+  { method: 'GET', path: '/v1/comments', query: (ids) => ({
+    site_id: field(oneOf(ids.site)), thread_url: field(fc.constant('https://blog.example.com/fuzz')),
+    sort: field(oneOf(['newest', 'oldest', 'top', 'best'])), page: field(fc.integer({ min: 1, max: 3 })), limit: field(fc.integer({ min: 1, max: 100 })),
+  }) },
+  { method: 'GET', path: '/v1/comments/:id', ids: 'comment' },
+  { method: 'GET', path: '/v1/widget', query: (ids) => ({ site_id: field(oneOf(ids.site)) }) },
+  { method: 'OPTIONS', path: '/v1/comments', query: (ids) => ({ site_id: field(oneOf(ids.site)) }) },
+  { method: 'OPTIONS', path: '/v1/comments/:id/vote', ids: 'comment' },
+  { method: 'POST', path: '/v1/comments', body: (ids) => ({
+    site_id: field(oneOf(ids.site)), thread_url: field(fc.constant('https://blog.example.com/fuzz')), content: field(text),
+    parent_id: field(oneOf([...ids.comment, null as unknown as string])), author_name: field(text),
+  }) },
+  { method: 'PATCH', path: '/v1/comments/:id', ids: 'comment', body: () => ({ content: field(text) }) },
+  { method: 'DELETE', path: '/v1/comments/:id', ids: 'comment' },
+  { method: 'POST', path: '/v1/comments/:id/vote', ids: 'comment', body: () => ({ vote_type: field(oneOf(['up', 'down'])) }) },
+  { method: 'DELETE', path: '/v1/comments/:id/vote', ids: 'comment' },
+  { method: 'POST', path: '/v1/comments/:id/react', ids: 'comment', body: () => ({ reaction_type: field(oneOf(['funny', 'interesting', 'insightful'])) }) },
+  { method: 'POST', path: '/v1/comments/:id/flag', ids: 'comment', body: () => ({ reason: field(text) }) },
+  { method: 'PATCH', path: '/v1/comments/:id/moderate', ids: 'comment', body: () => ({
+    action: field(oneOf(['approve', 'remove', 'spam', 'shadow_ban', 'unhide'])), reason: field(text),
+  }) },
+  { method: 'POST', path: '/v1/sessions', body: (ids) => ({
+    site_id: field(oneOf(ids.site)),
+    user: field(fc.record({ id: field(text), name: field(text), avatar_url: field(fc.constant('https://img.example.com/a.png')), moderator: field(fc.boolean()) }, { requiredKeys: [] })),
+  }) },
+  { method: 'DELETE', path: '/v1/sessions/current' },
+  { method: 'GET', path: '/v1/sites' },
+  { method: 'POST', path: '/api/sites', body: () => ({
+    name: field(text), domains: field(fc.array(oneOf(['blog.example.com', 'Example.ORG']), { maxLength: 3 })),
+    moderation_mode: field(oneOf(['none', 'guests', 'all'])), allow_guests: field(fc.boolean()), reactions: field(fc.array(oneOf(['funny', 'wow']), { maxLength: 3 })),
+  }) },
+  { method: 'GET', path: '/api/sites/:id', ids: 'site' },
+  { method: 'PATCH', path: '/api/sites/:id', ids: 'site', body: () => ({
+    name: field(text), moderation_mode: field(oneOf(['none', 'guests', 'all'])), allow_guests: field(fc.boolean()),
+    domains: field(fc.array(oneOf(['blog.example.com']), { maxLength: 2 })), reactions: field(fc.array(oneOf(['funny', 'interesting', 'insightful']), { minLength: 1, maxLength: 3 })),
+    webhook_url: field(oneOf([null as unknown as string, 'http://127.0.0.1:9/hook', 'http://10.0.0.1/hook', 'http://[::1]/x', 'http://169.254.169.254/latest/meta-data'])),
+    webhook_secret: field(oneOf([null as unknown as string, 'a-secret-of-16-chars-or-more', `whsec_${Buffer.alloc(24, 7).toString('base64')}`])),
+    webhook_events: field(fc.array(oneOf(['comment.created', 'comment.flagged', 'user.banned']), { maxLength: 3 })),
+  }) },
+  { method: 'GET', path: '/api/sites/:id/webhooks/deliveries', ids: 'site', query: () => ({
+    page: field(fc.integer({ min: 1, max: 3 })), limit: field(fc.integer({ min: 1, max: 100 })),
+    event: field(oneOf(['comment.created', 'user.banned'])), state: field(oneOf(['pending', 'succeeded', 'failed'])),
+  }) },
+  { method: 'POST', path: '/api/sites/:id/webhooks/test', ids: 'site', body: () => ({ event: field(oneOf(['comment.created', 'subscription.changed'])) }) },
+  { method: 'POST', path: `/api/sites/${SITE_A}/webhooks/deliveries/:id/redeliver`, ids: 'delivery' },
+  { method: 'POST', path: '/api/keys', body: (ids) => ({ role: field(oneOf(['admin', 'moderator', 'integration'])), name: field(text), site_ids: field(fc.array(oneOf(ids.site), { maxLength: 2 })) }) },
+  { method: 'DELETE', path: '/api/keys/:id', ids: 'key' },
+  { method: 'POST', path: '/api/sites/:id/bans', ids: 'site', body: (ids) => ({
+    user_id: field(oneOf(ids.user)), ban_type: field(oneOf(['ban', 'shadow_ban'])), reason: field(text),
+  }) },
+];
+
+const adversarialId = fc.oneof(
+  adversarialString,
+  fc.constantFrom('cmt_', 'site_00000000-0000-0000-0000-000000000000', 'cmt_01ARZ3NDEKTSV4RRFFQ69G5FAV', 'x'.repeat(150), 'x'.repeat(250)),
+);
+
+/** Raw path segments a client could send: valid percent-encoding or not. */
+const rawSegment = fc.constantFrom('%', '%zz', '%ED%A0%80', '%C0%AF', '%00', '..', '.', '%2F', '%252F', ';x=1', 'a%20b');
+
+function pathFor(endpoint: Endpoint, ids: Ids) {
+  const template = endpoint.path.replace(SITE_A, ids.site[0]);
+  if (!endpoint.ids) return fc.constant(template);
+  const id = fc.oneof(
+    { weight: 6, arbitrary: oneOf(ids[endpoint.ids]).map(encodeURIComponent) },
+    { weight: 2, arbitrary: adversarialId.map(encodeLoosely) },
+    { weight: 1, arbitrary: rawSegment },
+  );
+  return id.map((segment) => template.replace(':id', segment));
+}
+
+/** The JSON text of a body: a record of (mostly) hostile fields plus extras, or any JSON at all, or not JSON. */
+function bodyFor(endpoint: Endpoint, ids: Ids): fc.Arbitrary<string | Buffer | undefined> {
+  const fields = endpoint.body ? endpoint.body(ids) : {};
+  const shaped = fc
+    .tuple(fc.record(fields, { requiredKeys: [] }), fc.dictionary(adversarialString, adversarialValue, { maxKeys: 2 }))
+    .map(([known, extra]) => JSON.stringify({ ...extra, ...known }));
+  const depth = fc.integer({ min: 100, max: 20_000 });
+  return fc.oneof(
+    { weight: 16, arbitrary: shaped },
+    { weight: 1, arbitrary: fc.constant(undefined) },
+    { weight: 1, arbitrary: fc.jsonValue({ maxDepth: 4 }).map((value) => JSON.stringify(value)) },
+    { weight: 1, arbitrary: depth.map((n) => '['.repeat(n) + ']'.repeat(n)) },
+    { weight: 1, arbitrary: depth.map((n) => '{"a":'.repeat(n) + '1' + '}'.repeat(n)) },
+    { weight: 1, arbitrary: fc.constantFrom('{', '{"a":1,}', "{'a':1}", 'null', '[]', '"str"', '1e400', '{"__proto__":{"admin":true}}', '{"constructor":{"prototype":{"x":1}}}', 'x'.repeat(70_000)) },
+    { weight: 1, arbitrary: fc.uint8Array({ maxLength: 200 }).map((bytes) => Buffer.from(bytes)) },
+    { weight: 1, arbitrary: fc.constant(Buffer.from([0x7b, 0x22, 0x63, 0x6f, 0x6e, 0x74, 0x65, 0x6e, 0x74, 0x22, 0x3a, 0x22, 0xff, 0xfe, 0xed, 0xa0, 0x80, 0x22, 0x7d])) },
+  );
+}
+
+function queryFor(endpoint: Endpoint, ids: Ids): fc.Arbitrary<string> {
+  if (!endpoint.query) return fc.oneof({ weight: 8, arbitrary: fc.constant('') }, fc.constantFrom('?a=1', '?%', '?x=%ED%A0%80&x=2', `?q=${'z'.repeat(5000)}`));
+  const params = fc.record(endpoint.query(ids), { requiredKeys: [] });
+  const encoded = params.map((values) =>
+    Object.entries(values).flatMap(([name, value]) => (Array.isArray(value) ? value : [value]).map((v) => `${name}=${encodeLoosely(String(v))}`)),
+  );
+  return fc
+    .tuple(encoded, fc.oneof({ weight: 3, arbitrary: fc.constant([]) }, { weight: 1, arbitrary: fc.array(fc.constantFrom('site_id=x', 'page=1', 'limit=%', 'sort=', '%=%', 'thread_url', 'limit=1e2', 'page=0x10'), { maxLength: 2 }) }))
+    .map(([pairs, noise]) => `?${[...pairs, ...noise].join('&')}`);
+}
+
+const CONTENT_TYPES = ['application/json', 'application/json; charset=utf-8', 'APPLICATION/JSON', 'application/json; charset=latin1', 'text/plain', 'application/x-www-form-urlencoded', 'multipart/form-data; boundary=x', 'application/jsonx', ''];
+
+/** Credentials the fuzzer sends; a session it signs out is replaced so later runs still get past auth. */
+function headersFor(pool: string[]): fc.Arbitrary<Record<string, string | string[]>> {
+  const valid = fc.nat().map((i) => pool[i % pool.length]);
+  const hostileToken = fc.constantFrom('sk_', 'sess_', `sk_${'A'.repeat(40)}`, 'sk_\u00ff\u00fe', 'x'.repeat(8000));
+  const token = fc.oneof(valid, hostileToken);
+  const credential = fc.oneof(
+    { weight: 12, arbitrary: valid.map((t) => ({ authorization: `Bearer ${t}` })) },
+    { weight: 3, arbitrary: valid.map((t) => ({ 'x-api-key': t })) },
+    { weight: 2, arbitrary: fc.constant({}) },
+    {
+      weight: 2,
+      arbitrary: fc.record(
+        {
+          authorization: fc.oneof(
+            token.map((t) => `Bearer ${t}`),
+            fc.constantFrom('Bearer', 'Bearer ', 'Basic dXNlcjpwYXNz', 'bearer  sk_x', 'Bearer a b', 'Token abc'),
+            fc.array(token.map((t) => `Bearer ${t}`), { minLength: 2, maxLength: 2 }),
+          ),
+          'x-api-key': fc.oneof(token, fc.array(token, { minLength: 2, maxLength: 2 })),
+        },
+        { requiredKeys: [] },
+      ),
+    },
+  );
+  const extra = fc.record(
+    {
+      'content-type': oneOf(CONTENT_TYPES),
+      'x-forwarded-for': fc.constantFrom('1.2.3.4', '::1, 10.0.0.1', 'garbage'),
+      'content-encoding': fc.constantFrom('gzip', 'identity'),
+      'transfer-encoding': fc.constant('identity'),
+    },
+    { requiredKeys: [] },
+  );
+  const rareExtra = fc.oneof({ weight: 4, arbitrary: fc.constant({}) }, { weight: 1, arbitrary: extra });
+  // Browsers on other sites: the widget's endpoints answer them with CORS (and preflights).
+  const crossOrigin = fc.oneof(
+    { weight: 2, arbitrary: fc.constant({}) },
+    {
+      weight: 1,
+      arbitrary: fc.record(
+        {
+          origin: fc.constantFrom('https://blog.example.com', 'https://evil.example.net', 'null', 'not a url', 'https://\u00ff'),
+          'access-control-request-method': fc.constantFrom('POST', 'DELETE', 'BREW'),
+        },
+        { requiredKeys: ['origin'] },
+      ),
+    },
+  );
+  return fc
+    .tuple(credential, rareExtra, crossOrigin)
+    .map(([auth, headers, cors]) => Object.fromEntries(Object.entries({ ...headers, ...cors, ...auth }).filter(([, v]) => v !== undefined)) as Record<string, string | string[]>);
+}
+
+export function requestArbitrary(pool: string[], ids: Ids): fc.Arbitrary<{ endpoint: Endpoint; raw: RawRequest }> {
+  return fc.constantFrom(...ENDPOINTS).chain((endpoint) =>
+    fc
+      .record({
+        path: pathFor(endpoint, ids),
+        query: queryFor(endpoint, ids),
+        body: bodyFor(endpoint, ids),
+        headers: headersFor(pool),
+        typed: fc.oneof({ weight: 4, arbitrary: fc.constant(true) }, { weight: 1, arbitrary: fc.constant(false) }),
+      })
+      .map(({ path, query, body, headers, typed }) => {
+        const all = { ...headers };
+        // Most bodies come with the JSON content type so validation, not the media type, is what is tested.
+        if (typed && body !== undefined) all['content-type'] = 'application/json';
+        if (body === undefined) delete all['content-type'];
+        return { endpoint, raw: { method: endpoint.method, path: path + query, headers: all, body } };
+      }),
+  );
+}
+
+const DOCUMENTED = new Set([200, 201, 204, 304, 400, 401, 403, 404, 409, 413, 415, 429, 431]);
+
+/** The contract's promises about one answer; returns what broke, or null. */
+export function brokenPromise(response: RawResponse): string | null {
+  if (response.status === 0) return response.text;
+  if (response.status >= 500) return `a ${response.status}`;
+  if (!DOCUMENTED.has(response.status)) return `undocumented status ${response.status}`;
+  if (response.status >= 400) {
+    if (!String(response.headers['content-type']).startsWith('application/problem+json')) return `error without problem+json: ${response.headers['content-type']}`;
+    const problem = response.json;
+    if (!problem || typeof problem.type !== 'string' || typeof problem.title !== 'string' || typeof problem.detail !== 'string') return 'incomplete problem body';
+    if (problem.status !== response.status) return `problem.status ${problem.status} on a ${response.status}`;
+    if (ERROR_STATUS[problem.code as keyof typeof ERROR_STATUS] !== response.status) return `code ${problem.code} on a ${response.status}`;
+  } else if (response.status !== 204 && !String(response.headers['content-type']).startsWith('application/json')) {
+    return `success without JSON: ${response.headers['content-type']}`;
+  }
+  return null;
+}
+
+/**
+ * What a failed request must not change, read back through the API as the site's admin: the thread
+ * (every comment, counts, states), the site's settings and the account's sites.
+ */
+async function snapshot(world: World): Promise<string> {
+  const admin = { authorization: `Bearer ${world.adminKey}` };
+  const base = world.parley.url;
+  const [thread, site, sites] = await Promise.all([
+    send(base, { method: 'GET', path: `/v1/comments?site_id=${world.siteA}&thread_url=${encodeURIComponent(FUZZ_THREAD)}&sort=oldest&limit=100`, headers: admin }),
+    send(base, { method: 'GET', path: `/api/sites/${world.siteA}`, headers: admin }),
+    send(base, { method: 'GET', path: '/v1/sites', headers: admin }),
+  ]);
+  return JSON.stringify([thread.json, site.json, sites.json]);
+}
+
+export const FUZZ_THREAD = 'https://blog.example.com/fuzz';
+
+/** The ids the fuzzer aims at: real ones of the world (so requests get past the lookups) and strangers. */
+export async function fuzzTargets(world: World): Promise<Ids> {
+  const comments = await Promise.all(
+    [world.credential.user, world.credential.otherUser, world.adminKey, null].map(async (token) => {
+      const response = await world.parley.request('POST', '/v1/comments', { token: token ?? undefined, body: { site_id: world.siteA, thread_url: FUZZ_THREAD, content: 'target' } });
+      return response.body.id as string;
+    }),
+  );
+  const key = await world.parley.request('POST', '/api/keys', { token: world.adminKey, body: { role: 'integration' } });
+  const user = await world.newUser('fuzz-target');
+  const delivery = await world.parley.request('GET', `/api/sites/${world.siteA}/webhooks/deliveries?limit=1`, { token: world.adminKey });
+  return {
+    comment: [...comments, world.userComment],
+    site: [world.siteA, world.siteB],
+    key: [key.body.id],
+    user: [user.id],
+    delivery: [delivery.body.deliveries?.[0]?.id ?? 'del_none'],
+  };
+}
+
+/** Runs the property; every broken promise is recorded in stats (and fails the property). */
+export async function fuzzEndpoints(world: World, stats: FuzzStats, numRuns: number, seed?: number): Promise<void> {
+  const ids = await fuzzTargets(world);
+  let before = await snapshot(world);
+  const pool = Object.values(world.credential).filter((token): token is string => token !== null);
+  await fc.assert(
+    fc.asyncProperty(requestArbitrary(pool, ids), async ({ endpoint, raw }) => {
+      const response = await send(world.parley.url, raw).catch((error: Error & { code?: string }) => ({
+        status: 0,
+        headers: {},
+        text: `no answer: ${error.code ?? error.message}`,
+        json: undefined,
+      }));
+      stats.requests += 1;
+      const outcome = `${response.status}${response.json?.code ? ` ${response.json.code}` : ''}`;
+      stats.statuses[outcome] = (stats.statuses[outcome] ?? 0) + 1;
+      if (response.status >= 400) stats.badInputs += 1;
+      if (response.status >= 500) stats.serverErrors += 1;
+      const after = await snapshot(world);
+      let broken = brokenPromise(response);
+      if (!broken && response.status >= 400 && response.status !== 429 && after !== before) broken = 'a failed request changed data';
+      before = after;
+      if (endpoint.path === '/v1/sessions/current' && response.status === 204) {
+        const used = pool.findIndex((token) => String(raw.headers?.authorization ?? raw.headers?.['x-api-key']).includes(token));
+        if (used >= 0) pool[used] = (await world.newUser(`fuzz-${stats.requests}`)).token;
+      }
+      if (broken) {
+        stats.failures.push(`${endpoint.method} ${endpoint.path}: ${broken} (${raw.method} ${raw.path.slice(0, 120)} → ${response.status} ${response.text.slice(0, 200)})`);
+        throw new Error(stats.failures.at(-1));
+      }
+    }),
+    { numRuns, seed, endOnFailure: true },
+  );
+}
+
+/** The world the fuzzer runs in: site A has webhooks to a live receiver, so delivery paths run too. */
+export async function startFuzzWorld(): Promise<{ world: World; close(): Promise<void> }> {
+  const receiver = await startReceiver();
+  const world = await buildWorld(await startParley({ ...NO_RATE_LIMITS, ...WEBHOOK_TEST_ENV }));
+  await subscribe(world.parley, { site_id: world.siteA, api_key: world.adminKey }, receiver.url, ['comment.created', 'comment.flagged']);
+  return {
+    world,
+    close: async () => {
+      await world.parley.close();
+      await receiver.close();
+    },
+  };
+}

@@ -1,0 +1,91 @@
+import { pageUrl, type TestParley } from '../helper.ts';
+
+/** Suites that send many requests from one address and key measure behaviour, not the limiter. */
+export const NO_RATE_LIMITS = {
+  PARLEY_RATE_LIMIT_KEY_PER_MINUTE: '0',
+  PARLEY_RATE_LIMIT_IP_PER_MINUTE: '0',
+  PARLEY_RATE_LIMIT_GUEST_COMMENTS_PER_HOUR: '0',
+  PARLEY_RATE_LIMIT_SESSION_COMMENTS_PER_HOUR: '0',
+};
+
+/** Every kind of caller the contract distinguishes, against one home site (A) and a stranger (B). */
+export const CALLERS = [
+  'none',
+  'guest',
+  'user',
+  'otherUser',
+  'otherSiteSession',
+  'integrationKey',
+  'moderatorKey',
+  'adminKey',
+  'otherAccountKey',
+  'revokedKey',
+  'expiredSession',
+] as const;
+export type CallerName = (typeof CALLERS)[number];
+
+export interface World {
+  parley: TestParley;
+  siteA: string;
+  siteB: string;
+  thread: string;
+  /** The credential each caller sends; null = none (the public, or a guest known by IP). */
+  credential: Record<CallerName, string | null>;
+  /** A published comment of the session user `user` on site A. */
+  userComment: string;
+  adminKey: string;
+  post(token: string | null, content?: string): Promise<string>;
+  /** A new site user of site A (as POST /v1/sessions makes one): their usr_ id and a session token. */
+  newUser(name: string): Promise<{ id: string; token: string }>;
+}
+
+export async function buildWorld(parley: TestParley): Promise<World> {
+  const a = await parley.newSite({ siteName: 'Home', plan: 'publisher' });
+  const b = await parley.newSite({ siteName: 'Stranger', plan: 'publisher' });
+  const key = async (role: string) => {
+    const response = await parley.request('POST', '/api/keys', { token: a.api_key, body: { role, name: `${role} key` } });
+    if (response.status !== 201) throw new Error(`key: ${response.status}`);
+    return response.body as { id: string; api_key: string };
+  };
+  const [integration, moderator, revoked] = [await key('integration'), await key('moderator'), await key('admin')];
+  await parley.request('DELETE', `/api/keys/${revoked.id}`, { token: a.api_key });
+  const newUser = async (name: string) => {
+    const response = await parley.request('POST', '/v1/sessions', { token: a.api_key, body: { site_id: a.site_id, user: { id: name, name } } });
+    return { id: response.body.user.id as string, token: response.body.token as string };
+  };
+  const expired = await newUser('alice');
+  // No API shortens a session; the fixture moves its expiry into the past instead.
+  await parley.app.db.kysely.updateTable('sessions').set({ expires_at: '2000-01-01T00:00:00.000Z' }).where('user_id', '=', expired.id).execute();
+  const user = await newUser('alice');
+  const otherUser = await newUser('bob');
+  const otherSiteSession = await parley.signIn(b.api_key, b.site_id, { id: 'carol', name: 'Carol' });
+  const thread = pageUrl();
+  const post = async (token: string | null, content = 'a comment') => {
+    const response = await parley.request('POST', '/v1/comments', { token: token ?? undefined, body: { site_id: a.site_id, thread_url: thread, content } });
+    if (response.status !== 201) throw new Error(`post: ${response.status} ${JSON.stringify(response.body)}`);
+    return response.body.id as string;
+  };
+  return {
+    parley,
+    siteA: a.site_id,
+    siteB: b.site_id,
+    thread,
+    credential: {
+      none: null,
+      guest: null,
+      user: user.token,
+      otherUser: otherUser.token,
+      otherSiteSession,
+      integrationKey: integration.api_key,
+      moderatorKey: moderator.api_key,
+      adminKey: a.api_key,
+      otherAccountKey: b.api_key,
+      revokedKey: revoked.api_key,
+      expiredSession: expired.token,
+    },
+    userComment: await post(user.token, 'written by alice'),
+    adminKey: a.api_key,
+    post,
+    newUser,
+  };
+}
