@@ -14,7 +14,7 @@ const { values: args } = parseArgs({
   options: {
     full: { type: 'boolean', default: false },
     duration: { type: 'string', default: '10' },
-    'baseline-duration': { type: 'string', default: '5' },
+    'baseline-duration': { type: 'string', default: '4' },
     warmup: { type: 'string', default: '1' },
     connections: { type: 'string', default: '50' },
     reseed: { type: 'boolean', default: false },
