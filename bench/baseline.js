@@ -8,6 +8,8 @@ const responses = JSON.parse(readFileSync(specFile, 'utf8'));
 const app = Fastify({ logger: false });
 const routes = new Map();
 for (const response of responses) {
+  // Bytes, as Parley's response cache holds them: encoding a string on every send is not the limit.
+  response.bytes = Buffer.from(response.body);
   const key = `${response.method} ${response.route}`;
   if (!routes.has(key)) routes.set(key, new Map());
   routes.get(key).set(response.url, response);
@@ -20,7 +22,7 @@ for (const [key, byUrl] of routes) {
     url: route,
     handler: (request, reply) => {
       const canned = byUrl.get(request.url) ?? fallback;
-      reply.code(canned.status).header('content-type', canned.contentType).send(canned.body);
+      reply.code(canned.status).header('content-type', canned.contentType).send(canned.bytes);
     },
   });
 }

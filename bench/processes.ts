@@ -42,9 +42,20 @@ async function waitForHealth(url: string, child: ChildProcess, output: () => str
   throw new Error(`did not answer /healthz within 60 s:\n${output()}`);
 }
 
+const running = new Set<ChildProcess>();
+// An interrupted benchmark leaves no server behind.
+for (const signal of ['SIGINT', 'SIGTERM'] as const) {
+  process.once(signal, () => {
+    for (const child of running) child.kill('SIGKILL');
+    process.exit(130);
+  });
+}
+
 /** Starts a server process and waits until its /healthz answers. */
 export async function startService(name: string, args: string[], env: Record<string, string>, port: number): Promise<Service> {
   const child = spawn(process.execPath, args, { cwd: ROOT, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+  running.add(child);
+  child.once('exit', () => running.delete(child));
   let output = '';
   child.stdout!.on('data', (chunk) => (output += chunk));
   child.stderr!.on('data', (chunk) => (output += chunk));
