@@ -103,7 +103,5 @@ export function casesFor(seeded: Seeded): Case[] {
     { id: 'whole-200-miss', title: 'whole-200 on the cache-miss path', server: 'no-cache', route: list, baselineOf: 'whole-200', target: { kind: 'ratio', min: 0.2 }, request: get(whole), variable: false },
     { id: 'huge-page-1-miss', title: 'huge-page-1 on the cache-miss path', server: 'no-cache', route: list, baselineOf: 'huge-page-1', target: { kind: 'latency', of: 'list-100-miss', factor: 1.5 }, request: get(hugeFirst), variable: false },
     { id: 'huge-page-500-miss', title: 'huge-page-500 on the cache-miss path', server: 'no-cache', route: list, baselineOf: 'huge-page-500', target: { kind: 'latency', of: 'list-100-miss', factor: 1.5 }, request: get(hugeDeep), variable: false },
-    // The rate limiter's cost: list-100 again with every limit off.
-    { id: 'list-100-no-limits', title: 'list-100 with rate limiting off', server: 'no-rate-limits', route: list, baselineOf: 'list-100', request: get(small), variable: false },
   ];
 }

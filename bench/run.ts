@@ -14,7 +14,7 @@ const { values: args } = parseArgs({
   options: {
     full: { type: 'boolean', default: false },
     duration: { type: 'string', default: '10' },
-    'baseline-duration': { type: 'string', default: '4' },
+    'baseline-duration': { type: 'string', default: '3' },
     warmup: { type: 'string', default: '1' },
     connections: { type: 'string', default: '50' },
     reseed: { type: 'boolean', default: false },
@@ -183,7 +183,37 @@ function judge(spec: Case, result: Measurement & { ratio: number | null }, resul
   return reference ? result.p50 <= reference.p50 * target.factor : null;
 }
 
-const QUEUED = 5_000;
+interface LimiterCost {
+  on: number[];
+  off: number[];
+  cost: number;
+}
+
+const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)];
+
+/**
+ * The rate limiter's cost on list-100: a Parley with the limits on (untripped) and one with them off
+ * run side by side, loaded in turn three times each, so both see the same background load.
+ */
+async function rateLimitCost(list: Case, env: Record<string, string>): Promise<LimiterCost> {
+  const on = await startParley({ ...env, ...SERVER_ENV.default });
+  const off = await startParley({ ...env, ...SERVER_ENV['no-rate-limits'] });
+  const runs: LimiterCost = { on: [], off: [], cost: NaN };
+  try {
+    for (let round = 0; round < 3; round++) {
+      runs.on.push((await measure(on.url, list, 4)).requestsPerSecond);
+      runs.off.push((await measure(off.url, list, 4)).requestsPerSecond);
+    }
+  } finally {
+    await on.stop();
+    await off.stop();
+  }
+  runs.cost = 1 - median(runs.on) / median(runs.off);
+  log(`rate limiting: ${(runs.cost * 100).toFixed(1)} % of list-100 (on ${runs.on.map((r) => r.toFixed(0)).join(', ')}; off ${runs.off.map((r) => r.toFixed(0)).join(', ')} req/s)`);
+  return runs;
+}
+
+const QUEUED = 4_000;
 
 /**
  * Webhook delivery: deliveries are queued through the service functions while no Parley runs, then
@@ -233,8 +263,9 @@ async function main(): Promise<void> {
   const specFile = join(mkdtempSync(join(tmpdir(), 'parley-baseline-')), 'responses.json');
   let idleRssMb = NaN;
   let webhooks: WebhookResult[] = [];
+  let limiterCost: LimiterCost | null = null;
   try {
-    for (const server of ['default', 'no-cache', 'no-rate-limits'] as const) {
+    for (const server of ['default', 'no-cache'] as const) {
       const group = cases.filter((c) => c.server === server);
       if (group.length === 0) continue;
       const parley = await startParley({ ...baseEnv, ...SERVER_ENV[server] }, args.profile ? join(ROOT, 'bench/results/profiles') : undefined);
@@ -268,17 +299,17 @@ async function main(): Promise<void> {
         await parley.stop();
       }
     }
+    const list = cases.find((c) => c.id === 'list-100');
+    if (list) limiterCost = await rateLimitCost(list, baseEnv);
     if (!args.only || args.only.includes('webhooks')) webhooks = await webhookCases(database.url, seeded, baseEnv);
   } finally {
     await database.drop();
   }
-  report([...results.values()], webhooks, { loadAtStart, seeded, idleRssMb });
+  report([...results.values()], webhooks, limiterCost, { loadAtStart, seeded, idleRssMb });
 }
 
-function report(results: CaseResult[], webhooks: WebhookResult[], context: { loadAtStart: number[]; seeded: Seeded; idleRssMb: number }): void {
-  const limited = results.find((r) => r.id === 'list-100');
-  const unlimited = results.find((r) => r.id === 'list-100-no-limits');
-  const rateLimitCost = limited && unlimited ? 1 - limited.requestsPerSecond / unlimited.requestsPerSecond : null;
+function report(results: CaseResult[], webhooks: WebhookResult[], limiterCost: LimiterCost | null, context: { loadAtStart: number[]; seeded: Seeded; idleRssMb: number }): void {
+  const rateLimitCost = limiterCost?.cost ?? null;
   const header = ['case', 'req/s', 'p50 ms', 'p99 ms', 'baseline req/s', 'ratio', 'peak RSS MB', 'target', 'met', 'load'];
   const rows = results.map((r) => [
     r.id,
@@ -310,7 +341,8 @@ function report(results: CaseResult[], webhooks: WebhookResult[], context: { loa
   process.stdout.write(`\n${line(header)}\n|${widths.map((w) => '-'.repeat(w + 2)).join('|')}|\n${[...rows, ...extra].map(line).join('\n')}\n`);
   const rssOk = [...results, ...webhooks].every((r) => r.peakRssMb <= 200);
   process.stdout.write(
-    `\nrate limiting costs ${rateLimitCost === null ? 'n/a' : `${(rateLimitCost * 100).toFixed(1)} %`} of list-100 throughput (target < 5 %)` +
+    `\nrate limiting costs ${rateLimitCost === null ? 'n/a' : `${(rateLimitCost * 100).toFixed(1)} %`} of list-100 throughput (target < 5 %; ` +
+      `medians of ${limiterCost?.on.length ?? 0} alternating runs: ${limiterCost ? `${median(limiterCost.on).toFixed(0)} req/s on, ${median(limiterCost.off).toFixed(0)} off` : 'not run'})` +
       `\npeak RSS ≤ 200 MB in every case: ${rssOk ? 'yes' : 'NO'} (Parley idle after start: ${context.idleRssMb.toFixed(0)} MB)` +
       `\nload average at start ${context.loadAtStart.map((l) => l.toFixed(2)).join(' ')}; "load" column: 1-minute load before each case\n`,
   );
@@ -330,6 +362,7 @@ function report(results: CaseResult[], webhooks: WebhookResult[], context: { loa
         seed: { comments: context.seeded.comments, votes: context.seeded.votes, seconds: context.seeded.seconds },
         idleRssMb: context.idleRssMb,
         rateLimitCost,
+        rateLimitRuns: limiterCost,
         cases: results,
         webhooks,
         seconds: (Date.now() - started) / 1000,

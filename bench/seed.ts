@@ -32,7 +32,7 @@ export interface Seeded {
 }
 
 /** Comments created at once. */
-const BATCH = 32;
+const BATCH = 64;
 const BASE = 'https://blog.example.com/posts';
 const WORDS = 'the a comment reply thread agree disagree point good idea article thanks why because however data source read more'.split(' ');
 
