@@ -31,8 +31,8 @@ export interface Seeded {
   seconds: number;
 }
 
-/** Comments created at once. */
-const BATCH = 64;
+/** Comments created at once (every thread has more top-level comments than this, so the first batch needs no parent). */
+const BATCH = 32;
 const BASE = 'https://blog.example.com/posts';
 const WORDS = 'the a comment reply thread agree disagree point good idea article thanks why because however data source read more'.split(' ');
 
