@@ -201,8 +201,8 @@ async function rateLimitCost(list: Case, env: Record<string, string>): Promise<L
   const runs: LimiterCost = { on: [], off: [], cost: NaN };
   try {
     for (let round = 0; round < 3; round++) {
-      runs.on.push((await measure(on.url, list, 4)).requestsPerSecond);
-      runs.off.push((await measure(off.url, list, 4)).requestsPerSecond);
+      runs.on.push((await measure(on.url, list, 3)).requestsPerSecond);
+      runs.off.push((await measure(off.url, list, 3)).requestsPerSecond);
     }
   } finally {
     await on.stop();

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { pageUrl, startParley, type TestParley } from '../../test/helper.ts';
+import { freshDatabaseUrl, pageUrl, startParley, type TestParley } from '../../test/helper.ts';
 
 let parley: TestParley;
 let site: { site_id: string; api_key: string };
@@ -137,6 +137,31 @@ describe('with the response cache off', () => {
       expect((await uncached.request('GET', path, { headers: { 'if-none-match': first.headers.get('etag')! } })).status).toBe(304);
     } finally {
       await uncached.close();
+    }
+  });
+});
+
+describe('across instances', () => {
+  it('clears the other instances\' cached pages through Redis', async () => {
+    const database = await freshDatabaseUrl();
+    const env = { DATABASE_URL: database.url, REDIS_URL: process.env.PARLEY_TEST_REDIS_URL ?? 'redis://127.0.0.1:6379' };
+    const writer = await startParley(env);
+    const reader = await startParley(env);
+    try {
+      const own = await writer.newSite();
+      const thread = pageUrl();
+      const path = `/v1/comments?thread_url=${encodeURIComponent(thread)}&site_id=${own.site_id}`;
+      expect((await reader.request('GET', path)).body.total).toBe(0);
+      await writer.request('POST', '/v1/comments', { token: own.api_key, body: { thread_url: thread, site_id: own.site_id, content: 'from the other instance' } });
+      // The announcement travels through Redis: the reader's next reads see it within moments.
+      const deadline = Date.now() + 2000;
+      let total = 0;
+      while (total === 0 && Date.now() < deadline) total = (await reader.request('GET', path)).body.total;
+      expect(total).toBe(1);
+    } finally {
+      await reader.close();
+      await writer.close();
+      await database.drop();
     }
   });
 });
