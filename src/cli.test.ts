@@ -1,16 +1,19 @@
 import { execFile, spawn } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { promisify } from 'node:util';
-import { afterAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { freshDatabaseUrl, type FreshDatabase } from '../test/helper.ts';
 
 const run = promisify(execFile);
-const dir = mkdtempSync(join(tmpdir(), 'parley-cli-'));
-const env = { ...process.env, DATABASE_URL: `sqlite:${join(dir, 'cli.db')}`, LOG_LEVEL: 'silent' };
+let cliDatabase: FreshDatabase;
+let serveDatabase: FreshDatabase;
+let env: NodeJS.ProcessEnv;
 const parley = (...args: string[]) => run('node', ['bin/parley.js', ...args], { env });
 
-afterAll(() => rmSync(dir, { recursive: true, force: true }));
+beforeAll(async () => {
+  [cliDatabase, serveDatabase] = await Promise.all([freshDatabaseUrl(), freshDatabaseUrl()]);
+  env = { ...process.env, DATABASE_URL: cliDatabase.url, LOG_LEVEL: 'silent' };
+});
+afterAll(() => Promise.all([cliDatabase.drop(), serveDatabase.drop()]));
 
 describe('the parley CLI', () => {
   it('bootstraps an account, creates keys and changes the plan, printing JSON', async () => {
@@ -34,7 +37,7 @@ describe('the parley CLI', () => {
   });
 
   it('serves, bootstraps a demo site on an empty database, and exits 0 on SIGTERM', async () => {
-    const child = spawn('node', ['bin/parley.js', 'serve'], { env: { ...env, DATABASE_URL: `sqlite:${join(dir, 'serve.db')}`, PORT: '0' } });
+    const child = spawn('node', ['bin/parley.js', 'serve'], { env: { ...env, DATABASE_URL: serveDatabase.url, PORT: '0' } });
     let output = '';
     child.stdout.on('data', (chunk) => (output += chunk));
     await new Promise<void>((resolve, reject) => {

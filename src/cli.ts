@@ -70,7 +70,8 @@ export async function main(argv: string[]): Promise<void> {
       await serve(config);
       return;
     case 'migrate': {
-      const applied = await withDb(config, migrateToLatest);
+      const db = connect(config);
+      const applied = await migrateToLatest(db).finally(() => db.close());
       process.stdout.write(applied.length ? `applied: ${applied.join(', ')}\n` : 'database is up to date\n');
       return;
     }

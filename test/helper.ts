@@ -7,6 +7,7 @@ import pg from 'pg';
 import { afterEach } from 'vitest';
 import { buildApp } from '../src/app.ts';
 import { loadConfig, type Config } from '../src/config.ts';
+import { postgresUrl } from '../src/db/connect.ts';
 import { bootstrap, type BootstrapOptions } from '../src/sites/bootstrap.ts';
 
 /**
@@ -14,10 +15,17 @@ import { bootstrap, type BootstrapOptions } from '../src/sites/bootstrap.ts';
  * PARLEY_TEST_DATABASE_URL points at a server (the database named there is used only to create and
  * drop the per-test ones).
  */
-export const TEST_DATABASE_URL = process.env.PARLEY_TEST_DATABASE_URL;
+export const TEST_DATABASE_URL = process.env.PARLEY_TEST_DATABASE_URL ? postgresUrl(process.env.PARLEY_TEST_DATABASE_URL) : undefined;
 export const dialectName = TEST_DATABASE_URL ? 'postgres' : 'sqlite';
 
-export async function freshDatabaseUrl(): Promise<{ url: string; drop: () => Promise<void> }> {
+export interface FreshDatabase {
+  /** A DATABASE_URL for the new, empty database. */
+  url: string;
+  drop(): Promise<void>;
+}
+
+/** An empty database of the dialect under test, for a test server, a CLI run or a migration. */
+export async function freshDatabaseUrl(): Promise<FreshDatabase> {
   if (!TEST_DATABASE_URL) {
     const dir = mkdtempSync(join(tmpdir(), 'parley-test-'));
     return { url: `sqlite:${join(dir, 'parley.db')}`, drop: async () => rmSync(dir, { recursive: true, force: true }) };

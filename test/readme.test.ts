@@ -1,9 +1,8 @@
 import { execFile, spawn, type ChildProcess } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { readFileSync } from 'node:fs';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { freshDatabaseUrl, type FreshDatabase } from './helper.ts';
 
 const run = promisify(execFile);
 
@@ -12,14 +11,14 @@ const readme = readFileSync('README.md', 'utf8');
 const apiSection = readme.slice(readme.indexOf('## The API'), readme.indexOf('### Rules worth knowing'));
 const blocks = [...apiSection.matchAll(/```sh\n([\s\S]*?)```/g)].map((m) => m[1]);
 
-let dir: string;
+let database: FreshDatabase;
 let server: ChildProcess;
 let exports = '';
 
 beforeAll(async () => {
-  dir = mkdtempSync(join(tmpdir(), 'parley-readme-'));
+  database = await freshDatabaseUrl();
   server = spawn('node', ['bin/parley.js', 'serve'], {
-    env: { ...process.env, DATABASE_URL: `sqlite:${join(dir, 'readme.db')}`, PORT: '0', LOG_LEVEL: 'warn' },
+    env: { ...process.env, DATABASE_URL: database.url, PORT: '0', LOG_LEVEL: 'warn' },
   });
   let output = '';
   await new Promise<void>((resolve, reject) => {
@@ -38,7 +37,7 @@ beforeAll(async () => {
 afterAll(async () => {
   server.kill('SIGTERM');
   await new Promise((resolve) => server.once('exit', resolve));
-  rmSync(dir, { recursive: true, force: true });
+  await database.drop();
 });
 
 describe('the README', () => {

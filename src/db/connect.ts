@@ -1,7 +1,8 @@
 import { mkdirSync } from 'node:fs';
+import { userInfo } from 'node:os';
 import { dirname, resolve } from 'node:path';
 import SQLite from 'better-sqlite3';
-import { Kysely, PostgresDialect } from 'kysely';
+import { Kysely, PostgresDialect, type KyselyConfig } from 'kysely';
 import pg from 'pg';
 import type { Config } from '../config.ts';
 import { ChangeFeed } from './changes.ts';
@@ -46,22 +47,36 @@ async function closeBoth(kysely: Kysely<Database>, changes: ChangeFeed): Promise
   await kysely.destroy();
 }
 
-export function connect(config: DbConfig): Db {
+/**
+ * A postgres:// URL without a user name means "the operating-system user", as it does for psql;
+ * node-postgres would instead read $USER, which is unset under systemd and in CI containers.
+ */
+export function postgresUrl(databaseUrl: string): string {
+  const url = new URL(databaseUrl);
+  if (url.username === '') url.username = process.env.PGUSER || userInfo().username;
+  return url.href;
+}
+
+/** `log` sees every query (scripts/explain.ts collects them to check their plans). */
+export function connect(config: DbConfig, log?: KyselyConfig['log']): Db {
   const dialect = dialectOf(config.databaseUrl);
   if (dialect === 'sqlite') {
     const path = sqlitePath(config.databaseUrl);
     const sqlite = GroupCommitSqlite.open(path === ':memory:' ? path : resolve(path), () => openSqlite(path));
-    const kysely = new Kysely<Database>({ dialect: groupCommitDialect(sqlite) });
+    const kysely = new Kysely<Database>({ dialect: groupCommitDialect(sqlite), log });
     const changes = new ChangeFeed();
     return { kysely, dialect, changes, close: () => closeBoth(kysely, changes) };
   }
   const pool = new pg.Pool({
-    connectionString: config.databaseUrl,
+    connectionString: postgresUrl(config.databaseUrl),
     max: config.databasePoolSize,
     statement_timeout: config.databaseStatementTimeoutMs || undefined,
     ssl: config.databaseSsl ? { rejectUnauthorized: true } : undefined,
   });
-  const kysely = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
+  // The server may close an idle connection (restart, failover, pg_terminate_backend): the pool
+  // drops it and opens another when needed. Unlistened, that 'error' event would end the process.
+  pool.on('error', () => undefined);
+  const kysely = new Kysely<Database>({ dialect: new PostgresDialect({ pool }), log });
   const changes = new ChangeFeed();
   return { kysely, dialect, changes, close: () => closeBoth(kysely, changes) };
 }

@@ -218,14 +218,41 @@ class FifoLock {
   }
 }
 
+/** BEGIN, COMMIT or ROLLBACK sent as SQL on a connection (the migration session does). */
+const TRANSACTION_CONTROL = /^\s*(begin(?:\s+(?:deferred|immediate|exclusive))?|commit|end|rollback)\s*;?\s*$/i;
+
 /** The connection Kysely sees: plain until it begins a transaction, then the writer's. */
 class Connection implements DatabaseConnection {
   inTransaction = false;
   constructor(private readonly sqlite: GroupCommitSqlite) {}
 
   async executeQuery<R>(query: CompiledQuery): Promise<QueryResult<R>> {
+    const control = TRANSACTION_CONTROL.exec(query.sql)?.[1].toLowerCase();
+    if (control !== undefined) {
+      await this.#control(control);
+      return { rows: [] };
+    }
     const result = this.inTransaction ? this.sqlite.runInTransaction(query) : await this.sqlite.runPlain(query);
     return result as QueryResult<R>;
+  }
+
+  /** Explicit transaction SQL becomes a transaction of the group, like Kysely's own. */
+  async #control(statement: string): Promise<void> {
+    if (statement.startsWith('begin')) {
+      if (this.inTransaction) throw new Error('cannot start a transaction within a transaction');
+      await this.sqlite.begin();
+      this.inTransaction = true;
+      return;
+    }
+    if (!this.inTransaction) throw new Error('cannot commit or roll back - no transaction is active');
+    if (statement === 'rollback') {
+      this.inTransaction = false;
+      this.sqlite.rollback();
+      return;
+    }
+    const durable = this.sqlite.release();
+    this.inTransaction = false;
+    await durable;
   }
 
   async *streamQuery<R>(): AsyncIterableIterator<QueryResult<R>> {

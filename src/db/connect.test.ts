@@ -1,0 +1,61 @@
+import { sql } from 'kysely';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { dialectName, freshDatabaseUrl, type FreshDatabase } from '../../test/helper.ts';
+import { loadConfig } from '../config.ts';
+import { connect, type Db } from './connect.ts';
+
+// The PostgreSQL connection settings, as an operator sets them in the environment.
+describe.skipIf(dialectName !== 'postgres')('PostgreSQL connection settings', () => {
+  let database: FreshDatabase;
+  const opened: Db[] = [];
+  const open = (env: Record<string, string>) => {
+    const db = connect(loadConfig({ ...env, DATABASE_URL: database.url }));
+    opened.push(db);
+    return db;
+  };
+
+  beforeAll(async () => {
+    database = await freshDatabaseUrl();
+  });
+  afterAll(async () => {
+    await Promise.all(opened.map((db) => db.close()));
+    await database.drop();
+  });
+
+  it('PARLEY_DATABASE_STATEMENT_TIMEOUT_MS cancels a statement that runs longer', async () => {
+    const db = open({ PARLEY_DATABASE_STATEMENT_TIMEOUT_MS: '200' });
+    const started = Date.now();
+    await expect(sql`select pg_sleep(5)`.execute(db.kysely)).rejects.toMatchObject({ code: '57014' });
+    expect(Date.now() - started).toBeLessThan(3_000);
+  });
+
+  it('PARLEY_DATABASE_STATEMENT_TIMEOUT_MS=0 lets statements run as long as they need', async () => {
+    const db = open({ PARLEY_DATABASE_STATEMENT_TIMEOUT_MS: '0' });
+    const { rows } = await sql<{ statement_timeout: string }>`show statement_timeout`.execute(db.kysely);
+    expect(rows[0].statement_timeout).toBe('0');
+  });
+
+  it('PARLEY_DATABASE_POOL_SIZE bounds the connections one instance opens', async () => {
+    const db = open({ PARLEY_DATABASE_POOL_SIZE: '2' });
+    const sessions = await Promise.all(
+      Array.from({ length: 6 }, () => sql<{ pid: number }>`select pg_backend_pid() as pid, pg_sleep(0.1)`.execute(db.kysely)),
+    );
+    expect(new Set(sessions.map((result) => result.rows[0].pid)).size).toBe(2);
+  });
+
+  it('survives the server closing an idle connection, and opens a new one', async () => {
+    const db = open({});
+    const first = await sql<{ pid: number }>`select pg_backend_pid() as pid`.execute(db.kysely);
+    const admin = open({});
+    await sql`select pg_terminate_backend(${first.rows[0].pid})`.execute(admin.kysely);
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    const next = await sql<{ pid: number }>`select pg_backend_pid() as pid`.execute(db.kysely);
+    expect(next.rows[0].pid).not.toBe(first.rows[0].pid);
+  });
+
+  it('PARLEY_DATABASE_SSL=true never falls back to an unencrypted connection', async () => {
+    // The test server runs without TLS (or with a certificate nobody trusts): no connection at all.
+    const db = open({ PARLEY_DATABASE_SSL: 'true' });
+    await expect(sql`select 1`.execute(db.kysely)).rejects.toThrow(/SSL|certificate/i);
+  });
+});
