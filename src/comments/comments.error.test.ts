@@ -69,6 +69,7 @@ describe('creating a comment with bad input', () => {
     ['malformed JSON', '{"content": "unterminated', 'application/json', 400, 'invalid_json'],
     ['a __proto__ key (refused rather than parsed)', '{"content":"x","__proto__":{"admin":true}}', 'application/json', 400, 'invalid_json'],
     ['a form body', 'content=hi', 'application/x-www-form-urlencoded', 415, 'unsupported_media_type'],
+    ['a text/plain body', 'hi', 'text/plain', 415, 'unsupported_media_type'],
   ])('answers %s with a problem', async (_name, raw, contentType, status, code) => {
     expectProblem(await sendRaw(raw, contentType), status, code);
   });

@@ -81,6 +81,17 @@ describe('defects found by hardening, fixed', () => {
     expect(body.body.errors[0].path).toBe('body/site_ids/0');
   });
 
+  it('a JSON body nested 5,000 deep that passed validation was a 500 (the NUL check recursed until the stack ran out)', async () => {
+    const nested = '{"a":'.repeat(5000) + '1' + '}'.repeat(5000);
+    const json = { 'content-type': 'application/json' };
+    const path = `/api/sites/${site.site_id}`;
+    expectProblem(await send(parley.url, { method: 'PATCH', path, headers: json, body: nested }), 401, 'unauthorized');
+    const asAdmin = await send(parley.url, { method: 'PATCH', path, headers: { ...json, authorization: `Bearer ${site.api_key}` }, body: nested });
+    expect(asAdmin.status).toBe(200);
+    // The unknown field was dropped, not stored.
+    expect(asAdmin.json).not.toHaveProperty('a');
+  });
+
   it('U+0000 in a site or comment id of a cross-origin request was a 500 (not even problem+json) on PostgreSQL', async () => {
     const preflight = { origin: 'https://elsewhere.example.net', 'access-control-request-method': 'POST' };
     expect((await send(parley.url, { method: 'OPTIONS', path: '/v1/comments?site_id=%00', headers: preflight })).status).toBe(204);

@@ -8,6 +8,8 @@ import { AppError } from '../errors.ts';
  */
 export function registerJsonParser(app: FastifyInstance): void {
   app.removeContentTypeParser('application/json');
+  // The API speaks JSON only: a text/plain body is an unsupported media type, not a string to validate.
+  app.removeContentTypeParser('text/plain');
   app.addContentTypeParser('application/json', { parseAs: 'string' }, (_request, body, done) => {
     const text = body as string;
     if (text.trim() === '') return done(null, undefined);

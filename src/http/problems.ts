@@ -62,8 +62,17 @@ export function registerProblemHandlers(app: FastifyInstance): void {
 /**
  * Errors the router raises before any route or hook runs (Fastify's `frameworkErrors` option): a
  * path that is not valid percent-encoded UTF-8, or a path parameter longer than the router accepts.
+ * Since no hook runs, the rate limit and the nosniff header are applied here: otherwise malformed
+ * paths would be the one request a client could send without limit.
  */
-export function frameworkErrorProblem(error: FastifyError, _request: FastifyRequest, reply: FastifyReply) {
+export async function frameworkErrorProblem(error: FastifyError, request: FastifyRequest, reply: FastifyReply) {
+  reply.header('x-content-type-options', 'nosniff');
+  try {
+    await request.server.admitUnrouted(request, reply);
+  } catch (refused) {
+    if (refused instanceof AppError) return sendProblem(reply, refused.code, refused.message);
+    request.log.error({ err: refused }, 'rate limit check failed; request let through');
+  }
   if (error.code === 'FST_ERR_MAX_PARAM_LENGTH') {
     return sendProblem(reply, 'validation_failed', 'A path parameter is longer than 200 characters', [{ path: 'params', message: 'is too long' }]);
   }

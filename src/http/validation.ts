@@ -1,4 +1,4 @@
-import { Ajv, type Options, type ValidateFunction } from 'ajv';
+import { Ajv, type Options } from 'ajv';
 import addFormats from 'ajv-formats';
 import type { FastifyInstance } from 'fastify';
 import { invalid } from '../errors.ts';
@@ -13,40 +13,10 @@ function makeAjv(options: Options): Ajv {
   return ajv;
 }
 
-/** The JSON-pointer path of the first string holding U+0000 in a validated value, or null. */
-function nulCharacterPath(value: unknown, path = ''): string | null {
-  if (typeof value === 'string') return value.includes('\u0000') ? path : null;
-  if (value === null || typeof value !== 'object') return null;
-  for (const [key, item] of Object.entries(value)) {
-    const found = nulCharacterPath(item, `${path}/${key}`);
-    if (found !== null) return found;
-  }
-  return null;
-}
-
-/**
- * PostgreSQL text cannot hold U+0000 (SQLite can), and no field of the API has a use for it, so it
- * is refused here at the boundary, the same way on both databases, instead of failing in a query.
- */
-function refusingNulCharacters(validate: ValidateFunction): ValidateFunction {
-  const wrapped = ((data: unknown) => {
-    if (!validate(data)) {
-      wrapped.errors = validate.errors;
-      return false;
-    }
-    const path = nulCharacterPath(data);
-    wrapped.errors = path === null ? null : [{ instancePath: path, schemaPath: '#', keyword: 'nul', params: {}, message: 'must not contain the NUL character' }];
-    return path === null;
-  }) as ValidateFunction;
-  return wrapped;
-}
-
 export function registerValidators(app: FastifyInstance): void {
   const strict = makeAjv({ coerceTypes: false });
   const coercing = makeAjv({ coerceTypes: 'array' });
-  app.setValidatorCompiler(({ schema, httpPart }) =>
-    refusingNulCharacters((httpPart === 'body' ? strict : coercing).compile(schema)),
-  );
+  app.setValidatorCompiler(({ schema, httpPart }) => (httpPart === 'body' ? strict : coercing).compile(schema));
 }
 
 /** The path of the first string (value or key) holding U+0000 in a parsed request part, if any. */
@@ -75,6 +45,6 @@ export function registerNulGuard(app: FastifyInstance): void {
   app.addHook('preValidation', async (request) => {
     const path =
       nulPath(request.params, 'params') ?? nulPath(request.query, 'querystring') ?? nulPath(request.body, 'body');
-    if (path !== null) throw invalid(path, 'must not contain the NUL character (U+0000)');
+    if (path !== null) throw invalid(path, 'must not contain the NUL character');
   });
 }

@@ -1,3 +1,4 @@
+import proxyAddr from '@fastify/proxy-addr';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { RateLimiterRes } from 'rate-limiter-flexible';
 import type { Caller } from '../auth/caller.ts';
@@ -14,6 +15,13 @@ declare module 'fastify' {
   interface FastifyRequest {
     /** The comment-limit count this request took, to give back if it creates nothing. */
     rateLimitRefund: Counted | null;
+  }
+  interface FastifyInstance {
+    /**
+     * The check for a request answered before routing (a path that cannot be decoded): no hook runs
+     * for it, and its request object does not apply TRUST_PROXY, so the client IP is worked out here.
+     */
+    admitUnrouted(request: FastifyRequest, reply: FastifyReply): Promise<void>;
   }
 }
 
@@ -52,8 +60,8 @@ export async function registerRateLimits(app: FastifyInstance, config: Config): 
     return payload;
   });
 
-  return async (request, reply, caller) => {
-    const charge = chargeFor(request, caller, policies);
+  const check = async (request: FastifyRequest, reply: FastifyReply, caller: Caller | null, ip: string) => {
+    const charge = chargeFor(request, caller, policies, ip);
     if (!charge) return;
     const { policy, subject } = charge;
     let state: RateLimiterRes;
@@ -76,4 +84,7 @@ export async function registerRateLimits(app: FastifyInstance, config: Config): 
     }
     if (policy.refundsFailures) request.rateLimitRefund = { policy, subject, windowEndsAt: Date.now() + state.msBeforeNext };
   };
+  const trusted = proxyAddr.compile(config.trustProxy);
+  app.decorate('admitUnrouted', (request: FastifyRequest, reply: FastifyReply) => check(request, reply, null, proxyAddr(request.raw, trusted)));
+  return (request, reply, caller) => check(request, reply, caller, request.ip);
 }

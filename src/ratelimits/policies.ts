@@ -42,9 +42,10 @@ export interface Charge {
 
 /**
  * The one limit a request counts against. `caller` is null when the request's credential was
- * refused: such a request counts as its IP's, so credentials cannot be guessed at leisure.
+ * refused (or never looked at): such a request counts as its IP's (`ip`, the client address), so
+ * credentials cannot be guessed at leisure.
  */
-export function chargeFor(request: FastifyRequest, caller: Caller | null, policies: Map<PolicyName, Policy>): Charge | null {
+export function chargeFor(request: FastifyRequest, caller: Caller | null, policies: Map<PolicyName, Policy>, ip: string): Charge | null {
   if (isUnlimited(request)) return null;
   const charge = (name: PolicyName, subject: string): Charge | null => {
     const policy = policies.get(name);
@@ -54,5 +55,5 @@ export function chargeFor(request: FastifyRequest, caller: Caller | null, polici
   if (request.routeOptions.config.commentCreation && caller) {
     return caller.kind === 'session' ? charge('session-comments', caller.userId) : charge('guest-comments', caller.ip);
   }
-  return charge('ip', request.ip);
+  return charge('ip', ip);
 }

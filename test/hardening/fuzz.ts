@@ -1,7 +1,9 @@
 import fc from 'fast-check';
 import { ERROR_STATUS } from '../../src/errors.ts';
+import type { PolicyName } from '../../src/ratelimits/policies.ts';
 import { encodeLoosely, send, type RawRequest, type RawResponse } from './http-client.ts';
-import { startParley } from '../helper.ts';
+import { startParley, type TestParley } from '../helper.ts';
+import { brokenLimitHeaders, limitsEnv, type Limits } from './limit-headers.ts';
 import { startReceiver, subscribe, WEBHOOK_TEST_ENV } from '../receiver.ts';
 import { buildWorld, NO_RATE_LIMITS, type World } from './world.ts';
 
@@ -9,6 +11,7 @@ import { buildWorld, NO_RATE_LIMITS, type World } from './world.ts';
  * Property-based fuzzing of every endpoint. Each run sends one request built from adversarial parts
  * (path ids, query, headers, body) and checks the contract's promises about any answer: a documented
  * status, problem+json for every error, never a 5xx, and no change to data when the request failed.
+ * With rate limits on, every answer also carries rate-limit fields that agree with the limits.
  */
 
 export interface FuzzStats {
@@ -295,9 +298,49 @@ export function brokenPromise(response: RawResponse): string | null {
   return null;
 }
 
+function mayBeUnrouted(path: string): boolean {
+  return path.split('?')[0].split('/').some((segment) => {
+    try {
+      decodeURIComponent(segment);
+      return segment.length > 200;
+    } catch {
+      return true;
+    }
+  });
+}
+
+/**
+ * The policy a fuzzed request must count against, as the README's "Rate limits" states it: the
+ * credential it sends (a live key, a live session, none, or a refused one) and whether it creates a
+ * comment. undefined when the test cannot tell (repeated credential headers).
+ */
+function expectedPolicy(raw: RawRequest, response: RawResponse, world: World, pool: string[]): PolicyName | null | undefined {
+  const headers = raw.headers ?? {};
+  if (raw.method === 'OPTIONS' && headers['access-control-request-method'] !== undefined) return null;
+  // Refused by Node's HTTP parser before any request exists: nothing is counted (README "Hardening").
+  if (response.status === 431 || response.json?.detail === 'The request is not valid HTTP/1.1') return null;
+  // Answered before routing (path not decodable, parameter too long), the credential is never read;
+  // a 429 does not say whether that is why it counted against the IP.
+  if (mayBeUnrouted(raw.path)) {
+    return response.json?.code === 'malformed_request' || response.json?.errors?.[0]?.path === 'params' ? 'ip' : undefined;
+  }
+  const { authorization, 'x-api-key': apiKey } = headers;
+  let token: string | null;
+  if (typeof authorization === 'string') token = /^Bearer\s+(\S+)\s*$/i.exec(authorization)?.[1] ?? 'refused';
+  else if (authorization === undefined && typeof apiKey !== 'object') token = apiKey || null;
+  else return undefined;
+  const createsComment = raw.method === 'POST' && raw.path.split('?')[0] === '/v1/comments';
+  if (token === null) return createsComment ? 'guest-comments' : 'ip';
+  const { integrationKey, moderatorKey, adminKey, otherAccountKey, expiredSession } = world.credential;
+  if ([integrationKey, moderatorKey, adminKey, otherAccountKey].includes(token)) return 'api-key';
+  if (pool.includes(token) && token !== expiredSession && token.startsWith('sess_')) return createsComment ? 'session-comments' : 'ip';
+  return 'ip';
+}
+
 /**
  * What a failed request must not change, read back through the API as the site's admin: the thread
- * (every comment, counts, states), the site's settings and the account's sites.
+ * (every comment, counts, states), the site's settings and the account's sites. Read from the
+ * world's own server, whose rate limits are off, so reading never uses up the limits under test.
  */
 async function snapshot(world: World): Promise<string> {
   const admin = { authorization: `Bearer ${world.adminKey}` };
@@ -333,13 +376,14 @@ export async function fuzzTargets(world: World): Promise<Ids> {
 }
 
 /** Runs the property; every broken promise is recorded in stats (and fails the property). */
-export async function fuzzEndpoints(world: World, stats: FuzzStats, numRuns: number, seed?: number): Promise<void> {
+export async function fuzzEndpoints(fuzzing: FuzzWorld, stats: FuzzStats, numRuns: number, seed?: number): Promise<void> {
+  const { world, target, limits } = fuzzing;
   const ids = await fuzzTargets(world);
   let before = await snapshot(world);
   const pool = Object.values(world.credential).filter((token): token is string => token !== null);
   await fc.assert(
     fc.asyncProperty(requestArbitrary(pool, ids), async ({ endpoint, raw }) => {
-      const response = await send(world.parley.url, raw).catch((error: Error & { code?: string }) => ({
+      const response = await send(target, raw).catch((error: Error & { code?: string }) => ({
         status: 0,
         headers: {},
         text: `no answer: ${error.code ?? error.message}`,
@@ -352,7 +396,10 @@ export async function fuzzEndpoints(world: World, stats: FuzzStats, numRuns: num
       if (response.status >= 500) stats.serverErrors += 1;
       const after = await snapshot(world);
       let broken = brokenPromise(response);
-      if (!broken && response.status >= 400 && response.status !== 429 && after !== before) broken = 'a failed request changed data';
+      if (!broken && limits && response.status !== 0) {
+        broken = brokenLimitHeaders(response, limits, expectedPolicy(raw, response, world, pool));
+      }
+      if (!broken && response.status >= 400 && after !== before) broken = 'a failed request changed data';
       before = after;
       if (endpoint.path === '/v1/sessions/current' && response.status === 204) {
         const used = pool.findIndex((token) => String(raw.headers?.authorization ?? raw.headers?.['x-api-key']).includes(token));
@@ -367,14 +414,31 @@ export async function fuzzEndpoints(world: World, stats: FuzzStats, numRuns: num
   );
 }
 
-/** The world the fuzzer runs in: site A has webhooks to a live receiver, so delivery paths run too. */
-export async function startFuzzWorld(): Promise<{ world: World; close(): Promise<void> }> {
+export interface FuzzWorld {
+  world: World;
+  /** The server the fuzzer sends to: the world's own, or one with rate limits on the same database. */
+  target: string;
+  limits: Limits | null;
+  close(): Promise<void>;
+}
+
+/**
+ * The world the fuzzer runs in: site A has webhooks to a live receiver, so delivery paths run too.
+ * With `limits`, the fuzzer's requests go to a second instance on the same database that enforces
+ * them, while the world is built and read back through the first, unlimited one.
+ */
+export async function startFuzzWorld(limits: Limits | null = null): Promise<FuzzWorld> {
   const receiver = await startReceiver();
   const world = await buildWorld(await startParley({ ...NO_RATE_LIMITS, ...WEBHOOK_TEST_ENV }));
   await subscribe(world.parley, { site_id: world.siteA, api_key: world.adminKey }, receiver.url, ['comment.created', 'comment.flagged']);
+  let limited: TestParley | undefined;
+  if (limits) limited = await startParley({ ...WEBHOOK_TEST_ENV, ...limitsEnv(limits), DATABASE_URL: world.parley.config.databaseUrl });
   return {
     world,
+    target: limited?.url ?? world.parley.url,
+    limits,
     close: async () => {
+      await limited?.close();
       await world.parley.close();
       await receiver.close();
     },

@@ -15,7 +15,7 @@ const started = Date.now();
 const stats = newStats();
 const fuzzing = await startFuzzWorld();
 try {
-  await fuzzEndpoints(fuzzing.world, stats, runs);
+  await fuzzEndpoints(fuzzing, stats, runs);
 } catch {
   // the broken promise is in stats.failures
 } finally {

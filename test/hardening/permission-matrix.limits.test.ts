@@ -1,0 +1,27 @@
+import { expect } from 'vitest';
+import type { PolicyName } from '../../src/ratelimits/policies.ts';
+import { brokenLimitHeaders, DEFAULT_LIMITS, limitsEnv } from './limit-headers.ts';
+import { describeMatrix } from './matrix.ts';
+import type { CallerName } from './world.ts';
+
+/**
+ * The whole permission matrix again, on a server with the specification's rate limits: the limiter
+ * changes no cell's status, and every answer, 401, 403 and 404 included, carries the fields of the
+ * one limit its caller counts against (README "Rate limits").
+ */
+const KEYS: CallerName[] = ['integrationKey', 'moderatorKey', 'adminKey', 'otherAccountKey'];
+const SESSIONS: CallerName[] = ['user', 'otherUser', 'otherSiteSession'];
+
+function policyOf(endpoint: string, caller: CallerName): PolicyName {
+  if (KEYS.includes(caller)) return 'api-key';
+  if (endpoint !== 'POST /v1/comments') return 'ip';
+  if (SESSIONS.includes(caller)) return 'session-comments';
+  return caller === 'none' || caller === 'guest' ? 'guest-comments' : 'ip';
+}
+
+describeMatrix('the permission matrix with the default rate limits on', limitsEnv(DEFAULT_LIMITS), (response, endpoint, caller) => {
+  const headers: Record<string, string> = {};
+  response.headers.forEach((value, name) => (headers[name] = value));
+  const answer = { status: response.status, headers, json: response.body };
+  expect(brokenLimitHeaders(answer, DEFAULT_LIMITS, policyOf(endpoint, caller))).toBeNull();
+});
