@@ -1,6 +1,7 @@
 import Fastify, { type FastifyInstance } from 'fastify';
 import { resolveCaller, credentialOf } from './auth/caller.ts';
 import { commentRoutes } from './comments/routes.ts';
+import { ListCache } from './comments/list-cache.ts';
 import { CommentSchema } from './comments/schemas.ts';
 import type { Config } from './config.ts';
 import { connect, type Db } from './db/connect.ts';
@@ -99,8 +100,10 @@ export async function buildApp(config: Config): Promise<FastifyInstance> {
     }
   });
 
+  if (config.redisUrl) await db.changes.connectRedis(config.redisUrl);
+  const listCache = config.responseCacheMb > 0 ? new ListCache(db.changes, config.responseCacheMb * 1024 * 1024) : null;
   const deps = { db };
-  await app.register(commentRoutes, deps);
+  await app.register(commentRoutes, { db, listCache });
   await app.register(voteRoutes, deps);
   await app.register(moderationRoutes, deps);
   await app.register(sessionRoutes, deps);

@@ -27,6 +27,8 @@ export interface Config {
   webhookRetryDelaysMs: number[];
   webhookTimeoutMs: number;
   webhookAllowPrivate: boolean;
+  /** Memory for cached public list responses, in MB (PARLEY_RESPONSE_CACHE_MB, 32); 0 turns the cache off. */
+  responseCacheMb: number;
   /** Each limit counts per window; 0 turns that limit off. */
   rateLimits: {
     /** Requests per API key per request window, on every endpoint. */
@@ -145,6 +147,7 @@ export function loadConfig(env: Env = process.env): Config {
     webhookRetryDelaysMs: durations(env, 'PARLEY_WEBHOOK_RETRY_DELAYS', '30s,2m,10m'),
     webhookTimeoutMs: durations(env, 'PARLEY_WEBHOOK_TIMEOUT', '10s')[0],
     webhookAllowPrivate: boolean(env, 'PARLEY_WEBHOOK_ALLOW_PRIVATE', false),
+    responseCacheMb: integer(env, 'PARLEY_RESPONSE_CACHE_MB', 32),
     rateLimits: Object.freeze({
       keyPerMinute: integer(env, 'PARLEY_RATE_LIMIT_KEY_PER_MINUTE', 1000),
       sessionCommentsPerHour: integer(env, 'PARLEY_RATE_LIMIT_SESSION_COMMENTS_PER_HOUR', 30),

@@ -30,17 +30,22 @@ export async function freshDatabaseUrl(): Promise<FreshDatabase> {
     const dir = mkdtempSync(join(tmpdir(), 'parley-test-'));
     return { url: `sqlite:${join(dir, 'parley.db')}`, drop: async () => rmSync(dir, { recursive: true, force: true }) };
   }
-  const name = `parley_test_${randomBytes(6).toString('hex')}`;
-  const admin = new pg.Client({ connectionString: TEST_DATABASE_URL });
+  return freshPostgresDatabase(TEST_DATABASE_URL, 'parley_test');
+}
+
+/** A new, empty database on the PostgreSQL server of `serverUrl`, and how to drop it again. */
+export async function freshPostgresDatabase(serverUrl: string, prefix: string): Promise<{ url: string; drop: () => Promise<void> }> {
+  const name = `${prefix}_${randomBytes(6).toString('hex')}`;
+  const admin = new pg.Client({ connectionString: serverUrl });
   await admin.connect();
   await admin.query(`create database ${name}`);
   await admin.end();
-  const url = new URL(TEST_DATABASE_URL);
+  const url = new URL(serverUrl);
   url.pathname = `/${name}`;
   return {
     url: url.href,
     drop: async () => {
-      const client = new pg.Client({ connectionString: TEST_DATABASE_URL });
+      const client = new pg.Client({ connectionString: serverUrl });
       await client.connect();
       await client.query(`drop database if exists ${name} with (force)`);
       await client.end();

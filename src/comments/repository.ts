@@ -1,5 +1,5 @@
-import { sql, type Kysely } from 'kysely';
-import type { Database } from '../db/schema.ts';
+import { sql, type Kysely, type SelectQueryBuilder } from 'kysely';
+import type { CommentTable, Database } from '../db/schema.ts';
 import { toCount } from '../db/dialect.ts';
 import type { CommentRow, ViewerMarks } from './view.ts';
 import { visibleTo, type Viewer } from './visibility.ts';
@@ -11,14 +11,20 @@ export type Sort = (typeof SORTS)[number];
 export const LIST_REPLY_CAP = 500;
 export const SUBTREE_CAP = 10_000;
 
-export async function findThreadId(db: Kysely<Database>, siteId: string, urlKey: string): Promise<string | undefined> {
-  const thread = await db
+export interface Thread {
+  id: string;
+  site_id: string;
+  public_total: number;
+  all_total: number;
+}
+
+export async function findThread(db: Kysely<Database>, siteId: string, urlKey: string): Promise<Thread | undefined> {
+  return db
     .selectFrom('threads')
-    .select('id')
+    .select(['id', 'site_id', 'public_total', 'all_total'])
     .where('site_id', '=', siteId)
     .where('url_key', '=', urlKey)
     .executeTakeFirst();
-  return thread?.id;
 }
 
 export async function findComment(db: Kysely<Database>, id: string) {
@@ -48,37 +54,62 @@ export async function isVisible(db: Kysely<Database>, viewer: Viewer, id: string
   return toCount(result.rows[0]?.hidden) === 0;
 }
 
-function listable(viewer: Viewer) {
+/** Whether a top-level comment `c` is in the viewer's list (stored per row for the public and moderators). */
+export function listable(viewer: Viewer) {
   // A deleted top-level comment stays as a placeholder while a live reply below it is visible.
   return sql<boolean>`(${visibleTo(viewer, 'c')} and (c.is_deleted = 0 or exists (
     select 1 from comments d where d.root_id = c.id and d.id <> c.id and d.is_deleted = 0
       and ${visibleTo(viewer, 'd')})))`;
 }
 
+/**
+ * A page of the thread's top-level comments for the viewer, and how many there are. The public and
+ * moderators read the stored listing (an index range and a counter); anyone else sees the public's
+ * list plus what only they may see, which can only be under their own comments.
+ */
 export async function listTopLevel(
   db: Kysely<Database>,
   viewer: Viewer,
-  threadId: string,
+  thread: Thread,
   sort: Sort,
   page: number,
   limit: number,
 ): Promise<{ rows: CommentRow[]; total: number }> {
-  const base = db
-    .selectFrom('comments as c')
-    .where('c.thread_id', '=', threadId)
-    .where('c.parent_id', 'is', null)
-    .where(listable(viewer));
-  let pageQuery = base.selectAll('c');
+  const base = db.selectFrom('comments as c').where('c.thread_id', '=', thread.id).where('c.parent_id', 'is', null);
+  const stored = viewer.moderator ? 'c.listed_all' : viewer.ref === null ? 'c.listed_public' : null;
   const direction = sort === 'oldest' ? 'asc' : 'desc';
-  if (sort === 'top') pageQuery = pageQuery.orderBy('c.score', 'desc');
-  if (sort === 'best') pageQuery = pageQuery.orderBy('c.wilson', 'desc');
-  if (sort === 'top' || sort === 'best') pageQuery = pageQuery.orderBy('c.id', 'desc');
-  else pageQuery = pageQuery.orderBy('c.created_at', direction).orderBy('c.id', direction);
-  const [rows, count] = await Promise.all([
-    pageQuery.limit(limit).offset((page - 1) * limit).execute(),
-    base.select((eb) => eb.fn.countAll<number>().as('total')).executeTakeFirstOrThrow(),
+  const inOrder = <Q extends SelectQueryBuilder<Database & { c: CommentTable }, 'c', object>>(query: Q): Q => {
+    if (sort === 'top') return query.orderBy('c.score', 'desc').orderBy('c.id', 'desc') as Q;
+    if (sort === 'best') return query.orderBy('c.wilson', 'desc').orderBy('c.id', 'desc') as Q;
+    return query.orderBy('c.created_at', direction).orderBy('c.id', direction) as Q;
+  };
+  // Literals (validated integers): SQLite plans a bound LIMIT worse.
+  const window = <Q extends SelectQueryBuilder<Database & { c: CommentTable }, 'c', object>>(query: Q): Q =>
+    query.limit(sql.lit(limit)).offset(sql.lit((page - 1) * limit)) as Q;
+  if (stored) {
+    // The page's ids first, from the index alone, then their rows: a deep page skips index entries,
+    // not rows (page 500 of a 100,000-comment thread: 1.5 ms instead of 5).
+    const ids = window(inOrder(base.where(stored, '=', sql.lit(1)).select('c.id')));
+    const rows = await inOrder(db.selectFrom('comments as c').selectAll('c').where('c.id', 'in', ids)).execute();
+    return { rows, total: Number(viewer.moderator ? thread.all_total : thread.public_total) };
+  }
+  const rows = window(inOrder(base.where(listable(viewer)).selectAll('c'))).execute();
+  const ownRoots = db
+    .selectFrom('comments as a')
+    .select('a.root_id')
+    .where('a.site_id', '=', thread.site_id)
+    .where('a.author_ref', '=', viewer.ref)
+    .where('a.thread_id', '=', thread.id);
+  const [pageRows, extra] = await Promise.all([
+    rows,
+    base
+      .where('c.listed_public', '=', 0)
+      .where('c.id', 'in', ownRoots)
+      .where(listable(viewer))
+      .select((eb) => eb.fn.countAll<number>().as('n'))
+      .executeTakeFirstOrThrow(),
   ]);
-  return { rows, total: toCount(count.total) };
+  return { rows: pageRows, total: Number(thread.public_total) + toCount(extra.n) };
 }
 
 /**
@@ -87,24 +118,13 @@ export async function listTopLevel(
  */
 export async function listReplies(db: Kysely<Database>, viewer: Viewer, rootIds: string[], cap: number) {
   if (rootIds.length === 0) return [];
-  const branch = (rootId: string, index: number) =>
-    db
-      .selectFrom((eb) =>
-        eb
-          .selectFrom('comments as c')
-          .selectAll('c')
-          .where('c.root_id', '=', rootId)
-          .where('c.id', '<>', rootId)
-          .where(visibleTo(viewer, 'c'))
-          .orderBy('c.created_at')
-          .orderBy('c.id')
-          .limit(cap + 1)
-          .as(`r${index}`),
-      )
-      .selectAll();
-  let query = branch(rootIds[0], 0);
-  for (let i = 1; i < rootIds.length; i++) query = query.unionAll(branch(rootIds[i], i));
-  return (await query.execute()) as CommentRow[];
+  // Written as SQL text: the query builder took longer to assemble 20 branches than SQLite to run them.
+  // The cap is a literal: with a bound LIMIT, SQLite ran the branches four times slower.
+  const branches = rootIds.map(
+    (rootId) => sql`select * from (select c.* from comments c where c.root_id = ${rootId} and c.id <> ${rootId}
+      and ${visibleTo(viewer, 'c')} order by c.created_at, c.id limit ${sql.lit(cap + 1)}) as branch`,
+  );
+  return (await sql<CommentRow>`${sql.join(branches, sql` union all `)}`.execute(db)).rows;
 }
 
 /** The visible subtree below a comment, breadth first, through the parent index. */
@@ -115,7 +135,7 @@ export async function listSubtree(db: Kysely<Database>, viewer: Viewer, id: stri
       union all
       select c.* from comments c join subtree s on c.parent_id = s.id where ${visibleTo(viewer, 'c')}
     )
-    select * from subtree limit ${cap + 1}`.execute(db);
+    select * from subtree limit ${sql.lit(cap + 1)}`.execute(db);
   return result.rows.sort((a, b) => (a.created_at === b.created_at ? (a.id < b.id ? -1 : 1) : a.created_at < b.created_at ? -1 : 1));
 }
 

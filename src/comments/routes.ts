@@ -1,19 +1,43 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import { Type } from 'typebox';
 import type { Db } from '../db/connect.ts';
 import { Credential, errors, IdParams, OptionalCredential } from '../http/schemas.ts';
+import { etagOf, matchesEtag } from '../http/etag.ts';
+import type { CachedList, ListCache } from './list-cache.ts';
 import { CommentList, CommentRef, CreateBody, EditBody, ListQuery } from './schemas.ts';
 import { createComment, deleteComment, editComment, getComment, listComments } from './service.ts';
+import { threadKey } from './thread-url.ts';
 
-export const commentRoutes: FastifyPluginAsyncTypebox<{ db: Db }> = async (app, { db }) => {
+function sendList(request: FastifyRequest, reply: FastifyReply, list: CachedList) {
+  reply.header('etag', list.etag);
+  if (matchesEtag(request.headers['if-none-match'], list.etag)) return reply.code(304).send();
+  return reply.type('application/json; charset=utf-8').send(list.body);
+}
+
+export const commentRoutes: FastifyPluginAsyncTypebox<{ db: Db; listCache: ListCache | null }> = async (app, { db, listCache }) => {
   app.get('/v1/comments', {
     schema: {
       tags: ['comments'],
       summary: 'List a thread: pages of top-level comments with their nested replies',
+      description:
+        'Every list carries an ETag; a request whose If-None-Match names it gets 304 and no body. ' +
+        'Lists for the public (no credential) are served from a response cache that every write to the thread clears.',
       security: OptionalCredential,
       querystring: ListQuery,
-      response: { 200: CommentList, ...errors },
+      response: { 200: CommentList, 304: Type.Null({ description: 'Not modified: the If-None-Match entity tag is current' }), ...errors },
     },
-    handler: (request) => listComments(db, request.caller, request.query),
+    handler: async (request, reply) => {
+      const cache = request.caller.kind === 'public' ? listCache : null;
+      const hit = cache?.get(request.url);
+      if (hit) return sendList(request, reply, hit);
+      const readStartedAt = cache?.startRead() ?? 0;
+      const body = Buffer.from(reply.serialize(await listComments(db, request.caller, request.query)) as string);
+      const list = cache
+        ? cache.set(request.url, request.query.site_id, threadKey(request.query.thread_url).href, readStartedAt, body)
+        : { body, etag: etagOf(body) };
+      return sendList(request, reply, list);
+    },
   });
 
   app.get('/v1/comments/:id', {

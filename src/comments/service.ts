@@ -6,11 +6,11 @@ import type { Database } from '../db/schema.ts';
 import { AppError, invalid } from '../errors.ts';
 import { recordEvent } from '../events/record.ts';
 import { newId } from '../ids.ts';
-import { assertNotBanned, isShadowBanned } from '../moderation/bans.ts';
+import { assertNotBanned, checkAuthorBans } from '../moderation/bans.ts';
 import { findSite, findSiteFor, type Site } from '../sites/repository.ts';
 import {
   findComment,
-  findThreadId,
+  findThread,
   isVisible,
   LIST_REPLY_CAP,
   listReplies,
@@ -20,6 +20,7 @@ import {
   SUBTREE_CAP,
   type Sort,
 } from './repository.ts';
+import { addToTotals, listedPublicly, refreshListing } from './listing.ts';
 import { MAX_AUTHOR_NAME, MAX_CONTENT, cleanText } from './text.ts';
 import { assertAllowedHost, threadKey } from './thread-url.ts';
 import { isEmptyPlaceholder, nestReplies } from './tree.ts';
@@ -52,10 +53,10 @@ export async function listComments(db: Db, caller: Caller, query: ListQuery): Pr
   const limit = query.limit ?? 20;
   const site = await siteOrNotFound(db.kysely, query.site_id);
   const url = threadKey(query.thread_url, 'querystring/thread_url');
-  const threadId = await findThreadId(db.kysely, site.id, url.href);
-  if (!threadId) return { comments: [], total: 0, page };
+  const thread = await findThread(db.kysely, site.id, url.href);
+  if (!thread) return { comments: [], total: 0, page };
   const viewer = viewerFor(caller, site);
-  const { rows, total } = await listTopLevel(db.kysely, viewer, threadId, query.sort ?? 'newest', page, limit);
+  const { rows, total } = await listTopLevel(db.kysely, viewer, thread, query.sort ?? 'newest', page, limit);
   const replies = await listReplies(db.kysely, viewer, rows.map((r) => r.id), LIST_REPLY_CAP);
   const { kept, cut } = capPerRoot(replies, LIST_REPLY_CAP);
   const marks = await marksOf(db.kysely, viewer, [...rows, ...kept].map((r) => r.id));
@@ -123,12 +124,14 @@ function initialStatus(site: Site, caller: Caller, moderator: boolean): 'publish
 }
 
 async function threadIdFor(trx: Transaction<Database>, siteId: string, urlKey: string): Promise<string> {
+  const existing = await findThread(trx, siteId, urlKey);
+  if (existing) return existing.id;
   await trx
     .insertInto('threads')
-    .values({ id: newId('thr'), site_id: siteId, url_key: urlKey, created_at: new Date().toISOString() })
+    .values({ id: newId('thr'), site_id: siteId, url_key: urlKey, created_at: new Date().toISOString(), public_total: 0, all_total: 0 })
     .onConflict((oc) => oc.columns(['site_id', 'url_key']).doNothing())
     .execute();
-  return (await findThreadId(trx, siteId, urlKey))!;
+  return (await findThread(trx, siteId, urlKey))!.id;
 }
 
 export async function createComment(db: Db, caller: Caller, input: CreateInput): Promise<CommentView> {
@@ -152,13 +155,12 @@ export async function createComment(db: Db, caller: Caller, input: CreateInput):
     }
     parent = found;
   }
-  return db.kysely.transaction().execute(async (trx) => {
+  const created = await db.kysely.transaction().execute(async (trx) => {
     if (author !== null) await lockAuthor(db.dialect, trx, site.id, author);
-    await assertNotBanned(trx, site.id, author);
+    const { shadowBanned } = await checkAuthorBans(trx, site.id, author);
     const now = new Date().toISOString();
     const id = newId('cmt');
     const status = initialStatus(site, caller, moderator);
-    const shadowBanned = author !== null && (await isShadowBanned(trx, site.id, author));
     const row: CommentRow = {
       id,
       site_id: site.id,
@@ -179,12 +181,24 @@ export async function createComment(db: Db, caller: Caller, input: CreateInput):
       reaction_counts: '{}',
       created_at: now,
       updated_at: now,
+      listed_public: 0,
+      listed_all: 0,
     };
-    await trx.insertInto('comments').values(row).execute();
+    if (parent) {
+      await trx.insertInto('comments').values(row).execute();
+      await refreshListing(trx, [row.root_id]);
+    } else {
+      row.listed_public = listedPublicly(row);
+      row.listed_all = 1;
+      await trx.insertInto('comments').values(row).execute();
+      await addToTotals(trx, row.thread_id, row.listed_public, 1);
+    }
     if (caller.kind === 'session') await recordFirstComment(trx, site, caller.userId, now);
     await recordEvent(trx, { accountId: site.accountId, siteId: site.id, type: 'comment.created', data: { comment: eventComment(row, url.href) } });
     return toView(row, url.href, authorMarks(author));
   });
+  db.changes.threadChanged(site.id, url.href);
+  return created;
 }
 
 /** user.created fires once per site user: on their first comment there. */
@@ -218,7 +232,7 @@ export async function editComment(db: Db, caller: Caller, id: string, rawContent
   if (!isAuthor) throw new AppError('forbidden', 'Only the author can edit a comment');
   if (comment.is_deleted) throw new AppError('conflict', 'A deleted comment cannot be edited');
   const content = cleanText('body/content', rawContent, MAX_CONTENT);
-  return db.kysely.transaction().execute(async (trx) => {
+  const edited = await db.kysely.transaction().execute(async (trx) => {
     await assertNotBanned(trx, site.id, comment.author_ref);
     const updated = await trx
       .updateTable('comments')
@@ -231,13 +245,15 @@ export async function editComment(db: Db, caller: Caller, id: string, rawContent
     await recordEvent(trx, { accountId: site.accountId, siteId: site.id, type: 'comment.updated', data: { comment: eventComment(updated, comment.thread_url) } });
     return toView(updated, comment.thread_url, authorMarks(comment.author_ref));
   });
+  db.changes.threadChanged(site.id, comment.thread_url);
+  return edited;
 }
 
 /** Soft delete: content gone, row kept as a placeholder. Deleting again answers the same. */
 export async function deleteComment(db: Db, caller: Caller, id: string): Promise<CommentView> {
   const { comment, site, viewer, isAuthor } = await writableComment(db, caller, id);
   if (!isAuthor && !viewer.moderator) throw new AppError('forbidden', 'Only the author or a moderator can delete a comment');
-  return db.kysely.transaction().execute(async (trx) => {
+  const deletedView = await db.kysely.transaction().execute(async (trx) => {
     const deleted = await trx
       .updateTable('comments')
       .set({ is_deleted: 1, content: null, updated_at: new Date().toISOString() })
@@ -246,7 +262,10 @@ export async function deleteComment(db: Db, caller: Caller, id: string): Promise
       .returningAll()
       .executeTakeFirst();
     if (!deleted) return toView(comment, comment.thread_url, authorMarks(viewer.ref));
+    await refreshListing(trx, [deleted.root_id]);
     await recordEvent(trx, { accountId: site.accountId, siteId: site.id, type: 'comment.deleted', data: { comment: eventComment(deleted, comment.thread_url) } });
     return toView(deleted, comment.thread_url, authorMarks(viewer.ref));
   });
+  db.changes.threadChanged(site.id, comment.thread_url);
+  return deletedView;
 }

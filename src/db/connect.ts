@@ -1,16 +1,20 @@
 import { mkdirSync } from 'node:fs';
 import { userInfo } from 'node:os';
-import { dirname } from 'node:path';
+import { dirname, resolve } from 'node:path';
 import SQLite from 'better-sqlite3';
-import { Kysely, PostgresDialect, SqliteDialect, type KyselyConfig } from 'kysely';
+import { Kysely, PostgresDialect, type KyselyConfig } from 'kysely';
 import pg from 'pg';
 import type { Config } from '../config.ts';
+import { ChangeFeed } from './changes.ts';
+import { groupCommitDialect, GroupCommitSqlite } from './sqlite-driver.ts';
 import { dialectOf, type DialectName } from './dialect.ts';
 import type { Database } from './schema.ts';
 
 export interface Db {
   kysely: Kysely<Database>;
   dialect: DialectName;
+  /** Write paths announce the threads they changed here, after commit (caches listen). */
+  changes: ChangeFeed;
   close(): Promise<void>;
 }
 
@@ -21,8 +25,7 @@ export function sqlitePath(databaseUrl: string): string {
   return path === '' ? ':memory:' : path;
 }
 
-function openSqlite(databaseUrl: string): SQLite.Database {
-  const path = sqlitePath(databaseUrl);
+function openSqlite(path: string): SQLite.Database {
   if (path !== ':memory:') mkdirSync(dirname(path), { recursive: true });
   const sqlite = new SQLite(path);
   // WAL lets readers run beside the writer. With synchronous=NORMAL a commit is in the WAL (the OS's
@@ -33,7 +36,15 @@ function openSqlite(databaseUrl: string): SQLite.Database {
   sqlite.pragma('synchronous = NORMAL');
   sqlite.pragma('busy_timeout = 5000');
   sqlite.pragma('foreign_keys = ON');
+  // The default 2 MB page cache thrashes once the indexes of a large thread outgrow it; 8 MB for
+  // each of the two connections keeps the process well under its memory budget.
+  sqlite.pragma('cache_size = -8192');
   return sqlite;
+}
+
+async function closeBoth(kysely: Kysely<Database>, changes: ChangeFeed): Promise<void> {
+  await changes.close();
+  await kysely.destroy();
 }
 
 /**
@@ -50,9 +61,11 @@ export function postgresUrl(databaseUrl: string): string {
 export function connect(config: DbConfig, log?: KyselyConfig['log']): Db {
   const dialect = dialectOf(config.databaseUrl);
   if (dialect === 'sqlite') {
-    const sqlite = openSqlite(config.databaseUrl);
-    const kysely = new Kysely<Database>({ dialect: new SqliteDialect({ database: sqlite }), log });
-    return { kysely, dialect, close: () => kysely.destroy() };
+    const path = sqlitePath(config.databaseUrl);
+    const sqlite = GroupCommitSqlite.open(path === ':memory:' ? path : resolve(path), () => openSqlite(path));
+    const kysely = new Kysely<Database>({ dialect: groupCommitDialect(sqlite), log });
+    const changes = new ChangeFeed();
+    return { kysely, dialect, changes, close: () => closeBoth(kysely, changes) };
   }
   const pool = new pg.Pool({
     connectionString: postgresUrl(config.databaseUrl),
@@ -64,5 +77,6 @@ export function connect(config: DbConfig, log?: KyselyConfig['log']): Db {
   // drops it and opens another when needed. Unlistened, that 'error' event would end the process.
   pool.on('error', () => undefined);
   const kysely = new Kysely<Database>({ dialect: new PostgresDialect({ pool }), log });
-  return { kysely, dialect, close: () => kysely.destroy() };
+  const changes = new ChangeFeed();
+  return { kysely, dialect, changes, close: () => closeBoth(kysely, changes) };
 }

@@ -4,6 +4,7 @@ import { inMigrationSession } from './dialect.ts';
 import * as initial from './migrations/0001_initial.ts';
 import * as webhookDeliveries from './migrations/0002_webhook_deliveries.ts';
 import * as topLevelIndexes from './migrations/0003_top_level_indexes.ts';
+import * as threadListing from './migrations/0004_thread_listing.ts';
 
 /**
  * Migrations are listed here explicitly (no directory scan), in order. They are additive only (new
@@ -16,6 +17,7 @@ const MIGRATIONS: Record<string, Migration> = {
   '0001_initial': initial,
   '0002_webhook_deliveries': webhookDeliveries,
   '0003_top_level_indexes': topLevelIndexes,
+  '0004_thread_listing': threadListing,
 };
 
 const provider: MigrationProvider = { getMigrations: async () => MIGRATIONS };

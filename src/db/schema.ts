@@ -62,6 +62,9 @@ export interface ThreadTable {
   site_id: string;
   url_key: string;
   created_at: string;
+  /** Top-level comments the public's list shows (comments.listed_public), and moderators' list. */
+  public_total: number;
+  all_total: number;
 }
 
 export interface CommentTable {
@@ -84,6 +87,9 @@ export interface CommentTable {
   reaction_counts: string;
   created_at: string;
   updated_at: string;
+  /** On top-level comments: whether the public's list, and moderators' list, show it. */
+  listed_public: Flag;
+  listed_all: Flag;
 }
 
 export interface VoteTable {

@@ -4,6 +4,7 @@ import { AppError } from '../errors.ts';
 import { recordEvent } from '../events/record.ts';
 import { newId } from '../ids.ts';
 import type { Site } from '../sites/repository.ts';
+import { refreshListing } from '../comments/listing.ts';
 
 export const BAN_TYPES = ['ban', 'shadow_ban'] as const;
 export type BanType = (typeof BAN_TYPES)[number];
@@ -19,8 +20,15 @@ async function hasBan(db: Kysely<Database>, siteId: string, authorRef: string, t
   return ban !== undefined;
 }
 
-export function isShadowBanned(db: Kysely<Database>, siteId: string, authorRef: string): Promise<boolean> {
-  return hasBan(db, siteId, authorRef, 'shadow_ban');
+/**
+ * For a new comment, in one query: refused outright if its author is banned (403), and whether the
+ * author is shadow-banned (the comment is then hidden from the start).
+ */
+export async function checkAuthorBans(db: Kysely<Database>, siteId: string, authorRef: string | null): Promise<{ shadowBanned: boolean }> {
+  if (authorRef === null) return { shadowBanned: false };
+  const bans = await db.selectFrom('bans').select('ban_type').where('site_id', '=', siteId).where('author_ref', '=', authorRef).execute();
+  if (bans.some((ban) => ban.ban_type === 'ban')) throw new AppError('banned', 'You are banned from commenting on this site');
+  return { shadowBanned: bans.some((ban) => ban.ban_type === 'shadow_ban') };
 }
 
 /** A banned user's writes are refused outright (403 banned). */
@@ -66,6 +74,7 @@ export async function banAuthor(
       .where('status', '=', 'published')
       .where('moderation_status', 'is', null)
       .execute();
+    await refreshAuthorsThreads(trx, site.id, authorRef);
   }
   const user = await userPayload(trx, authorRef);
   await recordEvent(trx, { accountId: site.accountId, siteId: site.id, type: 'user.banned', data: { user, ban_type: type, reason } });
@@ -87,5 +96,12 @@ export async function liftShadowBan(trx: Transaction<Database>, siteId: string, 
     .where('author_ref', '=', authorRef)
     .where('moderation_status', '=', 'shadow_banned')
     .execute();
+  await refreshAuthorsThreads(trx, siteId, authorRef);
   return Number(removed.numDeletedRows) > 0;
+}
+
+/** The lists an author's comments appear in, after their visibility changed all at once. */
+async function refreshAuthorsThreads(trx: Transaction<Database>, siteId: string, authorRef: string): Promise<void> {
+  const roots = await trx.selectFrom('comments').select('root_id').distinct().where('site_id', '=', siteId).where('author_ref', '=', authorRef).execute();
+  await refreshListing(trx, roots.map((r) => r.root_id));
 }

@@ -89,6 +89,7 @@ export const moderationRoutes: FastifyPluginAsyncTypebox<{ db: Db }> = async (ap
         return banAuthor(trx, site, userId, type, reason, keyId);
       });
       if (!ban) throw new AppError('conflict', `User ${userId} already has a ${type} on this site`);
+      if (type === 'shadow_ban') db.changes.siteChanged(site.id);
       return reply.code(201).send(ban);
     },
   });

@@ -9,6 +9,7 @@ import { visibleComment } from '../comments/service.ts';
 import { findSite } from '../sites/repository.ts';
 import { eventComment, type CommentRow } from '../comments/view.ts';
 import { banAuthor, liftShadowBan } from './bans.ts';
+import { refreshListing } from '../comments/listing.ts';
 
 export const MODERATION_ACTIONS = ['approve', 'remove', 'spam', 'shadow_ban', 'unhide'] as const;
 export type ModerationAction = (typeof MODERATION_ACTIONS)[number];
@@ -62,7 +63,7 @@ export async function moderateComment(
     throw new AppError('forbidden', 'Moderating needs a moderator or admin credential for this site');
   }
   const moderatorRef = actorRef(caller)!;
-  return db.kysely.transaction().execute(async (trx) => {
+  const { result, authorChanged } = await db.kysely.transaction().execute(async (trx) => {
     if (comment.author_ref !== null) await lockAuthor(db.dialect, trx, site.id, comment.author_ref);
     const current = await forUpdate(db.dialect, trx.selectFrom('comments').selectAll().where('id', '=', id)).executeTakeFirstOrThrow();
     const target = targetOf(action, current);
@@ -78,6 +79,7 @@ export async function moderateComment(
     const updated = changed
       ? await trx.updateTable('comments').set({ ...target, updated_at: now }).where('id', '=', id).returningAll().executeTakeFirstOrThrow()
       : await trx.selectFrom('comments').selectAll().where('id', '=', id).executeTakeFirstOrThrow();
+    if (changed) await refreshListing(trx, [updated.root_id]);
     if (changed || authorChanged) {
       const threadUrl = (await trx.selectFrom('threads').select('url_key').where('id', '=', updated.thread_id).executeTakeFirstOrThrow()).url_key;
       const comment = eventComment(updated, threadUrl);
@@ -91,7 +93,7 @@ export async function moderateComment(
         await recordEvent(trx, { accountId: site.accountId, siteId: site.id, type: SIDE_EVENT[action], data: { comment } });
       }
     }
-    return {
+    const result: ModerationResult = {
       id,
       action,
       status: updated.status,
@@ -99,7 +101,12 @@ export async function moderateComment(
       content: updated.is_deleted ? null : updated.content,
       author_name: updated.author_name,
     };
+    return { result, authorChanged };
   });
+  // A shadow ban or its lifting changes what the author's comments show everywhere on the site.
+  if (authorChanged) db.changes.siteChanged(site.id);
+  else db.changes.threadChanged(site.id, comment.thread_url);
+  return result;
 }
 
 /** Anyone, guests included, may flag a comment once; a repeat answers the same and emits nothing. */

@@ -30,40 +30,36 @@ async function actOnComment<T>(
   db: Db,
   caller: Caller,
   id: string,
-  work: (trx: Transaction<Database>, actor: string, moderator: boolean, reactions: string[]) => Promise<T>,
+  work: (trx: Transaction<Database>, locked: Counts, actor: string, moderator: boolean, reactions: string[]) => Promise<T>,
 ): Promise<T> {
   requireCredential(caller);
-  const { site, viewer } = await visibleComment(db, caller, id);
+  const { comment, site, viewer } = await visibleComment(db, caller, id);
   if (viewer.ref === null) throw new AppError('not_found', `No comment ${id}`);
   const actor = viewer.ref;
-  return db.kysely.transaction().execute(async (trx) => {
+  const result = await db.kysely.transaction().execute(async (trx) => {
     await assertNotBanned(trx, site.id, actor);
-    const comment = await forUpdate(db.dialect, trx.selectFrom('comments').select(['id', 'is_deleted']).where('id', '=', id)).executeTakeFirstOrThrow();
-    if (comment.is_deleted) throw new AppError('conflict', 'The comment has been deleted');
-    return work(trx, actor, viewer.moderator, site.reactions);
+    const locked = await forUpdate(db.dialect, trx.selectFrom('comments').select(['is_deleted', 'upvotes', 'downvotes']).where('id', '=', id)).executeTakeFirstOrThrow();
+    if (locked.is_deleted) throw new AppError('conflict', 'The comment has been deleted');
+    return work(trx, { upvotes: Number(locked.upvotes), downvotes: Number(locked.downvotes) }, actor, viewer.moderator, site.reactions);
   });
+  db.changes.threadChanged(site.id, comment.thread_url);
+  return result;
 }
 
-async function voteResult(trx: Transaction<Database>, id: string, actor: string): Promise<VoteResult> {
-  const [comment, mine, liked] = await Promise.all([
-    trx.selectFrom('comments').select(['upvotes', 'downvotes']).where('id', '=', id).executeTakeFirstOrThrow(),
-    trx.selectFrom('votes').select('value').where('comment_id', '=', id).where('voter_ref', '=', actor).executeTakeFirst(),
-    trx.selectFrom('votes').select('comment_id').where('comment_id', '=', id).where('value', '=', 1).where('by_moderator', '=', 1).executeTakeFirst(),
-  ]);
-  return {
-    upvotes: Number(comment.upvotes),
-    downvotes: Number(comment.downvotes),
-    user_vote: mine ? (mine.value === 1 ? 'up' : 'down') : null,
-    liked_by_site_owner: liked !== undefined,
-  };
+interface Counts {
+  upvotes: number;
+  downvotes: number;
 }
 
 /** Sets (or with null removes) the caller's vote, adjusting the counters by the difference. */
 export function setVote(db: Db, caller: Caller, id: string, vote: VoteType | null): Promise<VoteResult> {
-  return actOnComment(db, caller, id, async (trx, actor, moderator) => {
+  return actOnComment(db, caller, id, async (trx, locked, actor, moderator) => {
     const previous = await trx.selectFrom('votes').select('value').where('comment_id', '=', id).where('voter_ref', '=', actor).executeTakeFirst();
     const before = previous?.value ?? 0;
     const after = vote === 'up' ? 1 : vote === 'down' ? -1 : 0;
+    // The comment row is locked, so the counts read with the lock are the ones to adjust.
+    const upvotes = locked.upvotes + Number(after === 1) - Number(before === 1);
+    const downvotes = locked.downvotes + Number(after === -1) - Number(before === -1);
     if (before !== after) {
       if (after === 0) {
         await trx.deleteFrom('votes').where('comment_id', '=', id).where('voter_ref', '=', actor).execute();
@@ -74,26 +70,26 @@ export function setVote(db: Db, caller: Caller, id: string, vote: VoteType | nul
           .onConflict((oc) => oc.columns(['comment_id', 'voter_ref']).doUpdateSet({ value: after, by_moderator: moderator ? 1 : 0 }))
           .execute();
       }
-      const counts = await trx
+      await trx
         .updateTable('comments')
-        .set((eb) => ({
-          upvotes: eb('upvotes', '+', Number(after === 1) - Number(before === 1)),
-          downvotes: eb('downvotes', '+', Number(after === -1) - Number(before === -1)),
-        }))
+        .set({ upvotes, downvotes, score: upvotes - downvotes, wilson: wilsonLowerBound(upvotes, downvotes) })
         .where('id', '=', id)
-        .returning(['upvotes', 'downvotes'])
-        .executeTakeFirstOrThrow();
-      const up = Number(counts.upvotes);
-      const down = Number(counts.downvotes);
-      await trx.updateTable('comments').set({ score: up - down, wilson: wilsonLowerBound(up, down) }).where('id', '=', id).execute();
+        .execute();
     }
-    return voteResult(trx, id, actor);
+    const liked = await trx
+      .selectFrom('votes')
+      .select('comment_id')
+      .where('comment_id', '=', id)
+      .where('value', '=', 1)
+      .where('by_moderator', '=', 1)
+      .executeTakeFirst();
+    return { upvotes, downvotes, user_vote: after === 1 ? 'up' : after === -1 ? 'down' : null, liked_by_site_owner: liked !== undefined };
   });
 }
 
 /** Toggles the caller's reaction: the same type again removes it, another type replaces it. */
 export function toggleReaction(db: Db, caller: Caller, id: string, type: string): Promise<ReactionResult> {
-  return actOnComment(db, caller, id, async (trx, actor, _moderator, allowed) => {
+  return actOnComment(db, caller, id, async (trx, _locked, actor, _moderator, allowed) => {
     if (!allowed.includes(type)) throw invalid('body/reaction_type', `must be one of ${allowed.join(', ')}`);
     const previous = await trx.selectFrom('reactions').select('type').where('comment_id', '=', id).where('reactor_ref', '=', actor).executeTakeFirst();
     let mine: string | null = type;

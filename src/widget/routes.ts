@@ -3,6 +3,7 @@ import { Type } from 'typebox';
 import { canAccessSite, isModerator } from '../auth/caller.ts';
 import type { Db } from '../db/connect.ts';
 import { AppError } from '../errors.ts';
+import { matchesEtag } from '../http/etag.ts';
 import { errors, OptionalCredential } from '../http/schemas.ts';
 import { findSite } from '../sites/repository.ts';
 import { widgetBundle } from './bundle.ts';
@@ -21,10 +22,6 @@ const WidgetSettings = Type.Object({
     moderator: Type.Boolean(),
   }),
 });
-
-function matchesEtag(header: string | undefined, etag: string): boolean {
-  return header !== undefined && header.split(',').some((tag) => tag.trim().replace(/^W\//, '') === etag);
-}
 
 export const widgetRoutes: FastifyPluginAsyncTypebox<{ db: Db }> = async (app, { db }) => {
   app.get('/v1/widget', {

@@ -1,0 +1,107 @@
+import type { Seeded } from './seed.ts';
+
+/** Which Parley process a case runs against. */
+export type Server = 'default' | 'no-cache' | 'no-rate-limits';
+
+export type Target =
+  | { kind: 'ratio'; min: number }
+  | { kind: 'rps'; min: number }
+  /** p50 latency at most `factor` times that of another case. */
+  | { kind: 'latency'; of: string; factor: number };
+
+export interface Request {
+  method: 'GET' | 'POST';
+  path: string;
+  headers?: Record<string, string>;
+  body?: string;
+}
+
+export interface Case {
+  id: string;
+  title: string;
+  server: Server;
+  /** Fastify route of the URL, for the baseline. */
+  route: string;
+  target?: Target;
+  /** The case whose baseline run this one shares (same URL, same bytes). */
+  baselineOf?: string;
+  /** The n-th request of a run; a fixed request when `variable` is false. */
+  request: (n: number) => Request;
+  variable: boolean;
+}
+
+function listPath(seeded: Seeded, thread: string, query: string): string {
+  return `/v1/comments?site_id=${seeded.siteId}&thread_url=${encodeURIComponent(thread)}&${query}`;
+}
+
+const json = (token: string) => ({ authorization: `Bearer ${token}`, 'content-type': 'application/json' });
+
+export function casesFor(seeded: Seeded): Case[] {
+  const { threads } = seeded;
+  const reader = seeded.sessions[0];
+  const writers = seeded.sessions.slice(10, 60);
+  const get = (path: string, headers?: Record<string, string>) => () => ({ method: 'GET' as const, path, headers });
+  // Every (writer, comment) pair comes round once per cycle, and each cycle flips the vote or the
+  // reaction, so every request changes something and no two concurrent ones touch the same pair.
+  const pair = (n: number) => ({
+    token: writers[n % writers.length],
+    comment: seeded.voteTargets[Math.floor(n / writers.length) % seeded.voteTargets.length],
+    flip: Math.floor(n / (writers.length * seeded.voteTargets.length)) % 2 === 1,
+  });
+  const small = listPath(seeded, threads.small, 'limit=20');
+  const whole = listPath(seeded, threads.whole200, 'limit=50');
+  const hugeFirst = listPath(seeded, threads.huge, 'limit=20');
+  const hugeDeep = listPath(seeded, threads.huge, 'limit=20&page=500');
+  const list = '/v1/comments';
+  return [
+    { id: 'list-100', title: 'public list, 100-comment thread, page 1, limit=20', server: 'default', route: list, target: { kind: 'ratio', min: 0.6 }, request: get(small), variable: false },
+    { id: 'whole-200', title: 'public list, whole 200-comment thread (50 top-level), limit=50', server: 'default', route: list, target: { kind: 'ratio', min: 0.6 }, request: get(whole), variable: false },
+    { id: 'huge-page-1', title: 'public list, 100,000-comment thread, page 1', server: 'default', route: list, target: { kind: 'latency', of: 'list-100', factor: 1.5 }, request: get(hugeFirst), variable: false },
+    { id: 'huge-page-500', title: 'public list, 100,000-comment thread, page 500', server: 'default', route: list, target: { kind: 'latency', of: 'list-100', factor: 1.5 }, request: get(hugeDeep), variable: false },
+    { id: 'personalised', title: "session user's list (own votes and reactions), 100-comment thread", server: 'default', route: list, target: { kind: 'ratio', min: 0.2 }, request: get(small, { authorization: `Bearer ${reader}` }), variable: false },
+    { id: 'subtree-500', title: 'GET /v1/comments/:id with a 500-reply subtree', server: 'default', route: '/v1/comments/:id', request: get(`/v1/comments/${seeded.subtreeRoot}`), variable: false },
+    {
+      id: 'post-comment',
+      title: 'POST /v1/comments (with its outbox row), 50 session users',
+      server: 'default',
+      route: list,
+      target: { kind: 'rps', min: 3000 },
+      variable: true,
+      request: (n) => ({
+        method: 'POST',
+        path: list,
+        headers: json(writers[n % writers.length]),
+        body: JSON.stringify({ thread_url: threads.writes, site_id: seeded.siteId, content: `Benchmark comment ${n}: a few words about the article.` }),
+      }),
+    },
+    {
+      id: 'vote',
+      title: 'POST /v1/comments/:id/vote, each request switching a vote',
+      server: 'default',
+      route: '/v1/comments/:id/vote',
+      target: { kind: 'rps', min: 3000 },
+      variable: true,
+      request: (n) => {
+        const { token, comment, flip } = pair(n);
+        return { method: 'POST', path: `/v1/comments/${comment}/vote`, headers: json(token), body: JSON.stringify({ vote_type: flip ? 'down' : 'up' }) };
+      },
+    },
+    {
+      id: 'react',
+      title: 'POST /v1/comments/:id/react, each request switching a reaction',
+      server: 'default',
+      route: '/v1/comments/:id/react',
+      variable: true,
+      request: (n) => {
+        const { token, comment, flip } = pair(n);
+        return { method: 'POST', path: `/v1/comments/${comment}/react`, headers: json(token), body: JSON.stringify({ reaction_type: flip ? 'funny' : 'insightful' }) };
+      },
+    },
+    // The cache-miss path: the same reads from a process whose response cache is off, so every
+    // request costs what the first read after a write to its thread costs.
+    { id: 'list-100-miss', title: 'list-100 on the cache-miss path', server: 'no-cache', route: list, baselineOf: 'list-100', target: { kind: 'ratio', min: 0.2 }, request: get(small), variable: false },
+    { id: 'whole-200-miss', title: 'whole-200 on the cache-miss path', server: 'no-cache', route: list, baselineOf: 'whole-200', target: { kind: 'ratio', min: 0.2 }, request: get(whole), variable: false },
+    { id: 'huge-page-1-miss', title: 'huge-page-1 on the cache-miss path', server: 'no-cache', route: list, baselineOf: 'huge-page-1', target: { kind: 'latency', of: 'list-100-miss', factor: 1.5 }, request: get(hugeFirst), variable: false },
+    { id: 'huge-page-500-miss', title: 'huge-page-500 on the cache-miss path', server: 'no-cache', route: list, baselineOf: 'huge-page-500', target: { kind: 'latency', of: 'list-100-miss', factor: 1.5 }, request: get(hugeDeep), variable: false },
+  ];
+}

@@ -1,0 +1,109 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { readFileSync, writeFileSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { fileURLToPath } from 'node:url';
+
+export const ROOT = fileURLToPath(new URL('..', import.meta.url));
+
+export async function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const { port } = server.address() as { port: number };
+      server.close(() => resolve(port));
+    });
+  });
+}
+
+export interface Service {
+  name: string;
+  url: string;
+  pid: number;
+  /** Forgets the peak so far, so the next reading covers only what follows. */
+  resetPeakRss(): void;
+  /** VmHWM of the process, in MB. */
+  peakRssMb(): number;
+  stop(): Promise<void>;
+}
+
+async function waitForHealth(url: string, child: ChildProcess, output: () => string): Promise<void> {
+  const deadline = Date.now() + 60_000;
+  while (Date.now() < deadline) {
+    if (child.exitCode !== null) throw new Error(`exited with ${child.exitCode}:\n${output()}`);
+    try {
+      const response = await fetch(`${url}/healthz`);
+      if (response.ok) return;
+    } catch {
+      // not listening yet
+    }
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+  throw new Error(`did not answer /healthz within 60 s:\n${output()}`);
+}
+
+const running = new Set<ChildProcess>();
+// An interrupted benchmark leaves no server behind.
+for (const signal of ['SIGINT', 'SIGTERM'] as const) {
+  process.once(signal, () => {
+    for (const child of running) child.kill('SIGKILL');
+    process.exit(130);
+  });
+}
+
+/** Starts a server process and waits until its /healthz answers. */
+export async function startService(name: string, args: string[], env: Record<string, string>, port: number): Promise<Service> {
+  const child = spawn(process.execPath, args, { cwd: ROOT, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+  running.add(child);
+  child.once('exit', () => running.delete(child));
+  let output = '';
+  child.stdout!.on('data', (chunk) => (output += chunk));
+  child.stderr!.on('data', (chunk) => (output += chunk));
+  const url = `http://127.0.0.1:${port}`;
+  await waitForHealth(url, child, () => output);
+  const pid = child.pid!;
+  return {
+    name,
+    url,
+    pid,
+    resetPeakRss: () => writeFileSync(`/proc/${pid}/clear_refs`, '5'),
+    peakRssMb: () => {
+      const match = /VmHWM:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
+      return match ? Number(match[1]) / 1024 : NaN;
+    },
+    stop: () =>
+      new Promise((resolve) => {
+        if (child.exitCode !== null) return resolve();
+        child.once('exit', () => resolve());
+        child.kill('SIGTERM');
+      }),
+  };
+}
+
+/**
+ * `npm start` for a given database and configuration: `node bin/parley.js serve`; with `profileDir`,
+ * under `--cpu-prof` (the profile is written there when the process stops).
+ */
+export async function startParley(env: Record<string, string>, profileDir?: string): Promise<Service> {
+  const port = await freePort();
+  const profile = profileDir ? ['--cpu-prof', `--cpu-prof-dir=${profileDir}`] : [];
+  return startService('parley', [...profile, 'bin/parley.js', 'serve'], { LOG_LEVEL: 'warn', HOST: '127.0.0.1', ...env, PORT: String(port) }, port);
+}
+
+export interface CannedResponse {
+  method: string;
+  /** Fastify route pattern. */
+  route: string;
+  /** The exact URL Parley was asked (path and query). */
+  url: string;
+  status: number;
+  contentType: string;
+  body: string;
+}
+
+/** The stack's own limit: a bare Fastify 5 answering each case's URL with the bytes Parley gave. */
+export async function startBaseline(responses: CannedResponse[], specFile: string): Promise<Service> {
+  writeFileSync(specFile, JSON.stringify(responses));
+  const port = await freePort();
+  return startService('baseline', ['bench/baseline.js', specFile, String(port)], {}, port);
+}

@@ -1,0 +1,377 @@
+import { createHash } from 'node:crypto';
+import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { cpus, loadavg, tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { parseArgs } from 'node:util';
+import autocannon from 'autocannon';
+import { freshPostgresDatabase } from '../test/helper.ts';
+import { casesFor, type Case, type Server } from './cases.ts';
+import { ROOT, startBaseline, startParley, type CannedResponse, type Service } from './processes.ts';
+import { seed, type Seeded } from './seed.ts';
+import { deliveryRate, queueDeliveries, startReceiver } from './webhooks.ts';
+
+const { values: args } = parseArgs({
+  options: {
+    full: { type: 'boolean', default: false },
+    duration: { type: 'string', default: '10' },
+    'baseline-duration': { type: 'string', default: '3' },
+    warmup: { type: 'string', default: '1' },
+    connections: { type: 'string', default: '50' },
+    reseed: { type: 'boolean', default: false },
+    only: { type: 'string' },
+    /** Writes a CPU profile of each Parley process to bench/results/profiles. */
+    profile: { type: 'boolean', default: false },
+  },
+});
+const DURATION = Number(args.duration);
+const BASELINE_DURATION = Number(args['baseline-duration']);
+const WARMUP = Number(args.warmup);
+const CONNECTIONS = Number(args.connections);
+const REQUESTS_PER_SOCKET = 1000;
+const started = Date.now();
+const log = (line: string) => process.stdout.write(`[${((Date.now() - started) / 1000).toFixed(0).padStart(3)} s] ${line}\n`);
+
+interface Measurement {
+  requestsPerSecond: number;
+  p50: number;
+  p99: number;
+  non2xx: number;
+  errors: number;
+}
+
+interface WebhookResult {
+  id: string;
+  title: string;
+  deliveriesPerSecond: number;
+  delivered: number;
+  peakRssMb: number;
+  target: string;
+  met: boolean | null;
+  load1: number;
+}
+
+interface CaseResult extends Measurement {
+  id: string;
+  title: string;
+  baseline: Measurement | null;
+  ratio: number | null;
+  peakRssMb: number;
+  target: string;
+  met: boolean | null;
+  load1: number;
+}
+
+/** One autocannon run against `base`. */
+async function load(base: string, spec: Case, seconds: number): Promise<Measurement> {
+  let n = 0;
+  const fixed = spec.request(0);
+  const result = await autocannon({
+    url: base,
+    connections: CONNECTIONS,
+    duration: seconds,
+    // Parley closes a keep-alive socket after 1,000 requests (answering 503 to any sent on it after
+    // that), as browsers expect; autocannon would not reconnect by itself.
+    reconnectRate: REQUESTS_PER_SOCKET,
+    requests: [
+      spec.variable
+        ? { setupRequest: (request) => ({ ...request, ...spec.request(n++) }) }
+        : { method: fixed.method, path: fixed.path, headers: fixed.headers, body: fixed.body },
+    ],
+  });
+  return {
+    requestsPerSecond: result.requests.total / (result.duration || seconds),
+    p50: result.latency.p50,
+    p99: result.latency.p99,
+    non2xx: result.non2xx,
+    errors: result.errors + result.timeouts,
+  };
+}
+
+/** Warm-up, then the measured run. */
+async function measure(base: string, spec: Case, seconds: number): Promise<Measurement> {
+  if (WARMUP > 0) await load(base, spec, WARMUP);
+  return load(base, spec, seconds);
+}
+
+/** One request of the case, kept as the baseline's canned answer. */
+async function capture(base: string, spec: Case): Promise<CannedResponse> {
+  const request = spec.request(1_000_000_000);
+  const response = await fetch(base + request.path, { method: request.method, headers: request.headers, body: request.body });
+  const body = await response.text();
+  if (!response.ok) throw new Error(`${spec.id}: Parley answered ${response.status}: ${body}`);
+  return { method: request.method, route: spec.route, url: request.path, status: response.status, contentType: response.headers.get('content-type') ?? 'application/json', body };
+}
+
+/** Everything the seed depends on; a change to any of it seeds anew. */
+function seedFingerprint(full: boolean): string {
+  const hash = createHash('sha256').update(String(full));
+  const files = ['bench/seed.ts', 'src/db/migrate.ts', ...readdirSync(join(ROOT, 'src/db/migrations')).map((f) => `src/db/migrations/${f}`)];
+  for (const file of files.sort()) hash.update(file).update(readFileSync(join(ROOT, file)));
+  return hash.digest('hex').slice(0, 16);
+}
+
+interface Database {
+  url: string;
+  seeded: Seeded;
+  drop(): Promise<void>;
+}
+
+/**
+ * SQLite: the seeded file is kept in bench/.cache (keyed by the seed's fingerprint) and each run
+ * works on a copy, so runs start from the same data. PostgreSQL: a fresh database on the server of
+ * DATABASE_URL, seeded every run and dropped after it.
+ */
+async function prepareDatabase(): Promise<Database> {
+  const serverUrl = process.env.DATABASE_URL;
+  if (serverUrl?.startsWith('postgres')) {
+    const database = await freshPostgresDatabase(serverUrl, 'parley_bench');
+    log(`seeding PostgreSQL database ${new URL(database.url).pathname.slice(1)}`);
+    return { ...database, seeded: await seed({ databaseUrl: database.url, full: args.full!, log }) };
+  }
+  const cacheDir = join(ROOT, 'bench/.cache');
+  const key = `seed-${args.full ? 'full' : 'default'}-${seedFingerprint(args.full!)}`;
+  const cachedDb = join(cacheDir, `${key}.db`);
+  const cachedMeta = join(cacheDir, `${key}.json`);
+  if (args.reseed || !existsSync(cachedMeta)) {
+    rmSync(cacheDir, { recursive: true, force: true });
+    mkdirSync(cacheDir, { recursive: true });
+    log(`seeding SQLite (${args.full ? '1,000,000' : 'about 110,000'} comments through the service functions)`);
+    const seeded = await seed({ databaseUrl: `sqlite:${cachedDb}`, full: args.full!, log });
+    writeFileSync(cachedMeta, JSON.stringify(seeded));
+  } else {
+    log(`reusing the seeded database ${cachedDb}`);
+  }
+  const dir = mkdtempSync(join(tmpdir(), 'parley-bench-'));
+  copyFileSync(cachedDb, join(dir, 'parley.db'));
+  return { url: `sqlite:${join(dir, 'parley.db')}`, seeded: JSON.parse(readFileSync(cachedMeta, 'utf8')), drop: async () => rmSync(dir, { recursive: true, force: true }) };
+}
+
+/** The limits are on (their code runs on every request) but set so high that no case trips them. */
+const UNTRIPPED_LIMITS = {
+  PARLEY_RATE_LIMIT_KEY_PER_MINUTE: '1000000000',
+  PARLEY_RATE_LIMIT_SESSION_COMMENTS_PER_HOUR: '1000000000',
+  PARLEY_RATE_LIMIT_GUEST_COMMENTS_PER_HOUR: '1000000000',
+  PARLEY_RATE_LIMIT_IP_PER_MINUTE: '1000000000',
+};
+const SERVER_ENV: Record<Server, Record<string, string>> = {
+  default: UNTRIPPED_LIMITS,
+  'no-cache': { ...UNTRIPPED_LIMITS, PARLEY_RESPONSE_CACHE_MB: '0' },
+  'no-rate-limits': {
+    PARLEY_RATE_LIMIT_KEY_PER_MINUTE: '0',
+    PARLEY_RATE_LIMIT_SESSION_COMMENTS_PER_HOUR: '0',
+    PARLEY_RATE_LIMIT_GUEST_COMMENTS_PER_HOUR: '0',
+    PARLEY_RATE_LIMIT_IP_PER_MINUTE: '0',
+  },
+};
+
+function describeTarget(spec: Case): string {
+  const target = spec.target;
+  if (!target) return '—';
+  if (target.kind === 'ratio') return `≥ ${target.min * 100} % of baseline`;
+  if (target.kind === 'rps') return `≥ ${target.min} req/s`;
+  return `p50 ≤ ${target.factor}× ${target.of}`;
+}
+
+function judge(spec: Case, result: Measurement & { ratio: number | null }, results: Map<string, CaseResult>): boolean | null {
+  const target = spec.target;
+  if (!target) return null;
+  // A run whose answers were errors measured something else.
+  if (result.non2xx + result.errors > result.requestsPerSecond * DURATION * 0.001) return false;
+  if (target.kind === 'ratio') return result.ratio !== null && result.ratio >= target.min;
+  if (target.kind === 'rps') return result.requestsPerSecond >= target.min;
+  const reference = results.get(target.of);
+  return reference ? result.p50 <= reference.p50 * target.factor : null;
+}
+
+interface LimiterCost {
+  on: number[];
+  off: number[];
+  cost: number;
+}
+
+const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)];
+
+/**
+ * The rate limiter's cost on list-100: a Parley with the limits on (untripped) and one with them off
+ * run side by side, loaded in turn three times each, so both see the same background load.
+ */
+async function rateLimitCost(list: Case, env: Record<string, string>): Promise<LimiterCost> {
+  const on = await startParley({ ...env, ...SERVER_ENV.default });
+  const off = await startParley({ ...env, ...SERVER_ENV['no-rate-limits'] });
+  const runs: LimiterCost = { on: [], off: [], cost: NaN };
+  try {
+    for (let round = 0; round < 3; round++) {
+      runs.on.push((await measure(on.url, list, 3)).requestsPerSecond);
+      runs.off.push((await measure(off.url, list, 3)).requestsPerSecond);
+    }
+  } finally {
+    await on.stop();
+    await off.stop();
+  }
+  runs.cost = 1 - median(runs.on) / median(runs.off);
+  log(`rate limiting: ${(runs.cost * 100).toFixed(1)} % of list-100 (on ${runs.on.map((r) => r.toFixed(0)).join(', ')}; off ${runs.off.map((r) => r.toFixed(0)).join(', ')} req/s)`);
+  return runs;
+}
+
+const QUEUED = 4_000;
+
+/**
+ * Webhook delivery: deliveries are queued through the service functions while no Parley runs, then
+ * a Parley starts and the receiver times them. Twice: alone, and beside a second site whose receiver
+ * never answers.
+ */
+async function webhookCases(databaseUrl: string, seeded: Seeded, env: Record<string, string>): Promise<WebhookResult[]> {
+  const fast = await startReceiver('fast');
+  const hanging = await startReceiver('hanging');
+  const results: WebhookResult[] = [];
+  try {
+    for (const withHanging of [false, true]) {
+      fast.received = 0;
+      await queueDeliveries(databaseUrl, seeded, fast, QUEUED, withHanging ? { receiver: hanging, count: 500 } : undefined);
+      const load1 = loadavg()[0];
+      const parley = await startParley({ ...env, PARLEY_WEBHOOK_ALLOW_PRIVATE: 'true' }, args.profile ? join(ROOT, 'bench/results/profiles') : undefined);
+      try {
+        const { rate, received } = await deliveryRate(fast, QUEUED, 20);
+        const alone = results[0]?.deliveriesPerSecond;
+        const result: WebhookResult = withHanging
+          ? { id: 'webhooks-hanging', title: 'the same beside a site whose receiver never answers', deliveriesPerSecond: rate, delivered: received, peakRssMb: parley.peakRssMb(), target: '< 10 % slower than alone', met: alone ? rate >= alone * 0.9 : null, load1 }
+          : { id: 'webhooks-fast', title: 'webhook deliveries/s to a receiver answering at once', deliveriesPerSecond: rate, delivered: received, peakRssMb: parley.peakRssMb(), target: '≥ 1000 deliveries/s', met: rate >= 1000, load1 };
+        results.push(result);
+        log(`${result.id}: ${rate.toFixed(0)} deliveries/s (${received} of ${QUEUED} delivered), peak RSS ${result.peakRssMb.toFixed(0)} MB`);
+      } finally {
+        if (withHanging) await hanging.close();
+        await parley.stop();
+      }
+    }
+  } finally {
+    await fast.close();
+    await hanging.close();
+  }
+  return results;
+}
+
+async function main(): Promise<void> {
+  const loadAtStart = loadavg();
+  log(`load average before the run: ${loadAtStart.map((l) => l.toFixed(2)).join(' ')} on ${cpus().length} cores`);
+  const database = await prepareDatabase();
+  const { seeded } = database;
+  log(`data: ${seeded.comments} comments, ${seeded.votes} votes (seeded in ${seeded.seconds.toFixed(0)} s)`);
+  const cases = casesFor(seeded).filter((c) => !args.only || args.only.split(',').includes(c.id));
+  const baseEnv = { DATABASE_URL: database.url, ...(process.env.REDIS_URL ? { REDIS_URL: process.env.REDIS_URL } : {}) };
+  const results = new Map<string, CaseResult>();
+  const baselines = new Map<string, Measurement>();
+  const specFile = join(mkdtempSync(join(tmpdir(), 'parley-baseline-')), 'responses.json');
+  let idleRssMb = NaN;
+  let webhooks: WebhookResult[] = [];
+  let limiterCost: LimiterCost | null = null;
+  try {
+    for (const server of ['default', 'no-cache'] as const) {
+      const group = cases.filter((c) => c.server === server);
+      if (group.length === 0) continue;
+      const parley = await startParley({ ...baseEnv, ...SERVER_ENV[server] }, args.profile ? join(ROOT, 'bench/results/profiles') : undefined);
+      if (server === 'default') idleRssMb = parley.peakRssMb();
+      let baseline: Service | null = null;
+      try {
+        const own = group.filter((c) => !c.baselineOf);
+        if (own.length > 0) baseline = await startBaseline(await Promise.all(own.map((c) => capture(parley.url, c))), specFile);
+        for (const spec of group) {
+          const load1 = loadavg()[0];
+          parley.resetPeakRss();
+          const measured = await measure(parley.url, spec, DURATION);
+          const peakRssMb = parley.peakRssMb();
+          let reference = spec.baselineOf ? (baselines.get(spec.baselineOf) ?? null) : null;
+          if (!spec.baselineOf && baseline) {
+            reference = await measure(baseline.url, spec, BASELINE_DURATION);
+            baselines.set(spec.id, reference);
+          }
+          const ratio = reference ? measured.requestsPerSecond / reference.requestsPerSecond : null;
+          const result: CaseResult = { id: spec.id, title: spec.title, ...measured, baseline: reference, ratio, peakRssMb, target: describeTarget(spec), met: null, load1 };
+          result.met = judge(spec, result, results);
+          results.set(spec.id, result);
+          log(
+            `${spec.id}: ${measured.requestsPerSecond.toFixed(0)} req/s, p50 ${measured.p50} ms, p99 ${measured.p99} ms` +
+              (reference ? `, baseline ${reference.requestsPerSecond.toFixed(0)} req/s (${(ratio! * 100).toFixed(0)} %)` : '') +
+              `, peak RSS ${peakRssMb.toFixed(0)} MB${measured.non2xx ? `, ${measured.non2xx} non-2xx` : ''}`,
+          );
+        }
+      } finally {
+        await baseline?.stop();
+        await parley.stop();
+      }
+    }
+    const list = cases.find((c) => c.id === 'list-100');
+    if (list) limiterCost = await rateLimitCost(list, baseEnv);
+    if (!args.only || args.only.includes('webhooks')) webhooks = await webhookCases(database.url, seeded, baseEnv);
+  } finally {
+    await database.drop();
+  }
+  report([...results.values()], webhooks, limiterCost, { loadAtStart, seeded, idleRssMb });
+}
+
+function report(results: CaseResult[], webhooks: WebhookResult[], limiterCost: LimiterCost | null, context: { loadAtStart: number[]; seeded: Seeded; idleRssMb: number }): void {
+  const rateLimitCost = limiterCost?.cost ?? null;
+  const header = ['case', 'req/s', 'p50 ms', 'p99 ms', 'baseline req/s', 'ratio', 'peak RSS MB', 'target', 'met', 'load'];
+  const rows = results.map((r) => [
+    r.id,
+    r.requestsPerSecond.toFixed(0),
+    String(r.p50),
+    String(r.p99),
+    r.baseline ? r.baseline.requestsPerSecond.toFixed(0) : '—',
+    r.ratio === null ? '—' : `${(r.ratio * 100).toFixed(0)} %`,
+    r.peakRssMb.toFixed(0),
+    r.target,
+    r.met === null ? '' : r.met ? 'yes' : 'NO',
+    r.load1.toFixed(1),
+  ]);
+  const extra = webhooks.map((w) => [
+    w.id,
+    `${w.deliveriesPerSecond.toFixed(0)} deliveries/s`,
+    '—',
+    '—',
+    '—',
+    '—',
+    w.peakRssMb.toFixed(0),
+    w.target,
+    w.met === null ? '' : w.met ? 'yes' : 'NO',
+    w.load1.toFixed(1),
+  ]);
+  const all = [header, ...rows, ...extra];
+  const widths = header.map((_, i) => Math.max(...all.map((row) => row[i].length)));
+  const line = (row: string[]) => `| ${row.map((cell, i) => cell.padEnd(widths[i])).join(' | ')} |`;
+  process.stdout.write(`\n${line(header)}\n|${widths.map((w) => '-'.repeat(w + 2)).join('|')}|\n${[...rows, ...extra].map(line).join('\n')}\n`);
+  const rssOk = [...results, ...webhooks].every((r) => r.peakRssMb <= 200);
+  process.stdout.write(
+    `\nrate limiting costs ${rateLimitCost === null ? 'n/a' : `${(rateLimitCost * 100).toFixed(1)} %`} of list-100 throughput (target < 5 %; ` +
+      `medians of ${limiterCost?.on.length ?? 0} alternating runs: ${limiterCost ? `${median(limiterCost.on).toFixed(0)} req/s on, ${median(limiterCost.off).toFixed(0)} off` : 'not run'})` +
+      `\npeak RSS ≤ 200 MB in every case: ${rssOk ? 'yes' : 'NO'} (Parley idle after start: ${context.idleRssMb.toFixed(0)} MB)` +
+      `\nload average at start ${context.loadAtStart.map((l) => l.toFixed(2)).join(' ')}; "load" column: 1-minute load before each case\n`,
+  );
+  const date = new Date().toISOString().replace(/:/g, '-').replace(/\..*/, '');
+  const file = join(ROOT, 'bench/results', `${date}.json`);
+  mkdirSync(join(ROOT, 'bench/results'), { recursive: true });
+  writeFileSync(
+    file,
+    `${JSON.stringify(
+      {
+        date: new Date().toISOString(),
+        command: `npm run bench${process.argv.length > 2 ? ` -- ${process.argv.slice(2).join(' ')}` : ''}`,
+        machine: { cores: cpus().length, cpu: cpus()[0]?.model, node: process.version, loadAverageAtStart: context.loadAtStart },
+        database: process.env.DATABASE_URL?.startsWith('postgres') ? 'postgres' : 'sqlite',
+        redis: Boolean(process.env.REDIS_URL),
+        settings: { connections: CONNECTIONS, duration: DURATION, baselineDuration: BASELINE_DURATION, warmup: WARMUP },
+        seed: { comments: context.seeded.comments, votes: context.seeded.votes, seconds: context.seeded.seconds },
+        idleRssMb: context.idleRssMb,
+        rateLimitCost,
+        rateLimitRuns: limiterCost,
+        cases: results,
+        webhooks,
+        seconds: (Date.now() - started) / 1000,
+      },
+      null,
+      2,
+    )}\n`,
+  );
+  log(`results written to ${file}`);
+}
+
+await main();

@@ -1,0 +1,167 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { freshDatabaseUrl, pageUrl, startParley, type TestParley } from '../../test/helper.ts';
+
+let parley: TestParley;
+let site: { site_id: string; api_key: string };
+let alice: string;
+let moderator: string;
+
+beforeAll(async () => {
+  parley = await startParley();
+  site = await parley.newSite();
+  alice = await parley.signIn(site.api_key, site.site_id, { id: 'alice', name: 'Alice' });
+  moderator = await parley.signIn(site.api_key, site.site_id, { id: 'mod', name: 'Mo', moderator: true });
+});
+afterAll(() => parley.close());
+
+const listPath = (thread: string) => `/v1/comments?thread_url=${encodeURIComponent(thread)}&site_id=${site.site_id}`;
+const list = (thread: string, headers?: Record<string, string>, token?: string) => parley.request('GET', listPath(thread), { headers, token });
+
+async function post(thread: string, content: string, parent_id?: string): Promise<{ id: string }> {
+  const response = await parley.request('POST', '/v1/comments', { token: alice, body: { thread_url: thread, site_id: site.site_id, content, parent_id } });
+  expect(response.status).toBe(201);
+  return response.body;
+}
+
+describe('public list cache', () => {
+  it('shows every kind of write to a thread on the next read', async () => {
+    const thread = pageUrl();
+    expect((await list(thread)).body.total).toBe(0);
+    const first = await post(thread, 'first');
+    expect((await list(thread)).body.comments.map((c: any) => c.content)).toEqual(['first']);
+
+    await post(thread, 'a reply', first.id);
+    expect((await list(thread)).body.comments[0].replies.map((c: any) => c.content)).toEqual(['a reply']);
+
+    await parley.request('PATCH', `/v1/comments/${first.id}`, { token: alice, body: { content: 'first, edited' } });
+    expect((await list(thread)).body.comments[0].content).toBe('first, edited');
+
+    await parley.request('POST', `/v1/comments/${first.id}/vote`, { token: moderator, body: { vote_type: 'up' } });
+    expect((await list(thread)).body.comments[0].upvotes).toBe(1);
+
+    await parley.request('POST', `/v1/comments/${first.id}/react`, { token: moderator, body: { reaction_type: 'funny' } });
+    expect((await list(thread)).body.comments[0].reaction_counts).toEqual({ funny: 1 });
+
+    await parley.request('DELETE', `/v1/comments/${first.id}`, { token: alice });
+    expect((await list(thread)).body.comments[0]).toMatchObject({ content: null, is_deleted: true });
+
+    await parley.request('PATCH', `/v1/comments/${first.id}/moderate`, { token: moderator, body: { action: 'remove' } });
+    expect((await list(thread)).body).toMatchObject({ comments: [], total: 0 });
+  });
+
+  it('leaves the cached pages of other threads untouched', async () => {
+    const written = pageUrl();
+    const other = pageUrl();
+    await post(written, 'here');
+    await post(other, 'there');
+    const before = await list(other);
+    const writtenBefore = await list(written);
+
+    await post(written, 'more');
+
+    const otherAfter = await list(other, { 'if-none-match': before.headers.get('etag')! });
+    expect(otherAfter.status).toBe(304);
+    const writtenAfter = await list(written, { 'if-none-match': writtenBefore.headers.get('etag')! });
+    expect(writtenAfter.status).toBe(200);
+    expect(writtenAfter.body.total).toBe(2);
+    expect(writtenAfter.headers.get('etag')).not.toBe(writtenBefore.headers.get('etag'));
+  });
+
+  it("hides a shadow-banned author's comments from the public on every thread at once", async () => {
+    const bob = await parley.signIn(site.api_key, site.site_id, { id: 'bob', name: 'Bob' });
+    const threads = [pageUrl(), pageUrl()];
+    for (const thread of threads) {
+      await parley.request('POST', '/v1/comments', { token: bob, body: { thread_url: thread, site_id: site.site_id, content: 'from bob' } });
+      expect((await list(thread)).body.total).toBe(1);
+    }
+    const [target] = (await list(threads[0])).body.comments;
+    await parley.request('PATCH', `/v1/comments/${target.id}/moderate`, { token: moderator, body: { action: 'shadow_ban' } });
+    for (const thread of threads) expect((await list(thread)).body).toMatchObject({ comments: [], total: 0 });
+    expect((await list(threads[1], undefined, bob)).body.total).toBe(1);
+  });
+
+  it('keeps a page per query: another page or sort of the same thread is its own answer', async () => {
+    const thread = pageUrl();
+    await post(thread, 'one');
+    await post(thread, 'two');
+    const newest = await parley.request('GET', `${listPath(thread)}&limit=1`);
+    const oldest = await parley.request('GET', `${listPath(thread)}&limit=1&sort=oldest`);
+    expect(newest.body.comments[0].content).toBe('two');
+    expect(oldest.body.comments[0].content).toBe('one');
+  });
+});
+
+describe('ETag and If-None-Match', () => {
+  it('answers 304 without a body when the tag is current, and 200 with the new tag after a write', async () => {
+    const thread = pageUrl();
+    await post(thread, 'tagged');
+    const first = await list(thread);
+    const etag = first.headers.get('etag')!;
+    expect(etag).toMatch(/^"[\w-]+"$/);
+
+    const unchanged = await list(thread, { 'if-none-match': etag });
+    expect(unchanged.status).toBe(304);
+    expect(unchanged.body).toBeUndefined();
+    expect(unchanged.headers.get('etag')).toBe(etag);
+    expect((await list(thread, { 'if-none-match': `"other", W/${etag}` })).status).toBe(304);
+    expect((await list(thread, { 'if-none-match': '"other"' })).status).toBe(200);
+
+    await post(thread, 'newer');
+    const changed = await list(thread, { 'if-none-match': etag });
+    expect(changed.status).toBe(200);
+    expect(changed.body.total).toBe(2);
+  });
+
+  it("tags a signed-in user's own list by its own content", async () => {
+    const thread = pageUrl();
+    const comment = await post(thread, 'mine');
+    await parley.request('POST', `/v1/comments/${comment.id}/vote`, { token: alice, body: { vote_type: 'up' } });
+    const personal = await list(thread, undefined, alice);
+    expect(personal.body.comments[0].user_vote).toBe('up');
+    const publicEtag = (await list(thread)).headers.get('etag');
+    expect(personal.headers.get('etag')).not.toBe(publicEtag);
+    expect((await list(thread, { 'if-none-match': personal.headers.get('etag')! }, alice)).status).toBe(304);
+  });
+});
+
+describe('with the response cache off', () => {
+  it('answers the same lists and tags', async () => {
+    const uncached = await startParley({ PARLEY_RESPONSE_CACHE_MB: '0' });
+    try {
+      const own = await uncached.newSite();
+      const thread = pageUrl();
+      const path = `/v1/comments?thread_url=${encodeURIComponent(thread)}&site_id=${own.site_id}`;
+      await uncached.request('POST', '/v1/comments', { token: own.api_key, body: { thread_url: thread, site_id: own.site_id, content: 'hello' } });
+      const first = await uncached.request('GET', path);
+      expect(first.body.total).toBe(1);
+      expect((await uncached.request('GET', path, { headers: { 'if-none-match': first.headers.get('etag')! } })).status).toBe(304);
+    } finally {
+      await uncached.close();
+    }
+  });
+});
+
+describe('across instances', () => {
+  it('clears the other instances\' cached pages through Redis', async () => {
+    const database = await freshDatabaseUrl();
+    const env = { DATABASE_URL: database.url, REDIS_URL: process.env.PARLEY_TEST_REDIS_URL ?? 'redis://127.0.0.1:6379' };
+    const writer = await startParley(env);
+    const reader = await startParley(env);
+    try {
+      const own = await writer.newSite();
+      const thread = pageUrl();
+      const path = `/v1/comments?thread_url=${encodeURIComponent(thread)}&site_id=${own.site_id}`;
+      expect((await reader.request('GET', path)).body.total).toBe(0);
+      await writer.request('POST', '/v1/comments', { token: own.api_key, body: { thread_url: thread, site_id: own.site_id, content: 'from the other instance' } });
+      // The announcement travels through Redis: the reader's next reads see it within moments.
+      const deadline = Date.now() + 2000;
+      let total = 0;
+      while (total === 0 && Date.now() < deadline) total = (await reader.request('GET', path)).body.total;
+      expect(total).toBe(1);
+    } finally {
+      await reader.close();
+      await writer.close();
+      await database.drop();
+    }
+  });
+});

@@ -1,0 +1,50 @@
+import { sql, type Kysely } from 'kysely';
+import type { Database } from '../db/schema.ts';
+import { listable } from './repository.ts';
+import { PUBLIC_VIEWER, type Viewer } from './visibility.ts';
+
+const MODERATOR_VIEWER: Viewer = { ref: null, moderator: true };
+const CHUNK = 500;
+
+/** Whether a new top-level comment is in the public's list (a fresh one has no replies to weigh). */
+export function listedPublicly(row: { status: string; moderation_status: string | null }): 0 | 1 {
+  return row.status === 'published' && row.moderation_status === null ? 1 : 0;
+}
+
+/**
+ * Brings the stored listing of these top-level comments (`listed_public`, `listed_all`) and their
+ * threads' totals up to date after a change below them: one query per 500 roots, plus an update
+ * for each root whose listing changed. Call it inside the transaction of the change.
+ */
+export async function refreshListing(trx: Kysely<Database>, rootIds: Iterable<string>): Promise<void> {
+  const ids = [...new Set(rootIds)];
+  const deltas = new Map<string, { public: number; all: number }>();
+  for (let start = 0; start < ids.length; start += CHUNK) {
+    const chunk = ids.slice(start, start + CHUNK);
+    const { rows } = await sql<{ id: string; thread_id: string; listed_public: number; listed_all: number; public_now: number; all_now: number }>`
+      select c.id, c.thread_id, c.listed_public, c.listed_all,
+        case when ${listable(PUBLIC_VIEWER)} then 1 else 0 end as public_now,
+        case when ${listable(MODERATOR_VIEWER)} then 1 else 0 end as all_now
+      from comments c where c.id in (${sql.join(chunk)}) and c.parent_id is null`.execute(trx);
+    for (const row of rows) {
+      const publicNow = Number(row.public_now) as 0 | 1;
+      const allNow = Number(row.all_now) as 0 | 1;
+      if (publicNow === Number(row.listed_public) && allNow === Number(row.listed_all)) continue;
+      await trx.updateTable('comments').set({ listed_public: publicNow, listed_all: allNow }).where('id', '=', row.id).execute();
+      const delta = deltas.get(row.thread_id) ?? { public: 0, all: 0 };
+      delta.public += publicNow - Number(row.listed_public);
+      delta.all += allNow - Number(row.listed_all);
+      deltas.set(row.thread_id, delta);
+    }
+  }
+  for (const [threadId, delta] of deltas) await addToTotals(trx, threadId, delta.public, delta.all);
+}
+
+export async function addToTotals(trx: Kysely<Database>, threadId: string, publicDelta: number, allDelta: number): Promise<void> {
+  if (publicDelta === 0 && allDelta === 0) return;
+  await trx
+    .updateTable('threads')
+    .set((eb) => ({ public_total: eb('public_total', '+', publicDelta), all_total: eb('all_total', '+', allDelta) }))
+    .where('id', '=', threadId)
+    .execute();
+}

@@ -1,0 +1,297 @@
+import type SQLite from 'better-sqlite3';
+import {
+  CompiledQuery,
+  SqliteAdapter,
+  SqliteIntrospector,
+  SqliteQueryCompiler,
+  type DatabaseConnection,
+  type Dialect,
+  type Driver,
+  type Kysely,
+  type QueryCompiler,
+  type QueryResult,
+} from 'kysely';
+
+/**
+ * SQLite for a server that writes a lot: group commit, prepared statements kept, reads beside writes.
+ *
+ * One writer connection runs every transaction as a SAVEPOINT inside a shared BEGIN IMMEDIATE; the
+ * transactions that finish in one turn of the event loop are made durable by a single COMMIT, and
+ * each caller's `commit` resolves only after that COMMIT, so nothing is acknowledged before it is in
+ * the WAL (durable against a killed process under synchronous=NORMAL). A failed transaction rolls
+ * back to its own savepoint and leaves the others of its group alone.
+ *
+ * Plain statements outside a transaction run on a second, reader connection when they are read-only,
+ * so they see committed data only, never a group that is still open. Any other plain statement is a
+ * one-statement transaction of the writer.
+ */
+export class GroupCommitSqlite {
+  /**
+   * One per database file in a process: two writers there would deadlock, the second blocking the
+   * thread in busy_timeout while the first waits for that thread to COMMIT.
+   */
+  static readonly #open = new Map<string, { sqlite: GroupCommitSqlite; users: number }>();
+
+  static open(path: string, connect: () => SQLite.Database): GroupCommitSqlite {
+    const inMemory = path === ':memory:';
+    const shared = inMemory ? undefined : GroupCommitSqlite.#open.get(path);
+    if (shared) {
+      shared.users += 1;
+      return shared.sqlite;
+    }
+    const sqlite = new GroupCommitSqlite(connect, inMemory, path);
+    if (!inMemory) GroupCommitSqlite.#open.set(path, { sqlite, users: 1 });
+    return sqlite;
+  }
+
+  readonly #path: string;
+  readonly #writer: SQLite.Database;
+  readonly #reader: SQLite.Database;
+  readonly #writerStatements: StatementCache;
+  readonly #readerStatements: StatementCache;
+  readonly #writerLock = new FifoLock();
+  #groupOpen = false;
+  #waiting: Array<{ resolve: () => void; reject: (error: unknown) => void }> = [];
+  #flushScheduled = false;
+
+  private constructor(open: () => SQLite.Database, inMemory: boolean, path: string) {
+    this.#path = path;
+    this.#writer = open();
+    // An in-memory database exists once per connection, so there it reads through the writer.
+    this.#reader = inMemory ? this.#writer : open();
+    this.#writerStatements = new StatementCache(this.#writer);
+    this.#readerStatements = inMemory ? this.#writerStatements : new StatementCache(this.#reader);
+  }
+
+  /** Runs one statement outside any transaction. */
+  async runPlain(query: CompiledQuery): Promise<QueryResult<unknown>> {
+    const statement = this.#readerStatements.get(query.sql);
+    if (statement.readonly && !(this.#reader === this.#writer && this.#groupOpen)) return execute(statement, query);
+    await this.begin();
+    let result: QueryResult<unknown>;
+    try {
+      result = execute(this.#writerStatements.get(query.sql), query);
+    } catch (error) {
+      this.rollback();
+      throw error;
+    }
+    await this.release();
+    return result;
+  }
+
+  runInTransaction(query: CompiledQuery): QueryResult<unknown> {
+    return execute(this.#writerStatements.get(query.sql), query);
+  }
+
+  /** Takes the writer and opens a savepoint for one transaction (and the group, if none is open). */
+  async begin(): Promise<void> {
+    await this.#writerLock.acquire();
+    try {
+      if (!this.#groupOpen) {
+        this.#writerStatements.get('begin immediate').run();
+        this.#groupOpen = true;
+      }
+      this.#writerStatements.get('savepoint parley_trx').run();
+    } catch (error) {
+      this.#writerLock.release();
+      throw error;
+    }
+  }
+
+  /**
+   * Ends the transaction begun last (it keeps the writer if this throws; roll it back then) and
+   * returns a promise of its group's COMMIT.
+   */
+  release(): Promise<void> {
+    this.#writerStatements.get('release parley_trx').run();
+    const durable = new Promise<void>((resolve, reject) => this.#waiting.push({ resolve, reject }));
+    this.#writerLock.release();
+    this.#scheduleFlush();
+    return durable;
+  }
+
+  rollback(): void {
+    try {
+      if (this.#writer.inTransaction) {
+        this.#writerStatements.get('rollback to parley_trx').run();
+        this.#writerStatements.get('release parley_trx').run();
+      }
+    } finally {
+      // SQLite ends the whole transaction on some errors (disk full, I/O): then the group is lost.
+      if (this.#groupOpen && !this.#writer.inTransaction) this.#endGroup(new Error('the transaction group was rolled back by SQLite'));
+      this.#writerLock.release();
+    }
+  }
+
+  #scheduleFlush(): void {
+    if (this.#flushScheduled) return;
+    this.#flushScheduled = true;
+    setImmediate(() => void this.#flush());
+  }
+
+  async #flush(): Promise<void> {
+    await this.#writerLock.acquire();
+    this.#flushScheduled = false;
+    try {
+      if (!this.#groupOpen) return;
+      try {
+        this.#writerStatements.get('commit').run();
+        this.#endGroup(null);
+      } catch (error) {
+        if (this.#writer.inTransaction) this.#writer.exec('rollback');
+        this.#endGroup(error);
+      }
+    } finally {
+      this.#writerLock.release();
+    }
+  }
+
+  #endGroup(error: unknown): void {
+    this.#groupOpen = false;
+    const waiting = this.#waiting;
+    this.#waiting = [];
+    for (const waiter of waiting) {
+      if (error === null) waiter.resolve();
+      else waiter.reject(error);
+    }
+  }
+
+  async close(): Promise<void> {
+    const shared = GroupCommitSqlite.#open.get(this.#path);
+    if (shared && shared.sqlite === this && --shared.users > 0) return;
+    GroupCommitSqlite.#open.delete(this.#path);
+    await this.#flush();
+    if (this.#reader !== this.#writer) this.#reader.close();
+    this.#writer.close();
+  }
+}
+
+function execute(statement: SQLite.Statement, query: CompiledQuery): QueryResult<unknown> {
+  const parameters = query.parameters as unknown[];
+  if (statement.reader) return { rows: statement.all(parameters) };
+  const { changes, lastInsertRowid } = statement.run(parameters);
+  return { rows: [], numAffectedRows: BigInt(changes), insertId: BigInt(lastInsertRowid) };
+}
+
+/**
+ * Kysely would prepare every statement anew, and preparing costs more than running an indexed
+ * lookup. Parley issues a small fixed set of statements (plus `in (...)` lists of varying length),
+ * so prepared statements are kept, the least recently used dropped past its size.
+ */
+class StatementCache {
+  readonly #statements = new Map<string, SQLite.Statement>();
+  constructor(
+    private readonly database: SQLite.Database,
+    private readonly size = 500,
+  ) {}
+
+  get(sql: string): SQLite.Statement {
+    let statement = this.#statements.get(sql);
+    if (statement) {
+      this.#statements.delete(sql);
+    } else {
+      statement = this.database.prepare(sql);
+      if (this.#statements.size >= this.size) this.#statements.delete(this.#statements.keys().next().value!);
+    }
+    this.#statements.set(sql, statement);
+    return statement;
+  }
+}
+
+/** A mutex that hands over in arrival order, so a pending COMMIT is not starved by new transactions. */
+class FifoLock {
+  #held = false;
+  readonly #queue: Array<() => void> = [];
+
+  acquire(): Promise<void> {
+    if (!this.#held) {
+      this.#held = true;
+      return Promise.resolve();
+    }
+    return new Promise((resolve) => this.#queue.push(resolve));
+  }
+
+  release(): void {
+    const next = this.#queue.shift();
+    if (next) next();
+    else this.#held = false;
+  }
+}
+
+/** BEGIN, COMMIT or ROLLBACK sent as SQL on a connection (the migration session does). */
+const TRANSACTION_CONTROL = /^\s*(begin(?:\s+(?:deferred|immediate|exclusive))?|commit|end|rollback)\s*;?\s*$/i;
+
+/** The connection Kysely sees: plain until it begins a transaction, then the writer's. */
+class Connection implements DatabaseConnection {
+  inTransaction = false;
+  constructor(private readonly sqlite: GroupCommitSqlite) {}
+
+  async executeQuery<R>(query: CompiledQuery): Promise<QueryResult<R>> {
+    const control = TRANSACTION_CONTROL.exec(query.sql)?.[1].toLowerCase();
+    if (control !== undefined) {
+      await this.#control(control);
+      return { rows: [] };
+    }
+    const result = this.inTransaction ? this.sqlite.runInTransaction(query) : await this.sqlite.runPlain(query);
+    return result as QueryResult<R>;
+  }
+
+  /** Explicit transaction SQL becomes a transaction of the group, like Kysely's own. */
+  async #control(statement: string): Promise<void> {
+    if (statement.startsWith('begin')) {
+      if (this.inTransaction) throw new Error('cannot start a transaction within a transaction');
+      await this.sqlite.begin();
+      this.inTransaction = true;
+      return;
+    }
+    if (!this.inTransaction) throw new Error('cannot commit or roll back - no transaction is active');
+    if (statement === 'rollback') {
+      this.inTransaction = false;
+      this.sqlite.rollback();
+      return;
+    }
+    const durable = this.sqlite.release();
+    this.inTransaction = false;
+    await durable;
+  }
+
+  async *streamQuery<R>(): AsyncIterableIterator<QueryResult<R>> {
+    throw new Error('Parley does not stream SQLite queries');
+  }
+}
+
+class GroupCommitDriver implements Driver {
+  constructor(private readonly sqlite: GroupCommitSqlite) {}
+  async init(): Promise<void> {}
+  async acquireConnection(): Promise<DatabaseConnection> {
+    return new Connection(this.sqlite);
+  }
+  async beginTransaction(connection: DatabaseConnection): Promise<void> {
+    await this.sqlite.begin();
+    (connection as Connection).inTransaction = true;
+  }
+  async commitTransaction(connection: DatabaseConnection): Promise<void> {
+    const durable = this.sqlite.release();
+    (connection as Connection).inTransaction = false;
+    await durable;
+  }
+  /** Also called when the commit failed: only a transaction that still holds the writer rolls back. */
+  async rollbackTransaction(connection: DatabaseConnection): Promise<void> {
+    if (!(connection as Connection).inTransaction) return;
+    (connection as Connection).inTransaction = false;
+    this.sqlite.rollback();
+  }
+  async releaseConnection(): Promise<void> {}
+  async destroy(): Promise<void> {
+    await this.sqlite.close();
+  }
+}
+
+export function groupCommitDialect(sqlite: GroupCommitSqlite): Dialect {
+  return {
+    createAdapter: () => new SqliteAdapter(),
+    createDriver: () => new GroupCommitDriver(sqlite),
+    createIntrospector: (db: Kysely<any>) => new SqliteIntrospector(db),
+    createQueryCompiler: (): QueryCompiler => new SqliteQueryCompiler(),
+  };
+}
