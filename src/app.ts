@@ -100,7 +100,7 @@ export async function buildApp(config: Config): Promise<FastifyInstance> {
     }
   });
 
-  if (config.redisUrl) await db.changes.connectRedis(config.redisUrl);
+  if (config.redisUrl) db.changes.connectRedis(config.redisUrl);
   const listCache = config.responseCacheMb > 0 ? new ListCache(db.changes, config.responseCacheMb * 1024 * 1024) : null;
   const deps = { db };
   await app.register(commentRoutes, { db, listCache });

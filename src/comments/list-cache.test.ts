@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { freshDatabaseUrl, pageUrl, startParley, type TestParley } from '../../test/helper.ts';
+import { dialectName, freshDatabaseUrl, pageUrl, startParley, type TestParley } from '../../test/helper.ts';
+import { freePort, startOwnRedis, stopRedis } from '../../test/redis-server.ts';
 
 let parley: TestParley;
 let site: { site_id: string; api_key: string };
@@ -162,6 +163,69 @@ describe('across instances', () => {
       await reader.close();
       await writer.close();
       await database.drop();
+    }
+  });
+});
+
+// Two instances on one PostgreSQL database (SQLite serves one instance only).
+describe.runIf(dialectName === 'postgres')('instances that may miss each other\'s writes', () => {
+  async function twoInstances(env: Record<string, string>) {
+    const database = await freshDatabaseUrl();
+    const writer = await startParley({ ...env, DATABASE_URL: database.url });
+    const reader = await startParley({ ...env, DATABASE_URL: database.url });
+    const own = await writer.newSite();
+    const thread = pageUrl();
+    const path = `/v1/comments?thread_url=${encodeURIComponent(thread)}&site_id=${own.site_id}`;
+    const write = (content: string) =>
+      writer.request('POST', '/v1/comments', { token: own.api_key, body: { thread_url: thread, site_id: own.site_id, content } });
+    const total = async () => (await reader.request('GET', path)).body.total as number;
+    const close = async () => {
+      await reader.close();
+      await writer.close();
+      await database.drop();
+    };
+    return { write, total, close };
+  }
+
+  it('never serves a stale page on PostgreSQL without Redis (the cache stays off)', async () => {
+    const { write, total, close } = await twoInstances({});
+    try {
+      expect(await total()).toBe(0);
+      expect(await total()).toBe(0);
+      await write('written through the other instance');
+      expect(await total()).toBe(1);
+    } finally {
+      await close();
+    }
+  });
+
+  it('reads from the database while Redis is away, and stays fresh once it is back', async () => {
+    const port = await freePort();
+    let redis = await startOwnRedis(port);
+    const { write, total, close } = await twoInstances({ REDIS_URL: `redis://127.0.0.1:${port}` });
+    try {
+      expect(await total()).toBe(0);
+      await stopRedis(redis);
+      await new Promise((resolve) => setTimeout(resolve, 200));
+      await write('while Redis is away');
+      expect(await total()).toBe(1);
+      redis = await startOwnRedis(port);
+      const deadline = Date.now() + 5000;
+      let seen = 1;
+      while (Date.now() < deadline && seen === 1) {
+        await write('after Redis is back');
+        seen = await total();
+      }
+      expect(seen).toBeGreaterThan(1);
+      const before = await total();
+      await write('one more');
+      const until = Date.now() + 2000;
+      let after = before;
+      while (after === before && Date.now() < until) after = await total();
+      expect(after).toBe(before + 1);
+    } finally {
+      await close();
+      await stopRedis(redis);
     }
   });
 });

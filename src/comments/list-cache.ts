@@ -36,13 +36,17 @@ export class ListCache {
   #forgottenBefore = 0;
 
   constructor(
-    changes: ChangeFeed,
+    private readonly changes: ChangeFeed,
     private readonly maxBytes: number,
   ) {
     changes.listen((change) => this.#invalidate(change));
+    changes.onReset(() => this.#clear());
   }
 
   get(url: string): CachedList | undefined {
+    // An instance that may miss other instances' writes (PostgreSQL without Redis, or Redis away)
+    // serves every read from the database.
+    if (!this.changes.hearsEveryChange) return undefined;
     const entry = this.#entries.get(url);
     if (!entry) return undefined;
     this.#entries.delete(url);
@@ -58,7 +62,8 @@ export class ListCache {
     const tag = threadTag(siteId, threadKey);
     const entry: Entry = { body, etag: etagOf(body), tag };
     const changedAt = Math.max(this.#changedAt.get(tag) ?? -1, this.#changedAt.get(siteId) ?? -1);
-    if (readStartedAt < this.#forgottenBefore || changedAt > readStartedAt || body.length > this.maxBytes) return entry;
+    const stale = readStartedAt < this.#forgottenBefore || changedAt > readStartedAt;
+    if (stale || !this.changes.hearsEveryChange || body.length > this.maxBytes) return entry;
     this.#remove(url);
     this.#entries.set(url, entry);
     this.#bytes += body.length;
@@ -77,6 +82,14 @@ export class ListCache {
     const keys = this.#keysByTag.get(entry.tag)!;
     keys.delete(url);
     if (keys.size === 0) this.#keysByTag.delete(entry.tag);
+  }
+
+  #clear(): void {
+    this.#entries.clear();
+    this.#keysByTag.clear();
+    this.#bytes = 0;
+    this.#clock += 1;
+    this.#forgottenBefore = this.#clock;
   }
 
   #invalidate(change: Change): void {

@@ -17,12 +17,32 @@ const CHANNEL = 'parley:changes';
  */
 export class ChangeFeed {
   readonly #listeners = new Set<Listener>();
+  readonly #resetListeners = new Set<() => void>();
   readonly #instance = randomUUID();
   #publisher: Redis | null = null;
   #subscriber: Redis | null = null;
+  #hearsEveryChange: boolean;
+
+  /**
+   * `soleWriter`: no other process writes this database (SQLite), so this feed alone hears every
+   * change. Otherwise (PostgreSQL) it does only while subscribed to Redis.
+   */
+  constructor(soleWriter: boolean) {
+    this.#hearsEveryChange = soleWriter;
+  }
+
+  /** Whether every committed change reaches this feed now; caches must not serve while it is false. */
+  get hearsEveryChange(): boolean {
+    return this.#hearsEveryChange;
+  }
 
   listen(listener: Listener): void {
     this.#listeners.add(listener);
+  }
+
+  /** Called when changes may have been missed (Redis came back after an outage): forget everything. */
+  onReset(listener: () => void): void {
+    this.#resetListeners.add(listener);
   }
 
   threadChanged(siteId: string, threadKey: string): void {
@@ -45,16 +65,30 @@ export class ChangeFeed {
     for (const listener of this.#listeners) listener(change);
   }
 
-  /** Shares announcements with the other instances on this Redis. */
-  async connectRedis(url: string): Promise<void> {
-    this.#publisher = new Redis(url, { lazyConnect: true, maxRetriesPerRequest: 1 });
-    this.#subscriber = new Redis(url, { lazyConnect: true });
-    await Promise.all([this.#publisher.connect(), this.#subscriber.connect()]);
+  /**
+   * Shares announcements with the other instances on this Redis. Never fails: while Redis is away
+   * the feed says it does not hear every change, and when the subscription is back it resets.
+   */
+  connectRedis(url: string): void {
+    this.#publisher = new Redis(url, { maxRetriesPerRequest: 1 });
+    this.#subscriber = new Redis(url, { maxRetriesPerRequest: null });
+    for (const client of [this.#publisher, this.#subscriber]) client.on('error', () => undefined);
     this.#subscriber.on('message', (_channel, message: string) => {
       const { from, siteId, threadKey } = JSON.parse(message) as Change & { from: string };
       if (from !== this.#instance) this.#deliver({ siteId, threadKey });
     });
-    await this.#subscriber.subscribe(CHANNEL);
+    this.#subscriber.on('close', () => {
+      this.#hearsEveryChange = false;
+    });
+    this.#subscriber.on('ready', () => {
+      this.#subscriber!.subscribe(CHANNEL).then(
+        () => {
+          for (const listener of this.#resetListeners) listener();
+          this.#hearsEveryChange = true;
+        },
+        () => undefined,
+      );
+    });
   }
 
   async close(): Promise<void> {

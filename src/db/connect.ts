@@ -64,7 +64,7 @@ export function connect(config: DbConfig, log?: KyselyConfig['log']): Db {
     const path = sqlitePath(config.databaseUrl);
     const sqlite = GroupCommitSqlite.open(path === ':memory:' ? path : resolve(path), () => openSqlite(path));
     const kysely = new Kysely<Database>({ dialect: groupCommitDialect(sqlite), log });
-    const changes = new ChangeFeed();
+    const changes = new ChangeFeed(true);
     return { kysely, dialect, changes, close: () => closeBoth(kysely, changes) };
   }
   const pool = new pg.Pool({
@@ -77,6 +77,6 @@ export function connect(config: DbConfig, log?: KyselyConfig['log']): Db {
   // drops it and opens another when needed. Unlistened, that 'error' event would end the process.
   pool.on('error', () => undefined);
   const kysely = new Kysely<Database>({ dialect: new PostgresDialect({ pool }), log });
-  const changes = new ChangeFeed();
+  const changes = new ChangeFeed(false);
   return { kysely, dialect, changes, close: () => closeBoth(kysely, changes) };
 }

@@ -1,12 +1,9 @@
-import { spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { createServer } from 'node:net';
 import { Redis } from 'ioredis';
 import { afterEach, describe, expect, it } from 'vitest';
 import { pageUrl, startParley, type TestParley } from '../../test/helper.ts';
+import { freePort, SHARED_REDIS_URL, startOwnRedis, stopRedis } from '../../test/redis-server.ts';
 
-/** The machine's shared Redis: only keys under this run's own prefix are touched. */
-const SHARED_REDIS_URL = process.env.PARLEY_TEST_REDIS_URL ?? 'redis://127.0.0.1:6379';
 
 const cleanups: (() => Promise<unknown>)[] = [];
 afterEach(async () => {
@@ -36,33 +33,6 @@ function guestPost(parley: TestParley, siteId: string, forwardedFor: string) {
     body: { thread_url: pageUrl(), site_id: siteId, content: 'hi', author_name: 'Guest' },
     headers: { 'x-forwarded-for': forwardedFor },
   });
-}
-
-async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as { port: number };
-  await new Promise((resolve) => server.close(resolve));
-  return port;
-}
-
-/** A Redis of this test's own, which it may kill: the shared one is never stopped. */
-async function startOwnRedis(port: number): Promise<ChildProcess> {
-  const redis = spawn('redis-server', ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'], { stdio: ['ignore', 'pipe', 'inherit'] });
-  await new Promise<void>((resolve, reject) => {
-    redis.once('exit', (code) => reject(new Error(`redis-server exited with ${code}`)));
-    redis.stdout!.on('data', (chunk: Buffer) => {
-      if (chunk.toString().includes('Ready to accept connections')) resolve();
-    });
-  });
-  return redis;
-}
-
-async function stopRedis(redis: ChildProcess): Promise<void> {
-  if (redis.exitCode !== null || redis.signalCode !== null) return;
-  const exited = new Promise((resolve) => redis.once('exit', resolve));
-  redis.kill('SIGKILL');
-  await exited;
 }
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
