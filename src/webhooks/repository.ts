@@ -68,20 +68,17 @@ export interface NextStep {
   next_attempt_at: string | null;
 }
 
-/** Writes an attempt and the delivery's next step together, and lets the lease go. */
-export async function recordAttempt(db: Kysely<Database>, deliveryId: string, attempt: AttemptRecord, next: (runAttempts: number) => NextStep) {
+/**
+ * Writes an attempt and the delivery's next step together, and lets the lease go. The counters are
+ * the claimed row's plus one: no one else writes a delivery while its lease is held.
+ */
+export async function recordAttempt(db: Kysely<Database>, delivery: DeliveryRow, attempt: AttemptRecord, next: NextStep) {
   await db.transaction().execute(async (trx) => {
-    const counted = await trx
-      .updateTable('webhook_deliveries')
-      .set((eb) => ({ attempt_count: eb('attempt_count', '+', 1), run_attempts: eb('run_attempts', '+', 1) }))
-      .where('id', '=', deliveryId)
-      .returning(['attempt_count', 'run_attempts'])
-      .executeTakeFirstOrThrow();
-    await trx.insertInto('webhook_attempts').values({ delivery_id: deliveryId, number: counted.attempt_count, ...attempt }).execute();
+    await trx.insertInto('webhook_attempts').values({ delivery_id: delivery.id, number: delivery.attempt_count + 1, ...attempt }).execute();
     await trx
       .updateTable('webhook_deliveries')
-      .set({ ...next(counted.run_attempts), lease_until: null })
-      .where('id', '=', deliveryId)
+      .set({ ...next, attempt_count: delivery.attempt_count + 1, run_attempts: delivery.run_attempts + 1, lease_until: null })
+      .where('id', '=', delivery.id)
       .execute();
   });
 }
