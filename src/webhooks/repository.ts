@@ -1,4 +1,4 @@
-import type { ExpressionBuilder, Kysely, Selectable } from 'kysely';
+import { sql, type ExpressionBuilder, type Kysely, type Selectable } from 'kysely';
 import type { Db } from '../db/connect.ts';
 import { skipLocked, toCount } from '../db/dialect.ts';
 import type { Database, WebhookAttemptTable, WebhookDeliveryTable } from '../db/schema.ts';
@@ -41,17 +41,24 @@ export async function dueCandidates(db: Kysely<Database>, now: string, excludedS
 
 /**
  * Takes a lease on those of `ids` that are still claimable; what comes back is this worker's alone.
- * An instance that dies holding a lease loses it when `leaseUntil` passes.
+ * An instance that dies holding a lease loses it when `leaseUntil` passes. `state` is tested as an
+ * expression here: compared as a column, SQLite looked the rows up by walking the whole due range of
+ * webhook_deliveries_due (2.6 ms a claim with 4,000 due) instead of by id.
  */
 export function claim(db: Db, ids: string[], now: string, leaseUntil: string): Promise<DeliveryRow[]> {
   if (ids.length === 0) return Promise.resolve([]);
+  const stillClaimable = (eb: ExpressionBuilder<Database, 'webhook_deliveries'>) =>
+    eb.and([
+      eb('webhook_deliveries.id', 'in', ids),
+      eb(sql<string>`${sql.ref('webhook_deliveries.state')} || ''`, '=', 'pending'),
+      eb('webhook_deliveries.next_attempt_at', '<=', now),
+      eb.or([eb('webhook_deliveries.lease_until', 'is', null), eb('webhook_deliveries.lease_until', '<', now)]),
+    ]);
   return db.kysely
     .updateTable('webhook_deliveries')
     .set({ lease_until: leaseUntil })
-    .where('id', 'in', (eb) =>
-      skipLocked(db.dialect, eb.selectFrom('webhook_deliveries').select('id').where('id', 'in', ids).where(claimable(now))),
-    )
-    .where(claimable(now))
+    .where('id', 'in', (eb) => skipLocked(db.dialect, eb.selectFrom('webhook_deliveries').select('id').where(stillClaimable)))
+    .where(stillClaimable)
     .returningAll()
     .execute();
 }

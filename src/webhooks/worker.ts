@@ -4,14 +4,14 @@ import { claim, dueCandidates, type Candidate, type DeliveryRow } from './reposi
 import { attemptDelivery, leaseMs, type DeliveryPolicy } from './service.ts';
 
 /** Attempts in flight in one process. */
-export const MAX_IN_FLIGHT = 64;
+export const MAX_IN_FLIGHT = 128;
 /**
  * Attempts in flight towards one receiver host that has not shown itself fast: a new host, or one
  * whose last attempt took SLOW_MS or more, or one with an attempt under way for that long.
  */
 export const MAX_IN_FLIGHT_PER_HOST = 4;
 /** Attempts in flight towards a host whose attempts end within SLOW_MS. */
-export const MAX_IN_FLIGHT_PER_FAST_HOST = 16;
+export const MAX_IN_FLIGHT_PER_FAST_HOST = 32;
 const SLOW_MS = 1_000;
 const POLL_MS = 250;
 const CANDIDATE_PASSES = 3;
