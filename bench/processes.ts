@@ -1,6 +1,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
+import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 export const ROOT = fileURLToPath(new URL('..', import.meta.url));
@@ -81,13 +82,15 @@ export async function startService(name: string, args: string[], env: Record<str
 }
 
 /**
- * `npm start` for a given database and configuration: `node bin/parley.js serve`; with `profileDir`,
- * under `--cpu-prof` (the profile is written there when the process stops).
+ * `npm start` for a given database and configuration: the start script of package.json; with
+ * `profileDir`, under `--cpu-prof` (the profile is written there when the process stops).
  */
 export async function startParley(env: Record<string, string>, profileDir?: string): Promise<Service> {
   const port = await freePort();
   const profile = profileDir ? ['--cpu-prof', `--cpu-prof-dir=${profileDir}`] : [];
-  return startService('parley', [...profile, 'bin/parley.js', 'serve'], { LOG_LEVEL: 'warn', HOST: '127.0.0.1', ...env, PORT: String(port) }, port);
+  const start = (JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { scripts: { start: string } }).scripts.start.split(' ');
+  if (start[0] !== 'node') throw new Error(`package.json's start script no longer runs node: ${start.join(' ')}`);
+  return startService('parley', [...profile, ...start.slice(1)], { LOG_LEVEL: 'warn', HOST: '127.0.0.1', ...env, PORT: String(port) }, port);
 }
 
 export interface CannedResponse {

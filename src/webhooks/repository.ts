@@ -1,4 +1,4 @@
-import type { ExpressionBuilder, Kysely, Selectable } from 'kysely';
+import { sql, type ExpressionBuilder, type Kysely, type Selectable } from 'kysely';
 import type { Db } from '../db/connect.ts';
 import { skipLocked, toCount } from '../db/dialect.ts';
 import type { Database, WebhookAttemptTable, WebhookDeliveryTable } from '../db/schema.ts';
@@ -41,17 +41,24 @@ export async function dueCandidates(db: Kysely<Database>, now: string, excludedS
 
 /**
  * Takes a lease on those of `ids` that are still claimable; what comes back is this worker's alone.
- * An instance that dies holding a lease loses it when `leaseUntil` passes.
+ * An instance that dies holding a lease loses it when `leaseUntil` passes. `state` is tested as an
+ * expression here: compared as a column, SQLite looked the rows up by walking the whole due range of
+ * webhook_deliveries_due (2.6 ms a claim with 4,000 due) instead of by id.
  */
 export function claim(db: Db, ids: string[], now: string, leaseUntil: string): Promise<DeliveryRow[]> {
   if (ids.length === 0) return Promise.resolve([]);
+  const stillClaimable = (eb: ExpressionBuilder<Database, 'webhook_deliveries'>) =>
+    eb.and([
+      eb('webhook_deliveries.id', 'in', ids),
+      eb(sql<string>`${sql.ref('webhook_deliveries.state')} || ''`, '=', 'pending'),
+      eb('webhook_deliveries.next_attempt_at', '<=', now),
+      eb.or([eb('webhook_deliveries.lease_until', 'is', null), eb('webhook_deliveries.lease_until', '<', now)]),
+    ]);
   return db.kysely
     .updateTable('webhook_deliveries')
     .set({ lease_until: leaseUntil })
-    .where('id', 'in', (eb) =>
-      skipLocked(db.dialect, eb.selectFrom('webhook_deliveries').select('id').where('id', 'in', ids).where(claimable(now))),
-    )
-    .where(claimable(now))
+    .where('id', 'in', (eb) => skipLocked(db.dialect, eb.selectFrom('webhook_deliveries').select('id').where(stillClaimable)))
+    .where(stillClaimable)
     .returningAll()
     .execute();
 }
@@ -68,20 +75,17 @@ export interface NextStep {
   next_attempt_at: string | null;
 }
 
-/** Writes an attempt and the delivery's next step together, and lets the lease go. */
-export async function recordAttempt(db: Kysely<Database>, deliveryId: string, attempt: AttemptRecord, next: (runAttempts: number) => NextStep) {
+/**
+ * Writes an attempt and the delivery's next step together, and lets the lease go. The counters are
+ * the claimed row's plus one: no one else writes a delivery while its lease is held.
+ */
+export async function recordAttempt(db: Kysely<Database>, delivery: DeliveryRow, attempt: AttemptRecord, next: NextStep) {
   await db.transaction().execute(async (trx) => {
-    const counted = await trx
-      .updateTable('webhook_deliveries')
-      .set((eb) => ({ attempt_count: eb('attempt_count', '+', 1), run_attempts: eb('run_attempts', '+', 1) }))
-      .where('id', '=', deliveryId)
-      .returning(['attempt_count', 'run_attempts'])
-      .executeTakeFirstOrThrow();
-    await trx.insertInto('webhook_attempts').values({ delivery_id: deliveryId, number: counted.attempt_count, ...attempt }).execute();
+    await trx.insertInto('webhook_attempts').values({ delivery_id: delivery.id, number: delivery.attempt_count + 1, ...attempt }).execute();
     await trx
       .updateTable('webhook_deliveries')
-      .set({ ...next(counted.run_attempts), lease_until: null })
-      .where('id', '=', deliveryId)
+      .set({ ...next, attempt_count: delivery.attempt_count + 1, run_attempts: delivery.run_attempts + 1, lease_until: null })
+      .where('id', '=', delivery.id)
       .execute();
   });
 }

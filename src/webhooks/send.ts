@@ -1,5 +1,5 @@
-import { request as httpRequest, type IncomingMessage } from 'node:http';
-import { request as httpsRequest } from 'node:https';
+import { Agent as HttpAgent, request as httpRequest, type ClientRequest, type IncomingMessage } from 'node:http';
+import { Agent as HttpsAgent, request as httpsRequest } from 'node:https';
 import type { LookupFunction } from 'node:net';
 import { resolveTarget, TargetError, type ResolvedTarget } from './address.ts';
 import { standardSignature } from './secret.ts';
@@ -41,22 +41,62 @@ function pinnedLookup(target: ResolvedTarget): LookupFunction {
   };
 }
 
-/** POSTs once, follows no redirect, and resolves with the status once the answer has been read. */
-function post(url: URL, target: ResolvedTarget, headers: Record<string, string>, body: string, signal: AbortSignal): Promise<number> {
+/** An idle connection is closed before a receiver's own keep-alive time-out (Node's is 5 s) would. */
+const IDLE_SOCKET_MS = 4_000;
+/** Agents kept at once; past that, one without a request under way is dropped. */
+const MAX_AGENTS = 256;
+const agents = new Map<string, HttpAgent>();
+
+/**
+ * A keep-alive agent for one receiver at one checked address. Keyed by that address, so a connection
+ * opened to it is only ever reused for attempts whose own DNS check gave the same address.
+ */
+function agentFor(url: URL, target: ResolvedTarget): HttpAgent {
+  const key = `${url.protocol}//${url.host}@${target.address}`;
+  let agent = agents.get(key);
+  if (agent) return agent;
+  if (agents.size >= MAX_AGENTS) {
+    for (const [oldKey, old] of agents) {
+      if (Object.keys(old.sockets).length > 0) continue;
+      old.destroy();
+      agents.delete(oldKey);
+      break;
+    }
+  }
+  const options = { keepAlive: true, timeout: IDLE_SOCKET_MS, scheduling: 'lifo' as const };
+  agent = url.protocol === 'https:' ? new HttpsAgent(options) : new HttpAgent(options);
+  agents.set(key, agent);
+  return agent;
+}
+
+function postOn(url: URL, target: ResolvedTarget, headers: Record<string, string>, body: string, signal: AbortSignal): [ClientRequest, Promise<number>] {
   const send = url.protocol === 'https:' ? httpsRequest : httpRequest;
-  return new Promise((resolve, reject) => {
-    const req = send(
-      url,
-      { method: 'POST', headers, lookup: pinnedLookup(target), agent: false, signal },
-      (response: IncomingMessage) => {
-        response.on('error', reject);
-        response.on('end', () => resolve(response.statusCode ?? 0));
-        response.resume();
-      },
-    );
+  let req!: ClientRequest;
+  const status = new Promise<number>((resolve, reject) => {
+    req = send(url, { method: 'POST', headers, lookup: pinnedLookup(target), agent: agentFor(url, target), signal }, (response: IncomingMessage) => {
+      response.on('error', reject);
+      response.on('end', () => resolve(response.statusCode ?? 0));
+      response.resume();
+    });
     req.on('error', reject);
     req.end(body);
   });
+  return [req, status];
+}
+
+/**
+ * POSTs once, follows no redirect, and resolves with the status once the answer has been read. A
+ * kept-alive connection the receiver closed just as it was reused fails before anything was read:
+ * that one is tried again on a new connection.
+ */
+async function post(url: URL, target: ResolvedTarget, headers: Record<string, string>, body: string, signal: AbortSignal): Promise<number> {
+  const [req, status] = postOn(url, target, headers, body, signal);
+  try {
+    return await status;
+  } catch (error) {
+    if (!req.reusedSocket || signal.aborted || (error as NodeJS.ErrnoException).code !== 'ECONNRESET') throw error;
+    return postOn(url, target, headers, body, signal)[1];
+  }
 }
 
 /** Attempt errors are stable codes, so a log reader can filter on them. */

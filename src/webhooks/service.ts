@@ -52,9 +52,9 @@ export interface Target {
  * After a failed attempt, the next retry is due its delay after the END of that attempt; once the
  * schedule is used up (or for a one-shot test delivery) the delivery has failed.
  */
-function nextStep(delivery: DeliveryRow, attempt: AttemptRecord, policy: DeliveryPolicy, runAttempts: number): NextStep {
+function nextStep(delivery: DeliveryRow, attempt: AttemptRecord, policy: DeliveryPolicy): NextStep {
   if (attempt.error === null) return { state: 'succeeded', next_attempt_at: null };
-  const delay = policy.retryDelaysMs[runAttempts - 1];
+  const delay = policy.retryDelaysMs[delivery.run_attempts];
   if (delivery.is_test === 1 || delay === undefined || attempt.error === 'webhook_disabled') return { state: 'failed', next_attempt_at: null };
   return { state: 'pending', next_attempt_at: new Date(Date.parse(attempt.at) + attempt.duration_ms + delay).toISOString() };
 }
@@ -65,7 +65,7 @@ export async function attemptDelivery(db: Kysely<Database>, delivery: DeliveryRo
     target.url === null || target.secret === null
       ? { at: new Date().toISOString(), status_code: null, duration_ms: 0, error: 'webhook_disabled' }
       : await sendOnce(target.url, target.secret, { deliveryId: delivery.id, event: delivery.event, body: delivery.body }, policy);
-  await recordAttempt(db, delivery.id, attempt, (runAttempts) => nextStep(delivery, attempt, policy, runAttempts));
+  await recordAttempt(db, delivery, attempt, nextStep(delivery, attempt, policy));
   return attempt;
 }
 

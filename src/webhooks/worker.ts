@@ -3,9 +3,16 @@ import type { Db } from '../db/connect.ts';
 import { claim, dueCandidates, type Candidate, type DeliveryRow } from './repository.ts';
 import { attemptDelivery, leaseMs, type DeliveryPolicy } from './service.ts';
 
-/** Attempts in flight in one process, overall and towards one receiver host. */
-export const MAX_IN_FLIGHT = 32;
+/** Attempts in flight in one process. */
+export const MAX_IN_FLIGHT = 128;
+/**
+ * Attempts in flight towards one receiver host that has not shown itself fast: a new host, or one
+ * whose last attempt took SLOW_MS or more, or one with an attempt under way for that long.
+ */
 export const MAX_IN_FLIGHT_PER_HOST = 4;
+/** Attempts in flight towards a host whose attempts end within SLOW_MS. */
+export const MAX_IN_FLIGHT_PER_FAST_HOST = 32;
+const SLOW_MS = 1_000;
 const POLL_MS = 250;
 const CANDIDATE_PASSES = 3;
 
@@ -23,25 +30,48 @@ function hostOf(url: string | null): string {
   }
 }
 
+interface HostLoad {
+  inFlight: number;
+  /** Start times of the attempts under way, oldest first. */
+  started: number[];
+  lastTookMs: number;
+}
+
 /**
- * Polls for due deliveries and attempts them. A host with MAX_IN_FLIGHT_PER_HOST attempts under way
- * takes no more, and its sites are left out of the next polls, so a hanging receiver delays only
- * its own deliveries. Claims are leases in the database, so several instances can run this at once.
+ * Polls for due deliveries, claims a batch and attempts them. A host takes MAX_IN_FLIGHT_PER_HOST
+ * attempts at once, or MAX_IN_FLIGHT_PER_FAST_HOST while it answers quickly; a full host's sites
+ * are left out of the next polls, so a hanging receiver delays only its own deliveries (and a fast
+ * host that starts hanging drops back to the small cap as soon as an attempt has run SLOW_MS). The
+ * worker polls again when the attempts of its last batch are half done, or every POLL_MS. Claims are
+ * leases in the database, so several instances can run this at once.
  */
 export function startDeliveryWorker(db: Db, policy: DeliveryPolicy, log: FastifyBaseLogger): DeliveryWorker {
   const inFlight = new Map<string, Promise<void>>();
-  const perHost = new Map<string, number>();
+  const hosts = new Map<string, HostLoad>();
   /** Sites seen pointing at a host that is full, kept out of the poll until the host has room. */
   const waitingSites = new Map<string, Set<string>>();
+  /** Attempts in flight at or below which the worker polls for more before the timer would. */
+  let refillAt = 0;
   let stopping = false;
   let ticking: Promise<void> | null = null;
   let timer: NodeJS.Timeout | undefined;
 
-  const isFull = (host: string) => (perHost.get(host) ?? 0) >= MAX_IN_FLIGHT_PER_HOST;
+  function capOf(host: string, now: number): number {
+    const load = hosts.get(host);
+    if (!load || load.lastTookMs >= SLOW_MS) return MAX_IN_FLIGHT_PER_HOST;
+    const oldest = load.started[0];
+    return oldest !== undefined && now - oldest >= SLOW_MS ? MAX_IN_FLIGHT_PER_HOST : MAX_IN_FLIGHT_PER_FAST_HOST;
+  }
+
+  const isFull = (host: string) => (hosts.get(host)?.inFlight ?? 0) >= capOf(host, Date.now());
 
   function start(delivery: DeliveryRow, candidate: Candidate): void {
     const host = hostOf(candidate.url);
-    perHost.set(host, (perHost.get(host) ?? 0) + 1);
+    const load = hosts.get(host) ?? { inFlight: 0, started: [], lastTookMs: SLOW_MS };
+    hosts.set(host, load);
+    const startedAt = Date.now();
+    load.inFlight += 1;
+    load.started.push(startedAt);
     const run = attemptDelivery(db.kysely, delivery, candidate, policy)
       .then(
         (attempt) => log.debug({ delivery: delivery.id, ...attempt }, 'webhook attempt'),
@@ -49,11 +79,11 @@ export function startDeliveryWorker(db: Db, policy: DeliveryPolicy, log: Fastify
       )
       .finally(() => {
         inFlight.delete(delivery.id);
-        const left = (perHost.get(host) ?? 1) - 1;
-        if (left === 0) perHost.delete(host);
-        else perHost.set(host, left);
+        load.inFlight -= 1;
+        load.started.splice(load.started.indexOf(startedAt), 1);
+        load.lastTookMs = Date.now() - startedAt;
         if (!isFull(host)) waitingSites.delete(host);
-        kick();
+        if (inFlight.size <= refillAt) kick();
       });
     inFlight.set(delivery.id, run);
   }
@@ -65,7 +95,7 @@ export function startDeliveryWorker(db: Db, policy: DeliveryPolicy, log: Fastify
       if (stopping || free <= 0) return;
       const now = new Date();
       const excluded = [...waitingSites.values()].flatMap((sites) => [...sites]);
-      const limit = free * 4;
+      const limit = free * 2;
       const candidates = await dueCandidates(db.kysely, now.toISOString(), excluded, limit);
       const picked: Candidate[] = [];
       const pickedPerHost = new Map<string, number>();
@@ -73,8 +103,8 @@ export function startDeliveryWorker(db: Db, policy: DeliveryPolicy, log: Fastify
       for (const candidate of candidates) {
         if (picked.length === free) break;
         const host = hostOf(candidate.url);
-        const load = (perHost.get(host) ?? 0) + (pickedPerHost.get(host) ?? 0);
-        if (load >= MAX_IN_FLIGHT_PER_HOST) {
+        const load = (hosts.get(host)?.inFlight ?? 0) + (pickedPerHost.get(host) ?? 0);
+        if (load >= capOf(host, now.getTime())) {
           leftOut.push(candidate);
           continue;
         }
@@ -85,6 +115,7 @@ export function startDeliveryWorker(db: Db, policy: DeliveryPolicy, log: Fastify
       const claimed = await claim(db, picked.map((c) => c.id), now.toISOString(), leaseUntil);
       const byId = new Map(picked.map((c) => [c.id, c]));
       for (const delivery of claimed) start(delivery, byId.get(delivery.id)!);
+      refillAt = Math.floor(inFlight.size / 2);
       // A site waits only for a host that is full with this worker's own attempts, whose ends clear
       // the wait. Picks another instance claimed first leave the host with room: the next poll
       // tries again (waiting then would starve this worker of that site for good).
@@ -98,13 +129,20 @@ export function startDeliveryWorker(db: Db, policy: DeliveryPolicy, log: Fastify
       if (!learned || candidates.length < limit) return;
     }
   }
-
+  /** A kick while a poll runs is remembered: the attempts that ended meanwhile asked for one more. */
+  let kickedWhileTicking = false;
   function kick(): void {
-    if (stopping || ticking) return;
+    if (stopping) return;
+    if (ticking) {
+      kickedWhileTicking = true;
+      return;
+    }
+    kickedWhileTicking = false;
     ticking = fill()
       .catch((error) => log.error({ err: error }, 'webhook worker could not poll'))
       .finally(() => {
         ticking = null;
+        if (kickedWhileTicking) kick();
       });
   }
 

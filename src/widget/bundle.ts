@@ -9,7 +9,8 @@ export interface Bundle {
   etag: string;
 }
 
-const ENTRY = fileURLToPath(new URL('./client/main.ts', import.meta.url));
+// This module runs from src/widget/ or, bundled, from dist/parley.js (see scripts/build.js).
+const ENTRY = fileURLToPath(new URL(import.meta.url.endsWith('.ts') ? './client/main.ts' : '../src/widget/client/main.ts', import.meta.url));
 
 /** Bundles the widget into one minified script (an IIFE: no globals but the custom element). */
 export async function buildWidget(): Promise<Bundle> {
