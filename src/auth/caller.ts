@@ -119,15 +119,16 @@ export function actorRef(caller: Caller): string | null {
   return null;
 }
 
+/** What tenancy needs of a site (a `Site` is one). */
 export interface SiteOwnership {
   id: string;
-  account_id: string;
+  accountId: string;
 }
 
 /** Whether the caller's credential reaches this site at all (tenancy). */
 export function canAccessSite(caller: Caller, site: SiteOwnership): boolean {
   if (caller.kind === 'key') {
-    return caller.accountId === site.account_id && (caller.siteIds === null || caller.siteIds.includes(site.id));
+    return caller.accountId === site.accountId && (caller.siteIds === null || caller.siteIds.includes(site.id));
   }
   if (caller.kind === 'session') return caller.siteId === site.id;
   return false;

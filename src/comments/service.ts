@@ -80,11 +80,17 @@ function capPerRoot(replies: CommentRow[], cap: number): { kept: CommentRow[]; c
   return { kept, cut };
 }
 
-/** Loads a comment the caller may see, with its site and the caller's view of it. */
-export async function visibleComment(db: Db, caller: Caller, id: string) {
+/** A comment (with its thread URL) and its site; 404 when either is unknown. */
+export async function commentWithSite(db: Db, id: string) {
   const comment = await findComment(db.kysely, id);
   const site = comment && (await findSite(db.kysely, comment.site_id));
   if (!comment || !site) throw new AppError('not_found', `No comment ${id}`);
+  return { comment, site };
+}
+
+/** Loads a comment the caller may see, with its site and the caller's view of it. */
+export async function visibleComment(db: Db, caller: Caller, id: string) {
+  const { comment, site } = await commentWithSite(db, id);
   const viewer = viewerFor(caller, site);
   if (!(await isVisible(db.kysely, viewer, id))) throw new AppError('not_found', `No comment ${id}`);
   return { comment, site, viewer };
@@ -145,7 +151,7 @@ export async function createComment(db: Db, caller: Caller, input: CreateInput):
   const url = threadKey(input.thread_url);
   assertAllowedHost(url, site.domains);
   const author = actorRef(caller);
-  const moderator = isModerator(caller, { id: site.id, account_id: site.accountId });
+  const moderator = isModerator(caller, site);
   const viewer: Viewer = { ref: author, moderator };
   let parent: CommentRow | undefined;
   if (input.parent_id) {

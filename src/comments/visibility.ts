@@ -12,9 +12,8 @@ export const PUBLIC_VIEWER: Viewer = { ref: null, moderator: false };
 
 /** A credential of another tenant reads a site exactly as the public does. */
 export function viewerFor(caller: Caller, site: Site): Viewer {
-  const ownership = { id: site.id, account_id: site.accountId };
-  if (!canAccessSite(caller, ownership)) return PUBLIC_VIEWER;
-  return { ref: actorRef(caller), moderator: isModerator(caller, ownership) };
+  if (!canAccessSite(caller, site)) return PUBLIC_VIEWER;
+  return { ref: actorRef(caller), moderator: isModerator(caller, site) };
 }
 
 /**

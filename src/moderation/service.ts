@@ -4,9 +4,7 @@ import { forUpdate, lockAuthor } from '../db/dialect.ts';
 import { AppError } from '../errors.ts';
 import { recordEvent } from '../events/record.ts';
 import { newId } from '../ids.ts';
-import { findComment } from '../comments/repository.ts';
-import { visibleComment } from '../comments/service.ts';
-import { findSite } from '../sites/repository.ts';
+import { commentWithSite, visibleComment } from '../comments/service.ts';
 import { eventComment, type CommentRow } from '../comments/view.ts';
 import { banAuthor, liftShadowBan } from './bans.ts';
 import { refreshListing } from '../comments/listing.ts';
@@ -53,13 +51,10 @@ export async function moderateComment(
   reason: string | null,
 ): Promise<ModerationResult> {
   requireCredential(caller);
-  const comment = await findComment(db.kysely, id);
-  const site = comment && (await findSite(db.kysely, comment.site_id));
-  if (!comment || !site || !canAccessSite(caller, { id: site.id, account_id: site.accountId })) {
-    throw new AppError('not_found', `No comment ${id}`);
-  }
+  const { comment, site } = await commentWithSite(db, id);
+  if (!canAccessSite(caller, site)) throw new AppError('not_found', `No comment ${id}`);
   // Within its own site a credential learns that the comment exists, so the answer is about the role.
-  if (!isModerator(caller, { id: site.id, account_id: site.accountId })) {
+  if (!isModerator(caller, site)) {
     throw new AppError('forbidden', 'Moderating needs a moderator or admin credential for this site');
   }
   const moderatorRef = actorRef(caller)!;

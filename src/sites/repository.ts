@@ -46,7 +46,7 @@ export async function findSite(db: Kysely<Database>, siteId: string): Promise<Si
 /** The site if the caller's credential reaches it; other tenants' sites do not exist (404). */
 export async function findSiteFor(db: Kysely<Database>, caller: Caller, siteId: string): Promise<Site> {
   const site = await findSite(db, siteId);
-  if (!site || !canAccessSite(caller, { id: site.id, account_id: site.accountId })) {
+  if (!site || !canAccessSite(caller, site)) {
     throw new AppError('not_found', `No site ${siteId}`);
   }
   return site;

@@ -36,14 +36,13 @@ export const widgetRoutes: FastifyPluginAsyncTypebox<{ db: Db }> = async (app, {
       const site = await findSite(db.kysely, request.query.site_id);
       if (!site) throw new AppError('not_found', `No site ${request.query.site_id}`);
       const caller = request.caller;
-      const ownership = { id: site.id, account_id: site.accountId };
-      const signedIn = canAccessSite(caller, ownership);
+      const signedIn = canAccessSite(caller, site);
       return {
         site: { id: site.id, name: site.name, allow_guests: site.allowGuests, reactions: site.reactions },
         viewer: {
           signed_in: signedIn,
           name: !signedIn ? null : caller.kind === 'session' ? caller.userName : caller.kind === 'key' ? caller.name : null,
-          moderator: isModerator(caller, ownership),
+          moderator: isModerator(caller, site),
         },
       };
     },
