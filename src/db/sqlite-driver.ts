@@ -65,8 +65,8 @@ export class GroupCommitSqlite {
 
   /** Runs one statement outside any transaction. */
   async runPlain(query: CompiledQuery): Promise<QueryResult<unknown>> {
-    const statement = this.#readerStatements.get(query.sql);
-    if (statement.readonly && !(this.#reader === this.#writer && this.#groupOpen)) return execute(statement, query);
+    const prepared = this.#readerStatements.get(query.sql);
+    if (prepared.statement.readonly && !(this.#reader === this.#writer && this.#groupOpen)) return execute(prepared, query);
     await this.begin();
     let result: QueryResult<unknown>;
     try {
@@ -88,10 +88,10 @@ export class GroupCommitSqlite {
     await this.#writerLock.acquire();
     try {
       if (!this.#groupOpen) {
-        this.#writerStatements.get('begin immediate').run();
+        this.#writerStatements.get('begin immediate').statement.run();
         this.#groupOpen = true;
       }
-      this.#writerStatements.get('savepoint parley_trx').run();
+      this.#writerStatements.get('savepoint parley_trx').statement.run();
     } catch (error) {
       this.#writerLock.release();
       throw error;
@@ -103,7 +103,7 @@ export class GroupCommitSqlite {
    * returns a promise of its group's COMMIT.
    */
   release(): Promise<void> {
-    this.#writerStatements.get('release parley_trx').run();
+    this.#writerStatements.get('release parley_trx').statement.run();
     const durable = new Promise<void>((resolve, reject) => this.#waiting.push({ resolve, reject }));
     this.#writerLock.release();
     this.#scheduleFlush();
@@ -113,8 +113,8 @@ export class GroupCommitSqlite {
   rollback(): void {
     try {
       if (this.#writer.inTransaction) {
-        this.#writerStatements.get('rollback to parley_trx').run();
-        this.#writerStatements.get('release parley_trx').run();
+        this.#writerStatements.get('rollback to parley_trx').statement.run();
+        this.#writerStatements.get('release parley_trx').statement.run();
       }
     } finally {
       // SQLite ends the whole transaction on some errors (disk full, I/O): then the group is lost.
@@ -135,7 +135,7 @@ export class GroupCommitSqlite {
     try {
       if (!this.#groupOpen) return;
       try {
-        this.#writerStatements.get('commit').run();
+        this.#writerStatements.get('commit').statement.run();
         this.#endGroup(null);
       } catch (error) {
         if (this.#writer.inTransaction) this.#writer.exec('rollback');
@@ -166,11 +166,33 @@ export class GroupCommitSqlite {
   }
 }
 
-function execute(statement: SQLite.Statement, query: CompiledQuery): QueryResult<unknown> {
+function execute({ statement, toRow }: Prepared, query: CompiledQuery): QueryResult<unknown> {
   const parameters = query.parameters as unknown[];
-  if (statement.reader) return { rows: statement.all(parameters) };
+  if (toRow) return { rows: (statement.all(parameters) as unknown[][]).map(toRow) };
   const { changes, lastInsertRowid } = statement.run(parameters);
   return { rows: [], numAffectedRows: BigInt(changes), insertId: BigInt(lastInsertRowid) };
+}
+
+/** A kept statement, and for one that returns rows, the function that makes a row object of its values. */
+interface Prepared {
+  statement: SQLite.Statement;
+  toRow: ((values: unknown[]) => Record<string, unknown>) | null;
+}
+
+/**
+ * better-sqlite3 builds a row object through V8's C++ API one property at a time, which took half of
+ * the time of a list query (44 rows of 21 columns: 119 µs as objects, 60 µs as arrays turned into
+ * objects by a literal). So statements return arrays, and each statement gets a function with an
+ * object literal of its columns (names JSON-quoted; a repeated name keeps its last value, as the
+ * object form does).
+ */
+function prepare(database: SQLite.Database, sql: string): Prepared {
+  const statement = database.prepare(sql);
+  if (!statement.reader) return { statement, toRow: null };
+  statement.raw(true);
+  const fields = statement.columns().map((column, index) => `${JSON.stringify(column.name)}: values[${index}]`);
+  const toRow = new Function('values', `return { ${fields.join(', ')} };`) as Prepared['toRow'];
+  return { statement, toRow };
 }
 
 /**
@@ -179,22 +201,22 @@ function execute(statement: SQLite.Statement, query: CompiledQuery): QueryResult
  * so prepared statements are kept, the least recently used dropped past its size.
  */
 class StatementCache {
-  readonly #statements = new Map<string, SQLite.Statement>();
+  readonly #statements = new Map<string, Prepared>();
   constructor(
     private readonly database: SQLite.Database,
     private readonly size = 500,
   ) {}
 
-  get(sql: string): SQLite.Statement {
-    let statement = this.#statements.get(sql);
-    if (statement) {
+  get(sql: string): Prepared {
+    let prepared = this.#statements.get(sql);
+    if (prepared) {
       this.#statements.delete(sql);
     } else {
-      statement = this.database.prepare(sql);
+      prepared = prepare(this.database, sql);
       if (this.#statements.size >= this.size) this.#statements.delete(this.#statements.keys().next().value!);
     }
-    this.#statements.set(sql, statement);
-    return statement;
+    this.#statements.set(sql, prepared);
+    return prepared;
   }
 }
 
