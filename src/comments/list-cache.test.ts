@@ -92,6 +92,65 @@ describe('public list cache', () => {
   });
 });
 
+describe("a reader's list made from the cached public list", () => {
+  const marksOf = (comments: any[]): any[] =>
+    comments.flatMap((c) => [[c.content, c.user_vote, c.user_reaction, c.user_is_author], ...marksOf(c.replies)]);
+
+  it("carries each reader's own votes, reactions and authorship, nested replies included, and never leaks them", async () => {
+    const bob = await parley.signIn(site.api_key, site.site_id, { id: 'bob-marks', name: 'Bob' });
+    const thread = pageUrl();
+    const root = await post(thread, 'root by alice');
+    const reply = await post(thread, 'reply by alice', root.id);
+    await parley.request('POST', `/v1/comments/${reply.id}/vote`, { token: bob, body: { vote_type: 'down' } });
+    await parley.request('POST', `/v1/comments/${root.id}/react`, { token: bob, body: { reaction_type: 'funny' } });
+    const publicBefore = await list(thread);
+
+    expect(marksOf((await list(thread, undefined, bob)).body.comments)).toEqual([
+      ['root by alice', null, 'funny', false],
+      ['reply by alice', 'down', null, false],
+    ]);
+    expect(marksOf((await list(thread, undefined, alice)).body.comments)).toEqual([
+      ['root by alice', null, null, true],
+      ['reply by alice', null, null, true],
+    ]);
+    const publicAfter = await list(thread);
+    expect(marksOf(publicAfter.body.comments)).toEqual([
+      ['root by alice', null, null, false],
+      ['reply by alice', null, null, false],
+    ]);
+    expect(publicAfter.headers.get('etag')).toBe(publicBefore.headers.get('etag'));
+
+    await parley.request('POST', `/v1/comments/${reply.id}/vote`, { token: bob, body: { vote_type: 'up' } });
+    const afterSwitch = (await list(thread, undefined, bob)).body;
+    expect(afterSwitch.comments[0].replies[0]).toMatchObject({ user_vote: 'up', upvotes: 1, downvotes: 0 });
+  });
+
+  it('shows a reader their own pending comment, which the public and other readers do not see', async () => {
+    const held = await parley.newSite({ moderation: 'all' });
+    const carol = await parley.signIn(held.api_key, held.site_id, { id: 'carol', name: 'Carol' });
+    const dave = await parley.signIn(held.api_key, held.site_id, { id: 'dave', name: 'Dave' });
+    const thread = pageUrl();
+    const path = `/v1/comments?thread_url=${encodeURIComponent(thread)}&site_id=${held.site_id}`;
+    const approved = await parley.request('POST', '/v1/comments', { token: held.api_key, body: { thread_url: thread, site_id: held.site_id, content: 'by the site' } });
+    expect(approved.body.status).toBe('published');
+    expect((await parley.request('GET', path, { token: carol })).body.total).toBe(1);
+
+    await parley.request('POST', '/v1/comments', { token: carol, body: { thread_url: thread, site_id: held.site_id, content: 'awaiting approval' } });
+
+    const own = (await parley.request('GET', path, { token: carol })).body;
+    expect(own.total).toBe(2);
+    expect(own.comments.map((c: any) => [c.content, c.status, c.user_is_author])).toEqual([
+      ['awaiting approval', 'pending', true],
+      ['by the site', 'published', false],
+    ]);
+    for (const token of [dave, undefined]) {
+      const other = (await parley.request('GET', path, { token })).body;
+      expect(other.comments.map((c: any) => c.content)).toEqual(['by the site']);
+      expect(other.total).toBe(1);
+    }
+  });
+});
+
 describe('ETag and If-None-Match', () => {
   it('answers 304 without a body when the tag is current, and 200 with the new tag after a write', async () => {
     const thread = pageUrl();

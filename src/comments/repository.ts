@@ -1,7 +1,7 @@
-import { sql, type Kysely, type SelectQueryBuilder } from 'kysely';
+import { sql, type Kysely, type SelectQueryBuilder, type SqlBool } from 'kysely';
 import type { CommentTable, Database } from '../db/schema.ts';
 import { toCount } from '../db/dialect.ts';
-import type { CommentRow, ViewerMarks } from './view.ts';
+import { VIEW_COLUMNS, type ViewRow, type ViewerMarks } from './view.ts';
 import { visibleTo, type Viewer } from './visibility.ts';
 
 export const SORTS = ['newest', 'oldest', 'top', 'best'] as const;
@@ -10,6 +10,10 @@ export type Sort = (typeof SORTS)[number];
 /** Replies nested under one top-level comment in a list; GET /v1/comments/:id allows more. */
 export const LIST_REPLY_CAP = 500;
 export const SUBTREE_CAP = 10_000;
+
+/** Fixed identifiers, so written once as SQL text rather than compiled for every branch of every list. */
+const VIEW_COLUMNS_SQL = sql.raw(VIEW_COLUMNS.map((column) => `c.${column}`).join(', '));
+const VIEW_COLUMNS_OF_C = VIEW_COLUMNS.map((column) => `c.${column}` as const);
 
 export interface Thread {
   id: string;
@@ -54,6 +58,23 @@ export async function isVisible(db: Kysely<Database>, viewer: Viewer, id: string
   return toCount(result.rows[0]?.hidden) === 0;
 }
 
+/**
+ * Whether this author has a comment in the thread that the public does not see but they do
+ * (pending, or published while shadow-banned). The condition is the one of the partial index
+ * comments_only_author_sees (migration 0005), which holds only such rows.
+ */
+export async function hasCommentsOnlyAuthorSees(db: Kysely<Database>, threadId: string, authorRef: string): Promise<boolean> {
+  const found = await db
+    .selectFrom('comments')
+    .select('id')
+    .where('thread_id', '=', threadId)
+    .where('author_ref', '=', authorRef)
+    .where(sql<SqlBool>`(status = 'pending' or (status = 'published' and moderation_status is not null))`)
+    .limit(1)
+    .executeTakeFirst();
+  return found !== undefined;
+}
+
 /** Whether a top-level comment `c` is in the viewer's list (stored per row for the public and moderators). */
 export function listable(viewer: Viewer) {
   // A deleted top-level comment stays as a placeholder while a live reply below it is visible.
@@ -74,7 +95,7 @@ export async function listTopLevel(
   sort: Sort,
   page: number,
   limit: number,
-): Promise<{ rows: CommentRow[]; total: number }> {
+): Promise<{ rows: ViewRow[]; total: number }> {
   const base = db.selectFrom('comments as c').where('c.thread_id', '=', thread.id).where('c.parent_id', 'is', null);
   const stored = viewer.moderator ? 'c.listed_all' : viewer.ref === null ? 'c.listed_public' : null;
   const direction = sort === 'oldest' ? 'asc' : 'desc';
@@ -90,10 +111,10 @@ export async function listTopLevel(
     // The page's ids first, from the index alone, then their rows: a deep page skips index entries,
     // not rows (page 500 of a 100,000-comment thread: 1.5 ms instead of 5).
     const ids = window(inOrder(base.where(stored, '=', sql.lit(1)).select('c.id')));
-    const rows = await inOrder(db.selectFrom('comments as c').selectAll('c').where('c.id', 'in', ids)).execute();
+    const rows = await inOrder(db.selectFrom('comments as c').select(VIEW_COLUMNS_OF_C).where('c.id', 'in', ids)).execute();
     return { rows, total: Number(viewer.moderator ? thread.all_total : thread.public_total) };
   }
-  const rows = window(inOrder(base.where(listable(viewer)).selectAll('c'))).execute();
+  const rows = window(inOrder(base.where(listable(viewer)).select(VIEW_COLUMNS_OF_C))).execute();
   const ownRoots = db
     .selectFrom('comments as a')
     .select('a.root_id')
@@ -121,19 +142,19 @@ export async function listReplies(db: Kysely<Database>, viewer: Viewer, rootIds:
   // Written as SQL text: the query builder took longer to assemble 20 branches than SQLite to run them.
   // The cap is a literal: with a bound LIMIT, SQLite ran the branches four times slower.
   const branches = rootIds.map(
-    (rootId) => sql`select * from (select c.* from comments c where c.root_id = ${rootId} and c.id <> ${rootId}
+    (rootId) => sql`select * from (select ${VIEW_COLUMNS_SQL} from comments c where c.root_id = ${rootId} and c.id <> ${rootId}
       and ${visibleTo(viewer, 'c')} order by c.created_at, c.id limit ${sql.lit(cap + 1)}) as branch`,
   );
-  return (await sql<CommentRow>`${sql.join(branches, sql` union all `)}`.execute(db)).rows;
+  return (await sql<ViewRow>`${sql.join(branches, sql` union all `)}`.execute(db)).rows;
 }
 
 /** The visible subtree below a comment, breadth first, through the parent index. */
 export async function listSubtree(db: Kysely<Database>, viewer: Viewer, id: string, cap: number) {
-  const result = await sql<CommentRow>`
+  const result = await sql<ViewRow>`
     with recursive subtree as (
-      select c.* from comments c where c.parent_id = ${id} and ${visibleTo(viewer, 'c')}
+      select ${VIEW_COLUMNS_SQL} from comments c where c.parent_id = ${id} and ${visibleTo(viewer, 'c')}
       union all
-      select c.* from comments c join subtree s on c.parent_id = s.id where ${visibleTo(viewer, 'c')}
+      select ${VIEW_COLUMNS_SQL} from comments c join subtree s on c.parent_id = s.id where ${visibleTo(viewer, 'c')}
     )
     select * from subtree limit ${sql.lit(cap + 1)}`.execute(db);
   return result.rows.sort((a, b) => (a.created_at === b.created_at ? (a.id < b.id ? -1 : 1) : a.created_at < b.created_at ? -1 : 1));

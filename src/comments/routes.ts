@@ -3,13 +3,13 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
 import type { Db } from '../db/connect.ts';
 import { Credential, errors, IdParams, OptionalCredential } from '../http/schemas.ts';
-import { etagOf, matchesEtag } from '../http/etag.ts';
-import type { CachedList, ListCache } from './list-cache.ts';
+import { matchesEtag } from '../http/etag.ts';
+import { listResponse, type CachedList, type ListCache, type ListResponse } from './list-cache.ts';
 import { CommentList, CommentRef, CreateBody, EditBody, ListQuery } from './schemas.ts';
-import { createComment, deleteComment, editComment, getComment, listComments } from './service.ts';
+import { createComment, deleteComment, editComment, getComment, listComments, readPublicList } from './service.ts';
 import { threadKey } from './thread-url.ts';
 
-function sendList(request: FastifyRequest, reply: FastifyReply, list: CachedList) {
+function sendList(request: FastifyRequest, reply: FastifyReply, list: ListResponse) {
   reply.header('etag', list.etag);
   if (matchesEtag(request.headers['if-none-match'], list.etag)) return reply.code(304).send();
   return reply.type('application/json; charset=utf-8').send(list.body);
@@ -28,15 +28,23 @@ export const commentRoutes: FastifyPluginAsyncTypebox<{ db: Db; listCache: ListC
       response: { 200: CommentList, 304: Type.Null({ description: 'Not modified: the If-None-Match entity tag is current' }), ...errors },
     },
     handler: async (request, reply) => {
-      const cache = request.caller.kind === 'public' ? listCache : null;
-      const hit = cache?.get(request.url);
-      if (hit) return sendList(request, reply, hit);
-      const readStartedAt = cache?.startRead() ?? 0;
-      const body = Buffer.from(reply.serialize(await listComments(db, request.caller, request.query)) as string);
-      const list = cache
-        ? cache.set(request.url, request.query.site_id, threadKey(request.query.thread_url).href, readStartedAt, body)
-        : { body, etag: etagOf(body) };
-      return sendList(request, reply, list);
+      // The public's list of this URL: from the cache, or read and kept there while no write to its
+      // thread came after the read began.
+      const publicList = async (): Promise<CachedList> => {
+        const hit = listCache?.get(request.url);
+        if (hit) return hit;
+        const readStartedAt = listCache?.startRead() ?? 0;
+        const page = await readPublicList(db, request.query);
+        const body = Buffer.from(reply.serialize(page.list) as string);
+        if (!listCache) return { ...listResponse(body), page };
+        return listCache.set(request.url, request.query.site_id, threadKey(request.query.thread_url).href, readStartedAt, body, page);
+      };
+      if (request.caller.kind === 'public') return sendList(request, reply, await publicList());
+      let shown: CachedList | undefined;
+      const list = await listComments(db, request.caller, request.query, async () => (shown = await publicList()).page);
+      // A credential of another tenant reads exactly the public's list, bytes and all.
+      if (shown && list === shown.page.list) return sendList(request, reply, shown);
+      return sendList(request, reply, listResponse(Buffer.from(reply.serialize(list) as string)));
     },
   });
 

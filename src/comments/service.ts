@@ -11,6 +11,7 @@ import { findSite, findSiteFor, type Site } from '../sites/repository.ts';
 import {
   findComment,
   findThread,
+  hasCommentsOnlyAuthorSees,
   isVisible,
   LIST_REPLY_CAP,
   listReplies,
@@ -24,8 +25,8 @@ import { addToTotals, listedPublicly, refreshListing } from './listing.ts';
 import { MAX_AUTHOR_NAME, MAX_CONTENT, cleanText } from './text.ts';
 import { assertAllowedHost, threadKey } from './thread-url.ts';
 import { isEmptyPlaceholder, nestReplies } from './tree.ts';
-import { authorMarks, eventComment, toView, type CommentRow, type CommentView } from './view.ts';
-import { viewerFor, type Viewer } from './visibility.ts';
+import { authorMarks, eventComment, toView, userVote, type CommentRow, type CommentView, type ViewerMarks, type ViewRow } from './view.ts';
+import { PUBLIC_VIEWER, viewerFor, type Viewer } from './visibility.ts';
 
 export interface ListQuery {
   thread_url: string;
@@ -47,29 +48,72 @@ async function siteOrNotFound(db: Kysely<Database>, siteId: string): Promise<Sit
   return site;
 }
 
+/** A list as the public sees it, with who wrote each comment, from which a reader's list is made. */
+export interface PublicPage {
+  list: CommentList;
+  /** Every comment of the list by id, to its author (null for guests). */
+  authorOf: Map<string, string | null>;
+}
+
 /** A page of top-level comments, each with its visible reply tree (capped), for this viewer. */
-export async function listComments(db: Db, caller: Caller, query: ListQuery): Promise<CommentList> {
+async function readList(db: Db, site: Site, viewer: Viewer, query: ListQuery): Promise<PublicPage> {
   const page = query.page ?? 1;
-  const limit = query.limit ?? 20;
-  const site = await siteOrNotFound(db.kysely, query.site_id);
   const url = threadKey(query.thread_url, 'querystring/thread_url');
   const thread = await findThread(db.kysely, site.id, url.href);
-  if (!thread) return { comments: [], total: 0, page };
-  const viewer = viewerFor(caller, site);
-  const { rows, total } = await listTopLevel(db.kysely, viewer, thread, query.sort ?? 'newest', page, limit);
+  if (!thread) return { list: { comments: [], total: 0, page }, authorOf: new Map() };
+  const { rows, total } = await listTopLevel(db.kysely, viewer, thread, query.sort ?? 'newest', page, query.limit ?? 20);
   const replies = await listReplies(db.kysely, viewer, rows.map((r) => r.id), LIST_REPLY_CAP);
   const { kept, cut } = capPerRoot(replies, LIST_REPLY_CAP);
   const marks = await marksOf(db.kysely, viewer, [...rows, ...kept].map((r) => r.id));
-  const view = (row: CommentRow) => toView(row, url.href, marks);
+  const view = (row: ViewRow) => toView(row, url.href, marks);
   const roots = rows.map(view);
   nestReplies(roots, kept, view, cut);
-  return { comments: roots.filter((root) => !isEmptyPlaceholder(root)), total, page };
+  const authorOf = new Map([...rows, ...kept].map((row) => [row.id, row.author_ref]));
+  return { list: { comments: roots.filter((root) => !isEmptyPlaceholder(root)), total, page }, authorOf };
+}
+
+/** The public's list of a thread (what the response cache keeps). */
+export async function readPublicList(db: Db, query: ListQuery): Promise<PublicPage> {
+  return readList(db, await siteOrNotFound(db.kysely, query.site_id), PUBLIC_VIEWER, query);
+}
+
+/**
+ * The list for this caller. A reader who moderates nothing here and has no comment in the thread
+ * that only they can see (pending, shadow-banned) sees the public's comments: their list is the
+ * public one (`publicList`, cached by the caller) with their own votes, reactions and authorship.
+ */
+export async function listComments(
+  db: Db,
+  caller: Caller,
+  query: ListQuery,
+  publicList: () => Promise<PublicPage> = () => readPublicList(db, query),
+): Promise<CommentList> {
+  const site = await siteOrNotFound(db.kysely, query.site_id);
+  const viewer = viewerFor(caller, site);
+  if (viewer.ref === null && !viewer.moderator) return (await publicList()).list;
+  if (viewer.moderator || viewer.ref === null) return (await readList(db, site, viewer, query)).list;
+  const thread = await findThread(db.kysely, site.id, threadKey(query.thread_url, 'querystring/thread_url').href);
+  if (thread && (await hasCommentsOnlyAuthorSees(db.kysely, thread.id, viewer.ref))) return (await readList(db, site, viewer, query)).list;
+  const shown = await publicList();
+  return withMarks(shown, await marksOf(db.kysely, viewer, [...shown.authorOf.keys()]));
+}
+
+/** The public list with the reader's marks: every comment copied, none of the shared ones changed. */
+function withMarks({ list, authorOf }: PublicPage, marks: ViewerMarks): CommentList {
+  const mark = (view: CommentView): CommentView => ({
+    ...view,
+    user_vote: userVote(marks.votes.get(view.id)),
+    user_reaction: marks.reactions.get(view.id) ?? null,
+    user_is_author: authorOf.get(view.id) === marks.viewerRef,
+    replies: view.replies.map(mark),
+  });
+  return { ...list, comments: list.comments.map(mark) };
 }
 
 /** Keeps `cap` replies per root; the root and the parent of the first reply left out are marked cut. */
-function capPerRoot(replies: CommentRow[], cap: number): { kept: CommentRow[]; cut: Set<string> } {
+function capPerRoot(replies: ViewRow[], cap: number): { kept: ViewRow[]; cut: Set<string> } {
   const perRoot = new Map<string, number>();
-  const kept: CommentRow[] = [];
+  const kept: ViewRow[] = [];
   const cut = new Set<string>();
   for (const row of replies) {
     const seen = perRoot.get(row.root_id) ?? 0;
@@ -102,7 +146,7 @@ export async function getComment(db: Db, caller: Caller, id: string): Promise<Co
   const replies = await listSubtree(db.kysely, viewer, id, SUBTREE_CAP);
   const kept = replies.slice(0, SUBTREE_CAP);
   const marks = await marksOf(db.kysely, viewer, [id, ...kept.map((r) => r.id)]);
-  const view = (row: CommentRow) => toView(row, comment.thread_url, marks);
+  const view = (row: ViewRow) => toView(row, comment.thread_url, marks);
   const root = view(comment);
   nestReplies([root], kept, view, replies.length > SUBTREE_CAP ? new Set([id]) : undefined);
   return root;

@@ -1,4 +1,4 @@
-import type { CommentRow, CommentView } from './view.ts';
+import type { CommentView, ViewRow } from './view.ts';
 
 /** Levels of replies nested in one response: deep enough for any real thread, bounded for the serialiser. */
 export const MAX_NESTING = 200;
@@ -13,8 +13,8 @@ export const MAX_NESTING = 200;
  */
 export function nestReplies(
   roots: CommentView[],
-  replies: CommentRow[],
-  toView: (row: CommentRow) => CommentView,
+  replies: ViewRow[],
+  toView: (row: ViewRow) => CommentView,
   cut: ReadonlySet<string> = new Set(),
 ): void {
   const byId = new Map<string, { view: CommentView; depth: number }>(roots.map((root) => [root.id, { view: root, depth: 0 }]));

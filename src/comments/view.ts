@@ -3,6 +3,30 @@ import type { CommentTable } from '../db/schema.ts';
 
 export type CommentRow = Selectable<CommentTable>;
 
+/**
+ * The columns a comment's API form is made of, and the tree needs (`root_id`): lists read only these
+ * (each column of each row read costs: a third less than the whole row).
+ */
+export const VIEW_COLUMNS = [
+  'id',
+  'site_id',
+  'parent_id',
+  'root_id',
+  'author_ref',
+  'author_name',
+  'content',
+  'status',
+  'moderation_status',
+  'is_deleted',
+  'is_edited',
+  'upvotes',
+  'downvotes',
+  'reaction_counts',
+  'created_at',
+] as const satisfies readonly (keyof CommentRow)[];
+
+export type ViewRow = Pick<CommentRow, (typeof VIEW_COLUMNS)[number]>;
+
 /** The API form of a comment (specification part 2.1 plus the contract's additions). */
 export interface CommentView {
   id: string;
@@ -40,8 +64,11 @@ export function authorMarks(viewerRef: string | null): ViewerMarks {
   return { ...NO_MARKS, viewerRef };
 }
 
-export function toView(row: CommentRow, threadUrl: string, marks: ViewerMarks = NO_MARKS): CommentView {
-  const vote = marks.votes.get(row.id);
+export function userVote(value: number | undefined): CommentView['user_vote'] {
+  return value === 1 ? 'up' : value === -1 ? 'down' : null;
+}
+
+export function toView(row: ViewRow, threadUrl: string, marks: ViewerMarks = NO_MARKS): CommentView {
   return {
     id: row.id,
     content: row.is_deleted ? null : row.content,
@@ -58,7 +85,7 @@ export function toView(row: CommentRow, threadUrl: string, marks: ViewerMarks = 
     status: row.status,
     moderation_status: row.moderation_status,
     has_more_replies: false,
-    user_vote: vote === 1 ? 'up' : vote === -1 ? 'down' : null,
+    user_vote: userVote(marks.votes.get(row.id)),
     user_reaction: marks.reactions.get(row.id) ?? null,
     user_is_author: marks.viewerRef !== null && row.author_ref === marks.viewerRef,
     replies: [],
