@@ -1,6 +1,7 @@
 import { sql, type Kysely, type SelectQueryBuilder, type SqlBool } from 'kysely';
 import type { CommentTable, Database } from '../db/schema.ts';
 import { toCount } from '../db/dialect.ts';
+import { preparedQuery } from '../db/prepared.ts';
 import { VIEW_COLUMNS, type ViewRow, type ViewerMarks } from './view.ts';
 import { visibleTo, type Viewer } from './visibility.ts';
 
@@ -22,13 +23,13 @@ export interface Thread {
   all_total: number;
 }
 
+const threadByUrl = preparedQuery((db, _shape: null, siteId: string, urlKey: string) =>
+  db.selectFrom('threads').select(['id', 'site_id', 'public_total', 'all_total']).where('site_id', '=', siteId).where('url_key', '=', urlKey).compile(),
+);
+
 export async function findThread(db: Kysely<Database>, siteId: string, urlKey: string): Promise<Thread | undefined> {
-  return db
-    .selectFrom('threads')
-    .select(['id', 'site_id', 'public_total', 'all_total'])
-    .where('site_id', '=', siteId)
-    .where('url_key', '=', urlKey)
-    .executeTakeFirst();
+  const [thread] = await threadByUrl(db, null, siteId, urlKey);
+  return thread;
 }
 
 export async function findComment(db: Kysely<Database>, id: string) {
@@ -63,16 +64,19 @@ export async function isVisible(db: Kysely<Database>, viewer: Viewer, id: string
  * (pending, or published while shadow-banned). The condition is the one of the partial index
  * comments_only_author_sees (migration 0005), which holds only such rows.
  */
-export async function hasCommentsOnlyAuthorSees(db: Kysely<Database>, threadId: string, authorRef: string): Promise<boolean> {
-  const found = await db
+const commentOnlyAuthorSees = preparedQuery((db, _shape: null, threadId: string, authorRef: string) =>
+  db
     .selectFrom('comments')
     .select('id')
     .where('thread_id', '=', threadId)
     .where('author_ref', '=', authorRef)
     .where(sql<SqlBool>`(status = 'pending' or (status = 'published' and moderation_status is not null))`)
-    .limit(1)
-    .executeTakeFirst();
-  return found !== undefined;
+    .limit(sql.lit(1))
+    .compile(),
+);
+
+export async function hasCommentsOnlyAuthorSees(db: Kysely<Database>, threadId: string, authorRef: string): Promise<boolean> {
+  return (await commentOnlyAuthorSees(db, null, threadId, authorRef)).length > 0;
 }
 
 /** Whether a top-level comment `c` is in the viewer's list (stored per row for the public and moderators). */
@@ -82,6 +86,35 @@ export function listable(viewer: Viewer) {
     select 1 from comments d where d.root_id = c.id and d.id <> c.id and d.is_deleted = 0
       and ${visibleTo(viewer, 'd')})))`;
 }
+
+function inOrder<Q extends SelectQueryBuilder<Database & { c: CommentTable }, 'c', object>>(query: Q, sort: Sort): Q {
+  if (sort === 'top') return query.orderBy('c.score', 'desc').orderBy('c.id', 'desc') as Q;
+  if (sort === 'best') return query.orderBy('c.wilson', 'desc').orderBy('c.id', 'desc') as Q;
+  const direction = sort === 'oldest' ? 'asc' : 'desc';
+  return query.orderBy('c.created_at', direction).orderBy('c.id', direction) as Q;
+}
+
+/** Literals (validated integers): SQLite plans a bound LIMIT worse. */
+function pageWindow<Q extends SelectQueryBuilder<Database & { c: CommentTable }, 'c', object>>(query: Q, page: number, limit: number): Q {
+  return query.limit(sql.lit(limit)).offset(sql.lit((page - 1) * limit)) as Q;
+}
+
+interface PageShape {
+  stored: 'c.listed_public' | 'c.listed_all';
+  sort: Sort;
+  page: number;
+  limit: number;
+}
+
+/**
+ * A page of a stored listing (`listed_public` or `listed_all`). The page's ids come first, from the
+ * index alone, then their rows: a deep page skips index entries, not rows (page 500 of a
+ * 100,000-comment thread: 1.5 ms instead of 5).
+ */
+const storedPage = preparedQuery((db, { stored, sort, page, limit }: PageShape, threadId: string) => {
+  const ids = db.selectFrom('comments as c').where('c.thread_id', '=', threadId).where('c.parent_id', 'is', null).where(stored, '=', sql.lit(1));
+  return inOrder(db.selectFrom('comments as c').select(VIEW_COLUMNS_OF_C).where('c.id', 'in', pageWindow(inOrder(ids.select('c.id'), sort), page, limit)), sort).compile();
+});
 
 /**
  * A page of the thread's top-level comments for the viewer, and how many there are. The public and
@@ -98,23 +131,11 @@ export async function listTopLevel(
 ): Promise<{ rows: ViewRow[]; total: number }> {
   const base = db.selectFrom('comments as c').where('c.thread_id', '=', thread.id).where('c.parent_id', 'is', null);
   const stored = viewer.moderator ? 'c.listed_all' : viewer.ref === null ? 'c.listed_public' : null;
-  const direction = sort === 'oldest' ? 'asc' : 'desc';
-  const inOrder = <Q extends SelectQueryBuilder<Database & { c: CommentTable }, 'c', object>>(query: Q): Q => {
-    if (sort === 'top') return query.orderBy('c.score', 'desc').orderBy('c.id', 'desc') as Q;
-    if (sort === 'best') return query.orderBy('c.wilson', 'desc').orderBy('c.id', 'desc') as Q;
-    return query.orderBy('c.created_at', direction).orderBy('c.id', direction) as Q;
-  };
-  // Literals (validated integers): SQLite plans a bound LIMIT worse.
-  const window = <Q extends SelectQueryBuilder<Database & { c: CommentTable }, 'c', object>>(query: Q): Q =>
-    query.limit(sql.lit(limit)).offset(sql.lit((page - 1) * limit)) as Q;
   if (stored) {
-    // The page's ids first, from the index alone, then their rows: a deep page skips index entries,
-    // not rows (page 500 of a 100,000-comment thread: 1.5 ms instead of 5).
-    const ids = window(inOrder(base.where(stored, '=', sql.lit(1)).select('c.id')));
-    const rows = await inOrder(db.selectFrom('comments as c').select(VIEW_COLUMNS_OF_C).where('c.id', 'in', ids)).execute();
+    const rows = await storedPage(db, { stored, sort, page, limit }, thread.id);
     return { rows, total: Number(viewer.moderator ? thread.all_total : thread.public_total) };
   }
-  const rows = window(inOrder(base.where(listable(viewer)).select(VIEW_COLUMNS_OF_C))).execute();
+  const rows = pageWindow(inOrder(base.where(listable(viewer)).select(VIEW_COLUMNS_OF_C), sort), page, limit).execute();
   const ownRoots = db
     .selectFrom('comments as a')
     .select('a.root_id')
@@ -137,16 +158,24 @@ export async function listTopLevel(
  * Up to `cap + 1` visible replies under each root, oldest first, in one round trip: one LIMITed
  * branch per root, joined by UNION ALL, each served by the (root_id, created_at) index.
  */
-export async function listReplies(db: Kysely<Database>, viewer: Viewer, rootIds: string[], cap: number) {
+export async function listReplies(db: Kysely<Database>, viewer: Viewer, rootIds: string[], cap: number): Promise<ViewRow[]> {
   if (rootIds.length === 0) return [];
-  // Written as SQL text: the query builder took longer to assemble 20 branches than SQLite to run them.
-  // The cap is a literal: with a bound LIMIT, SQLite ran the branches four times slower.
-  const branches = rootIds.map(
-    (rootId) => sql`select * from (select ${VIEW_COLUMNS_SQL} from comments c where c.root_id = ${rootId} and c.id <> ${rootId}
-      and ${visibleTo(viewer, 'c')} order by c.created_at, c.id limit ${sql.lit(cap + 1)}) as branch`,
-  );
-  return (await sql<ViewRow>`${sql.join(branches, sql` union all `)}`.execute(db)).rows;
+  const shape = { roots: rootIds.length, cap, viewer: viewer.moderator ? 'moderator' : viewer.ref === null ? 'public' : 'author' } as const;
+  return replyBranches(db, shape, viewer.ref, ...rootIds);
 }
+
+const replyBranches = preparedQuery(
+  (db, { roots, cap, viewer }: { roots: number; cap: number; viewer: 'moderator' | 'public' | 'author' }, viewerRef: string | null, ...rootIds: string[]) => {
+    const visible = visibleTo({ ref: viewer === 'public' ? null : viewerRef, moderator: viewer === 'moderator' }, 'c');
+    // Written as SQL text: the query builder took longer to assemble 20 branches than SQLite to run them.
+    // The cap is a literal: with a bound LIMIT, SQLite ran the branches four times slower.
+    const branches = rootIds.slice(0, roots).map(
+      (rootId) => sql`select * from (select ${VIEW_COLUMNS_SQL} from comments c where c.root_id = ${rootId} and c.id <> ${rootId}
+        and ${visible} order by c.created_at, c.id limit ${sql.lit(cap + 1)}) as branch`,
+    );
+    return sql<ViewRow>`${sql.join(branches, sql` union all `)}`.compile(db);
+  },
+);
 
 /** The visible subtree below a comment, breadth first, through the parent index. */
 export async function listSubtree(db: Kysely<Database>, viewer: Viewer, id: string, cap: number) {
@@ -160,13 +189,20 @@ export async function listSubtree(db: Kysely<Database>, viewer: Viewer, id: stri
   return result.rows.sort((a, b) => (a.created_at === b.created_at ? (a.id < b.id ? -1 : 1) : a.created_at < b.created_at ? -1 : 1));
 }
 
+const votesOn = preparedQuery((db, _count: number, voterRef: string, ...commentIds: string[]) =>
+  db.selectFrom('votes').select(['comment_id', 'value']).where('voter_ref', '=', voterRef).where('comment_id', 'in', commentIds).compile(),
+);
+const reactionsOn = preparedQuery((db, _count: number, reactorRef: string, ...commentIds: string[]) =>
+  db.selectFrom('reactions').select(['comment_id', 'type']).where('reactor_ref', '=', reactorRef).where('comment_id', 'in', commentIds).compile(),
+);
+
 /** The viewer's own votes and reactions on the given comments, for `user_vote`/`user_reaction`. */
 export async function marksOf(db: Kysely<Database>, viewer: Viewer, commentIds: string[]): Promise<ViewerMarks> {
   const marks: ViewerMarks = { viewerRef: viewer.ref, votes: new Map(), reactions: new Map() };
   if (viewer.ref === null || commentIds.length === 0) return marks;
   const [votes, reactions] = await Promise.all([
-    db.selectFrom('votes').select(['comment_id', 'value']).where('voter_ref', '=', viewer.ref).where('comment_id', 'in', commentIds).execute(),
-    db.selectFrom('reactions').select(['comment_id', 'type']).where('reactor_ref', '=', viewer.ref).where('comment_id', 'in', commentIds).execute(),
+    votesOn(db, commentIds.length, viewer.ref, ...commentIds),
+    reactionsOn(db, commentIds.length, viewer.ref, ...commentIds),
   ]);
   for (const vote of votes) marks.votes.set(vote.comment_id, vote.value);
   for (const reaction of reactions) marks.reactions.set(reaction.comment_id, reaction.type);

@@ -1,5 +1,6 @@
 import type { Kysely, Selectable } from 'kysely';
 import { canAccessSite, type Caller } from '../auth/caller.ts';
+import { preparedQuery } from '../db/prepared.ts';
 import type { Database, SiteTable } from '../db/schema.ts';
 import { AppError } from '../errors.ts';
 
@@ -38,8 +39,10 @@ export function toSite(row: Selectable<SiteTable>): Site {
   };
 }
 
+const siteById = preparedQuery((db, _shape: null, siteId: string) => db.selectFrom('sites').selectAll().where('id', '=', siteId).compile());
+
 export async function findSite(db: Kysely<Database>, siteId: string): Promise<Site | undefined> {
-  const row = await db.selectFrom('sites').selectAll().where('id', '=', siteId).executeTakeFirst();
+  const [row] = await siteById(db, null, siteId);
   return row && toSite(row);
 }
 
