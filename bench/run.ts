@@ -230,14 +230,16 @@ async function webhookCases(databaseUrl: string, seeded: Seeded, env: Record<str
       await queueDeliveries(databaseUrl, seeded, fast, QUEUED, withHanging ? { receiver: hanging, count: 500 } : undefined);
       const load1 = loadavg()[0];
       const parley = await startParley({ ...env, PARLEY_WEBHOOK_ALLOW_PRIVATE: 'true' }, args.profile ? join(ROOT, 'bench/results/profiles') : undefined);
+      const cpuAtStart = parley.cpuMs();
       try {
         const { rate, received } = await deliveryRate(fast, QUEUED, 20);
+        const cpuMsPerDelivery = (parley.cpuMs() - cpuAtStart) / received;
         const alone = results[0]?.deliveriesPerSecond;
         const result: WebhookResult = withHanging
           ? { id: 'webhooks-hanging', title: 'the same beside a site whose receiver never answers', deliveriesPerSecond: rate, delivered: received, peakRssMb: parley.peakRssMb(), target: '< 10 % slower than alone', met: alone ? rate >= alone * 0.9 : null, load1 }
           : { id: 'webhooks-fast', title: 'webhook deliveries/s to a receiver answering at once', deliveriesPerSecond: rate, delivered: received, peakRssMb: parley.peakRssMb(), target: '≥ 1000 deliveries/s', met: rate >= 1000, load1 };
         results.push(result);
-        log(`${result.id}: ${rate.toFixed(0)} deliveries/s (${received} of ${QUEUED} delivered), peak RSS ${result.peakRssMb.toFixed(0)} MB`);
+        log(`${result.id}: ${rate.toFixed(0)} deliveries/s (${received} of ${QUEUED} delivered), ${cpuMsPerDelivery.toFixed(3)} CPU ms per delivery, peak RSS ${result.peakRssMb.toFixed(0)} MB`);
       } finally {
         if (withHanging) await hanging.close();
         await parley.stop();
