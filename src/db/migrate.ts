@@ -5,6 +5,7 @@ import * as initial from './migrations/0001_initial.ts';
 import * as webhookDeliveries from './migrations/0002_webhook_deliveries.ts';
 import * as topLevelIndexes from './migrations/0003_top_level_indexes.ts';
 import * as threadListing from './migrations/0004_thread_listing.ts';
+import * as webhookSiteDue from './migrations/0005_webhook_site_due.ts';
 
 /**
  * Migrations are listed here explicitly (no directory scan), in order. They are additive only (new
@@ -18,6 +19,7 @@ const MIGRATIONS: Record<string, Migration> = {
   '0002_webhook_deliveries': webhookDeliveries,
   '0003_top_level_indexes': topLevelIndexes,
   '0004_thread_listing': threadListing,
+  '0005_webhook_site_due': webhookSiteDue,
 };
 
 const provider: MigrationProvider = { getMigrations: async () => MIGRATIONS };
