@@ -42,7 +42,8 @@ interface HostLoad {
  * hanging drops back to the small cap as soon as an attempt has run SLOW_MS). A poll asks which sites
  * have deliveries due, then reads only as many of each site's as its host has room for: a hanging
  * receiver's backlog is never read, so it delays only its own deliveries. The worker polls again
- * when half the attempts of its last batch are done, or every POLL_MS. Claims are leases in the database, so several instances can run
+ * when half the attempts of its last batch are done, when this process commits a new delivery
+ * (db.changes), or every POLL_MS. Claims are leases in the database, so several instances can run
  * this at once.
  */
 export function startDeliveryWorker(db: Db, policy: DeliveryPolicy, log: FastifyBaseLogger): DeliveryWorker {
@@ -139,6 +140,7 @@ export function startDeliveryWorker(db: Db, policy: DeliveryPolicy, log: Fastify
     if (!stopping) timer = setTimeout(loop, POLL_MS);
   }
   loop();
+  db.changes.onDeliveriesQueued(kick);
 
   return {
     async stop() {
