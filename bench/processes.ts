@@ -25,6 +25,8 @@ export interface Service {
   resetPeakRss(): void;
   /** VmHWM of the process, in MB. */
   peakRssMb(): number;
+  /** CPU time (user + system) the process has used so far, in ms: less noisy than rates on a shared machine. */
+  cpuMs(): number;
   stop(): Promise<void>;
 }
 
@@ -71,6 +73,11 @@ export async function startService(name: string, args: string[], env: Record<str
     peakRssMb: () => {
       const match = /VmHWM:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
       return match ? Number(match[1]) / 1024 : NaN;
+    },
+    cpuMs: () => {
+      // Fields 14 and 15 of /proc/PID/stat, after the parenthesised command name, in clock ticks (100 a second).
+      const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
+      return (Number(fields[11]) + Number(fields[12])) * 10;
     },
     stop: () =>
       new Promise((resolve) => {

@@ -4,6 +4,7 @@ import { cpus, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import autocannon from 'autocannon';
+import pg from 'pg';
 import { freshPostgresDatabase } from '../test/helper.ts';
 import { casesFor, type Case, type Server } from './cases.ts';
 import { ROOT, startBaseline, startParley, type CannedResponse, type Service } from './processes.ts';
@@ -110,10 +111,21 @@ function seedFingerprint(full: boolean): string {
   return hash.digest('hex').slice(0, 16);
 }
 
-interface Database {
+interface Copy {
   url: string;
-  seeded: Seeded;
   drop(): Promise<void>;
+}
+
+interface Database extends Copy {
+  seeded: Seeded;
+  /** A new database as seeded, untouched by the cases run so far: each webhook case starts from it. */
+  copy(): Promise<Copy>;
+}
+
+async function onPostgres(serverUrl: string, statement: string): Promise<void> {
+  const admin = new pg.Client({ connectionString: serverUrl });
+  await admin.connect();
+  await admin.query(statement).finally(() => admin.end());
 }
 
 /**
@@ -125,8 +137,25 @@ async function prepareDatabase(): Promise<Database> {
   const serverUrl = process.env.DATABASE_URL;
   if (serverUrl?.startsWith('postgres')) {
     const database = await freshPostgresDatabase(serverUrl, 'parley_bench');
-    log(`seeding PostgreSQL database ${new URL(database.url).pathname.slice(1)}`);
-    return { ...database, seeded: await seed({ databaseUrl: database.url, full: args.full!, log }) };
+    const name = new URL(database.url).pathname.slice(1);
+    log(`seeding PostgreSQL database ${name}`);
+    const seeded = await seed({ databaseUrl: database.url, full: args.full!, log });
+    // Kept as seeded (a template) before any case writes to the database.
+    await onPostgres(serverUrl, `create database ${name}_seeded template ${name}`);
+    const copies: string[] = [`${name}_seeded`];
+    const copy = async () => {
+      const copyName = `${name}_${copies.length}`;
+      await onPostgres(serverUrl, `create database ${copyName} template ${name}_seeded`);
+      copies.push(copyName);
+      const url = new URL(database.url);
+      url.pathname = `/${copyName}`;
+      return { url: url.href, drop: () => onPostgres(serverUrl, `drop database if exists ${copyName} with (force)`) };
+    };
+    const drop = async () => {
+      for (const copyName of copies) await onPostgres(serverUrl, `drop database if exists ${copyName} with (force)`);
+      await database.drop();
+    };
+    return { url: database.url, seeded, copy, drop };
   }
   const cacheDir = join(ROOT, 'bench/.cache');
   const key = `seed-${args.full ? 'full' : 'default'}-${seedFingerprint(args.full!)}`;
@@ -142,8 +171,14 @@ async function prepareDatabase(): Promise<Database> {
     log(`reusing the seeded database ${cachedDb}`);
   }
   const dir = mkdtempSync(join(tmpdir(), 'parley-bench-'));
-  copyFileSync(cachedDb, join(dir, 'parley.db'));
-  return { url: `sqlite:${join(dir, 'parley.db')}`, seeded: JSON.parse(readFileSync(cachedMeta, 'utf8')), drop: async () => rmSync(dir, { recursive: true, force: true }) };
+  let copies = 0;
+  const copy = async () => {
+    const file = join(dir, `parley-${copies++}.db`);
+    copyFileSync(cachedDb, file);
+    return { url: `sqlite:${file}`, drop: async () => rmSync(file, { force: true }) };
+  };
+  const { url } = await copy();
+  return { url, seeded: JSON.parse(readFileSync(cachedMeta, 'utf8')), copy, drop: async () => rmSync(dir, { recursive: true, force: true }) };
 }
 
 /** The limits are on (their code runs on every request) but set so high that no case trips them. */
@@ -220,27 +255,32 @@ const QUEUED = 4_000;
  * a Parley starts and the receiver times them. Twice: alone, and beside a second site whose receiver
  * never answers.
  */
-async function webhookCases(databaseUrl: string, seeded: Seeded, env: Record<string, string>): Promise<WebhookResult[]> {
+async function webhookCases(database: Database, env: Record<string, string>): Promise<WebhookResult[]> {
   const fast = await startReceiver('fast');
   const hanging = await startReceiver('hanging');
   const results: WebhookResult[] = [];
   try {
     for (const withHanging of [false, true]) {
       fast.received = 0;
-      await queueDeliveries(databaseUrl, seeded, fast, QUEUED, withHanging ? { receiver: hanging, count: 500 } : undefined);
+      // Both cases start from the seeded state: the second must not also carry the first's 4,000 deliveries.
+      const copy = await database.copy();
+      await queueDeliveries(copy.url, database.seeded, fast, QUEUED, withHanging ? { receiver: hanging, count: 500 } : undefined);
       const load1 = loadavg()[0];
-      const parley = await startParley({ ...env, PARLEY_WEBHOOK_ALLOW_PRIVATE: 'true' }, args.profile ? join(ROOT, 'bench/results/profiles') : undefined);
+      const parley = await startParley({ ...env, DATABASE_URL: copy.url, PARLEY_WEBHOOK_ALLOW_PRIVATE: 'true' }, args.profile ? join(ROOT, 'bench/results/profiles') : undefined);
+      const cpuAtStart = parley.cpuMs();
       try {
         const { rate, received } = await deliveryRate(fast, QUEUED, 20);
+        const cpuMsPerDelivery = (parley.cpuMs() - cpuAtStart) / received;
         const alone = results[0]?.deliveriesPerSecond;
         const result: WebhookResult = withHanging
           ? { id: 'webhooks-hanging', title: 'the same beside a site whose receiver never answers', deliveriesPerSecond: rate, delivered: received, peakRssMb: parley.peakRssMb(), target: '< 10 % slower than alone', met: alone ? rate >= alone * 0.9 : null, load1 }
           : { id: 'webhooks-fast', title: 'webhook deliveries/s to a receiver answering at once', deliveriesPerSecond: rate, delivered: received, peakRssMb: parley.peakRssMb(), target: '≥ 1000 deliveries/s', met: rate >= 1000, load1 };
         results.push(result);
-        log(`${result.id}: ${rate.toFixed(0)} deliveries/s (${received} of ${QUEUED} delivered), peak RSS ${result.peakRssMb.toFixed(0)} MB`);
+        log(`${result.id}: ${rate.toFixed(0)} deliveries/s (${received} of ${QUEUED} delivered), ${cpuMsPerDelivery.toFixed(3)} CPU ms per delivery, peak RSS ${result.peakRssMb.toFixed(0)} MB`);
       } finally {
         if (withHanging) await hanging.close();
         await parley.stop();
+        await copy.drop();
       }
     }
   } finally {
@@ -301,7 +341,7 @@ async function main(): Promise<void> {
     }
     const list = cases.find((c) => c.id === 'list-100');
     if (list) limiterCost = await rateLimitCost(list, baseEnv);
-    if (!args.only || args.only.includes('webhooks')) webhooks = await webhookCases(database.url, seeded, baseEnv);
+    if (!args.only || args.only.includes('webhooks')) webhooks = await webhookCases(database, baseEnv);
   } finally {
     await database.drop();
   }

@@ -21,7 +21,7 @@ import { migrateToLatest } from '../src/db/migrate.ts';
 import { flagComment, moderateComment } from '../src/moderation/service.ts';
 import { bootstrap } from '../src/sites/bootstrap.ts';
 import { setVote, toggleReaction } from '../src/votes/service.ts';
-import { claim, dueCandidates } from '../src/webhooks/repository.ts';
+import { claim, dueOfSite, dueSites } from '../src/webhooks/repository.ts';
 
 const args = process.argv.slice(2);
 const keep = args.includes('--keep');
@@ -215,8 +215,8 @@ async function main(): Promise<number> {
     scenarios.push(['flag', () => flagComment(db, guest, top, 'spam')]);
     scenarios.push(['claim webhook deliveries', async () => {
       const now = new Date().toISOString();
-      const due = await dueCandidates(db.kysely, now, [], 50);
-      await claim(db, due.map((candidate) => candidate.id), now, new Date(Date.now() + 60_000).toISOString());
+      const ids = (await Promise.all((await dueSites(db.kysely, now)).map((due) => dueOfSite(db.kysely, due.siteId, now, 50)))).flat();
+      await claim(db, ids, now, new Date(Date.now() + 60_000).toISOString());
     }]);
 
     for (const [label, run] of scenarios) {

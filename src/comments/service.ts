@@ -4,7 +4,7 @@ import type { Db } from '../db/connect.ts';
 import { lockAuthor } from '../db/dialect.ts';
 import type { Database } from '../db/schema.ts';
 import { AppError, invalid } from '../errors.ts';
-import { recordEvent } from '../events/record.ts';
+import { recordEvent, withEvents } from '../events/record.ts';
 import { newId } from '../ids.ts';
 import { assertNotBanned, checkAuthorBans } from '../moderation/bans.ts';
 import { findSite, findSiteFor, type Site } from '../sites/repository.ts';
@@ -205,7 +205,7 @@ export async function createComment(db: Db, caller: Caller, input: CreateInput):
     }
     parent = found;
   }
-  const created = await db.kysely.transaction().execute(async (trx) => {
+  const created = await withEvents(db, async (trx) => {
     if (author !== null) await lockAuthor(db.dialect, trx, site.id, author);
     const { shadowBanned } = await checkAuthorBans(trx, site.id, author);
     const now = new Date().toISOString();
@@ -282,7 +282,7 @@ export async function editComment(db: Db, caller: Caller, id: string, rawContent
   if (!isAuthor) throw new AppError('forbidden', 'Only the author can edit a comment');
   if (comment.is_deleted) throw new AppError('conflict', 'A deleted comment cannot be edited');
   const content = cleanText('body/content', rawContent, MAX_CONTENT);
-  const edited = await db.kysely.transaction().execute(async (trx) => {
+  const edited = await withEvents(db, async (trx) => {
     await assertNotBanned(trx, site.id, comment.author_ref);
     const updated = await trx
       .updateTable('comments')
@@ -303,7 +303,7 @@ export async function editComment(db: Db, caller: Caller, id: string, rawContent
 export async function deleteComment(db: Db, caller: Caller, id: string): Promise<CommentView> {
   const { comment, site, viewer, isAuthor } = await writableComment(db, caller, id);
   if (!isAuthor && !viewer.moderator) throw new AppError('forbidden', 'Only the author or a moderator can delete a comment');
-  const deletedView = await db.kysely.transaction().execute(async (trx) => {
+  const deletedView = await withEvents(db, async (trx) => {
     const deleted = await trx
       .updateTable('comments')
       .set({ is_deleted: 1, content: null, updated_at: new Date().toISOString() })

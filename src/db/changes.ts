@@ -18,6 +18,7 @@ const CHANNEL = 'parley:changes';
 export class ChangeFeed {
   readonly #listeners = new Set<Listener>();
   readonly #resetListeners = new Set<() => void>();
+  readonly #deliveryListeners = new Set<() => void>();
   readonly #instance = randomUUID();
   #publisher: Redis | null = null;
   #subscriber: Redis | null = null;
@@ -43,6 +44,18 @@ export class ChangeFeed {
   /** Called when changes may have been missed (Redis came back after an outage): forget everything. */
   onReset(listener: () => void): void {
     this.#resetListeners.add(listener);
+  }
+
+  /**
+   * A transaction of this process queued webhook deliveries and has committed (see withEvents), so
+   * the delivery worker need not wait for its next poll. Not shared: other instances poll.
+   */
+  deliveriesQueued(): void {
+    for (const listener of this.#deliveryListeners) listener();
+  }
+
+  onDeliveriesQueued(listener: () => void): void {
+    this.#deliveryListeners.add(listener);
   }
 
   threadChanged(siteId: string, threadKey: string): void {

@@ -6,6 +6,7 @@ import * as webhookDeliveries from './migrations/0002_webhook_deliveries.ts';
 import * as topLevelIndexes from './migrations/0003_top_level_indexes.ts';
 import * as threadListing from './migrations/0004_thread_listing.ts';
 import * as commentsOnlyAuthorSees from './migrations/0005_comments_only_author_sees.ts';
+import * as webhookSiteDue from './migrations/0006_webhook_site_due.ts';
 
 /**
  * Migrations are listed here explicitly (no directory scan), in order. They are additive only (new
@@ -20,6 +21,7 @@ const MIGRATIONS: Record<string, Migration> = {
   '0003_top_level_indexes': topLevelIndexes,
   '0004_thread_listing': threadListing,
   '0005_comments_only_author_sees': commentsOnlyAuthorSees,
+  '0006_webhook_site_due': webhookSiteDue,
 };
 
 const provider: MigrationProvider = { getMigrations: async () => MIGRATIONS };

@@ -1,7 +1,8 @@
 import type { Transaction } from 'kysely';
+import type { Db } from '../db/connect.ts';
 import type { Database } from '../db/schema.ts';
 import { newId } from '../ids.ts';
-import { queueDelivery } from '../webhooks/outbox.ts';
+import { queueDelivery, queuedDelivery } from '../webhooks/outbox.ts';
 
 export const EVENT_TYPES = [
   'comment.created',
@@ -45,4 +46,20 @@ export async function recordEvent(trx: Transaction<Database>, event: DomainEvent
     .execute();
   await queueDelivery(trx, id, event, createdAt);
   return id;
+}
+
+/**
+ * Runs a change that records events in one transaction. Once it has committed, and only then, a
+ * webhook delivery it queued is announced on db.changes, so this process's worker sends it at once
+ * instead of at its next poll.
+ */
+export async function withEvents<T>(db: Db, work: (trx: Transaction<Database>) => Promise<T>): Promise<T> {
+  let queued = false;
+  const result = await db.kysely.transaction().execute(async (trx) => {
+    const value = await work(trx);
+    queued = queuedDelivery(trx);
+    return value;
+  });
+  if (queued) db.changes.deliveriesQueued();
+  return result;
 }

@@ -4,6 +4,7 @@ import { requireAdminKey } from '../auth/caller.ts';
 import type { Db } from '../db/connect.ts';
 import { lockAuthor } from '../db/dialect.ts';
 import { AppError } from '../errors.ts';
+import { withEvents } from '../events/record.ts';
 import { Credential, errors, IdParams, OptionalCredential, Timestamp } from '../http/schemas.ts';
 import { findSiteFor } from '../sites/repository.ts';
 import { BAN_TYPES, banAuthor } from './bans.ts';
@@ -84,7 +85,7 @@ export const moderationRoutes: FastifyPluginAsyncTypebox<{ db: Db }> = async (ap
       const user = await db.kysely.selectFrom('site_users').select('id').where('id', '=', userId).where('site_id', '=', site.id).executeTakeFirst();
       if (!user) throw new AppError('not_found', `No user ${userId} on this site`);
       const keyId = request.caller.keyId;
-      const ban = await db.kysely.transaction().execute(async (trx) => {
+      const ban = await withEvents(db, async (trx) => {
         await lockAuthor(db.dialect, trx, site.id, userId);
         return banAuthor(trx, site, userId, type, reason, keyId);
       });

@@ -2,7 +2,7 @@ import { actorRef, canAccessSite, isModerator, requireCredential, type Caller } 
 import type { Db } from '../db/connect.ts';
 import { forUpdate, lockAuthor } from '../db/dialect.ts';
 import { AppError } from '../errors.ts';
-import { recordEvent } from '../events/record.ts';
+import { recordEvent, withEvents } from '../events/record.ts';
 import { newId } from '../ids.ts';
 import { commentWithSite, visibleComment } from '../comments/service.ts';
 import { eventComment, type CommentRow } from '../comments/view.ts';
@@ -58,7 +58,7 @@ export async function moderateComment(
     throw new AppError('forbidden', 'Moderating needs a moderator or admin credential for this site');
   }
   const moderatorRef = actorRef(caller)!;
-  const { result, authorChanged } = await db.kysely.transaction().execute(async (trx) => {
+  const { result, authorChanged } = await withEvents(db, async (trx) => {
     if (comment.author_ref !== null) await lockAuthor(db.dialect, trx, site.id, comment.author_ref);
     const current = await forUpdate(db.dialect, trx.selectFrom('comments').selectAll().where('id', '=', id)).executeTakeFirstOrThrow();
     const target = targetOf(action, current);
@@ -111,7 +111,7 @@ export async function flagComment(db: Db, caller: Caller, id: string, reason: st
   if (caller.kind !== 'public' && viewer.ref === null) throw new AppError('not_found', `No comment ${id}`);
   if (comment.is_deleted) throw new AppError('conflict', 'A deleted comment cannot be flagged');
   const flagger = viewer.ref ?? `ip:${caller.ip}`;
-  return db.kysely.transaction().execute(async (trx) => {
+  return withEvents(db, async (trx) => {
     const inserted = await trx
       .insertInto('flags')
       .values({ comment_id: id, flagger_ref: flagger, reason, created_at: new Date().toISOString() })

@@ -137,6 +137,21 @@ describe('a delivery', () => {
     expect(elsewhere.received).toHaveLength(0);
   });
 
+  it('goes out as soon as the change commits, not at the next poll (250 ms)', async () => {
+    const { site, target } = await subscribedSite();
+    const delays: number[] = [];
+    for (let i = 0; i < 9; i += 1) {
+      expect((await comment(site, `Right away ${i}`)).status).toBe(201);
+      const answeredAt = Date.now();
+      const [delivery] = (await target.waitFor(i + 1)).slice(i);
+      delays.push(delivery.at - answeredAt);
+      // Off the poll's rhythm: the next call starts at a random point of the 250 ms period.
+      await sleep(Math.random() * 250);
+    }
+    // A median, so one slow moment of a shared machine does not decide; the poll alone gives ~125 ms.
+    expect(delays.sort((a, b) => a - b)[4]).toBeLessThan(60);
+  });
+
   it('is only sent for subscribed events', async () => {
     const { site, target } = await subscribedSite(undefined, ['comment.deleted']);
     const created = await comment(site);

@@ -19,6 +19,13 @@ function deciding(event: DomainEvent, plan: string): string[] {
   return typeof previous === 'string' ? [plan, previous] : [plan];
 }
 
+/** Transactions that queued a delivery, so whoever commits them can say so (see withEvents). */
+const queuedIn = new WeakSet<Transaction<Database>>();
+
+export function queuedDelivery(trx: Transaction<Database>): boolean {
+  return queuedIn.has(trx);
+}
+
 /**
  * Queues the webhook delivery of an event, in the transaction that records it: the delivery exists
  * if and only if the change committed. Only a site subscribed to the event, with a URL, on the plan.
@@ -51,4 +58,5 @@ export async function queueDelivery(trx: Transaction<Database>, eventId: string,
       created_at: createdAt,
     })
     .execute();
+  queuedIn.add(trx);
 }

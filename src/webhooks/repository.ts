@@ -8,9 +8,8 @@ export type AttemptRow = Selectable<WebhookAttemptTable>;
 export const DELIVERY_STATES = ['pending', 'succeeded', 'failed'] as const;
 export type DeliveryState = (typeof DELIVERY_STATES)[number];
 
-/** A delivery as its target stands now: the URL and secret are read at every attempt. */
-export interface Candidate {
-  id: string;
+/** A site with deliveries due, and its target as it stands now: the URL and secret are read at every attempt. */
+export interface DueSite {
   siteId: string;
   url: string | null;
   secret: string | null;
@@ -25,18 +24,43 @@ function claimable(now: string) {
     ]);
 }
 
-/** Due deliveries, oldest first, leaving out sites whose receiver is already busy enough. */
-export async function dueCandidates(db: Kysely<Database>, now: string, excludedSites: string[], limit: number): Promise<Candidate[]> {
-  let query = db
+/**
+ * Sites with a delivery due that no one holds, the one waiting longest first. The sites with pending
+ * deliveries are found by skipping through webhook_deliveries_site_due, one seek per site however
+ * long its queue, and each is checked at the head of its due range only: a site with thousands of
+ * deliveries behind a hanging receiver costs a poll what a site with one does.
+ */
+export async function dueSites(db: Kysely<Database>, now: string): Promise<DueSite[]> {
+  const { rows } = await sql<{ id: string; webhook_url: string | null; webhook_secret: string | null }>`
+    with recursive pending_sites (site_id) as (
+      select min(site_id) from webhook_deliveries where state = 'pending'
+      union all
+      select (select min(d.site_id) from webhook_deliveries d where d.state = 'pending' and d.site_id > p.site_id)
+      from pending_sites p where p.site_id is not null
+    )
+    select id, webhook_url, webhook_secret from (
+      select s.id, s.webhook_url, s.webhook_secret,
+        (select d.next_attempt_at from webhook_deliveries d
+          where d.state = 'pending' and d.site_id = p.site_id and d.next_attempt_at <= ${now} and (d.lease_until is null or d.lease_until < ${now})
+          order by d.next_attempt_at limit 1) as oldest_due
+      from pending_sites p join sites s on s.id = p.site_id
+    ) due
+    where oldest_due is not null
+    order by oldest_due`.execute(db);
+  return rows.map((r) => ({ siteId: r.id, url: r.webhook_url, secret: r.webhook_secret }));
+}
+
+/** Up to `limit` of a site's due deliveries that no one holds, oldest first. */
+export async function dueOfSite(db: Kysely<Database>, siteId: string, now: string, limit: number): Promise<string[]> {
+  const rows = await db
     .selectFrom('webhook_deliveries')
-    .innerJoin('sites', 'sites.id', 'webhook_deliveries.site_id')
-    .select(['webhook_deliveries.id', 'webhook_deliveries.site_id', 'sites.webhook_url', 'sites.webhook_secret'])
+    .select('id')
+    .where('site_id', '=', siteId)
     .where(claimable(now))
-    .orderBy('webhook_deliveries.next_attempt_at')
-    .limit(limit);
-  if (excludedSites.length > 0) query = query.where('webhook_deliveries.site_id', 'not in', excludedSites);
-  const rows = await query.execute();
-  return rows.map((r) => ({ id: r.id, siteId: r.site_id, url: r.webhook_url, secret: r.webhook_secret }));
+    .orderBy('next_attempt_at')
+    .limit(limit)
+    .execute();
+  return rows.map((r) => r.id);
 }
 
 /**

@@ -1,6 +1,6 @@
 import type { FastifyBaseLogger } from 'fastify';
 import type { Db } from '../db/connect.ts';
-import { claim, dueCandidates, type Candidate, type DeliveryRow } from './repository.ts';
+import { claim, dueOfSite, dueSites, type DeliveryRow, type DueSite } from './repository.ts';
 import { attemptDelivery, leaseMs, type DeliveryPolicy } from './service.ts';
 
 /** Attempts in flight in one process. */
@@ -14,7 +14,6 @@ export const MAX_IN_FLIGHT_PER_HOST = 4;
 export const MAX_IN_FLIGHT_PER_FAST_HOST = 32;
 const SLOW_MS = 1_000;
 const POLL_MS = 250;
-const CANDIDATE_PASSES = 3;
 
 export interface DeliveryWorker {
   /** Stops claiming and waits for the attempts in flight (each bounded by the time-out). */
@@ -39,19 +38,17 @@ interface HostLoad {
 
 /**
  * Polls for due deliveries, claims a batch and attempts them. A host takes MAX_IN_FLIGHT_PER_HOST
- * attempts at once, or MAX_IN_FLIGHT_PER_FAST_HOST while it answers quickly; a full host's sites
- * are left out of the next polls, so a hanging receiver delays only its own deliveries (and a fast
- * host that starts hanging drops back to the small cap as soon as an attempt has run SLOW_MS). The
- * worker polls again when the attempts of its last batch are half done, or every POLL_MS. Claims are
- * leases in the database, so several instances can run this at once.
+ * attempts at once, or MAX_IN_FLIGHT_PER_FAST_HOST while it answers quickly (a fast host that starts
+ * hanging drops back to the small cap as soon as an attempt has run SLOW_MS). A poll asks which sites
+ * have deliveries due, then reads only as many of each site's as its host has room for: a hanging
+ * receiver's backlog is never read, so it delays only its own deliveries. The worker polls again
+ * when half the attempts of its last batch are done, when this process commits a new delivery
+ * (db.changes), or every POLL_MS. Claims are leases in the database, so several instances can run
+ * this at once.
  */
 export function startDeliveryWorker(db: Db, policy: DeliveryPolicy, log: FastifyBaseLogger): DeliveryWorker {
   const inFlight = new Map<string, Promise<void>>();
   const hosts = new Map<string, HostLoad>();
-  /** Sites seen pointing at a host that is full, kept out of the poll until the host has room. */
-  const waitingSites = new Map<string, Set<string>>();
-  /** Attempts in flight at or below which the worker polls for more before the timer would. */
-  let refillAt = 0;
   let stopping = false;
   let ticking: Promise<void> | null = null;
   let timer: NodeJS.Timeout | undefined;
@@ -63,16 +60,18 @@ export function startDeliveryWorker(db: Db, policy: DeliveryPolicy, log: Fastify
     return oldest !== undefined && now - oldest >= SLOW_MS ? MAX_IN_FLIGHT_PER_HOST : MAX_IN_FLIGHT_PER_FAST_HOST;
   }
 
-  const isFull = (host: string) => (hosts.get(host)?.inFlight ?? 0) >= capOf(host, Date.now());
-
-  function start(delivery: DeliveryRow, candidate: Candidate): void {
-    const host = hostOf(candidate.url);
+  /**
+   * `batch` counts the attempts of one poll still under way; when half of them are done the worker
+   * polls again. Counted per batch, so attempts still hanging from earlier polls never hold it back.
+   */
+  function start(delivery: DeliveryRow, site: DueSite, batch: { size: number; left: number }): void {
+    const host = hostOf(site.url);
     const load = hosts.get(host) ?? { inFlight: 0, started: [], lastTookMs: SLOW_MS };
     hosts.set(host, load);
     const startedAt = Date.now();
     load.inFlight += 1;
     load.started.push(startedAt);
-    const run = attemptDelivery(db.kysely, delivery, candidate, policy)
+    const run = attemptDelivery(db.kysely, delivery, site, policy)
       .then(
         (attempt) => log.debug({ delivery: delivery.id, ...attempt }, 'webhook attempt'),
         (error) => log.error({ err: error, delivery: delivery.id }, 'webhook attempt could not be recorded'),
@@ -82,52 +81,42 @@ export function startDeliveryWorker(db: Db, policy: DeliveryPolicy, log: Fastify
         load.inFlight -= 1;
         load.started.splice(load.started.indexOf(startedAt), 1);
         load.lastTookMs = Date.now() - startedAt;
-        if (!isFull(host)) waitingSites.delete(host);
-        if (inFlight.size <= refillAt) kick();
+        batch.left -= 1;
+        if (batch.left === Math.floor(batch.size / 2)) kick();
       });
     inFlight.set(delivery.id, run);
   }
 
-  /** Picks candidates within the limits, claims them and starts them. */
-  async function fill(): Promise<void> {
-    for (let pass = 0; pass < CANDIDATE_PASSES; pass += 1) {
-      const free = MAX_IN_FLIGHT - inFlight.size;
-      if (stopping || free <= 0) return;
-      const now = new Date();
-      const excluded = [...waitingSites.values()].flatMap((sites) => [...sites]);
-      const limit = free * 2;
-      const candidates = await dueCandidates(db.kysely, now.toISOString(), excluded, limit);
-      const picked: Candidate[] = [];
-      const pickedPerHost = new Map<string, number>();
-      const leftOut: Candidate[] = [];
-      for (const candidate of candidates) {
-        if (picked.length === free) break;
-        const host = hostOf(candidate.url);
-        const load = (hosts.get(host)?.inFlight ?? 0) + (pickedPerHost.get(host) ?? 0);
-        if (load >= capOf(host, now.getTime())) {
-          leftOut.push(candidate);
-          continue;
-        }
-        picked.push(candidate);
-        pickedPerHost.set(host, (pickedPerHost.get(host) ?? 0) + 1);
-      }
-      const leaseUntil = new Date(now.getTime() + leaseMs(policy)).toISOString();
-      const claimed = await claim(db, picked.map((c) => c.id), now.toISOString(), leaseUntil);
-      const byId = new Map(picked.map((c) => [c.id, c]));
-      for (const delivery of claimed) start(delivery, byId.get(delivery.id)!);
-      refillAt = Math.floor(inFlight.size / 2);
-      // A site waits only for a host that is full with this worker's own attempts, whose ends clear
-      // the wait. Picks another instance claimed first leave the host with room: the next poll
-      // tries again (waiting then would starve this worker of that site for good).
-      let learned = false;
-      for (const candidate of leftOut) {
-        const host = hostOf(candidate.url);
-        if (!isFull(host)) continue;
-        waitingSites.set(host, (waitingSites.get(host) ?? new Set<string>()).add(candidate.siteId));
-        learned = true;
-      }
-      if (!learned || candidates.length < limit) return;
+  /** Shares the free slots among the due sites, oldest first, as far as each one's host has room. */
+  function allot(sites: DueSite[], free: number, now: number): { site: DueSite; count: number }[] {
+    const room = new Map<string, number>();
+    const shares: { site: DueSite; count: number }[] = [];
+    for (const site of sites) {
+      if (free === 0) break;
+      const host = hostOf(site.url);
+      const left = room.get(host) ?? capOf(host, now) - (hosts.get(host)?.inFlight ?? 0);
+      const count = Math.min(left, free);
+      if (count <= 0) continue;
+      room.set(host, left - count);
+      free -= count;
+      shares.push({ site, count });
     }
+    return shares;
+  }
+
+  /** Picks due deliveries within the limits, claims them and starts them. */
+  async function fill(): Promise<void> {
+    const free = MAX_IN_FLIGHT - inFlight.size;
+    if (stopping || free <= 0) return;
+    const now = new Date();
+    const at = now.toISOString();
+    const shares = allot(await dueSites(db.kysely, at), free, now.getTime());
+    const picked = await Promise.all(shares.map(({ site, count }) => dueOfSite(db.kysely, site.siteId, at, count)));
+    const siteOf = new Map(shares.flatMap(({ site }, i) => picked[i]!.map((id) => [id, site] as const)));
+    const leaseUntil = new Date(now.getTime() + leaseMs(policy)).toISOString();
+    const claimed = await claim(db, [...siteOf.keys()], at, leaseUntil);
+    const batch = { size: claimed.length, left: claimed.length };
+    for (const delivery of claimed) start(delivery, siteOf.get(delivery.id)!, batch);
   }
   /** A kick while a poll runs is remembered: the attempts that ended meanwhile asked for one more. */
   let kickedWhileTicking = false;
@@ -151,6 +140,7 @@ export function startDeliveryWorker(db: Db, policy: DeliveryPolicy, log: Fastify
     if (!stopping) timer = setTimeout(loop, POLL_MS);
   }
   loop();
+  db.changes.onDeliveriesQueued(kick);
 
   return {
     async stop() {
