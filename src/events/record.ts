@@ -1,6 +1,7 @@
 import type { Transaction } from 'kysely';
 import type { Database } from '../db/schema.ts';
 import { newId } from '../ids.ts';
+import type { Site } from '../sites/repository.ts';
 import { queueDelivery } from '../webhooks/outbox.ts';
 
 export const EVENT_TYPES = [
@@ -27,9 +28,10 @@ export interface DomainEvent {
 
 /**
  * Every state change calls this inside its own transaction, so the event commits or rolls back with
- * the change that caused it, and so does its webhook delivery (the transactional outbox).
+ * the change that caused it, and so does its webhook delivery (the transactional outbox). A caller
+ * that has the event's site loaded passes it, which spares the webhook lookup when it has none.
  */
-export async function recordEvent(trx: Transaction<Database>, event: DomainEvent): Promise<string> {
+export async function recordEvent(trx: Transaction<Database>, event: DomainEvent, site?: Site): Promise<string> {
   const id = newId('evt');
   const createdAt = new Date().toISOString();
   await trx
@@ -43,6 +45,6 @@ export async function recordEvent(trx: Transaction<Database>, event: DomainEvent
       created_at: createdAt,
     })
     .execute();
-  await queueDelivery(trx, id, event, createdAt);
+  await queueDelivery(trx, id, event, createdAt, site);
   return id;
 }
