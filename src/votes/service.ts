@@ -84,8 +84,10 @@ export function setVote(db: Db, caller: Caller, id: string, vote: VoteType | nul
               .selectFrom('votes as o')
               .select('o.comment_id')
               .whereRef('o.comment_id', '=', 'c.id')
-              .where('o.value', '=', 1)
-              .where('o.by_moderator', '=', 1)
+              // Literals, not parameters: SQLite matches them to the partial index votes_owner_likes
+              // when preparing; with parameters it would prepare the statement again on every run.
+              .where('o.value', '=', eb.lit(1))
+              .where('o.by_moderator', '=', eb.lit(1))
               .where('o.voter_ref', '<>', actor),
           )
           .as('liked_by_others'),
