@@ -129,9 +129,9 @@ function initialStatus(site: Site, caller: Caller, moderator: boolean): 'publish
   return 'published';
 }
 
-export async function createComment(db: Db, caller: Caller, input: CreateInput): Promise<CommentView> {
-  const site =
-    caller.kind === 'public' ? await siteOrNotFound(db.kysely, input.site_id) : await findSiteFor(db.kysely, caller, input.site_id);
+/** A new comment's site, author and parent, checked in the order a client is told what is wrong. */
+async function checkedPost(trx: Kysely<Database>, caller: Caller, input: CreateInput) {
+  const site = caller.kind === 'public' ? await siteOrNotFound(trx, input.site_id) : await findSiteFor(trx, caller, input.site_id);
   if (caller.kind === 'public' && !site.allowGuests) {
     throw new AppError('unauthorized', 'This site does not accept guest comments; sign in to comment');
   }
@@ -142,15 +142,24 @@ export async function createComment(db: Db, caller: Caller, input: CreateInput):
   const author = actorRef(caller);
   const moderator = isModerator(caller, site);
   const viewer: Viewer = { ref: author, moderator };
-  let parent: CommentRow | undefined;
+  let parent: (CommentRow & { thread_url: string }) | undefined;
   if (input.parent_id) {
-    const found = await findComment(db.kysely, input.parent_id);
-    if (!found || found.site_id !== site.id || found.thread_url !== url.href || !(await isVisible(db.kysely, viewer, found.id))) {
+    parent = await findComment(trx, input.parent_id);
+    if (!parent || parent.site_id !== site.id || parent.thread_url !== url.href || !(await isVisible(trx, viewer, parent.id))) {
       throw invalid('body/parent_id', 'must be a comment of the same site and thread');
     }
-    parent = found;
   }
-  const created = await db.kysely.transaction().execute(async (trx) => {
+  return { site, content, authorName, url, author, moderator, parent };
+}
+
+/**
+ * Everything, the site and parent included, is read inside the transaction: on SQLite that is the
+ * writer's connection, whose page cache the group's own commits do not invalidate, and the site's
+ * webhook settings that decide the outbox are the ones the comment commits beside.
+ */
+export async function createComment(db: Db, caller: Caller, input: CreateInput): Promise<CommentView> {
+  const { created, siteId, threadUrl } = await db.kysely.transaction().execute(async (trx) => {
+    const { site, content, authorName, url, author, moderator, parent } = await checkedPost(trx, caller, input);
     if (author !== null) await lockAuthor(db.dialect, trx, site.id, author);
     const { shadowBanned } = await checkAuthorBans(trx, site.id, author);
     const now = new Date().toISOString();
@@ -186,9 +195,9 @@ export async function createComment(db: Db, caller: Caller, input: CreateInput):
     if (parent) await refreshListing(trx, [row.root_id]);
     if (caller.kind === 'session' && !caller.hasCommented) await recordFirstComment(trx, site, caller.userId, now);
     await recordEvent(trx, { accountId: site.accountId, siteId: site.id, type: 'comment.created', data: { comment: eventComment(row, url.href) } }, site);
-    return toView(row, url.href, authorMarks(author));
+    return { created: toView(row, url.href, authorMarks(author)), siteId: site.id, threadUrl: url.href };
   });
-  db.changes.threadChanged(site.id, url.href);
+  db.changes.threadChanged(siteId, threadUrl);
   return created;
 }
 
