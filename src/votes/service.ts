@@ -33,9 +33,8 @@ interface Target {
 }
 
 /**
- * The comment a vote or reaction applies to, read with everything the change needs in one statement
- * after the row is locked, so concurrent votes on it serialise and counts stay exact. 404 if the
- * caller cannot see it, 403 if banned from its site, 409 if deleted.
+ * What a vote or reaction reads of its comment for the caller (site, thread, ban, visibility); each
+ * adds its own columns, so one statement reads all the change needs.
  */
 function targetQuery(trx: Transaction<Database>, id: string, actor: string) {
   return trx
@@ -47,6 +46,11 @@ function targetQuery(trx: Transaction<Database>, id: string, actor: string) {
     .where('c.id', '=', id);
 }
 
+/**
+ * Applies a vote or reaction to a comment locked for the rest of the transaction, so concurrent ones
+ * serialise and counts stay exact: the read comes after the lock. 404 if the caller cannot see the
+ * comment, 403 if banned from its site, 409 if it is deleted.
+ */
 async function actOnComment<R extends Target, T>(
   db: Db,
   caller: Caller,
