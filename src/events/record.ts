@@ -29,7 +29,7 @@ export interface DomainEvent {
 /**
  * Every state change calls this inside its own transaction, so the event commits or rolls back with
  * the change that caused it, and so does its webhook delivery (the transactional outbox). A caller
- * that has the event's site loaded passes it, which spares the webhook lookup when it has none.
+ * that has the event's site loaded passes it: no webhook lookup when the site takes no delivery of it.
  */
 export async function recordEvent(trx: Transaction<Database>, event: DomainEvent, site?: Site): Promise<string> {
   const id = newId('evt');
