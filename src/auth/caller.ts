@@ -29,6 +29,8 @@ export interface SessionCaller extends Base {
   userId: string;
   userName: string;
   moderator: boolean;
+  /** The user had commented on the site when the request began (user.created is behind them). */
+  hasCommented: boolean;
 }
 export type Caller = PublicCaller | KeyCaller | SessionCaller;
 
@@ -91,6 +93,7 @@ export async function resolveCaller(db: Db, token: string | null, ip: string): P
         'sessions.user_id',
         'sessions.moderator',
         'site_users.name',
+        'site_users.first_comment_at',
         'sites.account_id',
       ])
       .where('sessions.token_hash', '=', hash)
@@ -107,6 +110,7 @@ export async function resolveCaller(db: Db, token: string | null, ip: string): P
       userId: session.user_id,
       userName: session.name,
       moderator: session.moderator === 1,
+      hasCommented: session.first_comment_at !== null,
     };
   }
   throw new AppError('unauthorized', UNKNOWN);

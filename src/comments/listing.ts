@@ -1,5 +1,6 @@
-import { sql, type Kysely } from 'kysely';
+import { sql, type ExpressionBuilder, type Kysely } from 'kysely';
 import type { Database } from '../db/schema.ts';
+import { newId } from '../ids.ts';
 import { listable } from './repository.ts';
 import { PUBLIC_VIEWER, type Viewer } from './visibility.ts';
 
@@ -42,9 +43,32 @@ export async function refreshListing(trx: Kysely<Database>, rootIds: Iterable<st
 
 export async function addToTotals(trx: Kysely<Database>, threadId: string, publicDelta: number, allDelta: number): Promise<void> {
   if (publicDelta === 0 && allDelta === 0) return;
-  await trx
-    .updateTable('threads')
-    .set((eb) => ({ public_total: eb('public_total', '+', publicDelta), all_total: eb('all_total', '+', allDelta) }))
-    .where('id', '=', threadId)
-    .execute();
+  await trx.updateTable('threads').set(totalsPlus(publicDelta, allDelta)).where('id', '=', threadId).execute();
+}
+
+/**
+ * Adds a new top-level comment to its thread's totals and returns the thread's id: the thread is
+ * found by the same statement that counts the comment, and created with its first comment.
+ */
+export async function countNewTopLevel(trx: Kysely<Database>, siteId: string, urlKey: string, listedPublic: 0 | 1): Promise<string> {
+  const count = () =>
+    trx.updateTable('threads').set(totalsPlus(listedPublic, 1)).where('site_id', '=', siteId).where('url_key', '=', urlKey).returning('id').executeTakeFirst();
+  const counted = await count();
+  if (counted) return counted.id;
+  const id = newId('thr');
+  const created = await trx
+    .insertInto('threads')
+    .values({ id, site_id: siteId, url_key: urlKey, created_at: new Date().toISOString(), public_total: listedPublic, all_total: 1 })
+    .onConflict((oc) => oc.columns(['site_id', 'url_key']).doNothing())
+    .executeTakeFirst();
+  if (Number(created.numInsertedOrUpdatedRows ?? 0) === 1) return id;
+  // Another transaction created the thread meanwhile.
+  return (await count())!.id;
+}
+
+function totalsPlus(publicDelta: number, allDelta: number) {
+  return (eb: ExpressionBuilder<Database, 'threads'>) => ({
+    public_total: eb('public_total', '+', publicDelta),
+    all_total: eb('all_total', '+', allDelta),
+  });
 }

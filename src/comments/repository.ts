@@ -1,4 +1,4 @@
-import { sql, type Kysely, type SelectQueryBuilder, type SqlBool } from 'kysely';
+import { sql, type Kysely, type RawBuilder, type SelectQueryBuilder, type SqlBool } from 'kysely';
 import type { CommentTable, Database } from '../db/schema.ts';
 import { toCount } from '../db/dialect.ts';
 import { preparedQuery } from '../db/prepared.ts';
@@ -43,19 +43,25 @@ export async function findComment(db: Kysely<Database>, id: string) {
 }
 
 /**
- * Whether the viewer may see this comment: the row itself, and every ancestor (a removed, spam or
- * pending comment hides its replies). One recursive query up the parent chain.
+ * SQL: how many of this comment and its ancestors the viewer may not see (0: visible; a removed,
+ * spam or pending comment hides its replies). One recursive query up the parent chain, to read alone
+ * or beside other columns.
  */
-export async function isVisible(db: Kysely<Database>, viewer: Viewer, id: string): Promise<boolean> {
-  if (viewer.moderator) return true;
-  const result = await sql<{ hidden: number | string }>`
+export function hiddenInChain(viewer: Viewer, id: string): RawBuilder<number | string> {
+  return sql<number | string>`(
     with recursive chain(id, parent_id) as (
       select id, parent_id from comments where id = ${id}
       union all
       select c.id, c.parent_id from comments c join chain on c.id = chain.parent_id
     )
-    select count(*) as hidden from comments
-    where id in (select id from chain) and not ${visibleTo(viewer, 'comments')}`.execute(db);
+    select count(*) from comments
+    where id in (select id from chain) and not ${visibleTo(viewer, 'comments')})`;
+}
+
+/** Whether the viewer may see this comment: the row itself, and every ancestor. */
+export async function isVisible(db: Kysely<Database>, viewer: Viewer, id: string): Promise<boolean> {
+  if (viewer.moderator) return true;
+  const result = await sql<{ hidden: number | string }>`select ${hiddenInChain(viewer, id)} as hidden`.execute(db);
   return toCount(result.rows[0]?.hidden) === 0;
 }
 

@@ -21,7 +21,7 @@ import {
   SUBTREE_CAP,
   type Sort,
 } from './repository.ts';
-import { addToTotals, listedPublicly, refreshListing } from './listing.ts';
+import { countNewTopLevel, listedPublicly, refreshListing } from './listing.ts';
 import { MAX_AUTHOR_NAME, MAX_CONTENT, cleanText } from './text.ts';
 import { assertAllowedHost, threadKey } from './thread-url.ts';
 import { isEmptyPlaceholder, nestReplies } from './tree.ts';
@@ -173,20 +173,9 @@ function initialStatus(site: Site, caller: Caller, moderator: boolean): 'publish
   return 'published';
 }
 
-async function threadIdFor(trx: Transaction<Database>, siteId: string, urlKey: string): Promise<string> {
-  const existing = await findThread(trx, siteId, urlKey);
-  if (existing) return existing.id;
-  await trx
-    .insertInto('threads')
-    .values({ id: newId('thr'), site_id: siteId, url_key: urlKey, created_at: new Date().toISOString(), public_total: 0, all_total: 0 })
-    .onConflict((oc) => oc.columns(['site_id', 'url_key']).doNothing())
-    .execute();
-  return (await findThread(trx, siteId, urlKey))!.id;
-}
-
-export async function createComment(db: Db, caller: Caller, input: CreateInput): Promise<CommentView> {
-  const site =
-    caller.kind === 'public' ? await siteOrNotFound(db.kysely, input.site_id) : await findSiteFor(db.kysely, caller, input.site_id);
+/** A new comment's site, author and parent, checked in the order a client is told what is wrong. */
+async function checkedPost(trx: Kysely<Database>, caller: Caller, input: CreateInput) {
+  const site = caller.kind === 'public' ? await siteOrNotFound(trx, input.site_id) : await findSiteFor(trx, caller, input.site_id);
   if (caller.kind === 'public' && !site.allowGuests) {
     throw new AppError('unauthorized', 'This site does not accept guest comments; sign in to comment');
   }
@@ -197,31 +186,43 @@ export async function createComment(db: Db, caller: Caller, input: CreateInput):
   const author = actorRef(caller);
   const moderator = isModerator(caller, site);
   const viewer: Viewer = { ref: author, moderator };
-  let parent: CommentRow | undefined;
+  let parent: (CommentRow & { thread_url: string }) | undefined;
   if (input.parent_id) {
-    const found = await findComment(db.kysely, input.parent_id);
-    if (!found || found.site_id !== site.id || found.thread_url !== url.href || !(await isVisible(db.kysely, viewer, found.id))) {
+    parent = await findComment(trx, input.parent_id);
+    if (!parent || parent.site_id !== site.id || parent.thread_url !== url.href || !(await isVisible(trx, viewer, parent.id))) {
       throw invalid('body/parent_id', 'must be a comment of the same site and thread');
     }
-    parent = found;
   }
-  const created = await withEvents(db, async (trx) => {
+  return { site, content, authorName, url, author, moderator, parent };
+}
+
+/**
+ * Everything, the site and parent included, is read inside the transaction: on SQLite that is the
+ * writer's connection, whose page cache the group's own commits do not invalidate, and the site's
+ * webhook settings that decide the outbox are the ones the comment commits beside.
+ */
+export async function createComment(db: Db, caller: Caller, input: CreateInput): Promise<CommentView> {
+  const { created, siteId, threadUrl } = await withEvents(db, async (trx) => {
+    const { site, content, authorName, url, author, moderator, parent } = await checkedPost(trx, caller, input);
     if (author !== null) await lockAuthor(db.dialect, trx, site.id, author);
     const { shadowBanned } = await checkAuthorBans(trx, site.id, author);
     const now = new Date().toISOString();
     const id = newId('cmt');
     const status = initialStatus(site, caller, moderator);
+    const moderationStatus = status === 'pending' ? 'pending' : shadowBanned ? 'shadow_banned' : null;
+    const listedPublic = parent ? 0 : listedPublicly({ status, moderation_status: moderationStatus });
     const row: CommentRow = {
       id,
       site_id: site.id,
-      thread_id: await threadIdFor(trx, site.id, url.href),
+      // A reply's thread is its parent's (checked above); a top-level comment is counted into its own.
+      thread_id: parent ? parent.thread_id : await countNewTopLevel(trx, site.id, url.href, listedPublic),
       parent_id: parent?.id ?? null,
       root_id: parent?.root_id ?? id,
       author_ref: author,
       author_name: authorName,
       content,
       status,
-      moderation_status: status === 'pending' ? 'pending' : shadowBanned ? 'shadow_banned' : null,
+      moderation_status: moderationStatus,
       is_deleted: 0,
       is_edited: 0,
       upvotes: 0,
@@ -231,23 +232,16 @@ export async function createComment(db: Db, caller: Caller, input: CreateInput):
       reaction_counts: '{}',
       created_at: now,
       updated_at: now,
-      listed_public: 0,
-      listed_all: 0,
+      listed_public: listedPublic,
+      listed_all: parent ? 0 : 1,
     };
-    if (parent) {
-      await trx.insertInto('comments').values(row).execute();
-      await refreshListing(trx, [row.root_id]);
-    } else {
-      row.listed_public = listedPublicly(row);
-      row.listed_all = 1;
-      await trx.insertInto('comments').values(row).execute();
-      await addToTotals(trx, row.thread_id, row.listed_public, 1);
-    }
-    if (caller.kind === 'session') await recordFirstComment(trx, site, caller.userId, now);
-    await recordEvent(trx, { accountId: site.accountId, siteId: site.id, type: 'comment.created', data: { comment: eventComment(row, url.href) } });
-    return toView(row, url.href, authorMarks(author));
+    await trx.insertInto('comments').values(row).execute();
+    if (parent) await refreshListing(trx, [row.root_id]);
+    if (caller.kind === 'session' && !caller.hasCommented) await recordFirstComment(trx, site, caller.userId, now);
+    await recordEvent(trx, { accountId: site.accountId, siteId: site.id, type: 'comment.created', data: { comment: eventComment(row, url.href) } }, site);
+    return { created: toView(row, url.href, authorMarks(author)), siteId: site.id, threadUrl: url.href };
   });
-  db.changes.threadChanged(site.id, url.href);
+  db.changes.threadChanged(siteId, threadUrl);
   return created;
 }
 
@@ -261,12 +255,16 @@ async function recordFirstComment(trx: Transaction<Database>, site: Site, userId
     .executeTakeFirst();
   if (Number(first.numUpdatedRows) === 0) return;
   const user = await trx.selectFrom('site_users').selectAll().where('id', '=', userId).executeTakeFirstOrThrow();
-  await recordEvent(trx, {
-    accountId: site.accountId,
-    siteId: site.id,
-    type: 'user.created',
-    data: { user: { id: user.id, external_id: user.external_id, name: user.name, avatar_url: user.avatar_url, created_at: user.created_at } },
-  });
+  await recordEvent(
+    trx,
+    {
+      accountId: site.accountId,
+      siteId: site.id,
+      type: 'user.created',
+      data: { user: { id: user.id, external_id: user.external_id, name: user.name, avatar_url: user.avatar_url, created_at: user.created_at } },
+    },
+    site,
+  );
 }
 
 /** A comment the caller may act on as its author or a moderator; 404 when they cannot see it. */
@@ -292,7 +290,7 @@ export async function editComment(db: Db, caller: Caller, id: string, rawContent
       .returningAll()
       .executeTakeFirst();
     if (!updated) throw new AppError('conflict', 'A deleted comment cannot be edited');
-    await recordEvent(trx, { accountId: site.accountId, siteId: site.id, type: 'comment.updated', data: { comment: eventComment(updated, comment.thread_url) } });
+    await recordEvent(trx, { accountId: site.accountId, siteId: site.id, type: 'comment.updated', data: { comment: eventComment(updated, comment.thread_url) } }, site);
     return toView(updated, comment.thread_url, authorMarks(comment.author_ref));
   });
   db.changes.threadChanged(site.id, comment.thread_url);
@@ -313,7 +311,7 @@ export async function deleteComment(db: Db, caller: Caller, id: string): Promise
       .executeTakeFirst();
     if (!deleted) return toView(comment, comment.thread_url, authorMarks(viewer.ref));
     await refreshListing(trx, [deleted.root_id]);
-    await recordEvent(trx, { accountId: site.accountId, siteId: site.id, type: 'comment.deleted', data: { comment: eventComment(deleted, comment.thread_url) } });
+    await recordEvent(trx, { accountId: site.accountId, siteId: site.id, type: 'comment.deleted', data: { comment: eventComment(deleted, comment.thread_url) } }, site);
     return toView(deleted, comment.thread_url, authorMarks(viewer.ref));
   });
   db.changes.threadChanged(site.id, comment.thread_url);

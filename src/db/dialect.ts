@@ -24,6 +24,16 @@ export function forUpdate<DB, TB extends keyof DB, O>(
 }
 
 /**
+ * Locks one row (by its `id`) until commit, so that the statements after it see everything
+ * committed before: PostgreSQL's READ COMMITTED reads a fresh snapshot per statement, but a lock
+ * taken inside a larger read would leave that read's snapshot from before the wait. SQLite has one
+ * writer at a time, so there is nothing to wait for.
+ */
+export async function lockRow<DB>(dialect: DialectName, trx: Transaction<DB>, table: string, id: string): Promise<void> {
+  if (dialect === 'postgres') await sql`select 1 from ${sql.table(table)} where id = ${id} for update`.execute(trx);
+}
+
+/**
  * Rows a worker claims for itself. PostgreSQL skips rows another instance holds locked, so
  * instances never wait on each other; SQLite has one writer at a time, so the claiming
  * `UPDATE ... WHERE <still claimable> RETURNING` around this subquery is atomic there as it is.

@@ -2,6 +2,7 @@ import type { Transaction } from 'kysely';
 import type { Db } from '../db/connect.ts';
 import type { Database } from '../db/schema.ts';
 import { newId } from '../ids.ts';
+import type { Site } from '../sites/repository.ts';
 import { queueDelivery, queuedDelivery } from '../webhooks/outbox.ts';
 
 export const EVENT_TYPES = [
@@ -28,9 +29,10 @@ export interface DomainEvent {
 
 /**
  * Every state change calls this inside its own transaction, so the event commits or rolls back with
- * the change that caused it, and so does its webhook delivery (the transactional outbox).
+ * the change that caused it, and so does its webhook delivery (the transactional outbox). A caller
+ * that has the event's site loaded passes it: no webhook lookup when the site takes no delivery of it.
  */
-export async function recordEvent(trx: Transaction<Database>, event: DomainEvent): Promise<string> {
+export async function recordEvent(trx: Transaction<Database>, event: DomainEvent, site?: Site): Promise<string> {
   const id = newId('evt');
   const createdAt = new Date().toISOString();
   await trx
@@ -44,7 +46,7 @@ export async function recordEvent(trx: Transaction<Database>, event: DomainEvent
       created_at: createdAt,
     })
     .execute();
-  await queueDelivery(trx, id, event, createdAt);
+  await queueDelivery(trx, id, event, createdAt, site);
   return id;
 }
 

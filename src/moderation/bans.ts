@@ -1,4 +1,4 @@
-import type { Kysely, Transaction } from 'kysely';
+import { sql, type Expression, type Kysely, type RawBuilder, type Transaction } from 'kysely';
 import type { Database } from '../db/schema.ts';
 import { AppError } from '../errors.ts';
 import { recordEvent } from '../events/record.ts';
@@ -9,15 +9,9 @@ import { refreshListing } from '../comments/listing.ts';
 export const BAN_TYPES = ['ban', 'shadow_ban'] as const;
 export type BanType = (typeof BAN_TYPES)[number];
 
-async function hasBan(db: Kysely<Database>, siteId: string, authorRef: string, type: BanType): Promise<boolean> {
-  const ban = await db
-    .selectFrom('bans')
-    .select('id')
-    .where('site_id', '=', siteId)
-    .where('author_ref', '=', authorRef)
-    .where('ban_type', '=', type)
-    .executeTakeFirst();
-  return ban !== undefined;
+/** SQL: whether the author is banned outright from the site (a value or a column of the query). */
+export function isBanned(siteId: string | Expression<string>, authorRef: string): RawBuilder<number | boolean> {
+  return sql<number | boolean>`exists (select 1 from bans where site_id = ${siteId} and author_ref = ${authorRef} and ban_type = 'ban')`;
 }
 
 /**
@@ -27,15 +21,19 @@ async function hasBan(db: Kysely<Database>, siteId: string, authorRef: string, t
 export async function checkAuthorBans(db: Kysely<Database>, siteId: string, authorRef: string | null): Promise<{ shadowBanned: boolean }> {
   if (authorRef === null) return { shadowBanned: false };
   const bans = await db.selectFrom('bans').select('ban_type').where('site_id', '=', siteId).where('author_ref', '=', authorRef).execute();
-  if (bans.some((ban) => ban.ban_type === 'ban')) throw new AppError('banned', 'You are banned from commenting on this site');
+  if (bans.some((ban) => ban.ban_type === 'ban')) throw bannedError();
   return { shadowBanned: bans.some((ban) => ban.ban_type === 'shadow_ban') };
 }
 
 /** A banned user's writes are refused outright (403 banned). */
 export async function assertNotBanned(db: Kysely<Database>, siteId: string, authorRef: string | null): Promise<void> {
-  if (authorRef !== null && (await hasBan(db, siteId, authorRef, 'ban'))) {
-    throw new AppError('banned', 'You are banned from commenting on this site');
-  }
+  if (authorRef === null) return;
+  const { banned } = await db.selectNoFrom(isBanned(siteId, authorRef).as('banned')).executeTakeFirstOrThrow();
+  if (Number(banned) === 1) throw bannedError();
+}
+
+export function bannedError(): AppError {
+  return new AppError('banned', 'You are banned from commenting on this site');
 }
 
 async function userPayload(db: Kysely<Database>, authorRef: string) {

@@ -1,11 +1,11 @@
-import type { Transaction } from 'kysely';
-import { requireCredential, type Caller } from '../auth/caller.ts';
-import { visibleComment } from '../comments/service.ts';
+import { sql, type Transaction } from 'kysely';
+import { actorRef, canAccessSite, isModerator, requireCredential, type Caller } from '../auth/caller.ts';
+import { hiddenInChain } from '../comments/repository.ts';
 import type { Db } from '../db/connect.ts';
-import { forUpdate } from '../db/dialect.ts';
+import { lockRow, toCount } from '../db/dialect.ts';
 import type { Database } from '../db/schema.ts';
 import { AppError, invalid } from '../errors.ts';
-import { assertNotBanned } from '../moderation/bans.ts';
+import { bannedError, isBanned } from '../moderation/bans.ts';
 import { wilsonLowerBound } from './wilson.ts';
 
 export type VoteType = 'up' | 'down';
@@ -22,44 +22,87 @@ export interface ReactionResult {
   user_reaction: string | null;
 }
 
+/** What every vote and reaction reads of its comment, beside what each reads of its own. */
+interface Target {
+  site_id: string;
+  account_id: string;
+  thread_url: string;
+  is_deleted: number;
+  banned: number | boolean;
+  hidden: number | string;
+}
+
 /**
- * The comment a vote or reaction applies to, locked for the rest of the transaction so concurrent
- * votes on it serialise and counts stay exact. 404 if the caller cannot see it, 409 if deleted.
+ * What a vote or reaction reads of its comment for the caller (site, thread, ban, visibility); each
+ * adds its own columns, so one statement reads all the change needs.
  */
-async function actOnComment<T>(
+function targetQuery(trx: Transaction<Database>, id: string, actor: string) {
+  return trx
+    .selectFrom('comments as c')
+    .innerJoin('threads as t', 't.id', 'c.thread_id')
+    .innerJoin('sites as s', 's.id', 'c.site_id')
+    .select(['c.site_id', 's.account_id', 't.url_key as thread_url', 'c.is_deleted'])
+    .select([isBanned(sql.ref('c.site_id'), actor).as('banned'), hiddenInChain({ ref: actor, moderator: false }, id).as('hidden')])
+    .where('c.id', '=', id);
+}
+
+/**
+ * Applies a vote or reaction to a comment locked for the rest of the transaction, so concurrent ones
+ * serialise and counts stay exact: the read comes after the lock. 404 if the caller cannot see the
+ * comment, 403 if banned from its site, 409 if it is deleted.
+ */
+async function actOnComment<R extends Target, T>(
   db: Db,
   caller: Caller,
   id: string,
-  work: (trx: Transaction<Database>, locked: Counts, actor: string, moderator: boolean, reactions: string[]) => Promise<T>,
+  read: (trx: Transaction<Database>, actor: string) => Promise<R | undefined>,
+  work: (trx: Transaction<Database>, target: R, actor: string, moderator: boolean) => Promise<T>,
 ): Promise<T> {
   requireCredential(caller);
-  const { comment, site, viewer } = await visibleComment(db, caller, id);
-  if (viewer.ref === null) throw new AppError('not_found', `No comment ${id}`);
-  const actor = viewer.ref;
-  const result = await db.kysely.transaction().execute(async (trx) => {
-    await assertNotBanned(trx, site.id, actor);
-    const locked = await forUpdate(db.dialect, trx.selectFrom('comments').select(['is_deleted', 'upvotes', 'downvotes']).where('id', '=', id)).executeTakeFirstOrThrow();
-    if (locked.is_deleted) throw new AppError('conflict', 'The comment has been deleted');
-    return work(trx, { upvotes: Number(locked.upvotes), downvotes: Number(locked.downvotes) }, actor, viewer.moderator, site.reactions);
+  const actor = actorRef(caller)!;
+  const { target, result } = await db.kysely.transaction().execute(async (trx) => {
+    await lockRow(db.dialect, trx, 'comments', id);
+    const target = await read(trx, actor);
+    const site = target && { id: target.site_id, accountId: target.account_id };
+    if (!site || !canAccessSite(caller, site)) throw new AppError('not_found', `No comment ${id}`);
+    const moderator = isModerator(caller, site);
+    if (!moderator && toCount(target.hidden) > 0) throw new AppError('not_found', `No comment ${id}`);
+    if (Number(target.banned) === 1) throw bannedError();
+    if (target.is_deleted) throw new AppError('conflict', 'The comment has been deleted');
+    return { target, result: await work(trx, target, actor, moderator) };
   });
-  db.changes.threadChanged(site.id, comment.thread_url);
+  db.changes.threadChanged(target.site_id, target.thread_url);
   return result;
-}
-
-interface Counts {
-  upvotes: number;
-  downvotes: number;
 }
 
 /** Sets (or with null removes) the caller's vote, adjusting the counters by the difference. */
 export function setVote(db: Db, caller: Caller, id: string, vote: VoteType | null): Promise<VoteResult> {
-  return actOnComment(db, caller, id, async (trx, locked, actor, moderator) => {
-    const previous = await trx.selectFrom('votes').select('value').where('comment_id', '=', id).where('voter_ref', '=', actor).executeTakeFirst();
-    const before = previous?.value ?? 0;
+  const read = (trx: Transaction<Database>, actor: string) =>
+    targetQuery(trx, id, actor)
+      .leftJoin('votes as v', (join) => join.onRef('v.comment_id', '=', 'c.id').on('v.voter_ref', '=', actor))
+      .select(['c.upvotes', 'c.downvotes', 'v.value as previous', 'v.by_moderator as previous_by_moderator'])
+      .select((eb) =>
+        eb
+          .exists(
+            eb
+              .selectFrom('votes as o')
+              .select('o.comment_id')
+              .whereRef('o.comment_id', '=', 'c.id')
+              // Literals, not parameters: SQLite matches them to the partial index votes_owner_likes
+              // when preparing; with parameters it would prepare the statement again on every run.
+              .where('o.value', '=', eb.lit(1))
+              .where('o.by_moderator', '=', eb.lit(1))
+              .where('o.voter_ref', '<>', actor),
+          )
+          .as('liked_by_others'),
+      )
+      .executeTakeFirst();
+  return actOnComment(db, caller, id, read, async (trx, target, actor, moderator) => {
+    const before = target.previous ?? 0;
     const after = vote === 'up' ? 1 : vote === 'down' ? -1 : 0;
     // The comment row is locked, so the counts read with the lock are the ones to adjust.
-    const upvotes = locked.upvotes + Number(after === 1) - Number(before === 1);
-    const downvotes = locked.downvotes + Number(after === -1) - Number(before === -1);
+    const upvotes = Number(target.upvotes) + Number(after === 1) - Number(before === 1);
+    const downvotes = Number(target.downvotes) + Number(after === -1) - Number(before === -1);
     if (before !== after) {
       if (after === 0) {
         await trx.deleteFrom('votes').where('comment_id', '=', id).where('voter_ref', '=', actor).execute();
@@ -76,24 +119,29 @@ export function setVote(db: Db, caller: Caller, id: string, vote: VoteType | nul
         .where('id', '=', id)
         .execute();
     }
-    const liked = await trx
-      .selectFrom('votes')
-      .select('comment_id')
-      .where('comment_id', '=', id)
-      .where('value', '=', 1)
-      .where('by_moderator', '=', 1)
-      .executeTakeFirst();
-    return { upvotes, downvotes, user_vote: after === 1 ? 'up' : after === -1 ? 'down' : null, liked_by_site_owner: liked !== undefined };
+    // The caller's own upvote counts as the site owner's when it was (or is now) cast as a moderator.
+    const mineLiked = after === 1 && (before === after ? target.previous_by_moderator === 1 : moderator);
+    return {
+      upvotes,
+      downvotes,
+      user_vote: after === 1 ? 'up' : after === -1 ? 'down' : null,
+      liked_by_site_owner: mineLiked || Number(target.liked_by_others) === 1,
+    };
   });
 }
 
 /** Toggles the caller's reaction: the same type again removes it, another type replaces it. */
 export function toggleReaction(db: Db, caller: Caller, id: string, type: string): Promise<ReactionResult> {
-  return actOnComment(db, caller, id, async (trx, _locked, actor, _moderator, allowed) => {
+  const read = (trx: Transaction<Database>, actor: string) =>
+    targetQuery(trx, id, actor)
+      .leftJoin('reactions as r', (join) => join.onRef('r.comment_id', '=', 'c.id').on('r.reactor_ref', '=', actor))
+      .select(['s.reactions', 'r.type as previous'])
+      .executeTakeFirst();
+  return actOnComment(db, caller, id, read, async (trx, target, actor) => {
+    const allowed = JSON.parse(target.reactions) as string[];
     if (!allowed.includes(type)) throw invalid('body/reaction_type', `must be one of ${allowed.join(', ')}`);
-    const previous = await trx.selectFrom('reactions').select('type').where('comment_id', '=', id).where('reactor_ref', '=', actor).executeTakeFirst();
     let mine: string | null = type;
-    if (previous?.type === type) {
+    if (target.previous === type) {
       await trx.deleteFrom('reactions').where('comment_id', '=', id).where('reactor_ref', '=', actor).execute();
       mine = null;
     } else {

@@ -37,6 +37,19 @@ describe('votes', () => {
     expect(listed.body).toMatchObject({ upvotes: 1, user_vote: null });
   });
 
+  it("keeps liked_by_site_owner exact as the owner's and others' votes change", async () => {
+    const id = await newComment();
+    const liked = async (token: string, type: string | null) =>
+      (type === null ? await parley.request('DELETE', `/v1/comments/${id}/vote`, { token }) : await vote(token, id, type)).body.liked_by_site_owner;
+    expect(await liked(alice, 'up')).toBe(false);
+    expect(await liked(site.api_key, 'up')).toBe(true);
+    expect(await liked(site.api_key, 'up')).toBe(true);
+    expect(await liked(alice, 'down')).toBe(true);
+    expect(await liked(site.api_key, 'down')).toBe(false);
+    expect(await liked(site.api_key, 'up')).toBe(true);
+    expect(await liked(site.api_key, null)).toBe(false);
+  });
+
   it('shows the caller their own vote and reaction in lists', async () => {
     const id = await newComment();
     await vote(alice, id, 'down');

@@ -3,6 +3,7 @@ import type { Database } from '../db/schema.ts';
 import type { DomainEvent } from '../events/record.ts';
 import { newId } from '../ids.ts';
 import { planAtLeast } from '../sites/plans.ts';
+import type { Site } from '../sites/repository.ts';
 import { WEBHOOK_PLAN } from './settings.ts';
 
 /** The JSON body of a delivery (specification part 6.2), fixed when the event happens. */
@@ -26,20 +27,27 @@ export function queuedDelivery(trx: Transaction<Database>): boolean {
   return queuedIn.has(trx);
 }
 
+/** Whether a site with these settings takes deliveries of this event type at all (its plan aside). */
+function subscribed(settings: Pick<Site, 'webhookUrl' | 'webhookEvents'>, type: string): boolean {
+  return settings.webhookUrl !== null && settings.webhookEvents.includes(type);
+}
+
 /**
  * Queues the webhook delivery of an event, in the transaction that records it: the delivery exists
  * if and only if the change committed. Only a site subscribed to the event, with a URL, on the plan.
+ * `loaded` is the event's site as the request read it: when it is not subscribed, there is nothing to
+ * look up (a subscription saved after that read is as concurrent as a change racing this lookup).
  */
-export async function queueDelivery(trx: Transaction<Database>, eventId: string, event: DomainEvent, createdAt: string): Promise<void> {
+export async function queueDelivery(trx: Transaction<Database>, eventId: string, event: DomainEvent, createdAt: string, loaded?: Site): Promise<void> {
   if (event.siteId === null) return;
+  if (loaded?.id === event.siteId && !subscribed(loaded, event.type)) return;
   const site = await trx
     .selectFrom('sites')
     .innerJoin('accounts', 'accounts.id', 'sites.account_id')
     .select(['sites.webhook_url', 'sites.webhook_events', 'accounts.plan'])
     .where('sites.id', '=', event.siteId)
     .executeTakeFirst();
-  if (!site || site.webhook_url === null) return;
-  if (!(JSON.parse(site.webhook_events) as string[]).includes(event.type)) return;
+  if (!site || !subscribed({ webhookUrl: site.webhook_url, webhookEvents: JSON.parse(site.webhook_events) }, event.type)) return;
   if (!deciding(event, site.plan).some((plan) => planAtLeast(plan, WEBHOOK_PLAN))) return;
   await trx
     .insertInto('webhook_deliveries')
