@@ -25,6 +25,8 @@ export interface Service {
   resetPeakRss(): void;
   /** VmHWM of the process, in MB. */
   peakRssMb(): number;
+  /** CPU time the process has used so far (user and system), in seconds. */
+  cpuSeconds(): number;
   stop(): Promise<void>;
 }
 
@@ -42,6 +44,8 @@ async function waitForHealth(url: string, child: ChildProcess, output: () => str
   }
   throw new Error(`did not answer /healthz within 60 s:\n${output()}`);
 }
+
+const CLOCK_TICKS_PER_SECOND = 100;
 
 const running = new Set<ChildProcess>();
 // An interrupted benchmark leaves no server behind.
@@ -71,6 +75,12 @@ export async function startService(name: string, args: string[], env: Record<str
     peakRssMb: () => {
       const match = /VmHWM:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
       return match ? Number(match[1]) / 1024 : NaN;
+    },
+    cpuSeconds: () => {
+      // utime and stime, fields 14 and 15 of /proc/PID/stat, in clock ticks (100 a second on Linux);
+      // the command name (field 2) is in parentheses and may contain spaces.
+      const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
+      return (Number(fields[11]) + Number(fields[12])) / CLOCK_TICKS_PER_SECOND;
     },
     stop: () =>
       new Promise((resolve) => {
