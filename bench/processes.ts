@@ -25,7 +25,7 @@ export interface Service {
   resetPeakRss(): void;
   /** VmHWM of the process, in MB. */
   peakRssMb(): number;
-  /** CPU time (user + system) the process has used so far, in ms: less noisy than rates on a shared machine. */
+  /** CPU time (user and system) the process has used so far, in ms: less noisy than rates on a shared machine. */
   cpuMs(): number;
   stop(): Promise<void>;
 }
@@ -44,6 +44,8 @@ async function waitForHealth(url: string, child: ChildProcess, output: () => str
   }
   throw new Error(`did not answer /healthz within 60 s:\n${output()}`);
 }
+
+const CLOCK_TICKS_PER_SECOND = 100;
 
 const running = new Set<ChildProcess>();
 // An interrupted benchmark leaves no server behind.
@@ -75,9 +77,10 @@ export async function startService(name: string, args: string[], env: Record<str
       return match ? Number(match[1]) / 1024 : NaN;
     },
     cpuMs: () => {
-      // Fields 14 and 15 of /proc/PID/stat, after the parenthesised command name, in clock ticks (100 a second).
+      // utime and stime, fields 14 and 15 of /proc/PID/stat, in clock ticks (100 a second on Linux);
+      // the command name (field 2) is in parentheses and may contain spaces.
       const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
-      return (Number(fields[11]) + Number(fields[12])) * 10;
+      return ((Number(fields[11]) + Number(fields[12])) / CLOCK_TICKS_PER_SECOND) * 1000;
     },
     stop: () =>
       new Promise((resolve) => {

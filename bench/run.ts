@@ -1,12 +1,15 @@
+import { execFileSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { cpus, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import autocannon from 'autocannon';
+import { build } from 'esbuild';
 import pg from 'pg';
 import { freshPostgresDatabase } from '../test/helper.ts';
 import { casesFor, type Case, type Server } from './cases.ts';
+import type { InProcessCost, LimiterJob } from './limiter.ts';
 import { ROOT, startBaseline, startParley, type CannedResponse, type Service } from './processes.ts';
 import { seed, type Seeded } from './seed.ts';
 import { deliveryRate, queueDeliveries, startReceiver } from './webhooks.ts';
@@ -22,6 +25,8 @@ const { values: args } = parseArgs({
     only: { type: 'string' },
     /** Writes a CPU profile of each Parley process to bench/results/profiles. */
     profile: { type: 'boolean', default: false },
+    /** Only the rate limiter's cost on list-100: the in-process measurement and the A/B under load. */
+    limiter: { type: 'boolean', default: false },
   },
 });
 const DURATION = Number(args.duration);
@@ -218,33 +223,78 @@ function judge(spec: Case, result: Measurement & { ratio: number | null }, resul
   return reference ? result.p50 <= reference.p50 * target.factor : null;
 }
 
+interface LimiterRun {
+  requestsPerSecond: number;
+  /** Parley's CPU time per request during the run. */
+  cpuMicros: number;
+}
+
 interface LimiterCost {
-  on: number[];
-  off: number[];
+  on: LimiterRun[];
+  off: LimiterRun[];
+  /** 1 − on/off throughput: the median of the rounds' ratios. */
   cost: number;
+  /** 1 − off/on CPU time per request: the same ratio at full load, less dependent on the CPU share each process got. */
+  cpuCost: number;
+  inProcess: InProcessCost;
 }
 
 const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)];
 
+const LIMITER_ROUNDS = 6;
+const LIMITER_SECONDS = 2;
+
+/** One timed load of `parley`, with the CPU time it used. */
+async function loadTimed(parley: Service, spec: Case): Promise<LimiterRun> {
+  const cpuBefore = (parley.cpuMs() / 1000);
+  const measured = await load(parley.url, spec, LIMITER_SECONDS);
+  const cpu = (parley.cpuMs() / 1000) - cpuBefore;
+  return { requestsPerSecond: measured.requestsPerSecond, cpuMicros: (cpu * 1e6) / (measured.requestsPerSecond * LIMITER_SECONDS) };
+}
+
 /**
- * The rate limiter's cost on list-100: a Parley with the limits on (untripped) and one with them off
- * run side by side, loaded in turn three times each, so both see the same background load.
+ * The limiter's own CPU cost per request, free of the network and of load: bench/limiter.ts, bundled
+ * as dist/parley.js is and run by plain node (no TypeScript loader in the process).
+ */
+async function limiterCostInProcess(list: Case, env: Record<string, string>): Promise<InProcessCost> {
+  const script = join(ROOT, 'bench/.cache/limiter.js');
+  await build({ entryPoints: [join(ROOT, 'bench/limiter.ts')], outfile: script, bundle: true, platform: 'node', format: 'esm', target: 'node20', packages: 'external', logLevel: 'warning' });
+  const job: LimiterJob = { env, onEnv: SERVER_ENV.default, offEnv: SERVER_ENV['no-rate-limits'], request: list.request(0) };
+  return JSON.parse(execFileSync(process.execPath, [script, JSON.stringify(job)], { cwd: ROOT, encoding: 'utf8' })) as InProcessCost;
+}
+
+/**
+ * The rate limiter's cost on list-100. In process (see limiterCostInProcess), and under load: a
+ * Parley with the limits on (untripped) and one with them off run side by side and are loaded in
+ * turn, each round in the other order than the last, so both see the same background load; each
+ * round's ratio compares runs seconds apart, and the median of the rounds is taken.
  */
 async function rateLimitCost(list: Case, env: Record<string, string>): Promise<LimiterCost> {
+  const inProcess = await limiterCostInProcess(list, env);
+  log(`rate limiting in process: ${inProcess.costMicros.toFixed(2)} µs per request (list-100 through inject: ${inProcess.onMicros.toFixed(1)} µs on, ${inProcess.offMicros.toFixed(1)} µs off; median of ${inProcess.rounds} rounds)`);
   const on = await startParley({ ...env, ...SERVER_ENV.default });
   const off = await startParley({ ...env, ...SERVER_ENV['no-rate-limits'] });
-  const runs: LimiterCost = { on: [], off: [], cost: NaN };
+  const runs: LimiterCost = { on: [], off: [], cost: NaN, cpuCost: NaN, inProcess };
   try {
-    for (let round = 0; round < 3; round++) {
-      runs.on.push((await measure(on.url, list, 3)).requestsPerSecond);
-      runs.off.push((await measure(off.url, list, 3)).requestsPerSecond);
+    await measure(on.url, list, LIMITER_SECONDS);
+    await measure(off.url, list, LIMITER_SECONDS);
+    for (let round = 0; round < LIMITER_ROUNDS; round++) {
+      if (round % 2 === 0) {
+        runs.on.push(await loadTimed(on, list));
+        runs.off.push(await loadTimed(off, list));
+      } else {
+        runs.off.push(await loadTimed(off, list));
+        runs.on.push(await loadTimed(on, list));
+      }
     }
   } finally {
     await on.stop();
     await off.stop();
   }
-  runs.cost = 1 - median(runs.on) / median(runs.off);
-  log(`rate limiting: ${(runs.cost * 100).toFixed(1)} % of list-100 (on ${runs.on.map((r) => r.toFixed(0)).join(', ')}; off ${runs.off.map((r) => r.toFixed(0)).join(', ')} req/s)`);
+  runs.cost = 1 - median(runs.on.map((run, i) => run.requestsPerSecond / runs.off[i].requestsPerSecond));
+  runs.cpuCost = 1 - median(runs.on.map((run, i) => runs.off[i].cpuMicros / run.cpuMicros));
+  const show = (list: LimiterRun[]) => list.map((r) => `${r.requestsPerSecond.toFixed(0)} (${r.cpuMicros.toFixed(1)} µs)`).join(', ');
+  log(`rate limiting under load: ${(runs.cost * 100).toFixed(1)} % of list-100's throughput, ${(runs.cpuCost * 100).toFixed(1)} % by CPU time per request (req/s and CPU µs per request: on ${show(runs.on)}; off ${show(runs.off)})`);
   return runs;
 }
 
@@ -296,7 +346,8 @@ async function main(): Promise<void> {
   const database = await prepareDatabase();
   const { seeded } = database;
   log(`data: ${seeded.comments} comments, ${seeded.votes} votes (seeded in ${seeded.seconds.toFixed(0)} s)`);
-  const cases = casesFor(seeded).filter((c) => !args.only || args.only.split(',').includes(c.id));
+  const all = casesFor(seeded);
+  const cases = args.limiter ? [] : all.filter((c) => !args.only || args.only.split(',').includes(c.id));
   const baseEnv = { DATABASE_URL: database.url, ...(process.env.REDIS_URL ? { REDIS_URL: process.env.REDIS_URL } : {}) };
   const results = new Map<string, CaseResult>();
   const baselines = new Map<string, Measurement>();
@@ -339,9 +390,9 @@ async function main(): Promise<void> {
         await parley.stop();
       }
     }
-    const list = cases.find((c) => c.id === 'list-100');
+    const list = (args.limiter ? all : cases).find((c) => c.id === 'list-100');
     if (list) limiterCost = await rateLimitCost(list, baseEnv);
-    if (!args.only || args.only.includes('webhooks')) webhooks = await webhookCases(database, baseEnv);
+    if (!args.limiter && (!args.only || args.only.includes('webhooks'))) webhooks = await webhookCases(database, baseEnv);
   } finally {
     await database.drop();
   }
@@ -382,7 +433,10 @@ function report(results: CaseResult[], webhooks: WebhookResult[], limiterCost: L
   const rssOk = [...results, ...webhooks].every((r) => r.peakRssMb <= 200);
   process.stdout.write(
     `\nrate limiting costs ${rateLimitCost === null ? 'n/a' : `${(rateLimitCost * 100).toFixed(1)} %`} of list-100 throughput (target < 5 %; ` +
-      `medians of ${limiterCost?.on.length ?? 0} alternating runs: ${limiterCost ? `${median(limiterCost.on).toFixed(0)} req/s on, ${median(limiterCost.off).toFixed(0)} off` : 'not run'})` +
+      (limiterCost
+        ? `median of ${limiterCost.on.length} alternating rounds; by CPU time per request ${(limiterCost.cpuCost * 100).toFixed(1)} %; ` +
+          `in process ${limiterCost.inProcess.costMicros.toFixed(2)} µs per request, ${((limiterCost.inProcess.costMicros / median(limiterCost.off.map((r) => r.cpuMicros))) * 100).toFixed(1)} % of the CPU time of a list-100 request without limits)`
+        : 'not run)') +
       `\npeak RSS ≤ 200 MB in every case: ${rssOk ? 'yes' : 'NO'} (Parley idle after start: ${context.idleRssMb.toFixed(0)} MB)` +
       `\nload average at start ${context.loadAtStart.map((l) => l.toFixed(2)).join(' ')}; "load" column: 1-minute load before each case\n`,
   );

@@ -25,17 +25,21 @@ declare module 'fastify' {
   }
 }
 
-/** X-RateLimit-* as the specification names them, and the IETF draft's RateLimit-Policy / RateLimit. */
-function setHeaders(reply: FastifyReply, policy: Policy, state: RateLimiterRes): void {
+/**
+ * X-RateLimit-* as the specification names them, and the IETF draft's RateLimit-Policy / RateLimit.
+ * `now` is the caller's clock reading, so one request reads the clock once.
+ */
+function setHeaders(reply: FastifyReply, policy: Policy, state: RateLimiterRes, now: number): void {
   const secondsLeft = Math.max(1, Math.ceil(state.msBeforeNext / 1000));
-  reply.header('X-RateLimit-Limit', policy.limit);
-  reply.header('X-RateLimit-Remaining', state.remainingPoints);
-  reply.header('X-RateLimit-Reset', Math.ceil((Date.now() + state.msBeforeNext) / 1000));
-  reply.header('RateLimit-Policy', `"${policy.name}";q=${policy.limit};w=${policy.windowSeconds}`);
-  reply.header('RateLimit', `"${policy.name}";r=${state.remainingPoints};t=${secondsLeft}`);
+  reply.header('x-ratelimit-limit', policy.fields.limit);
+  reply.header('x-ratelimit-remaining', state.remainingPoints);
+  reply.header('x-ratelimit-reset', Math.ceil((now + state.msBeforeNext) / 1000));
+  reply.header('ratelimit-policy', policy.fields.policy);
+  reply.header('ratelimit', `${policy.fields.stateStart}${state.remainingPoints};t=${secondsLeft}`);
 }
 
-export type Admit = (request: FastifyRequest, reply: FastifyReply, caller: Caller | null) => Promise<void>;
+/** The request's check; a promise only when it has a limit to count against. */
+export type Admit = (request: FastifyRequest, reply: FastifyReply, caller: Caller | null) => Promise<void> | undefined;
 
 /**
  * Sets up the rate limits of the configuration and returns the check each request passes once its
@@ -48,22 +52,24 @@ export async function registerRateLimits(app: FastifyInstance, config: Config): 
   app.addHook('onClose', () => counters.close());
   app.decorateRequest('rateLimitRefund', null);
 
-  app.addHook('onSend', async (request, reply, payload) => {
-    const counted = request.rateLimitRefund;
-    if (counted && reply.statusCode >= 400 && Date.now() < counted.windowEndsAt) {
-      try {
-        setHeaders(reply, counted.policy, await counters.limiterOf(counted.policy).reward(counted.subject));
-      } catch (err) {
-        request.log.error({ err }, 'rate limit refund failed');
-      }
+  const refund = async (request: FastifyRequest, reply: FastifyReply, { policy, subject }: Counted) => {
+    try {
+      setHeaders(reply, policy, await counters.limiterOf(policy).reward(subject), Date.now());
+    } catch (err) {
+      request.log.error({ err }, 'rate limit refund failed');
     }
-    return payload;
-  });
+  };
+  // A hook with a callback rather than an async one: it runs on every response and almost always
+  // has nothing to do, and then it should cost no promise.
+  if ([...policies.values()].some((policy) => policy.refundsFailures)) {
+    app.addHook('onSend', (request, reply, payload, done) => {
+      const counted = request.rateLimitRefund;
+      if (!counted || reply.statusCode < 400 || Date.now() >= counted.windowEndsAt) return done(null, payload);
+      void refund(request, reply, counted).then(() => done(null, payload));
+    });
+  }
 
-  const check = async (request: FastifyRequest, reply: FastifyReply, caller: Caller | null, ip: string) => {
-    const charge = chargeFor(request, caller, policies, ip);
-    if (!charge) return;
-    const { policy, subject } = charge;
+  const count = async (request: FastifyRequest, reply: FastifyReply, { policy, subject }: Charge) => {
     let state: RateLimiterRes;
     let allowed = true;
     try {
@@ -76,15 +82,20 @@ export async function registerRateLimits(app: FastifyInstance, config: Config): 
       state = outcome;
       allowed = false;
     }
-    setHeaders(reply, policy, state);
+    const now = Date.now();
+    setHeaders(reply, policy, state, now);
     if (!allowed) {
       const retryAfter = Math.max(1, Math.ceil(state.msBeforeNext / 1000));
-      reply.header('Retry-After', retryAfter);
+      reply.header('retry-after', retryAfter);
       throw new AppError('rate_limited', `Limit of ${policy.limit} per ${policy.windowSeconds} s reached (${policy.name}); retry in ${retryAfter} s`);
     }
-    if (policy.refundsFailures) request.rateLimitRefund = { policy, subject, windowEndsAt: Date.now() + state.msBeforeNext };
+    if (policy.refundsFailures) request.rateLimitRefund = { policy, subject, windowEndsAt: now + state.msBeforeNext };
+  };
+  const check = (request: FastifyRequest, reply: FastifyReply, caller: Caller | null, ip: string) => {
+    const charge = chargeFor(request, caller, policies, ip);
+    return charge ? count(request, reply, charge) : undefined;
   };
   const trusted = proxyAddr.compile(config.trustProxy);
-  app.decorate('admitUnrouted', (request: FastifyRequest, reply: FastifyReply) => check(request, reply, null, proxyAddr(request.raw, trusted)));
+  app.decorate('admitUnrouted', async (request: FastifyRequest, reply: FastifyReply) => check(request, reply, null, proxyAddr(request.raw, trusted)));
   return (request, reply, caller) => check(request, reply, caller, request.ip);
 }

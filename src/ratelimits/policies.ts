@@ -11,15 +11,29 @@ export interface Policy {
   windowSeconds: number;
   /** Comment limits count comments made: a creation that fails is given back. */
   refundsFailures: boolean;
+  /** The response fields that are the same on every request under the policy, written once. */
+  fields: {
+    /** X-RateLimit-Limit. */
+    limit: string;
+    /** RateLimit-Policy. */
+    policy: string;
+    /** RateLimit up to the remaining count, which each request appends with the seconds left. */
+    stateStart: string;
+  };
+}
+
+function policy(name: PolicyName, limit: number, windowSeconds: number, refundsFailures: boolean): Policy {
+  const fields = { limit: String(limit), policy: `"${name}";q=${limit};w=${windowSeconds}`, stateStart: `"${name}";r=` };
+  return { name, limit, windowSeconds, refundsFailures, fields };
 }
 
 /** The limits in force; a limit set to 0 is off and has no policy. */
 export function policiesOf(limits: Config['rateLimits']): Map<PolicyName, Policy> {
-  const all: Policy[] = [
-    { name: 'api-key', limit: limits.keyPerMinute, windowSeconds: limits.requestWindowSeconds, refundsFailures: false },
-    { name: 'session-comments', limit: limits.sessionCommentsPerHour, windowSeconds: limits.commentWindowSeconds, refundsFailures: true },
-    { name: 'guest-comments', limit: limits.guestCommentsPerHour, windowSeconds: limits.commentWindowSeconds, refundsFailures: true },
-    { name: 'ip', limit: limits.ipPerMinute, windowSeconds: limits.requestWindowSeconds, refundsFailures: false },
+  const all = [
+    policy('api-key', limits.keyPerMinute, limits.requestWindowSeconds, false),
+    policy('session-comments', limits.sessionCommentsPerHour, limits.commentWindowSeconds, true),
+    policy('guest-comments', limits.guestCommentsPerHour, limits.commentWindowSeconds, true),
+    policy('ip', limits.ipPerMinute, limits.requestWindowSeconds, false),
   ];
   return new Map(all.filter((policy) => policy.limit > 0).map((policy) => [policy.name, policy]));
 }
@@ -28,9 +42,8 @@ export function policiesOf(limits: Config['rateLimits']): Map<PolicyName, Policy
  * Operational endpoints that load balancers and people reading the docs hit freely, and CORS
  * preflights: the browser's question before a widget request, which counts when it follows.
  */
-function isUnlimited(request: FastifyRequest): boolean {
+function isUnlimited(request: FastifyRequest, route: string | undefined): boolean {
   if (request.method === 'OPTIONS' && request.headers['access-control-request-method'] !== undefined) return true;
-  const route = request.routeOptions.url;
   return route === '/healthz' || route === '/readyz' || route === '/openapi.json' || route === '/docs' || !!route?.startsWith('/docs/');
 }
 
@@ -46,14 +59,16 @@ export interface Charge {
  * credentials cannot be guessed at leisure.
  */
 export function chargeFor(request: FastifyRequest, caller: Caller | null, policies: Map<PolicyName, Policy>, ip: string): Charge | null {
-  if (isUnlimited(request)) return null;
-  const charge = (name: PolicyName, subject: string): Charge | null => {
-    const policy = policies.get(name);
-    return policy ? { policy, subject } : null;
-  };
-  if (caller?.kind === 'key') return charge('api-key', caller.keyId);
-  if (request.routeOptions.config.commentCreation && caller) {
-    return caller.kind === 'session' ? charge('session-comments', caller.userId) : charge('guest-comments', caller.ip);
+  // Read once: Fastify builds a new object on every read of routeOptions.
+  const { url: route, config } = request.routeOptions;
+  if (isUnlimited(request, route)) return null;
+  if (caller?.kind === 'key') return charge(policies.get('api-key'), caller.keyId);
+  if (config.commentCreation && caller) {
+    return caller.kind === 'session' ? charge(policies.get('session-comments'), caller.userId) : charge(policies.get('guest-comments'), caller.ip);
   }
-  return charge('ip', ip);
+  return charge(policies.get('ip'), ip);
+}
+
+function charge(policy: Policy | undefined, subject: string): Charge | null {
+  return policy ? { policy, subject } : null;
 }
