@@ -202,13 +202,26 @@ const reactionsOn = preparedQuery((db, _count: number, reactorRef: string, ...co
   db.selectFrom('reactions').select(['comment_id', 'type']).where('reactor_ref', '=', reactorRef).where('comment_id', 'in', commentIds).compile(),
 );
 
-/** The viewer's own votes and reactions on the given comments, for `user_vote`/`user_reaction`. */
-export async function marksOf(db: Kysely<Database>, viewer: Viewer, commentIds: string[]): Promise<ViewerMarks> {
+/** A comment a viewer may have marked: only one with votes can hold theirs, one with reactions theirs. */
+export interface Markable {
+  id: string;
+  voted: boolean;
+  reacted: boolean;
+}
+
+/**
+ * The viewer's own votes and reactions on the given comments, for `user_vote`/`user_reaction`. Only
+ * comments whose counts show a vote (or a reaction) are looked up: the counts are kept in the
+ * transaction of every vote and reaction, so a comment without any holds none of the viewer's.
+ */
+export async function marksOf(db: Kysely<Database>, viewer: Viewer, comments: Markable[]): Promise<ViewerMarks> {
   const marks: ViewerMarks = { viewerRef: viewer.ref, votes: new Map(), reactions: new Map() };
-  if (viewer.ref === null || commentIds.length === 0) return marks;
+  if (viewer.ref === null) return marks;
+  const votedIds = comments.filter((c) => c.voted).map((c) => c.id);
+  const reactedIds = comments.filter((c) => c.reacted).map((c) => c.id);
   const [votes, reactions] = await Promise.all([
-    votesOn(db, commentIds.length, viewer.ref, ...commentIds),
-    reactionsOn(db, commentIds.length, viewer.ref, ...commentIds),
+    votedIds.length === 0 ? [] : votesOn(db, votedIds.length, viewer.ref, ...votedIds),
+    reactedIds.length === 0 ? [] : reactionsOn(db, reactedIds.length, viewer.ref, ...reactedIds),
   ]);
   for (const vote of votes) marks.votes.set(vote.comment_id, vote.value);
   for (const reaction of reactions) marks.reactions.set(reaction.comment_id, reaction.type);

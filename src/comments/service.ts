@@ -18,6 +18,7 @@ import {
   listSubtree,
   listTopLevel,
   marksOf,
+  type Markable,
   SUBTREE_CAP,
   type Sort,
 } from './repository.ts';
@@ -25,7 +26,7 @@ import { countNewTopLevel, listedPublicly, refreshListing } from './listing.ts';
 import { MAX_AUTHOR_NAME, MAX_CONTENT, cleanText } from './text.ts';
 import { assertAllowedHost, threadKey } from './thread-url.ts';
 import { isEmptyPlaceholder, nestReplies } from './tree.ts';
-import { authorMarks, eventComment, toView, userVote, type CommentRow, type CommentView, type ViewerMarks, type ViewRow } from './view.ts';
+import { authorMarks, eventComment, markableRow, toView, userVote, type CommentRow, type CommentView, type ViewerMarks, type ViewRow } from './view.ts';
 import { PUBLIC_VIEWER, viewerFor, type Viewer } from './visibility.ts';
 
 export interface ListQuery {
@@ -64,7 +65,7 @@ async function readList(db: Db, site: Site, viewer: Viewer, query: ListQuery): P
   const { rows, total } = await listTopLevel(db.kysely, viewer, thread, query.sort ?? 'newest', page, query.limit ?? 20);
   const replies = await listReplies(db.kysely, viewer, rows.map((r) => r.id), LIST_REPLY_CAP);
   const { kept, cut } = capPerRoot(replies, LIST_REPLY_CAP);
-  const marks = await marksOf(db.kysely, viewer, [...rows, ...kept].map((r) => r.id));
+  const marks = await marksOf(db.kysely, viewer, [...rows, ...kept].map(markableRow));
   const view = (row: ViewRow) => toView(row, url.href, marks);
   const roots = rows.map(view);
   nestReplies(roots, kept, view, cut);
@@ -95,7 +96,14 @@ export async function listComments(
   const thread = await findThread(db.kysely, site.id, threadKey(query.thread_url, 'querystring/thread_url').href);
   if (thread && (await hasCommentsOnlyAuthorSees(db.kysely, thread.id, viewer.ref))) return (await readList(db, site, viewer, query)).list;
   const shown = await publicList();
-  return withMarks(shown, await marksOf(db.kysely, viewer, [...shown.authorOf.keys()]));
+  return withMarks(shown, await marksOf(db.kysely, viewer, markableViews(shown.list.comments)));
+}
+
+function markableViews(views: CommentView[]): Markable[] {
+  return views.flatMap((view) => [
+    { id: view.id, voted: view.upvotes + view.downvotes > 0, reacted: Object.keys(view.reaction_counts).length > 0 },
+    ...markableViews(view.replies),
+  ]);
 }
 
 /** The public list with the reader's marks: every comment copied, none of the shared ones changed. */
@@ -145,7 +153,7 @@ export async function getComment(db: Db, caller: Caller, id: string): Promise<Co
   const { comment, viewer } = await visibleComment(db, caller, id);
   const replies = await listSubtree(db.kysely, viewer, id, SUBTREE_CAP);
   const kept = replies.slice(0, SUBTREE_CAP);
-  const marks = await marksOf(db.kysely, viewer, [id, ...kept.map((r) => r.id)]);
+  const marks = await marksOf(db.kysely, viewer, [comment, ...kept].map(markableRow));
   const view = (row: ViewRow) => toView(row, comment.thread_url, marks);
   const root = view(comment);
   nestReplies([root], kept, view, replies.length > SUBTREE_CAP ? new Set([id]) : undefined);

@@ -64,6 +64,11 @@ export function authorMarks(viewerRef: string | null): ViewerMarks {
   return { ...NO_MARKS, viewerRef };
 }
 
+/** What the viewer can have marked on a comment, from its stored counts. */
+export function markableRow(row: Pick<ViewRow, 'id' | 'upvotes' | 'downvotes' | 'reaction_counts'>) {
+  return { id: row.id, voted: Number(row.upvotes) + Number(row.downvotes) > 0, reacted: row.reaction_counts !== '{}' };
+}
+
 export function userVote(value: number | undefined): CommentView['user_vote'] {
   return value === 1 ? 'up' : value === -1 ? 'down' : null;
 }
