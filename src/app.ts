@@ -76,8 +76,9 @@ export async function buildApp(config: Config): Promise<FastifyInstance> {
   await registerOpenApi(app);
 
   // Stored comments are user HTML-looking text: browsers must never sniff a JSON answer into a page.
-  app.addHook('onSend', async (_request, reply) => {
+  app.addHook('onSend', (_request, reply, payload, done) => {
     reply.header('x-content-type-options', 'nosniff');
+    done(null, payload);
   });
   const admit = await registerRateLimits(app, config);
   app.addHook('onRequest', async (request, reply) => {

@@ -1,6 +1,7 @@
 import type { FastifyRequest } from 'fastify';
 import type { Db } from '../db/connect.ts';
 import { AppError } from '../errors.ts';
+import { preparedQuery } from '../db/prepared.ts';
 import { hashSecret, sameSecret } from './secrets.ts';
 
 export type Role = 'admin' | 'moderator' | 'integration';
@@ -56,6 +57,37 @@ export function credentialOf(request: FastifyRequest): string | null {
 
 const UNKNOWN = 'The credential is unknown, revoked or expired';
 
+// Every request with a credential runs one of these: compiled once (see db/prepared.ts).
+const keyByHash = preparedQuery((db, _shape: null, hash: string) =>
+  db
+    .selectFrom('api_keys')
+    .select(['id', 'account_id', 'role', 'site_ids', 'name', 'key_hash'])
+    .where('key_hash', '=', hash)
+    .where('revoked_at', 'is', null)
+    .compile(),
+);
+
+const sessionByHash = preparedQuery((db, _shape: null, hash: string, now: string) =>
+  db
+    .selectFrom('sessions')
+    .innerJoin('site_users', 'site_users.id', 'sessions.user_id')
+    .innerJoin('sites', 'sites.id', 'sessions.site_id')
+    .select([
+      'sessions.id',
+      'sessions.token_hash',
+      'sessions.site_id',
+      'sessions.user_id',
+      'sessions.moderator',
+      'site_users.name',
+      'site_users.first_comment_at',
+      'sites.account_id',
+    ])
+    .where('sessions.token_hash', '=', hash)
+    .where('sessions.revoked_at', 'is', null)
+    .where('sessions.expires_at', '>', now)
+    .compile(),
+);
+
 /**
  * Turns the request's credential into a caller. A credential that is sent but not valid is always
  * 401: it never falls back to guest or public access.
@@ -64,12 +96,7 @@ export async function resolveCaller(db: Db, token: string | null, ip: string): P
   if (token === null) return { kind: 'public', ip };
   const hash = hashSecret(token);
   if (token.startsWith('sk_')) {
-    const key = await db.kysely
-      .selectFrom('api_keys')
-      .select(['id', 'account_id', 'role', 'site_ids', 'name', 'key_hash'])
-      .where('key_hash', '=', hash)
-      .where('revoked_at', 'is', null)
-      .executeTakeFirst();
+    const [key] = await keyByHash(db.kysely, null, hash);
     if (!key || !sameSecret(key.key_hash, hash)) throw new AppError('unauthorized', UNKNOWN);
     return {
       kind: 'key',
@@ -82,24 +109,7 @@ export async function resolveCaller(db: Db, token: string | null, ip: string): P
     };
   }
   if (token.startsWith('sess_')) {
-    const session = await db.kysely
-      .selectFrom('sessions')
-      .innerJoin('site_users', 'site_users.id', 'sessions.user_id')
-      .innerJoin('sites', 'sites.id', 'sessions.site_id')
-      .select([
-        'sessions.id',
-        'sessions.token_hash',
-        'sessions.site_id',
-        'sessions.user_id',
-        'sessions.moderator',
-        'site_users.name',
-        'site_users.first_comment_at',
-        'sites.account_id',
-      ])
-      .where('sessions.token_hash', '=', hash)
-      .where('sessions.revoked_at', 'is', null)
-      .where('sessions.expires_at', '>', new Date().toISOString())
-      .executeTakeFirst();
+    const [session] = await sessionByHash(db.kysely, null, hash, new Date().toISOString());
     if (!session || !sameSecret(session.token_hash, hash)) throw new AppError('unauthorized', UNKNOWN);
     return {
       kind: 'session',
