@@ -54,6 +54,8 @@ export interface PublicPage {
   list: CommentList;
   /** Every comment of the list by id, to its author (null for guests). */
   authorOf: Map<string, string | null>;
+  /** Every comment of the list, with whether its counts show votes or reactions a reader may hold. */
+  markable: Markable[];
 }
 
 /** A page of top-level comments, each with its visible reply tree (capped), for this viewer. */
@@ -61,16 +63,17 @@ async function readList(db: Db, site: Site, viewer: Viewer, query: ListQuery): P
   const page = query.page ?? 1;
   const url = threadKey(query.thread_url, 'querystring/thread_url');
   const thread = await findThread(db.kysely, site.id, url.href);
-  if (!thread) return { list: { comments: [], total: 0, page }, authorOf: new Map() };
+  if (!thread) return { list: { comments: [], total: 0, page }, authorOf: new Map(), markable: [] };
   const { rows, total } = await listTopLevel(db.kysely, viewer, thread, query.sort ?? 'newest', page, query.limit ?? 20);
   const replies = await listReplies(db.kysely, viewer, rows.map((r) => r.id), LIST_REPLY_CAP);
   const { kept, cut } = capPerRoot(replies, LIST_REPLY_CAP);
-  const marks = await marksOf(db.kysely, viewer, [...rows, ...kept].map(markableRow));
+  const markable = [...rows, ...kept].map(markableRow);
+  const marks = await marksOf(db.kysely, viewer, markable);
   const view = (row: ViewRow) => toView(row, url.href, marks);
   const roots = rows.map(view);
   nestReplies(roots, kept, view, cut);
   const authorOf = new Map([...rows, ...kept].map((row) => [row.id, row.author_ref]));
-  return { list: { comments: roots.filter((root) => !isEmptyPlaceholder(root)), total, page }, authorOf };
+  return { list: { comments: roots.filter((root) => !isEmptyPlaceholder(root)), total, page }, authorOf, markable };
 }
 
 /** The public's list of a thread (what the response cache keeps). */
@@ -97,14 +100,7 @@ export async function listComments(
   const thread = await findThread(db.kysely, site.id, threadKey(query.thread_url, 'querystring/thread_url').href);
   if (thread && (await hasCommentsOnlyAuthorSees(db.kysely, thread.id, viewer.ref))) return (await readList(db, site, viewer, query)).list;
   const shown = await publicList();
-  return withMarks(shown, await marksOf(db.kysely, viewer, markableViews(shown.list.comments)));
-}
-
-function markableViews(views: CommentView[]): Markable[] {
-  return views.flatMap((view) => [
-    { id: view.id, voted: view.upvotes + view.downvotes > 0, reacted: Object.keys(view.reaction_counts).length > 0 },
-    ...markableViews(view.replies),
-  ]);
+  return withMarks(shown, await marksOf(db.kysely, viewer, shown.markable));
 }
 
 /** The public list with the reader's marks: every comment copied, none of the shared ones changed. */
