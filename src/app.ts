@@ -1,7 +1,7 @@
 import Fastify, { type FastifyInstance } from 'fastify';
 import { resolveCaller, credentialOf } from './auth/caller.ts';
 import { commentRoutes } from './comments/routes.ts';
-import { ListCache } from './comments/list-cache.ts';
+import { responseCaches } from './comments/response-cache.ts';
 import { CommentSchema } from './comments/schemas.ts';
 import type { Config } from './config.ts';
 import { connect, type Db } from './db/connect.ts';
@@ -102,9 +102,8 @@ export async function buildApp(config: Config): Promise<FastifyInstance> {
   });
 
   if (config.redisUrl) db.changes.connectRedis(config.redisUrl);
-  const listCache = config.responseCacheMb > 0 ? new ListCache(db.changes, config.responseCacheMb * 1024 * 1024) : null;
   const deps = { db };
-  await app.register(commentRoutes, { db, listCache });
+  await app.register(commentRoutes, { db, caches: responseCaches(db.changes, config.responseCacheMb) });
   await app.register(voteRoutes, deps);
   await app.register(moderationRoutes, deps);
   await app.register(sessionRoutes, deps);

@@ -27,7 +27,7 @@ export interface Config {
   webhookRetryDelaysMs: number[];
   webhookTimeoutMs: number;
   webhookAllowPrivate: boolean;
-  /** Memory for cached public list responses, in MB (PARLEY_RESPONSE_CACHE_MB, 32); 0 turns the cache off. */
+  /** Memory for cached public responses (lists and single comments), in MB (PARLEY_RESPONSE_CACHE_MB, 32); 0 turns the cache off. */
   responseCacheMb: number;
   /** Each limit counts per window; 0 turns that limit off. */
   rateLimits: {

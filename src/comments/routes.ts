@@ -4,18 +4,22 @@ import { Type } from 'typebox';
 import type { Db } from '../db/connect.ts';
 import { Credential, errors, IdParams, OptionalCredential } from '../http/schemas.ts';
 import { matchesEtag } from '../http/etag.ts';
-import { listResponse, type CachedList, type ListCache, type ListResponse } from './list-cache.ts';
+import { listResponse, type CachedList, type ListResponse, type ResponseCaches } from './response-cache.ts';
 import { CommentList, CommentRef, CreateBody, EditBody, ListQuery } from './schemas.ts';
 import { createComment, deleteComment, editComment, getComment, listComments, readPublicList } from './service.ts';
 import { threadKey } from './thread-url.ts';
 
-function sendList(request: FastifyRequest, reply: FastifyReply, list: ListResponse) {
-  reply.header('etag', list.etag);
-  if (matchesEtag(request.headers['if-none-match'], list.etag)) return reply.code(304).send();
-  return reply.type('application/json; charset=utf-8').send(list.body);
+function sendWithEtag(request: FastifyRequest, reply: FastifyReply, response: ListResponse) {
+  reply.header('etag', response.etag);
+  if (matchesEtag(request.headers['if-none-match'], response.etag)) return reply.code(304).send();
+  return reply.type('application/json; charset=utf-8').send(response.body);
 }
 
-export const commentRoutes: FastifyPluginAsyncTypebox<{ db: Db; listCache: ListCache | null }> = async (app, { db, listCache }) => {
+const notModified = Type.Null({ description: 'Not modified: the If-None-Match entity tag is current' });
+
+export const commentRoutes: FastifyPluginAsyncTypebox<{ db: Db; caches: ResponseCaches | null }> = async (app, { db, caches }) => {
+  const listCache = caches?.lists;
+  const commentCache = caches?.comments;
   app.get('/v1/comments', {
     schema: {
       tags: ['comments'],
@@ -25,7 +29,7 @@ export const commentRoutes: FastifyPluginAsyncTypebox<{ db: Db; listCache: ListC
         'Lists for the public (no credential) are served from a response cache that every write to the thread clears.',
       security: OptionalCredential,
       querystring: ListQuery,
-      response: { 200: CommentList, 304: Type.Null({ description: 'Not modified: the If-None-Match entity tag is current' }), ...errors },
+      response: { 200: CommentList, 304: notModified, ...errors },
     },
     handler: async (request, reply) => {
       // The public's list of this URL: from the cache, or read and kept there while no write to its
@@ -39,12 +43,12 @@ export const commentRoutes: FastifyPluginAsyncTypebox<{ db: Db; listCache: ListC
         if (!listCache) return { ...listResponse(body), page };
         return listCache.set(request.url, request.query.site_id, threadKey(request.query.thread_url).href, readStartedAt, body, page);
       };
-      if (request.caller.kind === 'public') return sendList(request, reply, await publicList());
+      if (request.caller.kind === 'public') return sendWithEtag(request, reply, await publicList());
       let shown: CachedList | undefined;
       const list = await listComments(db, request.caller, request.query, async () => (shown = await publicList()).page);
       // A credential of another tenant reads exactly the public's list, bytes and all.
-      if (shown && list === shown.page.list) return sendList(request, reply, shown);
-      return sendList(request, reply, listResponse(Buffer.from(reply.serialize(list) as string)));
+      if (shown && list === shown.page.list) return sendWithEtag(request, reply, shown);
+      return sendWithEtag(request, reply, listResponse(Buffer.from(reply.serialize(list) as string)));
     },
   });
 
@@ -52,11 +56,23 @@ export const commentRoutes: FastifyPluginAsyncTypebox<{ db: Db; listCache: ListC
     schema: {
       tags: ['comments'],
       summary: 'One comment with its whole visible subtree',
+      description:
+        'Carries an ETag as lists do. The public\'s answer is served from a response cache that every write to the thread clears.',
       security: OptionalCredential,
       params: IdParams,
-      response: { 200: CommentRef, ...errors },
+      response: { 200: CommentRef, 304: notModified, ...errors },
     },
-    handler: (request) => getComment(db, request.caller, request.params.id),
+    handler: async (request, reply) => {
+      const { id } = request.params;
+      const cache = request.caller.kind === 'public' ? commentCache : undefined;
+      const hit = cache?.get(id);
+      if (hit) return sendWithEtag(request, reply, hit);
+      const readStartedAt = cache?.startRead() ?? 0;
+      const comment = await getComment(db, request.caller, id);
+      const body = Buffer.from(reply.serialize(comment) as string);
+      if (!cache) return sendWithEtag(request, reply, listResponse(body));
+      return sendWithEtag(request, reply, cache.set(id, comment.site_id, comment.thread_url, readStartedAt, body, null));
+    },
   });
 
   app.post('/v1/comments', {

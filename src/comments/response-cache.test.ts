@@ -92,6 +92,66 @@ describe('public list cache', () => {
   });
 });
 
+describe('public GET /v1/comments/:id cache', () => {
+  const one = (id: string, headers?: Record<string, string>, token?: string) => parley.request('GET', `/v1/comments/${id}`, { headers, token });
+
+  it('shows every write to its thread on the next read, and answers 304 while nothing changed', async () => {
+    const thread = pageUrl();
+    const root = await post(thread, 'root');
+    const first = await one(root.id);
+    const etag = first.headers.get('etag')!;
+    expect(etag).toMatch(/^"[\w-]+"$/);
+    expect((await one(root.id, { 'if-none-match': etag })).status).toBe(304);
+
+    const reply = await post(thread, 'a reply', root.id);
+    const afterReply = await one(root.id, { 'if-none-match': etag });
+    expect(afterReply.status).toBe(200);
+    expect(afterReply.body.replies.map((c: any) => c.content)).toEqual(['a reply']);
+
+    await parley.request('POST', `/v1/comments/${reply.id}/vote`, { token: moderator, body: { vote_type: 'up' } });
+    expect((await one(root.id)).body.replies[0].upvotes).toBe(1);
+
+    await parley.request('PATCH', `/v1/comments/${reply.id}`, { token: alice, body: { content: 'a reply, edited' } });
+    expect((await one(root.id)).body.replies[0].content).toBe('a reply, edited');
+
+    await parley.request('PATCH', `/v1/comments/${reply.id}/moderate`, { token: moderator, body: { action: 'remove' } });
+    expect((await one(root.id)).body.replies).toEqual([]);
+    expect((await one(reply.id)).status).toBe(404);
+
+    await parley.request('PATCH', `/v1/comments/${reply.id}/moderate`, { token: moderator, body: { action: 'approve' } });
+    expect((await one(reply.id)).body.content).toBe('a reply, edited');
+  });
+
+  it('keeps its answer through writes to other threads', async () => {
+    const root = await post(pageUrl(), 'quiet thread');
+    const etag = (await one(root.id)).headers.get('etag')!;
+    await post(pageUrl(), 'busy thread');
+    expect((await one(root.id, { 'if-none-match': etag })).status).toBe(304);
+  });
+
+  it("gives a signed-in reader their own marks and never shows them to the public", async () => {
+    const root = await post(pageUrl(), 'marked');
+    const publicBefore = await one(root.id);
+    await parley.request('POST', `/v1/comments/${root.id}/vote`, { token: moderator, body: { vote_type: 'down' } });
+    expect((await one(root.id, undefined, moderator)).body).toMatchObject({ user_vote: 'down', downvotes: 1 });
+    expect((await one(root.id, undefined, alice)).body).toMatchObject({ user_vote: null, user_is_author: true });
+    const publicAfter = await one(root.id);
+    expect(publicAfter.body).toMatchObject({ user_vote: null, user_is_author: false, downvotes: 1 });
+    expect(publicAfter.headers.get('etag')).not.toBe(publicBefore.headers.get('etag'));
+  });
+
+  it("hides a shadow-banned author's comment from the public at once", async () => {
+    const erin = await parley.signIn(site.api_key, site.site_id, { id: 'erin', name: 'Erin' });
+    const thread = pageUrl();
+    const created = await parley.request('POST', '/v1/comments', { token: erin, body: { thread_url: thread, site_id: site.site_id, content: 'from erin' } });
+    const other = await parley.request('POST', '/v1/comments', { token: erin, body: { thread_url: pageUrl(), site_id: site.site_id, content: 'elsewhere' } });
+    expect((await one(other.body.id)).status).toBe(200);
+    await parley.request('PATCH', `/v1/comments/${created.body.id}/moderate`, { token: moderator, body: { action: 'shadow_ban' } });
+    expect((await one(other.body.id)).status).toBe(404);
+    expect((await one(other.body.id, undefined, erin)).status).toBe(200);
+  });
+});
+
 describe("a reader's list made from the cached public list", () => {
   const marksOf = (comments: any[]): any[] =>
     comments.flatMap((c) => [[c.content, c.user_vote, c.user_reaction, c.user_is_author], ...marksOf(c.replies)]);

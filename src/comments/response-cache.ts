@@ -12,22 +12,19 @@ export function listResponse(body: Buffer): ListResponse {
   return { body, etag: etagOf(body) };
 }
 
-/** A public list response, and the list it was made of (readers' lists are made from it). */
-export interface CachedList extends ListResponse {
-  page: PublicPage;
+/** A cached public response, and what is kept beside its bytes. */
+export interface CachedResponse<Page> extends ListResponse {
+  page: Page;
 }
 
-interface Entry extends CachedList {
+/** A public list response, and the list it was made of (readers' lists are made from it). */
+export type CachedList = CachedResponse<PublicPage>;
+
+interface Entry<Page> extends CachedResponse<Page> {
   tag: string;
-  /** What the entry holds in memory: its bytes, and the objects of its list. */
+  /** What the entry holds in memory: its bytes, and the objects of its page. */
   size: number;
 }
-
-/**
- * Memory an entry holds per byte of its body: the body itself, and the list's objects (measured on
- * the benchmark's 31 KB and 146 KB pages: 1.3 bytes of heap per byte of JSON), rounded up.
- */
-const SIZE_PER_BODY_BYTE = 2.5;
 
 /** Thread-level invalidations remembered for reads still in flight; past this they are forgotten wholesale. */
 const REMEMBERED_CHANGES = 10_000;
@@ -37,16 +34,17 @@ function threadTag(siteId: string, threadKey: string): string {
 }
 
 /**
- * Public (anonymous) list responses and their lists by exact URL, least recently used dropped past
- * `maxBytes` of memory held.
+ * Public (anonymous) responses by key, each with what it was made of (`Page`), least recently used
+ * dropped past `maxBytes` of memory held; an entry counts `sizePerBodyByte` bytes for each byte of
+ * its body.
  *
  * Exact invalidation: every committed write announces its thread on the change feed (or its whole
  * site), and all cached pages of that thread go. A read that started before such a change may have
  * read the old rows, so a read records the clock when it starts (`startRead`) and its result is kept
  * only if no change to its thread came after that.
  */
-export class ListCache {
-  readonly #entries = new Map<string, Entry>();
+export class ResponseCache<Page> {
+  readonly #entries = new Map<string, Entry<Page>>();
   readonly #keysByTag = new Map<string, Set<string>>();
   readonly #changedAt = new Map<string, number>();
   #bytes = 0;
@@ -57,12 +55,13 @@ export class ListCache {
   constructor(
     private readonly changes: ChangeFeed,
     private readonly maxBytes: number,
+    private readonly sizePerBodyByte: number,
   ) {
     changes.listen((change) => this.#invalidate(change));
     changes.onReset(() => this.#clear());
   }
 
-  get(url: string): CachedList | undefined {
+  get(url: string): CachedResponse<Page> | undefined {
     // An instance that may miss other instances' writes (PostgreSQL without Redis, or Redis away)
     // serves every read from the database.
     if (!this.changes.hearsEveryChange) return undefined;
@@ -77,9 +76,9 @@ export class ListCache {
     return this.#clock;
   }
 
-  set(url: string, siteId: string, threadKey: string, readStartedAt: number, body: Buffer, page: PublicPage): CachedList {
+  set(url: string, siteId: string, threadKey: string, readStartedAt: number, body: Buffer, page: Page): CachedResponse<Page> {
     const tag = threadTag(siteId, threadKey);
-    const entry: Entry = { ...listResponse(body), page, tag, size: body.length * SIZE_PER_BODY_BYTE };
+    const entry: Entry<Page> = { ...listResponse(body), page, tag, size: body.length * this.sizePerBodyByte };
     const changedAt = Math.max(this.#changedAt.get(tag) ?? -1, this.#changedAt.get(siteId) ?? -1);
     const stale = readStartedAt < this.#forgottenBefore || changedAt > readStartedAt;
     if (stale || !this.changes.hearsEveryChange || entry.size > this.maxBytes) return entry;
@@ -129,4 +128,24 @@ export class ListCache {
       if (tag.startsWith(prefix)) for (const url of keys) this.#remove(url);
     }
   }
+}
+
+export interface ResponseCaches {
+  /** List pages by URL, with their lists. */
+  lists: ResponseCache<PublicPage>;
+  /** GET /v1/comments/:id by comment id: bytes alone. */
+  comments: ResponseCache<null>;
+}
+
+/**
+ * A list entry's memory per byte of its body: the body itself, and the list's objects (measured on
+ * the benchmark's 31 KB and 146 KB pages: 1.3 bytes of heap per byte of JSON), rounded up.
+ */
+const LIST_SIZE_PER_BODY_BYTE = 2.5;
+
+/** The caches of public reads in `megabytes` of memory, lists taking three quarters; null for 0 (off). */
+export function responseCaches(changes: ChangeFeed, megabytes: number): ResponseCaches | null {
+  if (megabytes <= 0) return null;
+  const bytes = megabytes * 1024 * 1024;
+  return { lists: new ResponseCache(changes, bytes * 0.75, LIST_SIZE_PER_BODY_BYTE), comments: new ResponseCache(changes, bytes * 0.25, 1) };
 }
