@@ -185,6 +185,37 @@ describe("a reader's list made from the cached public list", () => {
     expect(afterSwitch.comments[0].replies[0]).toMatchObject({ user_vote: 'up', upvotes: 1, downvotes: 0 });
   });
 
+  it("is the public list with only the reader's marks changed, whatever the comments' text holds", async () => {
+    const frank = await parley.signIn(site.api_key, site.site_id, { id: 'frank', name: 'Frank' });
+    const thread = pageUrl();
+    const tricky = await post(thread, 'quoting "user_vote":null,"user_reaction":null,"user_is_author":false — ünïcödé 💬');
+    const middle = await post(thread, 'middle ✓', tricky.id);
+    const deep = await post(thread, 'deep', middle.id);
+    const other = await post(thread, 'another root');
+    const own = await parley.request('POST', '/v1/comments', { token: frank, body: { thread_url: thread, site_id: site.site_id, content: 'by frank', parent_id: other.id } });
+    await parley.request('POST', `/v1/comments/${deep.id}/vote`, { token: frank, body: { vote_type: 'up' } });
+    await parley.request('POST', `/v1/comments/${tricky.id}/react`, { token: frank, body: { reaction_type: 'insightful' } });
+
+    const publicList = (await list(thread)).body;
+    const expected = JSON.parse(JSON.stringify(publicList));
+    const marked: Record<string, object> = {
+      [deep.id]: { user_vote: 'up', upvotes: 1 },
+      [tricky.id]: { user_reaction: 'insightful' },
+      [own.body.id]: { user_is_author: true },
+    };
+    const lay = (comments: any[]) => comments.forEach((c) => { Object.assign(c, marked[c.id]); lay(c.replies); });
+    lay(expected.comments);
+    const reader = await list(thread, undefined, frank);
+    expect(reader.body).toEqual(expected);
+    expect(reader.headers.get('etag')).not.toBe((await list(thread)).headers.get('etag'));
+    expect((await list(thread, { 'if-none-match': reader.headers.get('etag')! }, frank)).status).toBe(304);
+
+    await parley.request('POST', `/v1/comments/${deep.id}/vote`, { token: frank, body: { vote_type: 'down' } });
+    const switched = await list(thread, { 'if-none-match': reader.headers.get('etag')! }, frank);
+    expect(switched.status).toBe(200);
+    expect(switched.body.comments[1].replies[0].replies[0]).toMatchObject({ id: deep.id, user_vote: 'down', downvotes: 1 });
+  });
+
   it('shows a reader their own pending comment, which the public and other readers do not see', async () => {
     const held = await parley.newSite({ moderation: 'all' });
     const carol = await parley.signIn(held.api_key, held.site_id, { id: 'carol', name: 'Carol' });

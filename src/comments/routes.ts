@@ -7,6 +7,7 @@ import { matchesEtag } from '../http/etag.ts';
 import { listResponse, type CachedList, type ListResponse, type ResponseCaches } from './response-cache.ts';
 import { CommentList, CommentRef, CreateBody, EditBody, ListQuery } from './schemas.ts';
 import { createComment, deleteComment, editComment, getComment, listComments, readPublicList } from './service.ts';
+import { withReaderMarks } from './reader-list.ts';
 import { threadKey } from './thread-url.ts';
 
 function sendWithEtag(request: FastifyRequest, reply: FastifyReply, response: ListResponse) {
@@ -46,9 +47,8 @@ export const commentRoutes: FastifyPluginAsyncTypebox<{ db: Db; caches: Response
       if (request.caller.kind === 'public') return sendWithEtag(request, reply, await publicList());
       let shown: CachedList | undefined;
       const list = await listComments(db, request.caller, request.query, async () => (shown = await publicList()).page);
-      // A credential of another tenant reads exactly the public's list, bytes and all.
-      if (shown && list === shown.page.list) return sendWithEtag(request, reply, shown);
-      return sendWithEtag(request, reply, listResponse(Buffer.from(reply.serialize(list) as string)));
+      if ('own' in list) return sendWithEtag(request, reply, listResponse(Buffer.from(reply.serialize(list.own) as string)));
+      return sendWithEtag(request, reply, withReaderMarks(shown ?? (await publicList()), list.marks));
     },
   });
 

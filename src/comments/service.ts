@@ -26,7 +26,7 @@ import { countNewTopLevel, listedPublicly, refreshListing } from './listing.ts';
 import { MAX_AUTHOR_NAME, MAX_CONTENT, cleanText } from './text.ts';
 import { assertAllowedHost, threadKey } from './thread-url.ts';
 import { isEmptyPlaceholder, nestReplies } from './tree.ts';
-import { authorMarks, eventComment, markableRow, toView, userVote, type CommentRow, type CommentView, type ViewerMarks, type ViewRow } from './view.ts';
+import { authorMarks, eventComment, markableRow, toView, type CommentRow, type CommentView, type ViewerMarks, type ViewRow } from './view.ts';
 import { PUBLIC_VIEWER, viewerFor, type Viewer } from './visibility.ts';
 
 export interface ListQuery {
@@ -82,6 +82,12 @@ export async function readPublicList(db: Db, query: ListQuery): Promise<PublicPa
 }
 
 /**
+ * What a caller reads: a list read for them alone (`own`), or the public's page with their marks
+ * laid over it (`marks`; null for a caller who reads exactly the public's list).
+ */
+export type CallerList = { own: CommentList } | { marks: ViewerMarks | null };
+
+/**
  * The list for this caller. A reader who moderates nothing here and has no comment in the thread
  * that only they can see (pending, shadow-banned) sees the public's comments: their list is the
  * public one (`publicList`, cached by the caller) with their own votes, reactions and authorship.
@@ -91,28 +97,15 @@ export async function listComments(
   caller: Caller,
   query: ListQuery,
   publicList: () => Promise<PublicPage> = () => readPublicList(db, query),
-): Promise<CommentList> {
+): Promise<CallerList> {
   const site = await siteOrNotFound(db.kysely, query.site_id);
   const viewer = viewerFor(caller, site);
   // The public, or a credential of another tenant (which reads the site as the public does).
-  if (viewer.ref === null) return (await publicList()).list;
-  if (viewer.moderator) return (await readList(db, site, viewer, query)).list;
+  if (viewer.ref === null) return { marks: null };
+  if (viewer.moderator) return { own: (await readList(db, site, viewer, query)).list };
   const thread = await findThread(db.kysely, site.id, threadKey(query.thread_url, 'querystring/thread_url').href);
-  if (thread && (await hasCommentsOnlyAuthorSees(db.kysely, thread.id, viewer.ref))) return (await readList(db, site, viewer, query)).list;
-  const shown = await publicList();
-  return withMarks(shown, await marksOf(db.kysely, viewer, shown.markable));
-}
-
-/** The public list with the reader's marks: every comment copied, none of the shared ones changed. */
-function withMarks({ list, authorOf }: PublicPage, marks: ViewerMarks): CommentList {
-  const mark = (view: CommentView): CommentView => ({
-    ...view,
-    user_vote: userVote(marks.votes.get(view.id)),
-    user_reaction: marks.reactions.get(view.id) ?? null,
-    user_is_author: authorOf.get(view.id) === marks.viewerRef,
-    replies: view.replies.map(mark),
-  });
-  return { ...list, comments: list.comments.map(mark) };
+  if (thread && (await hasCommentsOnlyAuthorSees(db.kysely, thread.id, viewer.ref))) return { own: (await readList(db, site, viewer, query)).list };
+  return { marks: await marksOf(db.kysely, viewer, (await publicList()).markable) };
 }
 
 /** Keeps `cap` replies per root; the root and the parent of the first reply left out are marked cut. */
