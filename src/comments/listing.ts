@@ -1,5 +1,6 @@
 import { sql, type ExpressionBuilder, type Kysely } from 'kysely';
 import type { Database } from '../db/schema.ts';
+import { preparedQuery } from '../db/prepared.ts';
 import { newId } from '../ids.ts';
 import { listable } from './repository.ts';
 import { PUBLIC_VIEWER, type Viewer } from './visibility.ts';
@@ -46,13 +47,16 @@ export async function addToTotals(trx: Kysely<Database>, threadId: string, publi
   await trx.updateTable('threads').set(totalsPlus(publicDelta, allDelta)).where('id', '=', threadId).execute();
 }
 
+const countInThread = preparedQuery((db, _shape: null, listedPublic: 0 | 1, siteId: string, urlKey: string) =>
+  db.updateTable('threads').set(totalsPlus(listedPublic, 1)).where('site_id', '=', siteId).where('url_key', '=', urlKey).returning('id').compile(),
+);
+
 /**
  * Adds a new top-level comment to its thread's totals and returns the thread's id: the thread is
  * found by the same statement that counts the comment, and created with its first comment.
  */
 export async function countNewTopLevel(trx: Kysely<Database>, siteId: string, urlKey: string, listedPublic: 0 | 1): Promise<string> {
-  const count = () =>
-    trx.updateTable('threads').set(totalsPlus(listedPublic, 1)).where('site_id', '=', siteId).where('url_key', '=', urlKey).returning('id').executeTakeFirst();
+  const count = async () => (await countInThread(trx, null, listedPublic, siteId, urlKey))[0];
   const counted = await count();
   if (counted) return counted.id;
   const id = newId('thr');

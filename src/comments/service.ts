@@ -5,6 +5,7 @@ import { lockAuthor } from '../db/dialect.ts';
 import type { Database } from '../db/schema.ts';
 import { AppError, invalid } from '../errors.ts';
 import { recordEvent, withEvents } from '../events/record.ts';
+import { preparedInsert } from '../db/prepared.ts';
 import { newId } from '../ids.ts';
 import { assertNotBanned, checkAuthorBans } from '../moderation/bans.ts';
 import { findSite, findSiteFor, type Site } from '../sites/repository.ts';
@@ -240,7 +241,7 @@ export async function createComment(db: Db, caller: Caller, input: CreateInput):
       listed_public: listedPublic,
       listed_all: parent ? 0 : 1,
     };
-    await trx.insertInto('comments').values(row).execute();
+    await insertComment(trx, row);
     if (parent) await refreshListing(trx, [row.root_id]);
     if (caller.kind === 'session' && !caller.hasCommented) await recordFirstComment(trx, site, caller.userId, now);
     await recordEvent(trx, { accountId: site.accountId, siteId: site.id, type: 'comment.created', data: { comment: eventComment(row, url.href) } }, site);
@@ -249,6 +250,8 @@ export async function createComment(db: Db, caller: Caller, input: CreateInput):
   db.changes.threadChanged(siteId, threadUrl);
   return created;
 }
+
+const insertComment = preparedInsert('comments');
 
 /** user.created fires once per site user: on their first comment there. */
 async function recordFirstComment(trx: Transaction<Database>, site: Site, userId: string, now: string): Promise<void> {
