@@ -23,11 +23,7 @@ export async function refreshListing(trx: Kysely<Database>, rootIds: Iterable<st
   const deltas = new Map<string, { public: number; all: number }>();
   for (let start = 0; start < ids.length; start += CHUNK) {
     const chunk = ids.slice(start, start + CHUNK);
-    const { rows } = await sql<{ id: string; thread_id: string; listed_public: number; listed_all: number; public_now: number; all_now: number }>`
-      select c.id, c.thread_id, c.listed_public, c.listed_all,
-        case when ${listable(PUBLIC_VIEWER)} then 1 else 0 end as public_now,
-        case when ${listable(MODERATOR_VIEWER)} then 1 else 0 end as all_now
-      from comments c where c.id in (${sql.join(chunk)}) and c.parent_id is null`.execute(trx);
+    const rows = await listingsOf(trx, chunk.length, ...chunk);
     for (const row of rows) {
       const publicNow = Number(row.public_now) as 0 | 1;
       const allNow = Number(row.all_now) as 0 | 1;
@@ -41,6 +37,14 @@ export async function refreshListing(trx: Kysely<Database>, rootIds: Iterable<st
   }
   for (const [threadId, delta] of deltas) await addToTotals(trx, threadId, delta.public, delta.all);
 }
+
+const listingsOf = preparedQuery((db, _count: number, ...rootIds: string[]) =>
+  sql<{ id: string; thread_id: string; listed_public: number; listed_all: number; public_now: number; all_now: number }>`
+    select c.id, c.thread_id, c.listed_public, c.listed_all,
+      case when ${listable(PUBLIC_VIEWER)} then 1 else 0 end as public_now,
+      case when ${listable(MODERATOR_VIEWER)} then 1 else 0 end as all_now
+    from comments c where c.id in (${sql.join(rootIds)}) and c.parent_id is null`.compile(db),
+);
 
 export async function addToTotals(trx: Kysely<Database>, threadId: string, publicDelta: number, allDelta: number): Promise<void> {
   if (publicDelta === 0 && allDelta === 0) return;
