@@ -2,10 +2,10 @@ import type { Kysely, Transaction } from 'kysely';
 import { actorRef, isModerator, requireCredential, type Caller } from '../auth/caller.ts';
 import type { Db } from '../db/connect.ts';
 import { lockAuthor } from '../db/dialect.ts';
+import { preparedInsert } from '../db/prepared.ts';
 import type { Database } from '../db/schema.ts';
 import { AppError, invalid } from '../errors.ts';
 import { recordEvent, withEvents } from '../events/record.ts';
-import { preparedInsert } from '../db/prepared.ts';
 import { newId } from '../ids.ts';
 import { assertNotBanned, checkAuthorBans } from '../moderation/bans.ts';
 import { findSite, findSiteFor, type Site } from '../sites/repository.ts';
@@ -202,6 +202,8 @@ async function checkedPost(trx: Kysely<Database>, caller: Caller, input: CreateI
   return { site, content, authorName, url, author, moderator, parent };
 }
 
+const insertComment = preparedInsert('comments');
+
 /**
  * Everything, the site and parent included, is read inside the transaction: on SQLite that is the
  * writer's connection, whose page cache the group's own commits do not invalidate, and the site's
@@ -250,8 +252,6 @@ export async function createComment(db: Db, caller: Caller, input: CreateInput):
   db.changes.threadChanged(siteId, threadUrl);
   return created;
 }
-
-const insertComment = preparedInsert('comments');
 
 /** user.created fires once per site user: on their first comment there. */
 async function recordFirstComment(trx: Transaction<Database>, site: Site, userId: string, now: string): Promise<void> {
