@@ -1,5 +1,6 @@
 import { sql, type ExpressionBuilder, type Kysely } from 'kysely';
 import type { Database } from '../db/schema.ts';
+import { preparedQuery } from '../db/prepared.ts';
 import { newId } from '../ids.ts';
 import { listable } from './repository.ts';
 import { PUBLIC_VIEWER, type Viewer } from './visibility.ts';
@@ -22,11 +23,7 @@ export async function refreshListing(trx: Kysely<Database>, rootIds: Iterable<st
   const deltas = new Map<string, { public: number; all: number }>();
   for (let start = 0; start < ids.length; start += CHUNK) {
     const chunk = ids.slice(start, start + CHUNK);
-    const { rows } = await sql<{ id: string; thread_id: string; listed_public: number; listed_all: number; public_now: number; all_now: number }>`
-      select c.id, c.thread_id, c.listed_public, c.listed_all,
-        case when ${listable(PUBLIC_VIEWER)} then 1 else 0 end as public_now,
-        case when ${listable(MODERATOR_VIEWER)} then 1 else 0 end as all_now
-      from comments c where c.id in (${sql.join(chunk)}) and c.parent_id is null`.execute(trx);
+    const rows = await listingsOf(trx, chunk.length, ...chunk);
     for (const row of rows) {
       const publicNow = Number(row.public_now) as 0 | 1;
       const allNow = Number(row.all_now) as 0 | 1;
@@ -41,18 +38,29 @@ export async function refreshListing(trx: Kysely<Database>, rootIds: Iterable<st
   for (const [threadId, delta] of deltas) await addToTotals(trx, threadId, delta.public, delta.all);
 }
 
+const listingsOf = preparedQuery((db, _count: number, ...rootIds: string[]) =>
+  sql<{ id: string; thread_id: string; listed_public: number; listed_all: number; public_now: number; all_now: number }>`
+    select c.id, c.thread_id, c.listed_public, c.listed_all,
+      case when ${listable(PUBLIC_VIEWER)} then 1 else 0 end as public_now,
+      case when ${listable(MODERATOR_VIEWER)} then 1 else 0 end as all_now
+    from comments c where c.id in (${sql.join(rootIds)}) and c.parent_id is null`.compile(db),
+);
+
 export async function addToTotals(trx: Kysely<Database>, threadId: string, publicDelta: number, allDelta: number): Promise<void> {
   if (publicDelta === 0 && allDelta === 0) return;
   await trx.updateTable('threads').set(totalsPlus(publicDelta, allDelta)).where('id', '=', threadId).execute();
 }
+
+const countInThread = preparedQuery((db, _shape: null, listedPublic: 0 | 1, siteId: string, urlKey: string) =>
+  db.updateTable('threads').set(totalsPlus(listedPublic, 1)).where('site_id', '=', siteId).where('url_key', '=', urlKey).returning('id').compile(),
+);
 
 /**
  * Adds a new top-level comment to its thread's totals and returns the thread's id: the thread is
  * found by the same statement that counts the comment, and created with its first comment.
  */
 export async function countNewTopLevel(trx: Kysely<Database>, siteId: string, urlKey: string, listedPublic: 0 | 1): Promise<string> {
-  const count = () =>
-    trx.updateTable('threads').set(totalsPlus(listedPublic, 1)).where('site_id', '=', siteId).where('url_key', '=', urlKey).returning('id').executeTakeFirst();
+  const count = async () => (await countInThread(trx, null, listedPublic, siteId, urlKey))[0];
   const counted = await count();
   if (counted) return counted.id;
   const id = newId('thr');

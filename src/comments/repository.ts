@@ -32,14 +32,20 @@ export async function findThread(db: Kysely<Database>, siteId: string, urlKey: s
   return thread;
 }
 
-export async function findComment(db: Kysely<Database>, id: string) {
-  return db
+// A reply's parent and every single-comment request read these (see db/prepared.ts).
+const commentById = preparedQuery((db, _shape: null, id: string) =>
+  db
     .selectFrom('comments')
     .innerJoin('threads', 'threads.id', 'comments.thread_id')
     .selectAll('comments')
     .select('threads.url_key as thread_url')
     .where('comments.id', '=', id)
-    .executeTakeFirst();
+    .compile(),
+);
+
+export async function findComment(db: Kysely<Database>, id: string) {
+  const [comment] = await commentById(db, null, id);
+  return comment;
 }
 
 /**
@@ -61,9 +67,13 @@ export function hiddenInChain(viewer: Viewer, id: string): RawBuilder<number | s
 /** Whether the viewer may see this comment: the row itself, and every ancestor. */
 export async function isVisible(db: Kysely<Database>, viewer: Viewer, id: string): Promise<boolean> {
   if (viewer.moderator) return true;
-  const result = await sql<{ hidden: number | string }>`select ${hiddenInChain(viewer, id)} as hidden`.execute(db);
-  return toCount(result.rows[0]?.hidden) === 0;
+  const [row] = await hiddenFrom(db, viewer.ref === null ? 'public' : 'author', viewer.ref, id);
+  return toCount(row?.hidden) === 0;
 }
+
+const hiddenFrom = preparedQuery((db, viewer: 'public' | 'author', viewerRef: string | null, id: string) =>
+  sql<{ hidden: number | string }>`select ${hiddenInChain({ ref: viewer === 'public' ? null : viewerRef, moderator: false }, id)} as hidden`.compile(db),
+);
 
 /**
  * Whether this author has a comment in the thread that the public does not see but they do

@@ -2,6 +2,7 @@ import type { Kysely, Transaction } from 'kysely';
 import { actorRef, isModerator, requireCredential, type Caller } from '../auth/caller.ts';
 import type { Db } from '../db/connect.ts';
 import { lockAuthor } from '../db/dialect.ts';
+import { preparedInsert } from '../db/prepared.ts';
 import type { Database } from '../db/schema.ts';
 import { AppError, invalid } from '../errors.ts';
 import { recordEvent, withEvents } from '../events/record.ts';
@@ -194,6 +195,8 @@ async function checkedPost(trx: Kysely<Database>, caller: Caller, input: CreateI
   return { site, content, authorName, url, author, moderator, parent };
 }
 
+const insertComment = preparedInsert('comments');
+
 /**
  * Everything, the site and parent included, is read inside the transaction: on SQLite that is the
  * writer's connection, whose page cache the group's own commits do not invalidate, and the site's
@@ -233,7 +236,7 @@ export async function createComment(db: Db, caller: Caller, input: CreateInput):
       listed_public: listedPublic,
       listed_all: parent ? 0 : 1,
     };
-    await trx.insertInto('comments').values(row).execute();
+    await insertComment(trx, row);
     if (parent) await refreshListing(trx, [row.root_id]);
     if (caller.kind === 'session' && !caller.hasCommented) await recordFirstComment(trx, site, caller.userId, now);
     await recordEvent(trx, { accountId: site.accountId, siteId: site.id, type: 'comment.created', data: { comment: eventComment(row, url.href) } }, site);

@@ -1,6 +1,7 @@
 import type { Transaction } from 'kysely';
 import type { Db } from '../db/connect.ts';
 import type { Database } from '../db/schema.ts';
+import { preparedInsert } from '../db/prepared.ts';
 import { newId } from '../ids.ts';
 import type { Site } from '../sites/repository.ts';
 import { queueDelivery, queuedDelivery } from '../webhooks/outbox.ts';
@@ -27,6 +28,8 @@ export interface DomainEvent {
   data: Record<string, unknown>;
 }
 
+const insertEvent = preparedInsert('events');
+
 /**
  * Every state change calls this inside its own transaction, so the event commits or rolls back with
  * the change that caused it, and so does its webhook delivery (the transactional outbox). A caller
@@ -35,17 +38,14 @@ export interface DomainEvent {
 export async function recordEvent(trx: Transaction<Database>, event: DomainEvent, site?: Site): Promise<string> {
   const id = newId('evt');
   const createdAt = new Date().toISOString();
-  await trx
-    .insertInto('events')
-    .values({
-      id,
-      account_id: event.accountId,
-      site_id: event.siteId,
-      type: event.type,
-      data: JSON.stringify(event.data),
-      created_at: createdAt,
-    })
-    .execute();
+  await insertEvent(trx, {
+    id,
+    account_id: event.accountId,
+    site_id: event.siteId,
+    type: event.type,
+    data: JSON.stringify(event.data),
+    created_at: createdAt,
+  });
   await queueDelivery(trx, id, event, createdAt, site);
   return id;
 }

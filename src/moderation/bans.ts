@@ -1,4 +1,5 @@
 import { sql, type Expression, type Kysely, type RawBuilder, type Transaction } from 'kysely';
+import { preparedQuery } from '../db/prepared.ts';
 import type { Database } from '../db/schema.ts';
 import { AppError } from '../errors.ts';
 import { recordEvent } from '../events/record.ts';
@@ -14,13 +15,17 @@ export function isBanned(siteId: string | Expression<string>, authorRef: string)
   return sql<number | boolean>`exists (select 1 from bans where site_id = ${siteId} and author_ref = ${authorRef} and ban_type = 'ban')`;
 }
 
+const bansOf = preparedQuery((db, _shape: null, siteId: string, authorRef: string) =>
+  db.selectFrom('bans').select('ban_type').where('site_id', '=', siteId).where('author_ref', '=', authorRef).compile(),
+);
+
 /**
  * For a new comment, in one query: refused outright if its author is banned (403), and whether the
  * author is shadow-banned (the comment is then hidden from the start).
  */
 export async function checkAuthorBans(db: Kysely<Database>, siteId: string, authorRef: string | null): Promise<{ shadowBanned: boolean }> {
   if (authorRef === null) return { shadowBanned: false };
-  const bans = await db.selectFrom('bans').select('ban_type').where('site_id', '=', siteId).where('author_ref', '=', authorRef).execute();
+  const bans = await bansOf(db, null, siteId, authorRef);
   if (bans.some((ban) => ban.ban_type === 'ban')) throw bannedError();
   return { shadowBanned: bans.some((ban) => ban.ban_type === 'shadow_ban') };
 }

@@ -1,9 +1,10 @@
-import { sql, type Transaction } from 'kysely';
+import { sql, type Kysely, type Transaction } from 'kysely';
 import { actorRef, canAccessSite, isModerator, requireCredential, type Caller } from '../auth/caller.ts';
 import { hiddenInChain } from '../comments/repository.ts';
 import type { Db } from '../db/connect.ts';
 import { lockRow, toCount } from '../db/dialect.ts';
-import type { Database } from '../db/schema.ts';
+import { preparedQuery } from '../db/prepared.ts';
+import type { Database, Flag } from '../db/schema.ts';
 import { AppError, invalid } from '../errors.ts';
 import { bannedError, isBanned } from '../moderation/bans.ts';
 import { wilsonLowerBound } from './wilson.ts';
@@ -34,10 +35,11 @@ interface Target {
 
 /**
  * What a vote or reaction reads of its comment for the caller (site, thread, ban, visibility); each
- * adds its own columns, so one statement reads all the change needs.
+ * adds its own columns, so one statement reads all the change needs. The statements of both are
+ * compiled once (see db/prepared.ts): building them had cost more CPU than SQLite spent on them.
  */
-function targetQuery(trx: Transaction<Database>, id: string, actor: string) {
-  return trx
+function targetQuery(db: Kysely<Database>, id: string, actor: string) {
+  return db
     .selectFrom('comments as c')
     .innerJoin('threads as t', 't.id', 'c.thread_id')
     .innerJoin('sites as s', 's.id', 'c.site_id')
@@ -75,28 +77,47 @@ async function actOnComment<R extends Target, T>(
   return result;
 }
 
+const voteTarget = preparedQuery((db, _shape: null, id: string, actor: string) =>
+  targetQuery(db, id, actor)
+    .leftJoin('votes as v', (join) => join.onRef('v.comment_id', '=', 'c.id').on('v.voter_ref', '=', actor))
+    .select(['c.upvotes', 'c.downvotes', 'v.value as previous', 'v.by_moderator as previous_by_moderator'])
+    .select((eb) =>
+      eb
+        .exists(
+          eb
+            .selectFrom('votes as o')
+            .select('o.comment_id')
+            .whereRef('o.comment_id', '=', 'c.id')
+            // Literals, not parameters: SQLite matches them to the partial index votes_owner_likes
+            // when preparing; with parameters it would prepare the statement again on every run.
+            .where('o.value', '=', eb.lit(1))
+            .where('o.by_moderator', '=', eb.lit(1))
+            .where('o.voter_ref', '<>', actor),
+        )
+        .as('liked_by_others'),
+    )
+    .compile(),
+);
+
+const deleteVote = preparedQuery((db, _shape: null, commentId: string, voterRef: string) =>
+  db.deleteFrom('votes').where('comment_id', '=', commentId).where('voter_ref', '=', voterRef).compile(),
+);
+
+const upsertVote = preparedQuery((db, _shape: null, commentId: string, voterRef: string, value: number, byModerator: Flag, createdAt: string) =>
+  db
+    .insertInto('votes')
+    .values({ comment_id: commentId, voter_ref: voterRef, value, by_moderator: byModerator, created_at: createdAt })
+    .onConflict((oc) => oc.columns(['comment_id', 'voter_ref']).doUpdateSet({ value, by_moderator: byModerator }))
+    .compile(),
+);
+
+const setVoteCounts = preparedQuery((db, _shape: null, id: string, upvotes: number, downvotes: number, score: number, wilson: number) =>
+  db.updateTable('comments').set({ upvotes, downvotes, score, wilson }).where('id', '=', id).compile(),
+);
+
 /** Sets (or with null removes) the caller's vote, adjusting the counters by the difference. */
 export function setVote(db: Db, caller: Caller, id: string, vote: VoteType | null): Promise<VoteResult> {
-  const read = (trx: Transaction<Database>, actor: string) =>
-    targetQuery(trx, id, actor)
-      .leftJoin('votes as v', (join) => join.onRef('v.comment_id', '=', 'c.id').on('v.voter_ref', '=', actor))
-      .select(['c.upvotes', 'c.downvotes', 'v.value as previous', 'v.by_moderator as previous_by_moderator'])
-      .select((eb) =>
-        eb
-          .exists(
-            eb
-              .selectFrom('votes as o')
-              .select('o.comment_id')
-              .whereRef('o.comment_id', '=', 'c.id')
-              // Literals, not parameters: SQLite matches them to the partial index votes_owner_likes
-              // when preparing; with parameters it would prepare the statement again on every run.
-              .where('o.value', '=', eb.lit(1))
-              .where('o.by_moderator', '=', eb.lit(1))
-              .where('o.voter_ref', '<>', actor),
-          )
-          .as('liked_by_others'),
-      )
-      .executeTakeFirst();
+  const read = async (trx: Transaction<Database>, actor: string) => (await voteTarget(trx, null, id, actor))[0];
   return actOnComment(db, caller, id, read, async (trx, target, actor, moderator) => {
     const before = target.previous ?? 0;
     const after = vote === 'up' ? 1 : vote === 'down' ? -1 : 0;
@@ -104,20 +125,9 @@ export function setVote(db: Db, caller: Caller, id: string, vote: VoteType | nul
     const upvotes = Number(target.upvotes) + Number(after === 1) - Number(before === 1);
     const downvotes = Number(target.downvotes) + Number(after === -1) - Number(before === -1);
     if (before !== after) {
-      if (after === 0) {
-        await trx.deleteFrom('votes').where('comment_id', '=', id).where('voter_ref', '=', actor).execute();
-      } else {
-        await trx
-          .insertInto('votes')
-          .values({ comment_id: id, voter_ref: actor, value: after, by_moderator: moderator ? 1 : 0, created_at: new Date().toISOString() })
-          .onConflict((oc) => oc.columns(['comment_id', 'voter_ref']).doUpdateSet({ value: after, by_moderator: moderator ? 1 : 0 }))
-          .execute();
-      }
-      await trx
-        .updateTable('comments')
-        .set({ upvotes, downvotes, score: upvotes - downvotes, wilson: wilsonLowerBound(upvotes, downvotes) })
-        .where('id', '=', id)
-        .execute();
+      if (after === 0) await deleteVote(trx, null, id, actor);
+      else await upsertVote(trx, null, id, actor, after, moderator ? 1 : 0, new Date().toISOString());
+      await setVoteCounts(trx, null, id, upvotes, downvotes, upvotes - downvotes, wilsonLowerBound(upvotes, downvotes));
     }
     // The caller's own upvote counts as the site owner's when it was (or is now) cast as a moderator.
     const mineLiked = after === 1 && (before === after ? target.previous_by_moderator === 1 : moderator);
@@ -130,36 +140,55 @@ export function setVote(db: Db, caller: Caller, id: string, vote: VoteType | nul
   });
 }
 
+const reactionTarget = preparedQuery((db, _shape: null, id: string, actor: string) =>
+  targetQuery(db, id, actor)
+    .leftJoin('reactions as r', (join) => join.onRef('r.comment_id', '=', 'c.id').on('r.reactor_ref', '=', actor))
+    .select(['s.reactions', 'r.type as previous'])
+    .compile(),
+);
+
+const deleteReaction = preparedQuery((db, _shape: null, commentId: string, reactorRef: string) =>
+  db.deleteFrom('reactions').where('comment_id', '=', commentId).where('reactor_ref', '=', reactorRef).compile(),
+);
+
+const upsertReaction = preparedQuery((db, _shape: null, commentId: string, reactorRef: string, type: string, createdAt: string) =>
+  db
+    .insertInto('reactions')
+    .values({ comment_id: commentId, reactor_ref: reactorRef, type, created_at: createdAt })
+    .onConflict((oc) => oc.columns(['comment_id', 'reactor_ref']).doUpdateSet({ type }))
+    .compile(),
+);
+
+const reactionCounts = preparedQuery((db, _shape: null, commentId: string) =>
+  db
+    .selectFrom('reactions')
+    .select((eb) => ['type', eb.fn.countAll<number>().as('n')])
+    .where('comment_id', '=', commentId)
+    .groupBy('type')
+    .orderBy('type')
+    .compile(),
+);
+
+const setReactionCounts = preparedQuery((db, _shape: null, id: string, reactionCounts: string) =>
+  db.updateTable('comments').set({ reaction_counts: reactionCounts }).where('id', '=', id).compile(),
+);
+
 /** Toggles the caller's reaction: the same type again removes it, another type replaces it. */
 export function toggleReaction(db: Db, caller: Caller, id: string, type: string): Promise<ReactionResult> {
-  const read = (trx: Transaction<Database>, actor: string) =>
-    targetQuery(trx, id, actor)
-      .leftJoin('reactions as r', (join) => join.onRef('r.comment_id', '=', 'c.id').on('r.reactor_ref', '=', actor))
-      .select(['s.reactions', 'r.type as previous'])
-      .executeTakeFirst();
+  const read = async (trx: Transaction<Database>, actor: string) => (await reactionTarget(trx, null, id, actor))[0];
   return actOnComment(db, caller, id, read, async (trx, target, actor) => {
     const allowed = JSON.parse(target.reactions) as string[];
     if (!allowed.includes(type)) throw invalid('body/reaction_type', `must be one of ${allowed.join(', ')}`);
     let mine: string | null = type;
     if (target.previous === type) {
-      await trx.deleteFrom('reactions').where('comment_id', '=', id).where('reactor_ref', '=', actor).execute();
+      await deleteReaction(trx, null, id, actor);
       mine = null;
     } else {
-      await trx
-        .insertInto('reactions')
-        .values({ comment_id: id, reactor_ref: actor, type, created_at: new Date().toISOString() })
-        .onConflict((oc) => oc.columns(['comment_id', 'reactor_ref']).doUpdateSet({ type }))
-        .execute();
+      await upsertReaction(trx, null, id, actor, type, new Date().toISOString());
     }
-    const rows = await trx
-      .selectFrom('reactions')
-      .select((eb) => ['type', eb.fn.countAll<number>().as('n')])
-      .where('comment_id', '=', id)
-      .groupBy('type')
-      .orderBy('type')
-      .execute();
+    const rows = await reactionCounts(trx, null, id);
     const counts = Object.fromEntries(rows.map((row) => [row.type, Number(row.n)]));
-    await trx.updateTable('comments').set({ reaction_counts: JSON.stringify(counts) }).where('id', '=', id).execute();
+    await setReactionCounts(trx, null, id, JSON.stringify(counts));
     return { reaction_counts: counts, user_reaction: mine };
   });
 }
