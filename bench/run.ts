@@ -7,6 +7,7 @@ import { parseArgs } from 'node:util';
 import autocannon from 'autocannon';
 import { build } from 'esbuild';
 import pg from 'pg';
+import { postgresUrl } from '../src/db/connect.ts';
 import { freshPostgresDatabase } from '../test/helper.ts';
 import { casesFor, type Case, type Server } from './cases.ts';
 import type { InProcessCost, LimiterJob } from './limiter.ts';
@@ -139,8 +140,10 @@ async function onPostgres(serverUrl: string, statement: string): Promise<void> {
  * DATABASE_URL, seeded every run and dropped after it.
  */
 async function prepareDatabase(): Promise<Database> {
-  const serverUrl = process.env.DATABASE_URL;
-  if (serverUrl?.startsWith('postgres')) {
+  const databaseUrl = process.env.DATABASE_URL;
+  if (databaseUrl?.startsWith('postgres')) {
+    // With the user name filled in as Parley does (pg alone would send none when USER is unset).
+    const serverUrl = postgresUrl(databaseUrl);
     const database = await freshPostgresDatabase(serverUrl, 'parley_bench');
     const name = new URL(database.url).pathname.slice(1);
     log(`seeding PostgreSQL database ${name}`);
