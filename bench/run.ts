@@ -148,6 +148,9 @@ async function prepareDatabase(): Promise<Database> {
     const name = new URL(database.url).pathname.slice(1);
     log(`seeding PostgreSQL database ${name}`);
     const seeded = await seed({ databaseUrl: database.url, full: args.full!, log });
+    // Statistics and the visibility map as autovacuum leaves a database in steady state: without
+    // them the planner scans whole tables for the list queries of a freshly seeded one.
+    await onPostgres(database.url, 'vacuum analyze');
     // Kept as seeded (a template) before any case writes to the database.
     await onPostgres(serverUrl, `create database ${name}_seeded template ${name}`);
     const copies: string[] = [`${name}_seeded`];

@@ -1,6 +1,6 @@
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { dialectName, freshDatabaseUrl, type FreshDatabase } from '../../test/helper.ts';
+import { dialectName, freshDatabaseUrl, startParley, type FreshDatabase } from '../../test/helper.ts';
 import { loadConfig } from '../config.ts';
 import { connect, type Db } from './connect.ts';
 
@@ -57,5 +57,39 @@ describe.skipIf(dialectName !== 'postgres')('PostgreSQL connection settings', ()
     // The test server runs without TLS (or with a certificate nobody trusts): no connection at all.
     const db = open({ PARLEY_DATABASE_SSL: 'true' });
     await expect(sql`select 1`.execute(db.kysely)).rejects.toThrow(/SSL|certificate/i);
+  });
+});
+
+// Statements kept prepared on PostgreSQL (db/kept-statements.ts) meet a migration made by another
+// instance, as in a rolling deploy.
+describe.skipIf(dialectName !== 'postgres')('statements kept prepared on PostgreSQL', () => {
+  it('keep answering after another instance adds a column or widens one', async () => {
+    const database = await freshDatabaseUrl();
+    // One connection, so the statements prepared before the change are the ones asked to run after it.
+    const parley = await startParley({ DATABASE_URL: database.url, PARLEY_DATABASE_POOL_SIZE: '1' });
+    const admin = connect(loadConfig({ DATABASE_URL: database.url }));
+    try {
+      const site = await parley.newSite();
+      const thread = 'https://example.com/kept';
+      const created = await parley.request('POST', '/v1/comments', { token: site.api_key, body: { thread_url: thread, site_id: site.site_id, content: 'before' } });
+      const readOne = () => parley.request('GET', `/v1/comments/${created.body.id}`, { token: site.api_key });
+      const readList = () => parley.request('GET', `/v1/comments?site_id=${site.site_id}&thread_url=${encodeURIComponent(thread)}`, { token: site.api_key });
+      const [one, list] = [await readOne(), await readList()];
+      expect([one.status, list.status]).toEqual([200, 200]);
+
+      await sql`alter table comments add column kept_statement_probe text`.execute(admin.kysely);
+      await sql`alter table threads alter column public_total type bigint`.execute(admin.kysely);
+
+      for (let i = 0; i < 3; i++) {
+        expect(await readOne()).toMatchObject({ status: 200, body: one.body });
+        expect(await readList()).toMatchObject({ status: 200, body: list.body });
+      }
+      const reply = await parley.request('POST', '/v1/comments', { token: site.api_key, body: { thread_url: thread, site_id: site.site_id, content: 'after', parent_id: created.body.id } });
+      expect(reply.status).toBe(201);
+    } finally {
+      await admin.close();
+      await parley.close();
+      await database.drop();
+    }
   });
 });

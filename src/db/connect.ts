@@ -6,6 +6,7 @@ import { Kysely, PostgresDialect, type KyselyConfig } from 'kysely';
 import pg from 'pg';
 import type { Config } from '../config.ts';
 import { ChangeFeed } from './changes.ts';
+import { keepingStatements } from './kept-statements.ts';
 import { groupCommitDialect, GroupCommitSqlite } from './sqlite-driver.ts';
 import { dialectOf, type DialectName } from './dialect.ts';
 import type { Database } from './schema.ts';
@@ -76,7 +77,7 @@ export function connect(config: DbConfig, log?: KyselyConfig['log']): Db {
   // The server may close an idle connection (restart, failover, pg_terminate_backend): the pool
   // drops it and opens another when needed. Unlistened, that 'error' event would end the process.
   pool.on('error', () => undefined);
-  const kysely = new Kysely<Database>({ dialect: new PostgresDialect({ pool }), log });
+  const kysely = new Kysely<Database>({ dialect: new PostgresDialect({ pool: keepingStatements(pool) }), log });
   const changes = new ChangeFeed(false);
   return { kysely, dialect, changes, close: () => closeBoth(kysely, changes) };
 }

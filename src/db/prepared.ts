@@ -1,4 +1,5 @@
 import type { CompiledQuery, Insertable, Kysely } from 'kysely';
+import { keepPrepared } from './kept-statements.ts';
 import type { Database } from './schema.ts';
 
 /** Where a prepared query's n-th value goes; Kysely passes it into the parameters untouched. */
@@ -34,6 +35,7 @@ export function preparedQuery<Shape, Values extends unknown[], Row>(
     let query = shapes.get(key);
     if (!query) {
       query = build(db, shape, ...(values.map((_, index) => new Slot(index)) as Values));
+      keepPrepared(query.sql);
       if (shapes.size >= SHAPES_KEPT) shapes.delete(shapes.keys().next().value!);
       shapes.set(key, query);
     }
