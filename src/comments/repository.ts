@@ -130,7 +130,7 @@ interface PageShape {
 const storedPage = preparedQuery((db, { stored, sort, page, limit }: PageShape, threadId: string) => {
   const ids = db.selectFrom('comments as c').where('c.thread_id', '=', threadId).where('c.parent_id', 'is', null).where(stored, '=', sql.lit(1));
   return inOrder(db.selectFrom('comments as c').select(VIEW_COLUMNS_OF_C).where('c.id', 'in', pageWindow(inOrder(ids.select('c.id'), sort), page, limit)), sort).compile();
-});
+}, { planOnce: true });
 
 /**
  * A page of the thread's top-level comments for the viewer, and how many there are. The public and
@@ -191,6 +191,7 @@ const replyBranches = preparedQuery(
     );
     return sql<ViewRow>`${sql.join(branches, sql` union all `)}`.compile(db);
   },
+  { planOnce: true },
 );
 
 /** The visible subtree below a comment, breadth first, through the parent index. */

@@ -8,23 +8,15 @@ const names = new Map<string, string>();
 let named = 0;
 
 /**
- * Marks a SQL text as run often (the queries compiled once, see prepared.ts), so PostgreSQL
- * connections keep it prepared. Kysely sends every statement unnamed, and PostgreSQL then plans it on
- * every run: for the list's reply query that was most of its cost (20 branches: planned in 1 ms,
- * run in 0.25 ms; a round trip of 2.1 ms unnamed against 0.5 ms prepared; 50 branches: 7.1 ms
- * against 1.3 ms). SQLite's driver keeps every statement prepared anyway.
+ * Marks a SQL text to be kept prepared on PostgreSQL connections (`planOnce` in prepared.ts). Kysely
+ * sends every statement unnamed, and PostgreSQL then plans it on every run: for the list's reply
+ * query that was most of its cost (20 branches: planned in 1 ms, run in 0.25 ms; a round trip of
+ * 2.1 ms unnamed against 0.5 ms prepared; 50 branches: 7.1 ms against 1.3 ms).
  */
 export function keepPrepared(sql: string): void {
-  if (names.has(sql) || names.size >= MOST_KEPT || READS_EVERY_COLUMN.test(sql)) return;
+  if (names.has(sql) || names.size >= MOST_KEPT) return;
   names.set(sql, `parley_${++named}`);
 }
-
-/**
- * A text whose result is every column of a table (`"comments".*`, `select * from "comments"`): a column
- * added by another instance's migration (a rolling deploy) changes that result, and PostgreSQL then
- * refuses the kept plan. Such texts run unprepared; `*` over a subquery of named columns is kept.
- */
-const READS_EVERY_COLUMN = /\.\*|\*\s+from\s+"/i;
 
 /** PostgreSQL's answer when a change of a table changes what a kept statement returns. */
 const PLAN_RESULT_CHANGED = '0A000';

@@ -10,6 +10,19 @@ class Slot {
 /** Shapes kept per prepared query (a shape is e.g. a page size and offset written into the SQL). */
 const SHAPES_KEPT = 256;
 
+export interface PreparedOptions {
+  /**
+   * On PostgreSQL, keep the statement prepared on each connection, so that it is planned once and
+   * then runs on PostgreSQL's generic plan (see kept-statements.ts). Only for a query whose planning
+   * costs more than its run, whose generic plan was checked to be as good as a fresh one, and that
+   * does not read every column of a table (a column added under a running instance would change its
+   * result). A generic plan can be far worse: with every write statement kept so, seeding the
+   * benchmark through the write paths slowed several times over, PostgreSQL busy in the vote's read
+   * (its recursive visibility check).
+   */
+  planOnce?: boolean;
+}
+
 /**
  * A query that Kysely builds and compiles (`build`) once per dialect and shape, then runs with new
  * values.
@@ -23,6 +36,7 @@ const SHAPES_KEPT = 256;
  */
 export function preparedQuery<Shape, Values extends unknown[], Row>(
   build: (db: Kysely<Database>, shape: Shape, ...values: Values) => CompiledQuery<Row>,
+  { planOnce = false }: PreparedOptions = {},
 ): (db: Kysely<Database>, shape: Shape, ...values: Values) => Promise<Row[]> {
   // Keyed by the dialect's adapter class: a transaction shares its database's SQL, and SQLite and
   // PostgreSQL write placeholders differently.
@@ -35,7 +49,7 @@ export function preparedQuery<Shape, Values extends unknown[], Row>(
     let query = shapes.get(key);
     if (!query) {
       query = build(db, shape, ...(values.map((_, index) => new Slot(index)) as Values));
-      keepPrepared(query.sql);
+      if (planOnce) keepPrepared(query.sql);
       if (shapes.size >= SHAPES_KEPT) shapes.delete(shapes.keys().next().value!);
       shapes.set(key, query);
     }
