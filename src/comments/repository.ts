@@ -80,19 +80,20 @@ const hiddenFrom = preparedQuery((db, viewer: 'public' | 'author', viewerRef: st
  * (pending, or published while shadow-banned). The condition is the one of the partial index
  * comments_only_author_sees (migration 0005), which holds only such rows.
  */
-const commentOnlyAuthorSees = preparedQuery((db, _shape: null, threadId: string, authorRef: string) =>
+const commentOnlyAuthorSees = preparedQuery((db, _shape: null, siteId: string, urlKey: string, authorRef: string) =>
   db
     .selectFrom('comments')
     .select('id')
-    .where('thread_id', '=', threadId)
+    // The thread by its URL in the same statement: a reader's list asks nothing else of it.
+    .where('thread_id', '=', (eb) => eb.selectFrom('threads').select('id').where('site_id', '=', siteId).where('url_key', '=', urlKey))
     .where('author_ref', '=', authorRef)
     .where(sql<SqlBool>`(status = 'pending' or (status = 'published' and moderation_status is not null))`)
     .limit(sql.lit(1))
     .compile(),
 );
 
-export async function hasCommentsOnlyAuthorSees(db: Kysely<Database>, threadId: string, authorRef: string): Promise<boolean> {
-  return (await commentOnlyAuthorSees(db, null, threadId, authorRef)).length > 0;
+export async function hasCommentsOnlyAuthorSees(db: Kysely<Database>, siteId: string, urlKey: string, authorRef: string): Promise<boolean> {
+  return (await commentOnlyAuthorSees(db, null, siteId, urlKey, authorRef)).length > 0;
 }
 
 /** Whether a top-level comment `c` is in the viewer's list (stored per row for the public and moderators). */
@@ -206,12 +207,25 @@ export async function listSubtree(db: Kysely<Database>, viewer: Viewer, id: stri
   return result.rows.sort((a, b) => (a.created_at === b.created_at ? (a.id < b.id ? -1 : 1) : a.created_at < b.created_at ? -1 : 1));
 }
 
-const votesOn = preparedQuery((db, _count: number, voterRef: string, ...commentIds: string[]) =>
-  db.selectFrom('votes').select(['comment_id', 'value']).where('voter_ref', '=', voterRef).where('comment_id', 'in', commentIds).compile(),
-);
-const reactionsOn = preparedQuery((db, _count: number, reactorRef: string, ...commentIds: string[]) =>
-  db.selectFrom('reactions').select(['comment_id', 'type']).where('reactor_ref', '=', reactorRef).where('comment_id', 'in', commentIds).compile(),
-);
+/**
+ * The viewer's votes (`value`) and reactions (`type`) on the given comments, in one statement; a
+ * list with no ids is left out of it.
+ */
+const marksOn = preparedQuery((db, { voted, reacted }: { voted: number; reacted: number }, viewerRef: string, ...ids: string[]) => {
+  const votes = db
+    .selectFrom('votes')
+    .select(['comment_id', sql<number | null>`value`.as('value'), sql<string | null>`null`.as('type')])
+    .where('voter_ref', '=', viewerRef)
+    .where('comment_id', 'in', ids.slice(0, voted));
+  const reactions = db
+    .selectFrom('reactions')
+    .select(['comment_id', sql<number | null>`null`.as('value'), sql<string | null>`type`.as('type')])
+    .where('reactor_ref', '=', viewerRef)
+    .where('comment_id', 'in', ids.slice(voted, voted + reacted));
+  if (reacted === 0) return votes.compile();
+  if (voted === 0) return reactions.compile();
+  return votes.unionAll(reactions).compile();
+});
 
 /** A comment a viewer may have marked: only one with votes can hold theirs, one with reactions theirs. */
 export interface Markable {
@@ -230,11 +244,11 @@ export async function marksOf(db: Kysely<Database>, viewer: Viewer, comments: Ma
   if (viewer.ref === null) return marks;
   const votedIds = comments.filter((c) => c.voted).map((c) => c.id);
   const reactedIds = comments.filter((c) => c.reacted).map((c) => c.id);
-  const [votes, reactions] = await Promise.all([
-    votedIds.length === 0 ? [] : votesOn(db, votedIds.length, viewer.ref, ...votedIds),
-    reactedIds.length === 0 ? [] : reactionsOn(db, reactedIds.length, viewer.ref, ...reactedIds),
-  ]);
-  for (const vote of votes) marks.votes.set(vote.comment_id, vote.value);
-  for (const reaction of reactions) marks.reactions.set(reaction.comment_id, reaction.type);
+  if (votedIds.length + reactedIds.length === 0) return marks;
+  const shape = { voted: votedIds.length, reacted: reactedIds.length };
+  for (const mark of await marksOn(db, shape, viewer.ref, ...votedIds, ...reactedIds)) {
+    if (mark.type !== null) marks.reactions.set(mark.comment_id, mark.type);
+    else marks.votes.set(mark.comment_id, Number(mark.value));
+  }
   return marks;
 }

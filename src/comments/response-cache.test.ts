@@ -180,6 +180,13 @@ describe("a reader's list made from the cached public list", () => {
     ]);
     expect(publicAfter.headers.get('etag')).toBe(publicBefore.headers.get('etag'));
 
+    const carol = await parley.signIn(site.api_key, site.site_id, { id: 'carol-marks', name: 'Carol' });
+    await parley.request('POST', `/v1/comments/${reply.id}/react`, { token: carol, body: { reaction_type: 'interesting' } });
+    expect(marksOf((await list(thread, undefined, carol)).body.comments)).toEqual([
+      ['root by alice', null, null, false],
+      ['reply by alice', null, 'interesting', false],
+    ]);
+
     await parley.request('POST', `/v1/comments/${reply.id}/vote`, { token: bob, body: { vote_type: 'up' } });
     const afterSwitch = (await list(thread, undefined, bob)).body;
     expect(afterSwitch.comments[0].replies[0]).toMatchObject({ user_vote: 'up', upvotes: 1, downvotes: 0 });

@@ -104,8 +104,8 @@ export async function listComments(
   // The public, or a credential of another tenant (which reads the site as the public does).
   if (viewer.ref === null) return { marks: null };
   if (viewer.moderator) return { own: (await readList(db, site, viewer, query)).list };
-  const thread = await findThread(db.kysely, site.id, threadKey(query.thread_url, 'querystring/thread_url').href);
-  if (thread && (await hasCommentsOnlyAuthorSees(db.kysely, thread.id, viewer.ref))) return { own: (await readList(db, site, viewer, query)).list };
+  const urlKey = threadKey(query.thread_url, 'querystring/thread_url').href;
+  if (await hasCommentsOnlyAuthorSees(db.kysely, site.id, urlKey, viewer.ref)) return { own: (await readList(db, site, viewer, query)).list };
   return { marks: await marksOf(db.kysely, viewer, (await publicList()).markable) };
 }
 
