@@ -17,8 +17,8 @@ export interface PreparedOptions {
    * costs more than its run, whose generic plan was checked to be as good as a fresh one, and that
    * does not read every column of a table (a column added under a running instance would change its
    * result). A generic plan can be far worse: with every write statement kept so, seeding the
-   * benchmark through the write paths slowed several times over, PostgreSQL busy in the vote's read
-   * (its recursive visibility check).
+   * benchmark through the write paths stalled (over 5 minutes for what takes 140 s), PostgreSQL busy
+   * in the vote's read (its recursive visibility check).
    */
   planOnce?: boolean;
 }
