@@ -1,5 +1,5 @@
 import { etagOf } from '../http/etag.ts';
-import type { CachedList, ListResponse } from './response-cache.ts';
+import type { CachedList, TaggedResponse } from './response-cache.ts';
 import { userVote, type CommentView, type ViewerMarks } from './view.ts';
 
 /** The public's marks as the serialiser writes them, once in every comment of a public page. */
@@ -35,7 +35,7 @@ function markSlots(shown: CachedList): Map<string, number> {
  * again. A reader with no marks on the page gets the public's answer itself. The entity tag is
  * derived from the public one and the marks written, which together decide every byte.
  */
-export function withReaderMarks(shown: CachedList, marks: ViewerMarks | null): ListResponse {
+export function withReaderMarks(shown: CachedList, marks: ViewerMarks | null): TaggedResponse {
   if (marks === null) return shown;
   const { authorOf } = shown.page;
   const parts: Buffer[] = [];

@@ -2,18 +2,18 @@ import type { Change, ChangeFeed } from '../db/changes.ts';
 import { etagOf } from '../http/etag.ts';
 import type { PublicPage } from './service.ts';
 
-/** A finished list response: its bytes and their entity tag. */
-export interface ListResponse {
+/** A finished response: its bytes and their entity tag. */
+export interface TaggedResponse {
   body: Buffer;
   etag: string;
 }
 
-export function listResponse(body: Buffer): ListResponse {
+export function taggedResponse(body: Buffer): TaggedResponse {
   return { body, etag: etagOf(body) };
 }
 
 /** A cached public response, and what is kept beside its bytes. */
-export interface CachedResponse<Page> extends ListResponse {
+export interface CachedResponse<Page> extends TaggedResponse {
   page: Page;
 }
 
@@ -34,9 +34,9 @@ function threadTag(siteId: string, threadKey: string): string {
 }
 
 /**
- * Public (anonymous) responses by key, each with what it was made of (`Page`), least recently used
- * dropped past `maxBytes` of memory held; an entry counts `sizePerBodyByte` bytes for each byte of
- * its body.
+ * Public (anonymous) responses by key (a list's URL, a comment's id), each with what it was made
+ * of (`Page`), least recently used dropped past `maxBytes` of memory held; an entry counts
+ * `sizePerBodyByte` bytes for each byte of its body.
  *
  * Exact invalidation: every committed write announces its thread on the change feed (or its whole
  * site), and all cached pages of that thread go. A read that started before such a change may have
@@ -61,14 +61,14 @@ export class ResponseCache<Page> {
     changes.onReset(() => this.#clear());
   }
 
-  get(url: string): CachedResponse<Page> | undefined {
+  get(key: string): CachedResponse<Page> | undefined {
     // An instance that may miss other instances' writes (PostgreSQL without Redis, or Redis away)
     // serves every read from the database.
     if (!this.changes.hearsEveryChange) return undefined;
-    const entry = this.#entries.get(url);
+    const entry = this.#entries.get(key);
     if (!entry) return undefined;
-    this.#entries.delete(url);
-    this.#entries.set(url, entry);
+    this.#entries.delete(key);
+    this.#entries.set(key, entry);
     return entry;
   }
 
@@ -76,29 +76,29 @@ export class ResponseCache<Page> {
     return this.#clock;
   }
 
-  set(url: string, siteId: string, threadKey: string, readStartedAt: number, body: Buffer, page: Page): CachedResponse<Page> {
+  set(key: string, siteId: string, threadKey: string, readStartedAt: number, body: Buffer, page: Page): CachedResponse<Page> {
     const tag = threadTag(siteId, threadKey);
-    const entry: Entry<Page> = { ...listResponse(body), page, tag, size: body.length * this.sizePerBodyByte };
+    const entry: Entry<Page> = { ...taggedResponse(body), page, tag, size: body.length * this.sizePerBodyByte };
     const changedAt = Math.max(this.#changedAt.get(tag) ?? -1, this.#changedAt.get(siteId) ?? -1);
     const stale = readStartedAt < this.#forgottenBefore || changedAt > readStartedAt;
     if (stale || !this.changes.hearsEveryChange || entry.size > this.maxBytes) return entry;
-    this.#remove(url);
-    this.#entries.set(url, entry);
+    this.#remove(key);
+    this.#entries.set(key, entry);
     this.#bytes += entry.size;
     let keys = this.#keysByTag.get(tag);
     if (!keys) this.#keysByTag.set(tag, (keys = new Set()));
-    keys.add(url);
+    keys.add(key);
     while (this.#bytes > this.maxBytes) this.#remove(this.#entries.keys().next().value!);
     return entry;
   }
 
-  #remove(url: string): void {
-    const entry = this.#entries.get(url);
+  #remove(key: string): void {
+    const entry = this.#entries.get(key);
     if (!entry) return;
-    this.#entries.delete(url);
+    this.#entries.delete(key);
     this.#bytes -= entry.size;
     const keys = this.#keysByTag.get(entry.tag)!;
-    keys.delete(url);
+    keys.delete(key);
     if (keys.size === 0) this.#keysByTag.delete(entry.tag);
   }
 
@@ -119,13 +119,13 @@ export class ResponseCache<Page> {
     if (change.threadKey !== null) {
       const tag = threadTag(change.siteId, change.threadKey);
       this.#changedAt.set(tag, this.#clock);
-      for (const url of this.#keysByTag.get(tag) ?? []) this.#remove(url);
+      for (const key of this.#keysByTag.get(tag) ?? []) this.#remove(key);
       return;
     }
     this.#changedAt.set(change.siteId, this.#clock);
     const prefix = `${change.siteId}\n`;
     for (const [tag, keys] of this.#keysByTag) {
-      if (tag.startsWith(prefix)) for (const url of keys) this.#remove(url);
+      if (tag.startsWith(prefix)) for (const key of keys) this.#remove(key);
     }
   }
 }

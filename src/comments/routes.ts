@@ -4,13 +4,13 @@ import { Type } from 'typebox';
 import type { Db } from '../db/connect.ts';
 import { Credential, errors, IdParams, OptionalCredential } from '../http/schemas.ts';
 import { matchesEtag } from '../http/etag.ts';
-import { listResponse, type CachedList, type ListResponse, type ResponseCaches } from './response-cache.ts';
+import { taggedResponse, type CachedList, type TaggedResponse, type ResponseCaches } from './response-cache.ts';
 import { CommentList, CommentRef, CreateBody, EditBody, ListQuery } from './schemas.ts';
 import { createComment, deleteComment, editComment, getComment, listComments, readPublicList } from './service.ts';
 import { withReaderMarks } from './reader-list.ts';
 import { threadKey } from './thread-url.ts';
 
-function sendWithEtag(request: FastifyRequest, reply: FastifyReply, response: ListResponse) {
+function sendWithEtag(request: FastifyRequest, reply: FastifyReply, response: TaggedResponse) {
   reply.header('etag', response.etag);
   if (matchesEtag(request.headers['if-none-match'], response.etag)) return reply.code(304).send();
   return reply.type('application/json; charset=utf-8').send(response.body);
@@ -41,13 +41,13 @@ export const commentRoutes: FastifyPluginAsyncTypebox<{ db: Db; caches: Response
         const readStartedAt = listCache?.startRead() ?? 0;
         const page = await readPublicList(db, request.query);
         const body = Buffer.from(reply.serialize(page.list) as string);
-        if (!listCache) return { ...listResponse(body), page };
+        if (!listCache) return { ...taggedResponse(body), page };
         return listCache.set(request.url, request.query.site_id, threadKey(request.query.thread_url).href, readStartedAt, body, page);
       };
       if (request.caller.kind === 'public') return sendWithEtag(request, reply, await publicList());
       let shown: CachedList | undefined;
       const list = await listComments(db, request.caller, request.query, async () => (shown = await publicList()).page);
-      if ('own' in list) return sendWithEtag(request, reply, listResponse(Buffer.from(reply.serialize(list.own) as string)));
+      if ('own' in list) return sendWithEtag(request, reply, taggedResponse(Buffer.from(reply.serialize(list.own) as string)));
       return sendWithEtag(request, reply, withReaderMarks(shown ?? (await publicList()), list.marks));
     },
   });
@@ -70,7 +70,7 @@ export const commentRoutes: FastifyPluginAsyncTypebox<{ db: Db; caches: Response
       const readStartedAt = cache?.startRead() ?? 0;
       const comment = await getComment(db, request.caller, id);
       const body = Buffer.from(reply.serialize(comment) as string);
-      if (!cache) return sendWithEtag(request, reply, listResponse(body));
+      if (!cache) return sendWithEtag(request, reply, taggedResponse(body));
       return sendWithEtag(request, reply, cache.set(id, comment.site_id, comment.thread_url, readStartedAt, body, null));
     },
   });
