@@ -143,9 +143,11 @@ export interface ResponseCaches {
  */
 const LIST_SIZE_PER_BODY_BYTE = 2.5;
 
-/** The caches of public reads in `megabytes` of memory, lists taking three quarters; null for 0 (off). */
-export function responseCaches(changes: ChangeFeed, megabytes: number): ResponseCaches | null {
-  if (megabytes <= 0) return null;
-  const bytes = megabytes * 1024 * 1024;
+/**
+ * The caches of public reads in `megabytes` of memory, lists taking three quarters. With 0 (off) they
+ * keep nothing: every entry is larger than the budget, so every read goes to the database.
+ */
+export function responseCaches(changes: ChangeFeed, megabytes: number): ResponseCaches {
+  const bytes = Math.max(0, megabytes) * 1024 * 1024;
   return { lists: new ResponseCache(changes, bytes * 0.75, LIST_SIZE_PER_BODY_BYTE), comments: new ResponseCache(changes, bytes * 0.25, 1) };
 }

@@ -18,9 +18,8 @@ function sendWithEtag(request: FastifyRequest, reply: FastifyReply, response: Ta
 
 const notModified = Type.Null({ description: 'Not modified: the If-None-Match entity tag is current' });
 
-export const commentRoutes: FastifyPluginAsyncTypebox<{ db: Db; caches: ResponseCaches | null }> = async (app, { db, caches }) => {
-  const listCache = caches?.lists;
-  const commentCache = caches?.comments;
+export const commentRoutes: FastifyPluginAsyncTypebox<{ db: Db; caches: ResponseCaches }> = async (app, { db, caches }) => {
+  const { lists: listCache, comments: commentCache } = caches;
   app.get('/v1/comments', {
     schema: {
       tags: ['comments'],
@@ -36,12 +35,11 @@ export const commentRoutes: FastifyPluginAsyncTypebox<{ db: Db; caches: Response
       // The public's list of this URL: from the cache, or read and kept there while no write to its
       // thread came after the read began.
       const publicList = async (): Promise<CachedList> => {
-        const hit = listCache?.get(request.url);
+        const hit = listCache.get(request.url);
         if (hit) return hit;
-        const readStartedAt = listCache?.startRead() ?? 0;
+        const readStartedAt = listCache.startRead();
         const page = await readPublicList(db, request.query);
         const body = Buffer.from(reply.serialize(page.list) as string);
-        if (!listCache) return { ...taggedResponse(body), page };
         return listCache.set(request.url, request.query.site_id, threadKey(request.query.thread_url).href, readStartedAt, body, page);
       };
       if (request.caller.kind === 'public') return sendWithEtag(request, reply, await publicList());
@@ -64,14 +62,15 @@ export const commentRoutes: FastifyPluginAsyncTypebox<{ db: Db; caches: Response
     },
     handler: async (request, reply) => {
       const { id } = request.params;
-      const cache = request.caller.kind === 'public' ? commentCache : undefined;
-      const hit = cache?.get(id);
+      // Only the public's answer is the same for every caller.
+      const shared = request.caller.kind === 'public';
+      const hit = shared ? commentCache.get(id) : undefined;
       if (hit) return sendWithEtag(request, reply, hit);
-      const readStartedAt = cache?.startRead() ?? 0;
+      const readStartedAt = commentCache.startRead();
       const comment = await getComment(db, request.caller, id);
       const body = Buffer.from(reply.serialize(comment) as string);
-      if (!cache) return sendWithEtag(request, reply, taggedResponse(body));
-      return sendWithEtag(request, reply, cache.set(id, comment.site_id, comment.thread_url, readStartedAt, body, null));
+      if (!shared) return sendWithEtag(request, reply, taggedResponse(body));
+      return sendWithEtag(request, reply, commentCache.set(id, comment.site_id, comment.thread_url, readStartedAt, body, null));
     },
   });
 
