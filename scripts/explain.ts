@@ -13,7 +13,9 @@ import { randomBytes } from 'node:crypto';
 import { sql, type Kysely, type LogEvent } from 'kysely';
 import pg from 'pg';
 import type { Caller } from '../src/auth/caller.ts';
-import { createComment, getComment, listComments, readPublicList } from '../src/comments/service.ts';
+import { readPublicList } from '../src/comments/public-list.ts';
+import { createComment, getComment, listComments, type ListQuery } from '../src/comments/service.ts';
+import { SubtreeCache } from '../src/comments/subtree-cache.ts';
 import { loadConfig } from '../src/config.ts';
 import { connect, postgresUrl } from '../src/db/connect.ts';
 import type { Database } from '../src/db/schema.ts';
@@ -84,6 +86,9 @@ async function seed(db: Kysely<Database>, siteId: string): Promise<void> {
     from generate_series(0, ${SMALL_THREADS}) t`.execute(db);
   await sql`insert into site_users (id, site_id, external_id, name, avatar_url, first_comment_at, created_at)
     select 'usr_' || u, ${siteId}, 'ext-' || u, 'User ' || u, null, ${now}, ${now} from generate_series(0, 4999) u`.execute(db);
+  // The triggers that keep subtree revisions (migration 0007) would queue an update of the
+  // top-level row for each of 750,000 replies; the plans do not depend on the counter.
+  await sql`alter table comments disable trigger user`.execute(db);
   await timed(`${COMMENTS} comments`, sql
     .raw(
       `insert into comments (id, site_id, thread_id, parent_id, root_id, author_ref, author_name, content, status,
@@ -99,6 +104,7 @@ async function seed(db: Kysely<Database>, siteId: string): Promise<void> {
              from generate_series(1, ${COMMENTS}) i) s`,
     )
     .execute(db));
+  await sql`alter table comments enable trigger user`.execute(db);
   // Every top-level comment gets votes; comment 1 is a hot one with 20,000 of them.
   const topLevel = COMMENTS / 4;
   await timed(`${VOTES} votes`, sql
@@ -198,13 +204,16 @@ async function main(): Promise<number> {
     const reply = 'cmt_' + '12'.padStart(26, '0');
     const pending = 'cmt_' + '57'.padStart(26, '0');
 
+    // No subtree kept, so every list reads all of its rows; JSON.stringify writes a comment as the schema does.
+    const publicList = (query: ListQuery) => async () => (await readPublicList(db, new SubtreeCache(0), query, JSON.stringify)).page;
+    const list = (sort: ListQuery['sort'], page = 1): ListQuery => ({ thread_url: bigThread, site_id: site.site_id, sort, page, limit: 20 });
     const scenarios: [string, () => Promise<unknown>][] = [];
     for (const sort of ['newest', 'oldest', 'top', 'best'] as const) {
-      scenarios.push([`list ${sort} (guest)`, () => readPublicList(db, { thread_url: bigThread, site_id: site.site_id, sort, page: 1, limit: 20 })]);
-      scenarios.push([`list ${sort} (user)`, () => listComments(db, user, { thread_url: bigThread, site_id: site.site_id, sort, page: 1, limit: 20 })]);
-      scenarios.push([`list ${sort} (moderator)`, () => listComments(db, admin, { thread_url: bigThread, site_id: site.site_id, sort, page: 1, limit: 20 })]);
+      scenarios.push([`list ${sort} (guest)`, publicList(list(sort))]);
+      scenarios.push([`list ${sort} (user)`, () => listComments(db, user, list(sort), publicList(list(sort)))]);
+      scenarios.push([`list ${sort} (moderator)`, () => listComments(db, admin, list(sort), publicList(list(sort)))]);
     }
-    scenarios.push(['list newest page 50 (guest)', () => readPublicList(db, { thread_url: bigThread, site_id: site.site_id, sort: 'newest', page: 50, limit: 20 })]);
+    scenarios.push(['list newest page 50 (guest)', publicList(list('newest', 50))]);
     scenarios.push(['get comment + subtree', () => getComment(db, guest, top)]);
     scenarios.push(['get nested reply', () => getComment(db, user, reply)]);
     scenarios.push(['vote on hot comment', () => setVote(db, user, top, 'up')]);

@@ -103,7 +103,7 @@ export async function buildApp(config: Config): Promise<FastifyInstance> {
 
   if (config.redisUrl) db.changes.connectRedis(config.redisUrl);
   const deps = { db };
-  await app.register(commentRoutes, { db, caches: responseCaches(db.changes, config.responseCacheMb) });
+  await app.register(commentRoutes, { db, caches: responseCaches(db.changes, config.responseCacheMb, config.subtreeCacheMb) });
   await app.register(voteRoutes, deps);
   await app.register(moderationRoutes, deps);
   await app.register(sessionRoutes, deps);

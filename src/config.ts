@@ -29,6 +29,11 @@ export interface Config {
   webhookAllowPrivate: boolean;
   /** Memory for cached public responses (lists and single comments), in MB (PARLEY_RESPONSE_CACHE_MB, 32); 0 turns the cache off. */
   responseCacheMb: number;
+  /**
+   * Memory for the serialised subtrees (a top-level comment and its replies) that public list pages
+   * are assembled from, in MB (PARLEY_SUBTREE_CACHE_MB, 16); 0 turns it off.
+   */
+  subtreeCacheMb: number;
   /** Each limit counts per window; 0 turns that limit off. */
   rateLimits: {
     /** Requests per API key per request window, on every endpoint. */
@@ -148,6 +153,7 @@ export function loadConfig(env: Env = process.env): Config {
     webhookTimeoutMs: durations(env, 'PARLEY_WEBHOOK_TIMEOUT', '10s')[0],
     webhookAllowPrivate: boolean(env, 'PARLEY_WEBHOOK_ALLOW_PRIVATE', false),
     responseCacheMb: integer(env, 'PARLEY_RESPONSE_CACHE_MB', 32),
+    subtreeCacheMb: integer(env, 'PARLEY_SUBTREE_CACHE_MB', 16),
     rateLimits: Object.freeze({
       keyPerMinute: integer(env, 'PARLEY_RATE_LIMIT_KEY_PER_MINUTE', 1000),
       sessionCommentsPerHour: integer(env, 'PARLEY_RATE_LIMIT_SESSION_COMMENTS_PER_HOUR', 30),

@@ -123,15 +123,47 @@ interface PageShape {
   limit: number;
 }
 
-/**
- * A page of a stored listing (`listed_public` or `listed_all`). The page's ids come first, from the
- * index alone, then their rows: a deep page skips index entries, not rows (page 500 of a
- * 100,000-comment thread: 1.5 ms instead of 5).
- */
-const storedPage = preparedQuery((db, { stored, sort, page, limit }: PageShape, threadId: string) => {
+/** The ids of a page of a stored listing, from the index alone: a deep page skips index entries, not rows. */
+function storedPageIds(db: Kysely<Database>, { stored, sort, page, limit }: PageShape, threadId: string) {
   const ids = db.selectFrom('comments as c').where('c.thread_id', '=', threadId).where('c.parent_id', 'is', null).where(stored, '=', sql.lit(1));
-  return inOrder(db.selectFrom('comments as c').select(VIEW_COLUMNS_OF_C).where('c.id', 'in', pageWindow(inOrder(ids.select('c.id'), sort), page, limit)), sort).compile();
-}, { planOnce: true });
+  return pageWindow(inOrder(ids.select('c.id'), sort), page, limit);
+}
+
+/**
+ * A page of a stored listing (`listed_public` or `listed_all`). The page's ids come first, then
+ * their rows (page 500 of a 100,000-comment thread: 1.5 ms instead of 5).
+ */
+const storedPage = preparedQuery(
+  (db, shape: PageShape, threadId: string) =>
+    inOrder(db.selectFrom('comments as c').select(VIEW_COLUMNS_OF_C).where('c.id', 'in', storedPageIds(db, shape, threadId)), shape.sort).compile(),
+  { planOnce: true },
+);
+
+/** A top-level comment of a public page: its id and the revision of its subtree. */
+export interface PageRoot {
+  id: string;
+  subtree_revision: number;
+}
+
+const publicPageRoots = preparedQuery(
+  (db, shape: PageShape, threadId: string) =>
+    inOrder(db.selectFrom('comments as c').select(['c.id', 'c.subtree_revision']).where('c.id', 'in', storedPageIds(db, shape, threadId)), shape.sort).compile(),
+  { planOnce: true },
+);
+
+/** The public's page of a thread's top-level comments, as ids and subtree revisions (see public-list.ts). */
+export async function listPublicRoots(db: Kysely<Database>, thread: Thread, sort: Sort, page: number, limit: number): Promise<PageRoot[]> {
+  return publicPageRoots(db, { stored: 'c.listed_public', sort, page, limit }, thread.id);
+}
+
+const rootsById = preparedQuery((db, _count: number, ...ids: string[]) =>
+  db.selectFrom('comments as c').select([...VIEW_COLUMNS_OF_C, 'c.subtree_revision']).where('c.id', 'in', ids).compile(),
+);
+
+/** Top-level comments by id, each with its subtree revision as of this read. */
+export async function readRoots(db: Kysely<Database>, ids: string[]): Promise<(ViewRow & PageRoot)[]> {
+  return rootsById(db, ids.length, ...ids);
+}
 
 /**
  * A page of the thread's top-level comments for the viewer, and how many there are. The public and

@@ -1,6 +1,7 @@
 import type { Change, ChangeFeed } from '../db/changes.ts';
 import { etagOf } from '../http/etag.ts';
-import type { PublicPage } from './service.ts';
+import type { PublicPage } from './public-list.ts';
+import { SubtreeCache } from './subtree-cache.ts';
 
 /** A finished response: its bytes and their entity tag. */
 export interface TaggedResponse {
@@ -131,23 +132,32 @@ export class ResponseCache<Page> {
 }
 
 export interface ResponseCaches {
-  /** List pages by URL, with their lists. */
+  /** List pages by URL, with where each comment stands in them. */
   lists: ResponseCache<PublicPage>;
   /** GET /v1/comments/:id by comment id: bytes alone. */
   comments: ResponseCache<null>;
+  /** What list pages are assembled from: each top-level comment's serialised subtree. */
+  subtrees: SubtreeCache;
 }
 
 /**
- * A list entry's memory per byte of its body: the body itself, and the list's objects (measured on
- * the benchmark's 31 KB and 146 KB pages: 1.3 bytes of heap per byte of JSON), rounded up.
+ * A list entry's memory per byte of its body: the body itself, and where each of its comments
+ * stands (an object per comment, against about 500 bytes of JSON per comment), rounded up.
  */
-const LIST_SIZE_PER_BODY_BYTE = 2.5;
+const LIST_SIZE_PER_BODY_BYTE = 1.5;
+
+const MB = 1024 * 1024;
 
 /**
- * The caches of public reads in `megabytes` of memory, lists taking three quarters. With 0 (off) they
- * keep nothing: every entry is larger than the budget, so every read goes to the database.
+ * The caches of public reads: responses in `responseMb` of memory, lists taking three quarters, and
+ * the subtrees lists are assembled from in `subtreeMb`. With 0 a cache keeps nothing: every entry is
+ * larger than its budget.
  */
-export function responseCaches(changes: ChangeFeed, megabytes: number): ResponseCaches {
-  const bytes = Math.max(0, megabytes) * 1024 * 1024;
-  return { lists: new ResponseCache(changes, bytes * 0.75, LIST_SIZE_PER_BODY_BYTE), comments: new ResponseCache(changes, bytes * 0.25, 1) };
+export function responseCaches(changes: ChangeFeed, responseMb: number, subtreeMb: number): ResponseCaches {
+  const bytes = responseMb * MB;
+  return {
+    lists: new ResponseCache(changes, bytes * 0.75, LIST_SIZE_PER_BODY_BYTE),
+    comments: new ResponseCache(changes, bytes * 0.25, 1),
+    subtrees: new SubtreeCache(subtreeMb * MB),
+  };
 }

@@ -6,7 +6,8 @@ import { Credential, errors, IdParams, OptionalCredential } from '../http/schema
 import { matchesEtag } from '../http/etag.ts';
 import { taggedResponse, type CachedList, type TaggedResponse, type ResponseCaches } from './response-cache.ts';
 import { CommentList, CommentRef, CreateBody, EditBody, ListQuery } from './schemas.ts';
-import { createComment, deleteComment, editComment, getComment, listComments, readPublicList } from './service.ts';
+import { readPublicList, type SerializeComment } from './public-list.ts';
+import { createComment, deleteComment, editComment, getComment, listComments } from './service.ts';
 import { withReaderMarks } from './reader-list.ts';
 import { threadKey } from './thread-url.ts';
 
@@ -16,10 +17,16 @@ function sendWithEtag(request: FastifyRequest, reply: FastifyReply, response: Ta
   return reply.type('application/json; charset=utf-8').send(response.body);
 }
 
+/** One comment with its replies, written as the list's response schema writes each comment (compiled once, then kept by Fastify). */
+function commentSerializer(reply: FastifyReply): SerializeComment {
+  const toJson = reply.compileSerializationSchema(CommentRef as unknown as Record<string, unknown>);
+  return (comment) => toJson(comment as unknown as Record<string, unknown>);
+}
+
 const notModified = Type.Null({ description: 'Not modified: the If-None-Match entity tag is current' });
 
 export const commentRoutes: FastifyPluginAsyncTypebox<{ db: Db; caches: ResponseCaches }> = async (app, { db, caches }) => {
-  const { lists: listCache, comments: commentCache } = caches;
+  const { lists: listCache, comments: commentCache, subtrees } = caches;
   app.get('/v1/comments', {
     schema: {
       tags: ['comments'],
@@ -32,14 +39,13 @@ export const commentRoutes: FastifyPluginAsyncTypebox<{ db: Db; caches: Response
       response: { 200: CommentList, 304: notModified, ...errors },
     },
     handler: async (request, reply) => {
-      // The public's list of this URL: from the cache, or read and kept there while no write to its
-      // thread came after the read began.
+      // The public's list of this URL: from the cache, or assembled (see public-list.ts) and kept
+      // there while no write to its thread came after the read began.
       const publicList = async (): Promise<CachedList> => {
         const hit = listCache.get(request.url);
         if (hit) return hit;
         const readStartedAt = listCache.startRead();
-        const page = await readPublicList(db, request.query);
-        const body = Buffer.from(reply.serialize(page.list) as string);
+        const { body, page } = await readPublicList(db, subtrees, request.query, commentSerializer(reply));
         return listCache.set(request.url, request.query.site_id, threadKey(request.query.thread_url).href, readStartedAt, body, page);
       };
       if (request.caller.kind === 'public') return sendWithEtag(request, reply, await publicList());

@@ -19,16 +19,16 @@ import {
   listSubtree,
   listTopLevel,
   marksOf,
-  type Markable,
   SUBTREE_CAP,
   type Sort,
 } from './repository.ts';
 import { countNewTopLevel, listedPublicly, refreshListing } from './listing.ts';
 import { MAX_AUTHOR_NAME, MAX_CONTENT, cleanText } from './text.ts';
 import { assertAllowedHost, threadKey } from './thread-url.ts';
-import { isEmptyPlaceholder, nestReplies } from './tree.ts';
+import { capPerRoot, isEmptyPlaceholder, nestReplies } from './tree.ts';
+import type { PublicPage } from './public-list.ts';
 import { authorMarks, eventComment, markableRow, toView, type CommentRow, type CommentView, type ViewerMarks, type ViewRow } from './view.ts';
-import { PUBLIC_VIEWER, viewerFor, type Viewer } from './visibility.ts';
+import { viewerFor, type Viewer } from './visibility.ts';
 
 export interface ListQuery {
   thread_url: string;
@@ -44,42 +44,26 @@ export interface CommentList {
   page: number;
 }
 
-async function siteOrNotFound(db: Kysely<Database>, siteId: string): Promise<Site> {
+export async function siteOrNotFound(db: Kysely<Database>, siteId: string): Promise<Site> {
   const site = await findSite(db, siteId);
   if (!site) throw new AppError('not_found', `No site ${siteId}`);
   return site;
 }
 
-/** A list as the public sees it, with who wrote each comment, from which a reader's list is made. */
-export interface PublicPage {
-  list: CommentList;
-  /** Every comment of the list by id, to its author (null for guests). */
-  authorOf: Map<string, string | null>;
-  /** Every comment of the list, with whether its counts show votes or reactions a reader may hold. */
-  markable: Markable[];
-}
-
-/** A page of top-level comments, each with its visible reply tree (capped), for this viewer. */
-async function readList(db: Db, site: Site, viewer: Viewer, query: ListQuery): Promise<PublicPage> {
+/** A page of top-level comments, each with its visible reply tree (capped), read for this viewer alone. */
+async function readList(db: Db, site: Site, viewer: Viewer, query: ListQuery): Promise<CommentList> {
   const page = query.page ?? 1;
   const url = threadKey(query.thread_url, 'querystring/thread_url');
   const thread = await findThread(db.kysely, site.id, url.href);
-  if (!thread) return { list: { comments: [], total: 0, page }, authorOf: new Map(), markable: [] };
+  if (!thread) return { comments: [], total: 0, page };
   const { rows, total } = await listTopLevel(db.kysely, viewer, thread, query.sort ?? 'newest', page, query.limit ?? 20);
   const replies = await listReplies(db.kysely, viewer, rows.map((r) => r.id), LIST_REPLY_CAP);
   const { kept, cut } = capPerRoot(replies, LIST_REPLY_CAP);
-  const markable = [...rows, ...kept].map(markableRow);
-  const marks = await marksOf(db.kysely, viewer, markable);
+  const marks = await marksOf(db.kysely, viewer, [...rows, ...kept].map(markableRow));
   const view = (row: ViewRow) => toView(row, url.href, marks);
   const roots = rows.map(view);
   nestReplies(roots, kept, view, cut);
-  const authorOf = new Map([...rows, ...kept].map((row) => [row.id, row.author_ref]));
-  return { list: { comments: roots.filter((root) => !isEmptyPlaceholder(root)), total, page }, authorOf, markable };
-}
-
-/** The public's list of a thread (what the response cache keeps). */
-export async function readPublicList(db: Db, query: ListQuery): Promise<PublicPage> {
-  return readList(db, await siteOrNotFound(db.kysely, query.site_id), PUBLIC_VIEWER, query);
+  return { comments: roots.filter((root) => !isEmptyPlaceholder(root)), total, page };
 }
 
 /**
@@ -91,36 +75,17 @@ export type CallerList = { own: CommentList } | { marks: ViewerMarks | null };
 /**
  * The list for this caller. A reader who moderates nothing here and has no comment in the thread
  * that only they can see (pending, shadow-banned) sees the public's comments: their list is the
- * public one (`publicList`, cached by the caller) with their own votes, reactions and authorship.
+ * public one (`publicList`, see public-list.ts) with their own votes, reactions and authorship.
  */
-export async function listComments(
-  db: Db,
-  caller: Caller,
-  query: ListQuery,
-  publicList: () => Promise<PublicPage> = () => readPublicList(db, query),
-): Promise<CallerList> {
+export async function listComments(db: Db, caller: Caller, query: ListQuery, publicList: () => Promise<PublicPage>): Promise<CallerList> {
   const site = await siteOrNotFound(db.kysely, query.site_id);
   const viewer = viewerFor(caller, site);
   // The public, or a credential of another tenant (which reads the site as the public does).
   if (viewer.ref === null) return { marks: null };
-  if (viewer.moderator) return { own: (await readList(db, site, viewer, query)).list };
+  if (viewer.moderator) return { own: await readList(db, site, viewer, query) };
   const urlKey = threadKey(query.thread_url, 'querystring/thread_url').href;
-  if (await hasCommentsOnlyAuthorSees(db.kysely, site.id, urlKey, viewer.ref)) return { own: (await readList(db, site, viewer, query)).list };
-  return { marks: await marksOf(db.kysely, viewer, (await publicList()).markable) };
-}
-
-/** Keeps `cap` replies per root; the root and the parent of the first reply left out are marked cut. */
-function capPerRoot(replies: ViewRow[], cap: number): { kept: ViewRow[]; cut: Set<string> } {
-  const perRoot = new Map<string, number>();
-  const kept: ViewRow[] = [];
-  const cut = new Set<string>();
-  for (const row of replies) {
-    const seen = perRoot.get(row.root_id) ?? 0;
-    perRoot.set(row.root_id, seen + 1);
-    if (seen < cap) kept.push(row);
-    else if (seen === cap) cut.add(row.root_id).add(row.parent_id ?? row.root_id);
-  }
-  return { kept, cut };
+  if (await hasCommentsOnlyAuthorSees(db.kysely, site.id, urlKey, viewer.ref)) return { own: await readList(db, site, viewer, query) };
+  return { marks: await marksOf(db.kysely, viewer, (await publicList()).comments) };
 }
 
 /** A comment (with its thread URL) and its site; 404 when either is unknown. */
@@ -235,6 +200,7 @@ export async function createComment(db: Db, caller: Caller, input: CreateInput):
       updated_at: now,
       listed_public: listedPublic,
       listed_all: parent ? 0 : 1,
+      subtree_revision: 0,
     };
     await insertComment(trx, row);
     if (parent) await refreshListing(trx, [row.root_id]);

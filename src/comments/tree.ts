@@ -48,3 +48,17 @@ export function isEmptyPlaceholder(view: CommentView): boolean {
 function dropEmptyPlaceholders(node: CommentView): void {
   if (node.replies.some(isEmptyPlaceholder)) node.replies = node.replies.filter((reply) => !isEmptyPlaceholder(reply));
 }
+
+/** Keeps `cap` replies per root; the root and the parent of the first reply left out are marked cut. */
+export function capPerRoot(replies: ViewRow[], cap: number): { kept: ViewRow[]; cut: Set<string> } {
+  const perRoot = new Map<string, number>();
+  const kept: ViewRow[] = [];
+  const cut = new Set<string>();
+  for (const row of replies) {
+    const seen = perRoot.get(row.root_id) ?? 0;
+    perRoot.set(row.root_id, seen + 1);
+    if (seen < cap) kept.push(row);
+    else if (seen === cap) cut.add(row.root_id).add(row.parent_id ?? row.root_id);
+  }
+  return { kept, cut };
+}

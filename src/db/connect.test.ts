@@ -63,7 +63,7 @@ describe.skipIf(dialectName !== 'postgres')('PostgreSQL connection settings', ()
 // Statements kept prepared on PostgreSQL (db/kept-statements.ts) meet a migration made by another
 // instance, as in a rolling deploy.
 describe.skipIf(dialectName !== 'postgres')('statements kept prepared on PostgreSQL', () => {
-  it('keep answering after another instance adds a column or widens one', async () => {
+  it('keep answering after another instance adds a column or changes the type of one', async () => {
     const database = await freshDatabaseUrl();
     // One connection, so the statements prepared before the change are the ones asked to run after it.
     const parley = await startParley({ DATABASE_URL: database.url, PARLEY_DATABASE_POOL_SIZE: '1' });
@@ -79,7 +79,8 @@ describe.skipIf(dialectName !== 'postgres')('statements kept prepared on Postgre
       expect([one.status, list.status]).toEqual([200, 200]);
 
       await sql`alter table comments add column kept_statement_probe text`.execute(admin.kysely);
-      await sql`alter table comments alter column upvotes type bigint`.execute(admin.kysely);
+      // A column the list's kept statements return (not one a trigger names: PostgreSQL refuses those).
+      await sql`alter table comments alter column root_id type varchar`.execute(admin.kysely);
 
       for (let i = 0; i < 3; i++) {
         expect(await readOne()).toMatchObject({ status: 200, body: one.body });

@@ -1,5 +1,5 @@
 import SQLite from 'better-sqlite3';
-import { sql, type Kysely, type SelectQueryBuilder, type Transaction } from 'kysely';
+import { PostgresAdapter, sql, type Kysely, type SelectQueryBuilder, type Transaction } from 'kysely';
 import pg from 'pg';
 import type { Database } from './schema.ts';
 
@@ -134,4 +134,27 @@ export function isDatabaseBusy(error: unknown): boolean {
   const code = (error as { code?: unknown } | null)?.code;
   if (error instanceof pg.DatabaseError) return code === '57014';
   return error instanceof SQLite.SqliteError && typeof code === 'string' && code.startsWith('SQLITE_BUSY');
+}
+
+/** The columns of a comment that its public form shows (an update of any of them changes its subtree). */
+const SHOWN_COLUMNS = 'content, author_name, status, moderation_status, is_deleted, is_edited, upvotes, downvotes, reaction_counts';
+
+/**
+ * Triggers that add one to the top-level comment's `subtree_revision` whenever a reply is added
+ * below it or a shown column of it or of any reply below it is set (migration 0007). SQLite writes
+ * the trigger's body inline; PostgreSQL calls a function.
+ */
+export async function createSubtreeRevisionTriggers(db: Kysely<unknown>): Promise<void> {
+  const bump = sql`update comments set subtree_revision = subtree_revision + 1 where id = new.root_id`;
+  const updated = sql.raw(`after update of ${SHOWN_COLUMNS} on comments for each row`);
+  const inserted = sql.raw('after insert on comments for each row when (new.parent_id is not null)');
+  if (db.getExecutor().adapter instanceof PostgresAdapter) {
+    await sql`create function comment_subtree_changed() returns trigger language plpgsql as $$
+      begin ${bump}; return null; end $$`.execute(db);
+    await sql`create trigger comments_shown_column_set ${updated} execute function comment_subtree_changed()`.execute(db);
+    await sql`create trigger comments_reply_added ${inserted} execute function comment_subtree_changed()`.execute(db);
+    return;
+  }
+  await sql`create trigger comments_shown_column_set ${updated} begin ${bump}; end`.execute(db);
+  await sql`create trigger comments_reply_added ${inserted} begin ${bump}; end`.execute(db);
 }

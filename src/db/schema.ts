@@ -1,3 +1,5 @@
+import type { Generated } from 'kysely';
+
 /**
  * Column types shared by SQLite and PostgreSQL: booleans are 0/1 integers, timestamps ISO-8601 text
  * (which sorts correctly), JSON documents text. That keeps every query portable.
@@ -90,6 +92,8 @@ export interface CommentTable {
   /** On top-level comments: whether the public's list, and moderators' list, show it. */
   listed_public: Flag;
   listed_all: Flag;
+  /** On top-level comments: moves with every change to what the public sees of it and its replies (migration 0007). */
+  subtree_revision: Generated<number>;
 }
 
 export interface VoteTable {
