@@ -1,8 +1,11 @@
 import type { Kysely } from 'kysely';
 import type { Db } from '../db/connect.ts';
+import { digestOf, etagOf } from '../http/etag.ts';
 import type { Database } from '../db/schema.ts';
 import { findThread, LIST_REPLY_CAP, listPublicRoots, listReplies, readRoots, type PageRoot } from './repository.ts';
-import { siteOrNotFound, type ListQuery } from './service.ts';
+import { siteOrNotFound } from '../sites/repository.ts';
+import type { ListQuery } from './service.ts';
+import type { TaggedResponse } from './response-cache.ts';
 import type { ShownComment, Subtree, SubtreeCache } from './subtree-cache.ts';
 import { threadKey } from './thread-url.ts';
 import { capPerRoot, isEmptyPlaceholder, nestReplies } from './tree.ts';
@@ -12,9 +15,14 @@ import { PUBLIC_VIEWER } from './visibility.ts';
 /** The public's marks as the serialiser writes them, once in every comment. */
 export const PUBLIC_MARKS = '"user_vote":null,"user_reaction":null,"user_is_author":false';
 
-/** A public list's comments in the order of its bytes, each with where its marks stand in them. */
+/** A public list's subtrees in the order of its bytes, each with the offset of its bytes in the list's. */
 export interface PublicPage {
-  comments: ShownComment[];
+  subtrees: Array<{ offset: number; comments: ShownComment[] }>;
+}
+
+/** Every comment of a public page (in the order of its bytes). */
+export function commentsOf(page: PublicPage): ShownComment[] {
+  return page.subtrees.flatMap((subtree) => subtree.comments);
 }
 
 export type SerializeComment = (comment: CommentView) => string;
@@ -26,34 +34,38 @@ const COMMA = Buffer.from(',');
  * The public's list of a thread as bytes, in the form the list's response schema gives it
  * (`{"comments":[…],"total":…,"page":…}`). The page's top-level comments and their subtree
  * revisions are one index-ordered query; each top-level comment with its replies is taken serialised
- * from `subtrees` while its revision is current, and only the others are read and serialised.
+ * from `subtrees` while its revision is current, and only the others are read and serialised. The
+ * entity tag is derived from the subtrees' digests and the rest of the bytes, which decide them all.
  */
 export async function readPublicList(
   db: Db,
   subtrees: SubtreeCache,
   query: ListQuery,
   serialize: SerializeComment,
-): Promise<{ body: Buffer; page: PublicPage }> {
+): Promise<{ response: TaggedResponse; page: PublicPage }> {
   const site = await siteOrNotFound(db.kysely, query.site_id);
   const pageNumber = query.page ?? 1;
   const url = threadKey(query.thread_url, 'querystring/thread_url').href;
   const thread = await findThread(db.kysely, site.id, url);
   const roots = thread ? await listPublicRoots(db.kysely, thread, query.sort ?? 'newest', pageNumber, query.limit ?? 20) : [];
   const parts: Buffer[] = [LIST_START];
+  const digests: string[] = [];
+  const page: PublicPage = { subtrees: [] };
   let length = LIST_START.length;
-  const comments: ShownComment[] = [];
   for (const subtree of await currentSubtrees(db.kysely, subtrees, url, roots, serialize)) {
     if (subtree.body.length === 0) continue;
-    if (comments.length > 0) {
+    if (digests.length > 0) {
       parts.push(COMMA);
       length += COMMA.length;
     }
-    for (const comment of subtree.comments) comments.push({ ...comment, at: comment.at + length });
+    page.subtrees.push({ offset: length, comments: subtree.comments });
     parts.push(subtree.body);
+    digests.push(subtree.digest);
     length += subtree.body.length;
   }
-  parts.push(Buffer.from(`],"total":${Number(thread?.public_total ?? 0)},"page":${pageNumber}}`));
-  return { body: Buffer.concat(parts), page: { comments } };
+  const end = `],"total":${Number(thread?.public_total ?? 0)},"page":${pageNumber}}`;
+  parts.push(Buffer.from(end));
+  return { response: { body: Buffer.concat(parts, length + Buffer.byteLength(end)), etag: etagOf(`${digests.join(',')}${end}`) }, page };
 }
 
 /** The page's subtrees in its order: kept ones whose revision is current, the rest read now. */
@@ -95,7 +107,7 @@ async function readSubtrees(db: Kysely<Database>, threadUrl: string, ids: string
  * to the n-th comment of that walk. Text inside a comment cannot match: its quotes are escaped.
  */
 function serialised(root: CommentView, revision: number, rowOf: Map<string, ViewRow>, serialize: SerializeComment): Subtree {
-  if (isEmptyPlaceholder(root)) return { revision, body: Buffer.alloc(0), comments: [] };
+  if (isEmptyPlaceholder(root)) return { revision, body: Buffer.alloc(0), digest: '', comments: [] };
   const body = Buffer.from(serialize(root));
   const comments: ShownComment[] = [];
   let at = 0;
@@ -108,5 +120,5 @@ function serialised(root: CommentView, revision: number, rowOf: Map<string, View
     comment.replies.forEach(visit);
   };
   visit(root);
-  return { revision, body, comments };
+  return { revision, body, digest: digestOf(body), comments };
 }

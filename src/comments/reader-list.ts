@@ -14,17 +14,19 @@ export function withReaderMarks(shown: CachedList, marks: ViewerMarks | null): T
   const parts: Buffer[] = [];
   const written: string[] = [];
   let copiedTo = 0;
-  for (const { id, at, authorRef } of shown.page.comments) {
-    const vote = userVote(marks.votes.get(id));
-    const reaction = marks.reactions.get(id) ?? null;
-    const isAuthor = authorRef === marks.viewerRef;
-    if (vote === null && reaction === null && !isAuthor) continue;
-    const own = `"user_vote":${JSON.stringify(vote)},"user_reaction":${JSON.stringify(reaction)},"user_is_author":${isAuthor}`;
-    parts.push(shown.body.subarray(copiedTo, at), Buffer.from(own));
-    written.push(`${at}:${own}`);
-    copiedTo = at + PUBLIC_MARKS.length;
+  for (const { offset, comments } of shown.page.subtrees) {
+    for (const { id, at, authorRef } of comments) {
+      const vote = userVote(marks.votes.get(id));
+      const reaction = marks.reactions.get(id) ?? null;
+      const isAuthor = authorRef === marks.viewerRef;
+      if (vote === null && reaction === null && !isAuthor) continue;
+      const own = `"user_vote":${JSON.stringify(vote)},"user_reaction":${JSON.stringify(reaction)},"user_is_author":${isAuthor}`;
+      parts.push(shown.body.subarray(copiedTo, offset + at), Buffer.from(own));
+      written.push(`${offset + at}:${own}`);
+      copiedTo = offset + at + PUBLIC_MARKS.length;
+    }
   }
   if (parts.length === 0) return shown;
   parts.push(shown.body.subarray(copiedTo));
-  return { body: Buffer.concat(parts), etag: etagOf(Buffer.from(`${shown.etag}\n${written.join('\n')}`)) };
+  return { body: Buffer.concat(parts), etag: etagOf(`${shown.etag}\n${written.join('\n')}`) };
 }

@@ -77,9 +77,9 @@ export class ResponseCache<Page> {
     return this.#clock;
   }
 
-  set(key: string, siteId: string, threadKey: string, readStartedAt: number, body: Buffer, page: Page): CachedResponse<Page> {
+  set(key: string, siteId: string, threadKey: string, readStartedAt: number, response: TaggedResponse, page: Page): CachedResponse<Page> {
     const tag = threadTag(siteId, threadKey);
-    const entry: Entry<Page> = { ...taggedResponse(body), page, tag, size: body.length * this.sizePerBodyByte };
+    const entry: Entry<Page> = { ...response, page, tag, size: response.body.length * this.sizePerBodyByte };
     const changedAt = Math.max(this.#changedAt.get(tag) ?? -1, this.#changedAt.get(siteId) ?? -1);
     const stale = readStartedAt < this.#forgottenBefore || changedAt > readStartedAt;
     if (stale || !this.changes.hearsEveryChange || entry.size > this.maxBytes) return entry;

@@ -45,8 +45,8 @@ export const commentRoutes: FastifyPluginAsyncTypebox<{ db: Db; caches: Response
         const hit = listCache.get(request.url);
         if (hit) return hit;
         const readStartedAt = listCache.startRead();
-        const { body, page } = await readPublicList(db, subtrees, request.query, commentSerializer(reply));
-        return listCache.set(request.url, request.query.site_id, threadKey(request.query.thread_url).href, readStartedAt, body, page);
+        const { response, page } = await readPublicList(db, subtrees, request.query, commentSerializer(reply));
+        return listCache.set(request.url, request.query.site_id, threadKey(request.query.thread_url).href, readStartedAt, response, page);
       };
       if (request.caller.kind === 'public') return sendWithEtag(request, reply, await publicList());
       let shown: CachedList | undefined;
@@ -76,7 +76,7 @@ export const commentRoutes: FastifyPluginAsyncTypebox<{ db: Db; caches: Response
       const comment = await getComment(db, request.caller, id);
       const body = Buffer.from(reply.serialize(comment) as string);
       if (!shared) return sendWithEtag(request, reply, taggedResponse(body));
-      return sendWithEtag(request, reply, commentCache.set(id, comment.site_id, comment.thread_url, readStartedAt, body, null));
+      return sendWithEtag(request, reply, commentCache.set(id, comment.site_id, comment.thread_url, readStartedAt, taggedResponse(body), null));
     },
   });
 

@@ -8,7 +8,7 @@ import { AppError, invalid } from '../errors.ts';
 import { recordEvent, withEvents } from '../events/record.ts';
 import { newId } from '../ids.ts';
 import { assertNotBanned, checkAuthorBans } from '../moderation/bans.ts';
-import { findSite, findSiteFor, type Site } from '../sites/repository.ts';
+import { findSite, findSiteFor, siteOrNotFound, type Site } from '../sites/repository.ts';
 import {
   findComment,
   findThread,
@@ -26,7 +26,7 @@ import { countNewTopLevel, listedPublicly, refreshListing } from './listing.ts';
 import { MAX_AUTHOR_NAME, MAX_CONTENT, cleanText } from './text.ts';
 import { assertAllowedHost, threadKey } from './thread-url.ts';
 import { capPerRoot, isEmptyPlaceholder, nestReplies } from './tree.ts';
-import type { PublicPage } from './public-list.ts';
+import { commentsOf, type PublicPage } from './public-list.ts';
 import { authorMarks, eventComment, markableRow, toView, type CommentRow, type CommentView, type ViewerMarks, type ViewRow } from './view.ts';
 import { viewerFor, type Viewer } from './visibility.ts';
 
@@ -42,12 +42,6 @@ export interface CommentList {
   comments: CommentView[];
   total: number;
   page: number;
-}
-
-export async function siteOrNotFound(db: Kysely<Database>, siteId: string): Promise<Site> {
-  const site = await findSite(db, siteId);
-  if (!site) throw new AppError('not_found', `No site ${siteId}`);
-  return site;
 }
 
 /** A page of top-level comments, each with its visible reply tree (capped), read for this viewer alone. */
@@ -85,7 +79,7 @@ export async function listComments(db: Db, caller: Caller, query: ListQuery, pub
   if (viewer.moderator) return { own: await readList(db, site, viewer, query) };
   const urlKey = threadKey(query.thread_url, 'querystring/thread_url').href;
   if (await hasCommentsOnlyAuthorSees(db.kysely, site.id, urlKey, viewer.ref)) return { own: await readList(db, site, viewer, query) };
-  return { marks: await marksOf(db.kysely, viewer, (await publicList()).comments) };
+  return { marks: await marksOf(db.kysely, viewer, commentsOf(await publicList())) };
 }
 
 /** A comment (with its thread URL) and its site; 404 when either is unknown. */

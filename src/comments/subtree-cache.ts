@@ -13,6 +13,8 @@ export interface Subtree {
   revision: number;
   /** Empty for a deleted comment with no reply left to show (the list leaves it out). */
   body: Buffer;
+  /** A digest of `body`, from which a list's entity tag is derived. */
+  digest: string;
   /** Its comments in the order they were serialised (pre-order). */
   comments: ShownComment[];
 }

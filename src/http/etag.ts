@@ -1,8 +1,12 @@
 import { createHash } from 'node:crypto';
 
-/** A strong entity tag for a response body. */
-export function etagOf(body: Buffer): string {
-  return `"${createHash('sha1').update(body).digest('base64url')}"`;
+/** A strong entity tag for a response body, or for content that decides every byte of one. */
+export function etagOf(content: Buffer | string): string {
+  return `"${digestOf(content)}"`;
+}
+
+export function digestOf(content: Buffer | string): string {
+  return createHash('sha1').update(content).digest('base64url');
 }
 
 /** Whether an If-None-Match header names this entity tag (weak or strong; `*` matches anything). */

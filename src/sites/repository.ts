@@ -46,6 +46,13 @@ export async function findSite(db: Kysely<Database>, siteId: string): Promise<Si
   return row && toSite(row);
 }
 
+/** The site, which anyone may name (public reads and guest comments): 404 when there is none. */
+export async function siteOrNotFound(db: Kysely<Database>, siteId: string): Promise<Site> {
+  const site = await findSite(db, siteId);
+  if (!site) throw new AppError('not_found', `No site ${siteId}`);
+  return site;
+}
+
 /** The site if the caller's credential reaches it; other tenants' sites do not exist (404). */
 export async function findSiteFor(db: Kysely<Database>, caller: Caller, siteId: string): Promise<Site> {
   const site = await findSite(db, siteId);

@@ -1,0 +1,113 @@
+import { describe, expect, it } from 'vitest';
+import { dialectName, freshDatabaseUrl, pageUrl, parleysPerTest, startParley, type TestParley } from '../../test/helper.ts';
+
+// Public lists are assembled from each top-level comment's serialised subtree, kept by its
+// subtree_revision (src/comments/public-list.ts). These tests turn the page cache off
+// (PARLEY_RESPONSE_CACHE_MB=0), so every read is assembled and only the kept subtrees stand
+// between a write and what the public sees.
+const parleyWith = parleysPerTest();
+const PAGE_CACHE_OFF = { PARLEY_RESPONSE_CACHE_MB: '0' };
+
+async function threadOn(parley: TestParley) {
+  const site = await parley.newSite();
+  const alice = await parley.signIn(site.api_key, site.site_id, { id: 'alice', name: 'Alice' });
+  const bob = await parley.signIn(site.api_key, site.site_id, { id: 'bob', name: 'Bob' });
+  const moderator = await parley.signIn(site.api_key, site.site_id, { id: 'mod', name: 'Mo', moderator: true });
+  const thread = pageUrl();
+  const path = `/v1/comments?thread_url=${encodeURIComponent(thread)}&site_id=${site.site_id}`;
+  const post = async (token: string, content: string, parent_id?: string): Promise<string> => {
+    const response = await parley.request('POST', '/v1/comments', { token, body: { thread_url: thread, site_id: site.site_id, content, parent_id } });
+    expect(response.status).toBe(201);
+    return response.body.id;
+  };
+  const publicList = async () => (await parley.request('GET', path)).body;
+  return { site, alice, bob, moderator, path, post, publicList };
+}
+
+/** The deepest comment of the first top-level comment's first chain of replies. */
+function deepest(list: any): any {
+  let comment = list.comments[0];
+  while (comment.replies.length > 0) comment = comment.replies[0];
+  return comment;
+}
+
+describe('lists assembled from kept subtrees', () => {
+  it('show every kind of write to a reply deep in a subtree on the next read', async () => {
+    const parley = await parleyWith(PAGE_CACHE_OFF);
+    const { alice, bob, moderator, post, publicList } = await threadOn(parley);
+    const top = await post(alice, 'top');
+    const middle = await post(alice, 'middle', top);
+    const deep = await post(bob, 'deep', middle);
+    expect(deepest(await publicList())).toMatchObject({ id: deep, content: 'deep', upvotes: 0 });
+
+    const write = async (method: string, path: string, token: string, body: unknown) => {
+      expect((await parley.request(method, path, { token, body })).status).toBeLessThan(300);
+    };
+    await write('POST', `/v1/comments/${deep}/vote`, alice, { vote_type: 'up' });
+    expect(deepest(await publicList())).toMatchObject({ id: deep, upvotes: 1 });
+    await write('POST', `/v1/comments/${deep}/react`, alice, { reaction_type: 'funny' });
+    expect(deepest(await publicList()).reaction_counts).toEqual({ funny: 1 });
+    await write('PATCH', `/v1/comments/${deep}`, bob, { content: 'deep, edited' });
+    expect(deepest(await publicList())).toMatchObject({ content: 'deep, edited', is_edited: true });
+
+    const deeper = await post(alice, 'deeper', deep);
+    expect(deepest(await publicList())).toMatchObject({ id: deeper, content: 'deeper' });
+    await write('DELETE', `/v1/comments/${deeper}`, alice, undefined);
+    expect(deepest(await publicList())).toMatchObject({ id: deep });
+
+    await write('PATCH', `/v1/comments/${deep}/moderate`, moderator, { action: 'remove' });
+    expect(deepest(await publicList())).toMatchObject({ id: middle });
+    await write('PATCH', `/v1/comments/${deep}/moderate`, moderator, { action: 'approve' });
+    expect(deepest(await publicList())).toMatchObject({ id: deep });
+
+    // A shadow ban changes every comment of the author at once, the reply among them.
+    await write('PATCH', `/v1/comments/${deep}/moderate`, moderator, { action: 'shadow_ban' });
+    expect(deepest(await publicList())).toMatchObject({ id: middle });
+    await write('PATCH', `/v1/comments/${deep}/moderate`, moderator, { action: 'unhide' });
+    expect(deepest(await publicList())).toMatchObject({ id: deep, content: 'deep, edited', upvotes: 1 });
+  });
+
+  it('are byte for byte the list the response schema writes', async () => {
+    const parley = await parleyWith(PAGE_CACHE_OFF);
+    const { site, alice, bob, path, post } = await threadOn(parley);
+    const first = await post(alice, 'first "quoted" \\ text, ünïcödé, emoji 🎉');
+    const reply = await post(bob, 'a reply', first);
+    await post(alice, 'a reply to the reply', reply);
+    await post(bob, 'second');
+    await parley.request('POST', `/v1/comments/${reply}/vote`, { token: alice, body: { vote_type: 'down' } });
+    await parley.request('DELETE', `/v1/comments/${first}`, { token: alice });
+    // Twice, so the second read is assembled from kept subtrees.
+    for (let i = 0; i < 2; i++) {
+      const assembled = await fetch(parley.url + path).then((response) => response.text());
+      // The site's admin key moderates: its list is read for it alone and written by the serialiser,
+      // and it has no marks here, so it must be the same bytes.
+      const serialised = await fetch(parley.url + path, { headers: { authorization: `Bearer ${site.api_key}` } }).then((response) => response.text());
+      expect(assembled).toBe(serialised);
+    }
+  });
+});
+
+// Two instances on one PostgreSQL database without Redis: neither hears the other's writes, so the
+// page cache stays off, but kept subtrees are checked against the database's revisions.
+describe.runIf(dialectName === 'postgres')('lists assembled from kept subtrees, across instances', () => {
+  it("show another instance's writes to a reply on the next read", async () => {
+    const database = await freshDatabaseUrl();
+    const writer = await startParley({ DATABASE_URL: database.url });
+    const reader = await startParley({ DATABASE_URL: database.url });
+    try {
+      const { alice, path, post } = await threadOn(writer);
+      const reply = await post(alice, 'reply', await post(alice, 'top'));
+      const readReply = async () => (await reader.request('GET', path)).body.comments[0].replies[0];
+      expect(await readReply()).toMatchObject({ id: reply, upvotes: 0 });
+      expect(await readReply()).toMatchObject({ id: reply, upvotes: 0 });
+      await writer.request('POST', `/v1/comments/${reply}/vote`, { token: alice, body: { vote_type: 'up' } });
+      expect(await readReply()).toMatchObject({ id: reply, upvotes: 1 });
+      await writer.request('PATCH', `/v1/comments/${reply}`, { token: alice, body: { content: 'edited elsewhere' } });
+      expect(await readReply()).toMatchObject({ id: reply, content: 'edited elsewhere' });
+    } finally {
+      await reader.close();
+      await writer.close();
+      await database.drop();
+    }
+  });
+});
