@@ -1,7 +1,7 @@
 import type { Seeded } from './seed.ts';
 
 /** Which Parley process a case runs against. */
-export type Server = 'default' | 'no-cache' | 'no-rate-limits';
+export type Server = 'default' | 'no-cache' | 'cold' | 'no-rate-limits';
 
 export type Target =
   | { kind: 'ratio'; min: number }
@@ -98,10 +98,16 @@ export function casesFor(seeded: Seeded): Case[] {
       },
     },
     // The cache-miss path: the same reads from a process whose response cache is off, so every
-    // request costs what the first read after a write to its thread costs.
+    // request is assembled as the first read after a write to its thread is: the page's top-level
+    // comments and their revisions from the database, their serialised subtrees from memory (a
+    // write re-reads the one subtree it touched; that one re-read is not in these figures).
     { id: 'list-100-miss', title: 'list-100 on the cache-miss path', server: 'no-cache', route: list, baselineOf: 'list-100', target: { kind: 'ratio', min: 0.2 }, request: get(small), variable: false },
     { id: 'whole-200-miss', title: 'whole-200 on the cache-miss path', server: 'no-cache', route: list, baselineOf: 'whole-200', target: { kind: 'ratio', min: 0.2 }, request: get(whole), variable: false },
     { id: 'huge-page-1-miss', title: 'huge-page-1 on the cache-miss path', server: 'no-cache', route: list, baselineOf: 'huge-page-1', target: { kind: 'latency', of: 'list-100-miss', factor: 1.5 }, request: get(hugeFirst), variable: false },
     { id: 'huge-page-500-miss', title: 'huge-page-500 on the cache-miss path', server: 'no-cache', route: list, baselineOf: 'huge-page-500', target: { kind: 'latency', of: 'list-100-miss', factor: 1.5 }, request: get(hugeDeep), variable: false },
+    // Nothing kept at all (subtrees off too): every request reads and serialises every comment, as
+    // the first read of a thread after a start does.
+    { id: 'list-100-cold', title: 'list-100 with nothing kept in memory', server: 'cold', route: list, baselineOf: 'list-100', request: get(small), variable: false },
+    { id: 'whole-200-cold', title: 'whole-200 with nothing kept in memory', server: 'cold', route: list, baselineOf: 'whole-200', request: get(whole), variable: false },
   ];
 }

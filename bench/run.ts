@@ -202,6 +202,7 @@ const UNTRIPPED_LIMITS = {
 const SERVER_ENV: Record<Server, Record<string, string>> = {
   default: UNTRIPPED_LIMITS,
   'no-cache': { ...UNTRIPPED_LIMITS, PARLEY_RESPONSE_CACHE_MB: '0' },
+  cold: { ...UNTRIPPED_LIMITS, PARLEY_RESPONSE_CACHE_MB: '0', PARLEY_SUBTREE_CACHE_MB: '0' },
   'no-rate-limits': {
     PARLEY_RATE_LIMIT_KEY_PER_MINUTE: '0',
     PARLEY_RATE_LIMIT_SESSION_COMMENTS_PER_HOUR: '0',
@@ -365,7 +366,7 @@ async function main(): Promise<void> {
   let webhooks: WebhookResult[] = [];
   let limiterCost: LimiterCost | null = null;
   try {
-    for (const server of ['default', 'no-cache'] as const) {
+    for (const server of ['default', 'no-cache', 'cold'] as const) {
       const group = cases.filter((c) => c.server === server);
       if (group.length === 0) continue;
       const parley = await startParley({ ...baseEnv, ...SERVER_ENV[server] }, args.profile ? join(ROOT, 'bench/results/profiles') : undefined);

@@ -142,7 +142,8 @@ export interface ResponseCaches {
 
 /**
  * A list entry's memory per byte of its body: the body itself, and where each of its comments
- * stands (an object per comment, against about 500 bytes of JSON per comment), rounded up.
+ * stands (measured: about 220 bytes of heap per comment, against about 710 bytes of JSON per
+ * comment in the benchmark's pages), rounded up.
  */
 const LIST_SIZE_PER_BODY_BYTE = 1.5;
 

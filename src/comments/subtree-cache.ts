@@ -19,8 +19,8 @@ export interface Subtree {
   comments: ShownComment[];
 }
 
-/** What an entry holds besides its bytes, per comment (measured: about 100 bytes), rounded up. */
-const BYTES_PER_COMMENT = 160;
+/** What an entry holds besides its bytes, per comment (measured: about 220 bytes of heap), rounded up. */
+const BYTES_PER_COMMENT = 256;
 
 /**
  * Serialised subtrees of the public's lists, by top-level comment, least recently used dropped past
