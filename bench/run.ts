@@ -10,6 +10,7 @@ import pg from 'pg';
 import { postgresUrl } from '../src/db/connect.ts';
 import { freshPostgresDatabase } from '../test/helper.ts';
 import { casesFor, type Case, type Server } from './cases.ts';
+import type { AfterWriteCost, AfterWriteJob } from './after-write.ts';
 import type { InProcessCost, LimiterJob } from './limiter.ts';
 import { ROOT, startBaseline, startParley, type CannedResponse, type Service } from './processes.ts';
 import { seed, type Seeded } from './seed.ts';
@@ -260,14 +261,31 @@ async function loadTimed(parley: Service, spec: Case): Promise<LimiterRun> {
 }
 
 /**
- * The limiter's own CPU cost per request, free of the network and of load: bench/limiter.ts, bundled
- * as dist/parley.js is and run by plain node (no TypeScript loader in the process).
+ * A measurement made inside one process through fastify.inject, free of the network and of load:
+ * bench/<name>.ts, bundled as dist/parley.js is and run by plain node (no TypeScript loader in the
+ * process), given its job as JSON and printing its result as JSON.
  */
-async function limiterCostInProcess(list: Case, env: Record<string, string>): Promise<InProcessCost> {
-  const script = join(ROOT, 'bench/.cache/limiter.js');
-  await build({ entryPoints: [join(ROOT, 'bench/limiter.ts')], outfile: script, bundle: true, platform: 'node', format: 'esm', target: 'node20', packages: 'external', logLevel: 'warning' });
+async function inProcess<Result>(name: 'limiter' | 'after-write', job: unknown): Promise<Result> {
+  const script = join(ROOT, `bench/.cache/${name}.js`);
+  await build({ entryPoints: [join(ROOT, `bench/${name}.ts`)], outfile: script, bundle: true, platform: 'node', format: 'esm', target: 'node20', packages: 'external', logLevel: 'warning' });
+  return JSON.parse(execFileSync(process.execPath, [script, JSON.stringify(job)], { cwd: ROOT, encoding: 'utf8' })) as Result;
+}
+
+/** The limiter's own CPU cost per request (bench/limiter.ts). */
+function limiterCostInProcess(list: Case, env: Record<string, string>): Promise<InProcessCost> {
   const job: LimiterJob = { env, onEnv: SERVER_ENV.default, offEnv: SERVER_ENV['no-rate-limits'], request: list.request(0) };
-  return JSON.parse(execFileSync(process.execPath, [script, JSON.stringify(job)], { cwd: ROOT, encoding: 'utf8' })) as InProcessCost;
+  return inProcess('limiter', job);
+}
+
+/** What a read of whole-200 costs right after a vote on one of its replies (bench/after-write.ts). */
+async function afterWriteCost(whole: Case, seeded: Seeded, env: Record<string, string>): Promise<AfterWriteCost> {
+  const job: AfterWriteJob = { env, keptEnv: SERVER_ENV['no-cache'], coldEnv: SERVER_ENV.cold, read: whole.request(0), voter: seeded.sessions[1] };
+  const cost = await inProcess<AfterWriteCost>('after-write', job);
+  log(
+    `whole-200 read in process: ${cost.unchangedMicros.toFixed(0)} µs with nothing changed, ${cost.afterVoteMicros.toFixed(0)} µs right after ` +
+      `a vote on a reply, ${cost.coldMicros.toFixed(0)} µs with nothing kept (medians of ${cost.rounds} rounds)`,
+  );
+  return cost;
 }
 
 /**
@@ -365,6 +383,7 @@ async function main(): Promise<void> {
   let idleRssMb = NaN;
   let webhooks: WebhookResult[] = [];
   let limiterCost: LimiterCost | null = null;
+  let afterWrite: AfterWriteCost | null = null;
   try {
     for (const server of ['default', 'no-cache', 'cold'] as const) {
       const group = cases.filter((c) => c.server === server);
@@ -402,14 +421,23 @@ async function main(): Promise<void> {
     }
     const list = (args.limiter ? all : cases).find((c) => c.id === 'list-100');
     if (list) limiterCost = await rateLimitCost(list, baseEnv);
+    const whole = cases.find((c) => c.id === 'whole-200-miss');
+    if (whole) afterWrite = await afterWriteCost(whole, seeded, baseEnv);
     if (!args.limiter && (!args.only || args.only.includes('webhooks'))) webhooks = await webhookCases(database, baseEnv);
   } finally {
     await database.drop();
   }
-  report([...results.values()], webhooks, limiterCost, { loadAtStart, seeded, idleRssMb });
+  report([...results.values()], webhooks, limiterCost, { loadAtStart, seeded, idleRssMb, afterWrite });
 }
 
-function report(results: CaseResult[], webhooks: WebhookResult[], limiterCost: LimiterCost | null, context: { loadAtStart: number[]; seeded: Seeded; idleRssMb: number }): void {
+interface RunContext {
+  loadAtStart: number[];
+  seeded: Seeded;
+  idleRssMb: number;
+  afterWrite: AfterWriteCost | null;
+}
+
+function report(results: CaseResult[], webhooks: WebhookResult[], limiterCost: LimiterCost | null, context: RunContext): void {
   const rateLimitCost = limiterCost?.cost ?? null;
   const header = ['case', 'req/s', 'p50 ms', 'p99 ms', 'baseline req/s', 'ratio', 'peak RSS MB', 'target', 'met', 'load'];
   const rows = results.map((r) => [
@@ -447,6 +475,10 @@ function report(results: CaseResult[], webhooks: WebhookResult[], limiterCost: L
         ? `median of ${limiterCost.on.length} alternating rounds; by CPU time per request ${(limiterCost.cpuCost * 100).toFixed(1)} %; ` +
           `in process ${limiterCost.inProcess.costMicros.toFixed(2)} µs per request, ${((limiterCost.inProcess.costMicros / median(limiterCost.off.map((r) => r.cpuMicros))) * 100).toFixed(1)} % of the CPU time of a list-100 request without limits)`
         : 'not run)') +
+      (context.afterWrite
+        ? `\nwhole-200 read in process (CPU per request): ${context.afterWrite.unchangedMicros.toFixed(0)} µs with nothing changed, ` +
+          `${context.afterWrite.afterVoteMicros.toFixed(0)} µs right after a vote on a reply, ${context.afterWrite.coldMicros.toFixed(0)} µs with nothing kept`
+        : '') +
       `\npeak RSS ≤ 200 MB in every case: ${rssOk ? 'yes' : 'NO'} (Parley idle after start: ${context.idleRssMb.toFixed(0)} MB)` +
       `\nload average at start ${context.loadAtStart.map((l) => l.toFixed(2)).join(' ')}; "load" column: 1-minute load before each case\n`,
   );
@@ -467,6 +499,7 @@ function report(results: CaseResult[], webhooks: WebhookResult[], limiterCost: L
         idleRssMb: context.idleRssMb,
         rateLimitCost,
         rateLimitRuns: limiterCost,
+        afterWrite: context.afterWrite,
         cases: results,
         webhooks,
         seconds: (Date.now() - started) / 1000,
