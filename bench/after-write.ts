@@ -26,8 +26,8 @@ export interface AfterWriteCost {
   readsPerRound: number;
 }
 
-const ROUNDS = 10;
-const READS_PER_ROUND = 200;
+const ROUNDS = 6;
+const READS_PER_ROUND = 100;
 
 const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)];
 const appOf = (env: Record<string, string>, own: Record<string, string>) => buildApp(loadConfig({ ...process.env, ...env, LOG_LEVEL: 'silent', ...own }));
