@@ -1,12 +1,22 @@
 import type { Kysely } from 'kysely';
 import type { Db } from '../db/connect.ts';
-import { digestOf, etagOf } from '../http/etag.ts';
 import type { Database } from '../db/schema.ts';
-import { findThread, LIST_REPLY_CAP, listPublicRoots, listReplies, readRoots, type PageRoot } from './repository.ts';
+import { digestOf, etagOf } from '../http/etag.ts';
 import { siteOrNotFound } from '../sites/repository.ts';
-import type { ListQuery } from './service.ts';
+import {
+  findThread,
+  LIST_REPLY_CAP,
+  listPublicPageIds,
+  listReplies,
+  readRoots,
+  subtreeRevisions,
+  type Markable,
+  type Sort,
+  type Thread,
+} from './repository.ts';
 import type { TaggedResponse } from './response-cache.ts';
-import type { ShownComment, Subtree, SubtreeCache } from './subtree-cache.ts';
+import { RevisionCache } from './revision-cache.ts';
+import type { ListQuery } from './service.ts';
 import { threadKey } from './thread-url.ts';
 import { capPerRoot, isEmptyPlaceholder, nestReplies } from './tree.ts';
 import { markableRow, toView, type CommentView, type ViewRow } from './view.ts';
@@ -14,6 +24,23 @@ import { PUBLIC_VIEWER } from './visibility.ts';
 
 /** The public's marks as the serialiser writes them, once in every comment. */
 export const PUBLIC_MARKS = '"user_vote":null,"user_reaction":null,"user_is_author":false';
+
+/** A comment of a serialised subtree: where its marks stand, who wrote it, what a reader may have marked. */
+export interface ShownComment extends Markable {
+  /** Byte offset of its public marks in the subtree's bytes. */
+  at: number;
+  authorRef: string | null;
+}
+
+/** A top-level comment with its replies as the public's list shows them, serialised. */
+export interface Subtree {
+  /** Empty for a deleted comment with no reply left to show (the list leaves it out). */
+  body: Buffer;
+  /** A digest of `body`, from which a list's entity tag is derived. */
+  digest: string;
+  /** Its comments in the order they were serialised (pre-order). */
+  comments: ShownComment[];
+}
 
 /** A public list's subtrees in the order of its bytes, each with the offset of its bytes in the list's. */
 export interface PublicPage {
@@ -25,6 +52,29 @@ export function commentsOf(page: PublicPage): ShownComment[] {
   return page.subtrees.flatMap((subtree) => subtree.comments);
 }
 
+/**
+ * What public lists are assembled from, kept by revision (see revision-cache.ts): each top-level
+ * comment's serialised subtree by its `subtree_revision`, and the top-level ids of pages sorted by
+ * time by their thread's `listing_revision`.
+ */
+export interface ListParts {
+  subtrees: RevisionCache<Subtree>;
+  pageIds: RevisionCache<string[]>;
+}
+
+/** Measured: about 220 bytes of heap per comment besides its JSON, rounded up; an id and its array slot. */
+const BYTES_PER_COMMENT = 256;
+const BYTES_PER_ID = 100;
+
+/** Parts kept in `megabytes` of memory, subtrees taking seven eighths. With 0 nothing is kept. */
+export function listParts(megabytes: number): ListParts {
+  const bytes = megabytes * 1024 * 1024;
+  return {
+    subtrees: new RevisionCache(bytes * 0.875, (subtree) => subtree.body.length + subtree.comments.length * BYTES_PER_COMMENT),
+    pageIds: new RevisionCache(bytes * 0.125, (ids) => BYTES_PER_ID * (ids.length + 1)),
+  };
+}
+
 export type SerializeComment = (comment: CommentView) => string;
 
 const LIST_START = Buffer.from('{"comments":[');
@@ -32,14 +82,14 @@ const COMMA = Buffer.from(',');
 
 /**
  * The public's list of a thread as bytes, in the form the list's response schema gives it
- * (`{"comments":[…],"total":…,"page":…}`). The page's top-level comments and their subtree
- * revisions are one index-ordered query; each top-level comment with its replies is taken serialised
- * from `subtrees` while its revision is current, and only the others are read and serialised. The
- * entity tag is derived from the subtrees' digests and the rest of the bytes, which decide them all.
+ * (`{"comments":[…],"total":…,"page":…}`): the page's top-level ids (kept, for a sort by time), their
+ * subtree revisions (primary-key lookups), then each top-level comment with its replies taken
+ * serialised from `parts` while its revision is current; only the others are read and serialised.
+ * The entity tag is derived from the subtrees' digests and the rest of the bytes, which decide them all.
  */
 export async function readPublicList(
   db: Db,
-  subtrees: SubtreeCache,
+  parts: ListParts,
   query: ListQuery,
   serialize: SerializeComment,
 ): Promise<{ response: TaggedResponse; page: PublicPage }> {
@@ -47,41 +97,55 @@ export async function readPublicList(
   const pageNumber = query.page ?? 1;
   const url = threadKey(query.thread_url, 'querystring/thread_url').href;
   const thread = await findThread(db.kysely, site.id, url);
-  const roots = thread ? await listPublicRoots(db.kysely, thread, query.sort ?? 'newest', pageNumber, query.limit ?? 20) : [];
-  const parts: Buffer[] = [LIST_START];
+  const ids = thread ? await pageIdsOf(db.kysely, parts.pageIds, thread, query.sort ?? 'newest', pageNumber, query.limit ?? 20) : [];
+  const body: Buffer[] = [LIST_START];
   const digests: string[] = [];
   const page: PublicPage = { subtrees: [] };
   let length = LIST_START.length;
-  for (const subtree of await currentSubtrees(db.kysely, subtrees, url, roots, serialize)) {
+  for (const subtree of await currentSubtrees(db.kysely, parts.subtrees, url, ids, serialize)) {
     if (subtree.body.length === 0) continue;
     if (digests.length > 0) {
-      parts.push(COMMA);
+      body.push(COMMA);
       length += COMMA.length;
     }
     page.subtrees.push({ offset: length, comments: subtree.comments });
-    parts.push(subtree.body);
+    body.push(subtree.body);
     digests.push(subtree.digest);
     length += subtree.body.length;
   }
   const end = `],"total":${Number(thread?.public_total ?? 0)},"page":${pageNumber}}`;
-  parts.push(Buffer.from(end));
-  return { response: { body: Buffer.concat(parts, length + Buffer.byteLength(end)), etag: etagOf(`${digests.join(',')}${end}`) }, page };
+  body.push(Buffer.from(end));
+  return { response: { body: Buffer.concat(body, length + Buffer.byteLength(end)), etag: etagOf(`${digests.join(',')}${end}`) }, page };
+}
+
+/**
+ * A page's top-level ids. An order by time changes only when a top-level comment is added or its
+ * listing flags change, which is what moves the thread's listing revision, so those pages' ids are
+ * kept by it: a deep page then costs what page 1 does. An order by votes changes with every vote on
+ * a top-level comment, and is read each time.
+ */
+async function pageIdsOf(db: Kysely<Database>, kept: RevisionCache<string[]>, thread: Thread, sort: Sort, page: number, limit: number): Promise<string[]> {
+  if (sort !== 'newest' && sort !== 'oldest') return listPublicPageIds(db, thread, sort, page, limit);
+  const key = `${thread.id}\n${sort}\n${page}\n${limit}`;
+  const revision = Number(thread.listing_revision);
+  const hit = kept.get(key, revision);
+  if (hit) return hit;
+  // Read after the revision: if a change came between, the ids are newer than their label and are
+  // merely read again next time.
+  const ids = await listPublicPageIds(db, thread, sort, page, limit);
+  kept.set(key, revision, ids);
+  return ids;
 }
 
 /** The page's subtrees in its order: kept ones whose revision is current, the rest read now. */
-async function currentSubtrees(
-  db: Kysely<Database>,
-  subtrees: SubtreeCache,
-  threadUrl: string,
-  roots: PageRoot[],
-  serialize: SerializeComment,
-): Promise<Subtree[]> {
-  const kept = roots.map((root) => subtrees.get(root.id, Number(root.subtree_revision)));
-  const missing = roots.filter((_, index) => kept[index] === undefined).map((root) => root.id);
-  if (missing.length === 0) return kept as Subtree[];
+async function currentSubtrees(db: Kysely<Database>, kept: RevisionCache<Subtree>, threadUrl: string, ids: string[], serialize: SerializeComment): Promise<Subtree[]> {
+  const revisionOf = new Map((await subtreeRevisions(db, ids)).map((root) => [root.id, Number(root.subtree_revision)]));
+  const found = ids.map((id) => (revisionOf.has(id) ? kept.get(id, revisionOf.get(id)!) : undefined));
+  const missing = ids.filter((id, index) => found[index] === undefined && revisionOf.has(id));
+  if (missing.length === 0) return found as Subtree[];
   const read = await readSubtrees(db, threadUrl, missing, serialize);
-  for (const [id, subtree] of read) subtrees.set(id, subtree);
-  return roots.map((root, index) => kept[index] ?? read.get(root.id)).filter((subtree) => subtree !== undefined);
+  for (const [id, { revision, subtree }] of read) kept.set(id, revision, subtree);
+  return ids.map((id, index) => found[index] ?? read.get(id)?.subtree).filter((subtree) => subtree !== undefined);
 }
 
 /**
@@ -90,7 +154,12 @@ async function currentSubtrees(
  * replies: whatever the replies show is at least that recent, so a label is never newer than its
  * content.
  */
-async function readSubtrees(db: Kysely<Database>, threadUrl: string, ids: string[], serialize: SerializeComment): Promise<Map<string, Subtree>> {
+async function readSubtrees(
+  db: Kysely<Database>,
+  threadUrl: string,
+  ids: string[],
+  serialize: SerializeComment,
+): Promise<Map<string, { revision: number; subtree: Subtree }>> {
   const rows = await readRoots(db, ids);
   const replies = await listReplies(db, PUBLIC_VIEWER, ids, LIST_REPLY_CAP);
   const { kept, cut } = capPerRoot(replies, LIST_REPLY_CAP);
@@ -98,7 +167,7 @@ async function readSubtrees(db: Kysely<Database>, threadUrl: string, ids: string
   const view = (row: ViewRow) => toView(row, threadUrl);
   const roots = rows.map(view);
   nestReplies(roots, kept, view, cut);
-  return new Map(roots.map((root, index) => [root.id, serialised(root, Number(rows[index].subtree_revision), rowOf, serialize)]));
+  return new Map(roots.map((root, index) => [root.id, { revision: Number(rows[index].subtree_revision), subtree: serialised(root, rowOf, serialize) }]));
 }
 
 /**
@@ -106,8 +175,8 @@ async function readSubtrees(db: Kysely<Database>, threadUrl: string, ids: string
  * pre-order, each one's marks before its replies, so the n-th occurrence of the public marks belongs
  * to the n-th comment of that walk. Text inside a comment cannot match: its quotes are escaped.
  */
-function serialised(root: CommentView, revision: number, rowOf: Map<string, ViewRow>, serialize: SerializeComment): Subtree {
-  if (isEmptyPlaceholder(root)) return { revision, body: Buffer.alloc(0), digest: '', comments: [] };
+function serialised(root: CommentView, rowOf: Map<string, ViewRow>, serialize: SerializeComment): Subtree {
+  if (isEmptyPlaceholder(root)) return { body: Buffer.alloc(0), digest: '', comments: [] };
   const body = Buffer.from(serialize(root));
   const comments: ShownComment[] = [];
   let at = 0;
@@ -120,5 +189,5 @@ function serialised(root: CommentView, revision: number, rowOf: Map<string, View
     comment.replies.forEach(visit);
   };
   visit(root);
-  return { revision, body, digest: digestOf(body), comments };
+  return { body, digest: digestOf(body), comments };
 }

@@ -21,10 +21,16 @@ export interface Thread {
   site_id: string;
   public_total: number;
   all_total: number;
+  listing_revision: number;
 }
 
 const threadByUrl = preparedQuery((db, _shape: null, siteId: string, urlKey: string) =>
-  db.selectFrom('threads').select(['id', 'site_id', 'public_total', 'all_total']).where('site_id', '=', siteId).where('url_key', '=', urlKey).compile(),
+  db
+    .selectFrom('threads')
+    .select(['id', 'site_id', 'public_total', 'all_total', 'listing_revision'])
+    .where('site_id', '=', siteId)
+    .where('url_key', '=', urlKey)
+    .compile(),
 );
 
 export async function findThread(db: Kysely<Database>, siteId: string, urlKey: string): Promise<Thread | undefined> {
@@ -139,21 +145,26 @@ const storedPage = preparedQuery(
   { planOnce: true },
 );
 
-/** A top-level comment of a public page: its id and the revision of its subtree. */
+const publicPageIds = preparedQuery((db, shape: PageShape, threadId: string) => storedPageIds(db, shape, threadId).compile(), { planOnce: true });
+
+/** The ids of the public's page of a thread's top-level comments, in its order (from the index alone). */
+export async function listPublicPageIds(db: Kysely<Database>, thread: Thread, sort: Sort, page: number, limit: number): Promise<string[]> {
+  return (await publicPageIds(db, { stored: 'c.listed_public', sort, page, limit }, thread.id)).map((row) => row.id);
+}
+
+/** A top-level comment's id and the revision of its subtree. */
 export interface PageRoot {
   id: string;
   subtree_revision: number;
 }
 
-const publicPageRoots = preparedQuery(
-  (db, shape: PageShape, threadId: string) =>
-    inOrder(db.selectFrom('comments as c').select(['c.id', 'c.subtree_revision']).where('c.id', 'in', storedPageIds(db, shape, threadId)), shape.sort).compile(),
-  { planOnce: true },
+const revisionsById = preparedQuery((db, _count: number, ...ids: string[]) =>
+  db.selectFrom('comments').select(['id', 'subtree_revision']).where('id', 'in', ids).compile(),
 );
 
-/** The public's page of a thread's top-level comments, as ids and subtree revisions (see public-list.ts). */
-export async function listPublicRoots(db: Kysely<Database>, thread: Thread, sort: Sort, page: number, limit: number): Promise<PageRoot[]> {
-  return publicPageRoots(db, { stored: 'c.listed_public', sort, page, limit }, thread.id);
+/** The current subtree revisions of these top-level comments (in no particular order). */
+export async function subtreeRevisions(db: Kysely<Database>, ids: string[]): Promise<PageRoot[]> {
+  return ids.length === 0 ? [] : revisionsById(db, ids.length, ...ids);
 }
 
 const rootsById = preparedQuery((db, _count: number, ...ids: string[]) =>

@@ -1,7 +1,6 @@
 import type { Change, ChangeFeed } from '../db/changes.ts';
 import { etagOf } from '../http/etag.ts';
-import type { PublicPage } from './public-list.ts';
-import { SubtreeCache } from './subtree-cache.ts';
+import { listParts, type ListParts, type PublicPage } from './public-list.ts';
 
 /** A finished response: its bytes and their entity tag. */
 export interface TaggedResponse {
@@ -136,8 +135,8 @@ export interface ResponseCaches {
   lists: ResponseCache<PublicPage>;
   /** GET /v1/comments/:id by comment id: bytes alone. */
   comments: ResponseCache<null>;
-  /** What list pages are assembled from: each top-level comment's serialised subtree. */
-  subtrees: SubtreeCache;
+  /** What list pages are assembled from (see public-list.ts). */
+  listParts: ListParts;
 }
 
 /**
@@ -151,14 +150,14 @@ const MB = 1024 * 1024;
 
 /**
  * The caches of public reads: responses in `responseMb` of memory, lists taking three quarters, and
- * the subtrees lists are assembled from in `subtreeMb`. With 0 a cache keeps nothing: every entry is
- * larger than its budget.
+ * what lists are assembled from in `partsMb`. With 0 a cache keeps nothing: every entry is larger
+ * than its budget.
  */
-export function responseCaches(changes: ChangeFeed, responseMb: number, subtreeMb: number): ResponseCaches {
+export function responseCaches(changes: ChangeFeed, responseMb: number, partsMb: number): ResponseCaches {
   const bytes = responseMb * MB;
   return {
     lists: new ResponseCache(changes, bytes * 0.75, LIST_SIZE_PER_BODY_BYTE),
     comments: new ResponseCache(changes, bytes * 0.25, 1),
-    subtrees: new SubtreeCache(subtreeMb * MB),
+    listParts: listParts(partsMb),
   };
 }

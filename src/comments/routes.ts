@@ -26,7 +26,7 @@ function commentSerializer(reply: FastifyReply): SerializeComment {
 const notModified = Type.Null({ description: 'Not modified: the If-None-Match entity tag is current' });
 
 export const commentRoutes: FastifyPluginAsyncTypebox<{ db: Db; caches: ResponseCaches }> = async (app, { db, caches }) => {
-  const { lists: listCache, comments: commentCache, subtrees } = caches;
+  const { lists: listCache, comments: commentCache, listParts } = caches;
   app.get('/v1/comments', {
     schema: {
       tags: ['comments'],
@@ -45,7 +45,7 @@ export const commentRoutes: FastifyPluginAsyncTypebox<{ db: Db; caches: Response
         const hit = listCache.get(request.url);
         if (hit) return hit;
         const readStartedAt = listCache.startRead();
-        const { response, page } = await readPublicList(db, subtrees, request.query, commentSerializer(reply));
+        const { response, page } = await readPublicList(db, listParts, request.query, commentSerializer(reply));
         return listCache.set(request.url, request.query.site_id, threadKey(request.query.thread_url).href, readStartedAt, response, page);
       };
       if (request.caller.kind === 'public') return sendWithEtag(request, reply, await publicList());

@@ -140,21 +140,41 @@ export function isDatabaseBusy(error: unknown): boolean {
 const SHOWN_COLUMNS = 'content, author_name, status, moderation_status, is_deleted, is_edited, upvotes, downvotes, reaction_counts';
 
 /**
- * Triggers that add one to the top-level comment's `subtree_revision` whenever a reply is added
- * below it or a shown column of it or of any reply below it is set (migration 0007). SQLite writes
- * the trigger's body inline; PostgreSQL calls a function.
+ * The triggers of migration 0007. A top-level comment's `subtree_revision` moves when a reply is
+ * added below it or a shown column of it or of any reply below it is set; a thread's
+ * `listing_revision` moves when a top-level comment is added to it or has its listing flags set.
+ * SQLite writes a trigger's body inline; PostgreSQL calls a function.
  */
-export async function createSubtreeRevisionTriggers(db: Kysely<unknown>): Promise<void> {
-  const bump = sql`update comments set subtree_revision = subtree_revision + 1 where id = new.root_id`;
-  const updated = sql.raw(`after update of ${SHOWN_COLUMNS} on comments for each row`);
-  const inserted = sql.raw('after insert on comments for each row when (new.parent_id is not null)');
-  if (db.getExecutor().adapter instanceof PostgresAdapter) {
-    await sql`create function comment_subtree_changed() returns trigger language plpgsql as $$
-      begin ${bump}; return null; end $$`.execute(db);
-    await sql`create trigger comments_shown_column_set ${updated} execute function comment_subtree_changed()`.execute(db);
-    await sql`create trigger comments_reply_added ${inserted} execute function comment_subtree_changed()`.execute(db);
-    return;
+export async function createRevisionTriggers(db: Kysely<unknown>): Promise<void> {
+  const triggers = [
+    {
+      name: 'comments_shown_column_set',
+      when: `after update of ${SHOWN_COLUMNS} on comments for each row`,
+      bump: sql`update comments set subtree_revision = subtree_revision + 1 where id = new.root_id`,
+    },
+    {
+      name: 'comments_reply_added',
+      when: 'after insert on comments for each row when (new.parent_id is not null)',
+      bump: sql`update comments set subtree_revision = subtree_revision + 1 where id = new.root_id`,
+    },
+    {
+      name: 'comments_top_level_added',
+      when: 'after insert on comments for each row when (new.parent_id is null)',
+      bump: sql`update threads set listing_revision = listing_revision + 1 where id = new.thread_id`,
+    },
+    {
+      name: 'comments_listing_set',
+      when: 'after update of listed_public, listed_all on comments for each row when (new.parent_id is null)',
+      bump: sql`update threads set listing_revision = listing_revision + 1 where id = new.thread_id`,
+    },
+  ];
+  const postgres = db.getExecutor().adapter instanceof PostgresAdapter;
+  for (const { name, when, bump } of triggers) {
+    if (postgres) {
+      await sql`create function ${sql.raw(name)}() returns trigger language plpgsql as $$ begin ${bump}; return null; end $$`.execute(db);
+      await sql`create trigger ${sql.raw(name)} ${sql.raw(when)} execute function ${sql.raw(name)}()`.execute(db);
+    } else {
+      await sql`create trigger ${sql.raw(name)} ${sql.raw(when)} begin ${bump}; end`.execute(db);
+    }
   }
-  await sql`create trigger comments_shown_column_set ${updated} begin ${bump}; end`.execute(db);
-  await sql`create trigger comments_reply_added ${inserted} begin ${bump}; end`.execute(db);
 }

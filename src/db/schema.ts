@@ -67,6 +67,8 @@ export interface ThreadTable {
   /** Top-level comments the public's list shows (comments.listed_public), and moderators' list. */
   public_total: number;
   all_total: number;
+  /** Moves whenever a top-level comment is added or its listing flags change (migration 0007). */
+  listing_revision: Generated<number>;
 }
 
 export interface CommentTable {

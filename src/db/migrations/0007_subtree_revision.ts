@@ -1,15 +1,19 @@
 import type { Kysely } from 'kysely';
-import { createSubtreeRevisionTriggers } from '../dialect.ts';
+import { createRevisionTriggers } from '../dialect.ts';
 
-// A counter on every top-level comment that moves whenever anything the public could see in it or
-// in the replies below it changes: a reply added, or a shown column of any comment of the subtree
-// updated. Public lists keep each top-level comment's serialised subtree by this counter
-// (src/comments/subtree-cache.ts), and a read compares it with the database's, so a cached subtree
-// is exact in every instance without being told of writes. Triggers keep it, so no write path
-// (today's or a later one) can forget to.
+// Counters that public lists check their kept parts against (src/comments/public-list.ts), so that
+// what one instance keeps is exact however many instances write, without being told of writes:
+// - comments.subtree_revision, on every top-level comment: moves whenever anything the public could
+//   see in it or in the replies below it changes (a reply added, a shown column of any comment of
+//   the subtree updated). Lists keep each top-level comment's serialised subtree by it.
+// - threads.listing_revision: moves whenever a top-level comment is added or its listing flags
+//   change, which is all that can reorder the thread's lists by time. Lists keep the ids of a page
+//   sorted by time by it, so a deep page does not skip through the index on every read.
+// Triggers keep both, so no write path (today's or a later one) can forget to.
 export async function up(db: Kysely<unknown>): Promise<void> {
   await db.schema.alterTable('comments').addColumn('subtree_revision', 'integer', (c) => c.notNull().defaultTo(0)).execute();
-  await createSubtreeRevisionTriggers(db);
+  await db.schema.alterTable('threads').addColumn('listing_revision', 'integer', (c) => c.notNull().defaultTo(0)).execute();
+  await createRevisionTriggers(db);
 }
 
 export async function down(): Promise<void> {

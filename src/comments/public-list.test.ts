@@ -1,10 +1,10 @@
 import { describe, expect, it } from 'vitest';
 import { dialectName, freshDatabaseUrl, pageUrl, parleysPerTest, startParley, type TestParley } from '../../test/helper.ts';
 
-// Public lists are assembled from each top-level comment's serialised subtree, kept by its
-// subtree_revision (src/comments/public-list.ts). These tests turn the page cache off
-// (PARLEY_RESPONSE_CACHE_MB=0), so every read is assembled and only the kept subtrees stand
-// between a write and what the public sees.
+// Public lists are assembled from parts kept by revision (src/comments/public-list.ts): each
+// top-level comment's serialised subtree by its subtree_revision, a time-sorted page's top-level ids
+// by the thread's listing_revision. These tests turn the page cache off (PARLEY_RESPONSE_CACHE_MB=0),
+// so every read is assembled and only the kept parts stand between a write and what the public sees.
 const parleyWith = parleysPerTest();
 const PAGE_CACHE_OFF = { PARLEY_RESPONSE_CACHE_MB: '0' };
 
@@ -67,6 +67,25 @@ describe('lists assembled from kept subtrees', () => {
     expect(deepest(await publicList())).toMatchObject({ id: deep, content: 'deep, edited', upvotes: 1 });
   });
 
+  it('shift the pages sorted by time when a top-level comment comes, goes or returns', async () => {
+    const parley = await parleyWith(PAGE_CACHE_OFF);
+    const { alice, moderator, path, post } = await threadOn(parley);
+    const ids: string[] = [];
+    for (const n of [1, 2, 3, 4, 5]) ids.push(await post(alice, `c${n}`));
+    const second = async (sort: string) =>
+      (await parley.request('GET', `${path}&limit=2&page=2&sort=${sort}`)).body.comments.map((comment: { content: string }) => comment.content);
+    expect([await second('newest'), await second('oldest')]).toEqual([['c3', 'c2'], ['c3', 'c4']]);
+
+    await post(alice, 'c6');
+    expect([await second('newest'), await second('oldest')]).toEqual([['c4', 'c3'], ['c3', 'c4']]);
+    await parley.request('PATCH', `/v1/comments/${ids[3]}/moderate`, { token: moderator, body: { action: 'remove' } });
+    expect([await second('newest'), await second('oldest')]).toEqual([['c3', 'c2'], ['c3', 'c5']]);
+    await parley.request('PATCH', `/v1/comments/${ids[3]}/moderate`, { token: moderator, body: { action: 'approve' } });
+    expect(await second('newest')).toEqual(['c4', 'c3']);
+    await parley.request('DELETE', `/v1/comments/${ids[4]}`, { token: alice });
+    expect(await second('newest')).toEqual(['c3', 'c2']);
+  });
+
   it('are byte for byte the list the response schema writes', async () => {
     const parley = await parleyWith(PAGE_CACHE_OFF);
     const { site, alice, bob, path, post } = await threadOn(parley);
@@ -104,6 +123,11 @@ describe.runIf(dialectName === 'postgres')('lists assembled from kept subtrees, 
       expect(await readReply()).toMatchObject({ id: reply, upvotes: 1 });
       await writer.request('PATCH', `/v1/comments/${reply}`, { token: alice, body: { content: 'edited elsewhere' } });
       expect(await readReply()).toMatchObject({ id: reply, content: 'edited elsewhere' });
+
+      const secondPage = async () => (await reader.request('GET', `${path}&limit=1&page=2`)).body.comments[0]?.content;
+      expect(await secondPage()).toBeUndefined();
+      await post(alice, 'a newer top-level comment');
+      expect(await secondPage()).toBe('top');
     } finally {
       await reader.close();
       await writer.close();
