@@ -7,7 +7,7 @@ import * as topLevelIndexes from './migrations/0003_top_level_indexes.ts';
 import * as threadListing from './migrations/0004_thread_listing.ts';
 import * as commentsOnlyAuthorSees from './migrations/0005_comments_only_author_sees.ts';
 import * as webhookSiteDue from './migrations/0006_webhook_site_due.ts';
-import * as subtreeRevision from './migrations/0007_subtree_revision.ts';
+import * as listRevisions from './migrations/0007_list_revisions.ts';
 
 /**
  * Migrations are listed here explicitly (no directory scan), in order. They are additive only (new
@@ -23,7 +23,7 @@ const MIGRATIONS: Record<string, Migration> = {
   '0004_thread_listing': threadListing,
   '0005_comments_only_author_sees': commentsOnlyAuthorSees,
   '0006_webhook_site_due': webhookSiteDue,
-  '0007_subtree_revision': subtreeRevision,
+  '0007_list_revisions': listRevisions,
 };
 
 const provider: MigrationProvider = { getMigrations: async () => MIGRATIONS };
