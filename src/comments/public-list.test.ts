@@ -89,10 +89,10 @@ describe('lists assembled from kept subtrees', () => {
   it('are byte for byte the list the response schema writes', async () => {
     const parley = await parleyWith(PAGE_CACHE_OFF);
     const { site, alice, bob, path, post } = await threadOn(parley);
-    const first = await post(alice, 'first "quoted" \\ text, ünïcödé, emoji 🎉');
+    const first = await post(alice, 'first, to be deleted: its replies keep it as a placeholder');
     const reply = await post(bob, 'a reply', first);
-    await post(alice, 'a reply to the reply', reply);
-    await post(bob, 'second');
+    await post(alice, 'a reply to the reply: "quoted" \\ text, ünïcödé, emoji 🎉', reply);
+    await post(bob, 'second, with a line\nbreak and a\ttab');
     await parley.request('POST', `/v1/comments/${reply}/vote`, { token: alice, body: { vote_type: 'down' } });
     await parley.request('DELETE', `/v1/comments/${first}`, { token: alice });
     // Twice, so the second read is assembled from kept subtrees.
