@@ -85,20 +85,24 @@ async function seed(db: Kysely<Database>, siteId: string): Promise<void> {
     from generate_series(0, ${SMALL_THREADS}) t`.execute(db);
   await sql`insert into site_users (id, site_id, external_id, name, avatar_url, first_comment_at, created_at)
     select 'usr_' || u, ${siteId}, 'ext-' || u, 'User ' || u, null, ${now}, ${now} from generate_series(0, 4999) u`.execute(db);
-  // The triggers that keep subtree revisions (migration 0007) would queue an update of the
-  // top-level row for each of 750,000 replies; the plans do not depend on the counter.
+  // The triggers that keep list revisions (migration 0007) would queue an update of the top-level
+  // row for each of 750,000 replies; the plans do not depend on the counters. The listing flags are
+  // set as the write paths keep them (a deleted top-level comment left unlisted even with live
+  // replies), so every list reads real pages (the public's with their subtrees).
   await sql`alter table comments disable trigger user`.execute(db);
   await timed(`${COMMENTS} comments`, sql
     .raw(
       `insert into comments (id, site_id, thread_id, parent_id, root_id, author_ref, author_name, content, status,
-         moderation_status, is_deleted, is_edited, upvotes, downvotes, score, wilson, reaction_counts, created_at, updated_at)
+         moderation_status, is_deleted, is_edited, upvotes, downvotes, score, wilson, reaction_counts, created_at, updated_at,
+         listed_public, listed_all)
        select ${commentId('i')}, '${siteId}',
          'thr_' || lpad((case when g < ${BIG_THREAD_GROUPS} then 0 else 1 + g % ${SMALL_THREADS} end)::text, 8, '0'),
          case (i - 1) % 4 when 0 then null when 3 then ${commentId('i - 1')} else ${commentId('4 * g + 1')} end,
          ${commentId('4 * g + 1')}, 'usr_' || (i % 5000), 'User ' || (i % 5000), 'Comment number ' || i,
          case when i % 50 = 7 then 'pending' when i % 97 = 3 then 'removed' else 'published' end,
          case when i % 50 = 7 then 'pending' when i % 97 = 3 then 'removed' end,
-         (i % 101 = 5)::int, 0, up, down, up - down, up::float / (up + down + 2), '{}', ${isoTime('i')}, ${isoTime('i')}
+         (i % 101 = 5)::int, 0, up, down, up - down, up::float / (up + down + 2), '{}', ${isoTime('i')}, ${isoTime('i')},
+         ((i - 1) % 4 = 0 and i % 50 <> 7 and i % 97 <> 3 and i % 101 <> 5)::int, ((i - 1) % 4 = 0 and i % 101 <> 5)::int
        from (select i, (i - 1) / 4 as g, (i::bigint * 7919 % 50)::int as up, (i::bigint * 104729 % 10)::int as down
              from generate_series(1, ${COMMENTS}) i) s`,
     )
