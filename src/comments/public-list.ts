@@ -3,23 +3,13 @@ import type { Db } from '../db/connect.ts';
 import type { Database } from '../db/schema.ts';
 import { digestOf, etagOf } from '../http/etag.ts';
 import { siteOrNotFound } from '../sites/repository.ts';
-import {
-  findThread,
-  LIST_REPLY_CAP,
-  listPublicPageIds,
-  listReplies,
-  readRoots,
-  subtreeRevisions,
-  type Markable,
-  type Sort,
-  type Thread,
-} from './repository.ts';
+import { findThread, listPublicPageIds, readRoots, subtreeRevisions, type Markable, type Sort, type Thread } from './repository.ts';
 import type { TaggedResponse } from './response-cache.ts';
 import { RevisionCache } from './revision-cache.ts';
-import type { ListQuery } from './service.ts';
+import { readReplyTrees, type ListQuery } from './service.ts';
 import { threadKey } from './thread-url.ts';
-import { capPerRoot, isEmptyPlaceholder, nestReplies } from './tree.ts';
-import { markableRow, toView, type CommentView, type ViewRow } from './view.ts';
+import { isEmptyPlaceholder } from './tree.ts';
+import { markableRow, type CommentView, type ViewRow } from './view.ts';
 import { PUBLIC_VIEWER } from './visibility.ts';
 
 /** The public's marks as the serialiser writes them, once in every comment. */
@@ -45,11 +35,6 @@ export interface Subtree {
 /** A public list's subtrees in the order of its bytes, each with the offset of its bytes in the list's. */
 export interface PublicPage {
   subtrees: Array<{ offset: number; comments: ShownComment[] }>;
-}
-
-/** Every comment of a public page (in the order of its bytes). */
-export function commentsOf(page: PublicPage): ShownComment[] {
-  return page.subtrees.flatMap((subtree) => subtree.comments);
 }
 
 /**
@@ -161,12 +146,8 @@ async function readSubtrees(
   serialize: SerializeComment,
 ): Promise<Map<string, { revision: number; subtree: Subtree }>> {
   const rows = await readRoots(db, ids);
-  const replies = await listReplies(db, PUBLIC_VIEWER, ids, LIST_REPLY_CAP);
-  const { kept, cut } = capPerRoot(replies, LIST_REPLY_CAP);
-  const rowOf = new Map<string, ViewRow>([...rows, ...kept].map((row) => [row.id, row]));
-  const view = (row: ViewRow) => toView(row, threadUrl);
-  const roots = rows.map(view);
-  nestReplies(roots, kept, view, cut);
+  const { roots, rows: read } = await readReplyTrees(db, PUBLIC_VIEWER, rows, threadUrl);
+  const rowOf = new Map(read.map((row) => [row.id, row]));
   return new Map(roots.map((root, index) => [root.id, { revision: Number(rows[index].subtree_revision), subtree: serialised(root, rowOf, serialize) }]));
 }
 

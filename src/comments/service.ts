@@ -26,8 +26,8 @@ import { countNewTopLevel, listedPublicly, refreshListing } from './listing.ts';
 import { MAX_AUTHOR_NAME, MAX_CONTENT, cleanText } from './text.ts';
 import { assertAllowedHost, threadKey } from './thread-url.ts';
 import { capPerRoot, isEmptyPlaceholder, nestReplies } from './tree.ts';
-import { commentsOf, type PublicPage } from './public-list.ts';
-import { authorMarks, eventComment, markableRow, toView, type CommentRow, type CommentView, type ViewerMarks, type ViewRow } from './view.ts';
+import type { PublicPage } from './public-list.ts';
+import { authorMarks, eventComment, markableRow, NO_MARKS, toView, type CommentRow, type CommentView, type ViewerMarks, type ViewRow } from './view.ts';
 import { viewerFor, type Viewer } from './visibility.ts';
 
 export interface ListQuery {
@@ -44,6 +44,28 @@ export interface CommentList {
   page: number;
 }
 
+/**
+ * These top-level rows as comments with their visible replies nested under them (capped per
+ * top-level comment as every list is), and every row read. `marksFor` gives the viewer's marks on
+ * those rows (none by default).
+ */
+export async function readReplyTrees(
+  db: Kysely<Database>,
+  viewer: Viewer,
+  rows: ViewRow[],
+  threadUrl: string,
+  marksFor: (rows: ViewRow[]) => Promise<ViewerMarks> = async () => NO_MARKS,
+): Promise<{ roots: CommentView[]; rows: ViewRow[] }> {
+  const replies = await listReplies(db, viewer, rows.map((row) => row.id), LIST_REPLY_CAP);
+  const { kept, cut } = capPerRoot(replies, LIST_REPLY_CAP);
+  const all = [...rows, ...kept];
+  const marks = await marksFor(all);
+  const view = (row: ViewRow) => toView(row, threadUrl, marks);
+  const roots = rows.map(view);
+  nestReplies(roots, kept, view, cut);
+  return { roots, rows: all };
+}
+
 /** A page of top-level comments, each with its visible reply tree (capped), read for this viewer alone. */
 async function readList(db: Db, site: Site, viewer: Viewer, query: ListQuery): Promise<CommentList> {
   const page = query.page ?? 1;
@@ -51,12 +73,7 @@ async function readList(db: Db, site: Site, viewer: Viewer, query: ListQuery): P
   const thread = await findThread(db.kysely, site.id, url.href);
   if (!thread) return { comments: [], total: 0, page };
   const { rows, total } = await listTopLevel(db.kysely, viewer, thread, query.sort ?? 'newest', page, query.limit ?? 20);
-  const replies = await listReplies(db.kysely, viewer, rows.map((r) => r.id), LIST_REPLY_CAP);
-  const { kept, cut } = capPerRoot(replies, LIST_REPLY_CAP);
-  const marks = await marksOf(db.kysely, viewer, [...rows, ...kept].map(markableRow));
-  const view = (row: ViewRow) => toView(row, url.href, marks);
-  const roots = rows.map(view);
-  nestReplies(roots, kept, view, cut);
+  const { roots } = await readReplyTrees(db.kysely, viewer, rows, url.href, (all) => marksOf(db.kysely, viewer, all.map(markableRow)));
   return { comments: roots.filter((root) => !isEmptyPlaceholder(root)), total, page };
 }
 
@@ -79,7 +96,8 @@ export async function listComments(db: Db, caller: Caller, query: ListQuery, pub
   if (viewer.moderator) return { own: await readList(db, site, viewer, query) };
   const urlKey = threadKey(query.thread_url, 'querystring/thread_url').href;
   if (await hasCommentsOnlyAuthorSees(db.kysely, site.id, urlKey, viewer.ref)) return { own: await readList(db, site, viewer, query) };
-  return { marks: await marksOf(db.kysely, viewer, commentsOf(await publicList())) };
+  const page = await publicList();
+  return { marks: await marksOf(db.kysely, viewer, page.subtrees.flatMap((subtree) => subtree.comments)) };
 }
 
 /** A comment (with its thread URL) and its site; 404 when either is unknown. */

@@ -5,7 +5,10 @@ export type CommentRow = Selectable<CommentTable>;
 
 /**
  * The columns a comment's API form is made of, and the tree needs (`root_id`): lists read only these
- * (each column of each row read costs: a third less than the whole row).
+ * (each column of each row read costs: a third less than the whole row). Public lists keep
+ * serialised subtrees until a trigger moves their revision (src/comments/public-list.ts): a column
+ * added here that a write can change must also be named by that trigger (SHOWN_COLUMNS in
+ * src/db/dialect.ts, recreated by a new migration), or its changes would not show.
  */
 export const VIEW_COLUMNS = [
   'id',
