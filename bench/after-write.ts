@@ -1,7 +1,6 @@
 import type { FastifyInstance } from 'fastify';
-import { buildApp } from '../src/app.ts';
-import { loadConfig } from '../src/config.ts';
 import type { Request } from './cases.ts';
+import { appOf, median, turnNowAndThen } from './in-process.ts';
 
 /** What run.ts passes to this script (bundled and run by plain node, as bench/limiter.ts is). */
 export interface AfterWriteJob {
@@ -29,8 +28,6 @@ export interface AfterWriteCost {
 const ROUNDS = 6;
 const READS_PER_ROUND = 100;
 
-const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)];
-const appOf = (env: Record<string, string>, own: Record<string, string>) => buildApp(loadConfig({ ...process.env, ...env, LOG_LEVEL: 'silent', ...own }));
 
 function cpuMicros(): number {
   const { user, system } = process.cpuUsage();
@@ -68,8 +65,7 @@ async function measure({ env, keptEnv, coldEnv, read: request, voter }: AfterWri
         const start = cpuMicros();
         await read(app, request);
         spent += cpuMicros() - start;
-        // inject answers in microtasks alone: a turn of the event loop now and then (see limiter.ts).
-        if (i % 10 === 9) await new Promise(setImmediate);
+        await turnNowAndThen(i);
       }
       return spent / READS_PER_ROUND;
     };

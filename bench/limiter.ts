@@ -1,9 +1,8 @@
 import type { FastifyInstance } from 'fastify';
-import { buildApp } from '../src/app.ts';
-import { loadConfig } from '../src/config.ts';
 import type { Request } from './cases.ts';
+import { appOf, median, turnNowAndThen } from './in-process.ts';
 
-/** What run.ts passes to this script (bundled and run by plain node: see limiterCostInProcess there). */
+/** What run.ts passes to this script (bundled and run by plain node: see inProcess there). */
 export interface LimiterJob {
   env: Record<string, string>;
   onEnv: Record<string, string>;
@@ -25,18 +24,12 @@ const ROUNDS = 30;
 const WARM_UP_REQUESTS = 3000;
 const REQUESTS_PER_ROUND = 2000;
 
-const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)];
-
-const appOf = (env: Record<string, string>, own: Record<string, string>) => buildApp(loadConfig({ ...process.env, ...env, LOG_LEVEL: 'silent', ...own }));
-
 async function serve(app: FastifyInstance, request: Request, requests: number): Promise<void> {
   const inject = { method: request.method, url: request.path, headers: request.headers, payload: request.body };
   for (let i = 0; i < requests; i++) {
     const response = await app.inject(inject);
     if (response.statusCode !== 200) throw new Error(`in-process limiter run: ${response.statusCode} ${response.body}`);
-    // inject answers in microtasks alone; without a turn of the event loop now and then, the
-    // setImmediate callbacks of its mock sockets pile up (about 10 KB a request) and the heap grows.
-    if (i % 10 === 9) await new Promise(setImmediate);
+    await turnNowAndThen(i);
   }
 }
 
