@@ -122,33 +122,26 @@ async function pageIdsOf(db: Kysely<Database>, kept: RevisionCache<string[]>, th
   return ids;
 }
 
-/** The page's subtrees in its order: kept ones whose revision is current, the rest read now. */
+/**
+ * The page's subtrees in its order: kept ones whose revision is current, the rest read now and kept
+ * under the revision this read found. That revision was read before their rows, so whatever the rows
+ * show is at least that recent: a label is never newer than its content.
+ */
 async function currentSubtrees(db: Kysely<Database>, kept: RevisionCache<Subtree>, threadUrl: string, ids: string[], serialize: SerializeComment): Promise<Subtree[]> {
   const revisionOf = new Map((await subtreeRevisions(db, ids)).map((root) => [root.id, Number(root.subtree_revision)]));
   const found = ids.map((id) => (revisionOf.has(id) ? kept.get(id, revisionOf.get(id)!) : undefined));
   const missing = ids.filter((id, index) => found[index] === undefined && revisionOf.has(id));
   if (missing.length === 0) return found as Subtree[];
   const read = await readSubtrees(db, threadUrl, missing, serialize);
-  for (const [id, { revision, subtree }] of read) kept.set(id, revision, subtree);
-  return ids.map((id, index) => found[index] ?? read.get(id)?.subtree).filter((subtree) => subtree !== undefined);
+  for (const [id, subtree] of read) kept.set(id, revisionOf.get(id)!, subtree);
+  return ids.map((id, index) => found[index] ?? read.get(id)).filter((subtree) => subtree !== undefined);
 }
 
-/**
- * Reads and serialises these top-level comments with their visible replies (capped per comment as
- * every list is). Each subtree is labelled with the revision read with its top-level row, before its
- * replies: whatever the replies show is at least that recent, so a label is never newer than its
- * content.
- */
-async function readSubtrees(
-  db: Kysely<Database>,
-  threadUrl: string,
-  ids: string[],
-  serialize: SerializeComment,
-): Promise<Map<string, { revision: number; subtree: Subtree }>> {
-  const rows = await readRoots(db, ids);
-  const { roots, rows: read } = await readReplyTrees(db, PUBLIC_VIEWER, rows, threadUrl);
-  const rowOf = new Map(read.map((row) => [row.id, row]));
-  return new Map(roots.map((root, index) => [root.id, { revision: Number(rows[index].subtree_revision), subtree: serialised(root, rowOf, serialize) }]));
+/** Reads and serialises these top-level comments with their visible replies (capped per comment as every list is). */
+async function readSubtrees(db: Kysely<Database>, threadUrl: string, ids: string[], serialize: SerializeComment): Promise<Map<string, Subtree>> {
+  const { roots, rows } = await readReplyTrees(db, PUBLIC_VIEWER, await readRoots(db, ids), threadUrl);
+  const rowOf = new Map(rows.map((row) => [row.id, row]));
+  return new Map(roots.map((root) => [root.id, serialised(root, rowOf, serialize)]));
 }
 
 /**

@@ -168,11 +168,11 @@ export async function subtreeRevisions(db: Kysely<Database>, ids: string[]): Pro
 }
 
 const rootsById = preparedQuery((db, _count: number, ...ids: string[]) =>
-  db.selectFrom('comments as c').select([...VIEW_COLUMNS_OF_C, 'c.subtree_revision']).where('c.id', 'in', ids).compile(),
+  db.selectFrom('comments as c').select(VIEW_COLUMNS_OF_C).where('c.id', 'in', ids).compile(),
 );
 
-/** Top-level comments by id, each with its subtree revision as of this read. */
-export async function readRoots(db: Kysely<Database>, ids: string[]): Promise<(ViewRow & PageRoot)[]> {
+/** Top-level comments by id (in no particular order). */
+export async function readRoots(db: Kysely<Database>, ids: string[]): Promise<ViewRow[]> {
   return rootsById(db, ids.length, ...ids);
 }
 
