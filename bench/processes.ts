@@ -30,8 +30,8 @@ export interface Service {
   stop(): Promise<void>;
 }
 
-async function waitForHealth(url: string, child: ChildProcess, output: () => string): Promise<void> {
-  const deadline = Date.now() + 60_000;
+async function waitForHealth(url: string, child: ChildProcess, output: () => string, seconds: number): Promise<void> {
+  const deadline = Date.now() + seconds * 1000;
   while (Date.now() < deadline) {
     if (child.exitCode !== null) throw new Error(`exited with ${child.exitCode}:\n${output()}`);
     try {
@@ -42,7 +42,7 @@ async function waitForHealth(url: string, child: ChildProcess, output: () => str
     }
     await new Promise((resolve) => setTimeout(resolve, 100));
   }
-  throw new Error(`did not answer /healthz within 60 s:\n${output()}`);
+  throw new Error(`did not answer /healthz within ${seconds} s:\n${output()}`);
 }
 
 const CLOCK_TICKS_PER_SECOND = 100;
@@ -56,16 +56,20 @@ for (const signal of ['SIGINT', 'SIGTERM'] as const) {
   });
 }
 
-/** Starts a server process and waits until its /healthz answers. */
-export async function startService(name: string, args: string[], env: Record<string, string>, port: number): Promise<Service> {
-  const child = spawn(process.execPath, args, { cwd: ROOT, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+/**
+ * Starts a node process and waits until its /healthz answers; with `wrapper`, node runs under that
+ * command (valgrind), which is given longer to start.
+ */
+export async function startService(name: string, args: string[], env: Record<string, string>, port: number, wrapper: string[] = []): Promise<Service> {
+  const [command, ...commandArgs] = [...wrapper, process.execPath, ...args];
+  const child = spawn(command, commandArgs, { cwd: ROOT, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
   running.add(child);
   child.once('exit', () => running.delete(child));
   let output = '';
   child.stdout!.on('data', (chunk) => (output += chunk));
   child.stderr!.on('data', (chunk) => (output += chunk));
   const url = `http://127.0.0.1:${port}`;
-  await waitForHealth(url, child, () => output);
+  await waitForHealth(url, child, () => output, wrapper.length > 0 ? 600 : 60);
   const pid = child.pid!;
   return {
     name,
@@ -93,14 +97,19 @@ export async function startService(name: string, args: string[], env: Record<str
 
 /**
  * `npm start` for a given database and configuration: the start script of package.json; with
- * `profileDir`, under `--cpu-prof` (the profile is written there when the process stops).
+ * `profileDir`, under `--cpu-prof` (the profile is written there when the process stops); with
+ * `callgrindFile`, under valgrind's callgrind, V8 on one thread so that the count repeats (see
+ * bench/instructions.ts).
  */
-export async function startParley(env: Record<string, string>, profileDir?: string): Promise<Service> {
+export async function startParley(env: Record<string, string>, options: { profileDir?: string; callgrindFile?: string } = {}): Promise<Service> {
   const port = await freePort();
+  const { profileDir, callgrindFile } = options;
   const profile = profileDir ? ['--cpu-prof', `--cpu-prof-dir=${profileDir}`] : [];
+  const callgrind = callgrindFile ? ['valgrind', '--tool=callgrind', `--callgrind-out-file=${callgrindFile}`] : [];
   const start = (JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { scripts: { start: string } }).scripts.start.split(' ');
   if (start[0] !== 'node') throw new Error(`package.json's start script no longer runs node: ${start.join(' ')}`);
-  return startService('parley', [...profile, ...start.slice(1)], { LOG_LEVEL: 'warn', HOST: '127.0.0.1', ...env, PORT: String(port) }, port);
+  const nodeArgs = [...(callgrindFile ? ['--single-threaded'] : []), ...profile, ...start.slice(1)];
+  return startService('parley', nodeArgs, { LOG_LEVEL: 'warn', HOST: '127.0.0.1', ...env, PORT: String(port) }, port, callgrind);
 }
 
 export interface CannedResponse {

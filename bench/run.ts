@@ -11,6 +11,7 @@ import { postgresUrl } from '../src/db/connect.ts';
 import { freshPostgresDatabase } from '../test/helper.ts';
 import { casesFor, type Case, type Server } from './cases.ts';
 import type { AfterWriteCost, AfterWriteJob } from './after-write.ts';
+import { limiterInstructions, valgrindInstalled, type InstructionCost } from './instructions.ts';
 import type { InProcessCost, LimiterJob } from './limiter.ts';
 import { ROOT, startBaseline, startParley, type CannedResponse, type Service } from './processes.ts';
 import { seed, type Seeded } from './seed.ts';
@@ -27,7 +28,7 @@ const { values: args } = parseArgs({
     only: { type: 'string' },
     /** Writes a CPU profile of each Parley process to bench/results/profiles. */
     profile: { type: 'boolean', default: false },
-    /** Only the rate limiter's cost on list-100: the in-process measurement and the A/B under load. */
+    /** Only the rate limiter's cost on list-100: in process, the A/B under load, and in instructions (valgrind). */
     limiter: { type: 'boolean', default: false },
   },
 });
@@ -245,6 +246,8 @@ interface LimiterCost {
   /** 1 − off/on CPU time per request: the same ratio at full load, less dependent on the CPU share each process got. */
   cpuCost: number;
   inProcess: InProcessCost;
+  /** With --limiter, where valgrind is installed: the cost counted in instructions (bench/instructions.ts). */
+  instructions: InstructionCost | null;
 }
 
 const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)];
@@ -299,7 +302,7 @@ async function rateLimitCost(list: Case, env: Record<string, string>): Promise<L
   log(`rate limiting in process: ${inProcess.costMicros.toFixed(2)} µs per request (list-100 through inject: ${inProcess.onMicros.toFixed(1)} µs on, ${inProcess.offMicros.toFixed(1)} µs off; median of ${inProcess.rounds} rounds)`);
   const on = await startParley({ ...env, ...SERVER_ENV.default });
   const off = await startParley({ ...env, ...SERVER_ENV['no-rate-limits'] });
-  const runs: LimiterCost = { on: [], off: [], cost: NaN, cpuCost: NaN, inProcess };
+  const runs: LimiterCost = { on: [], off: [], cost: NaN, cpuCost: NaN, inProcess, instructions: null };
   try {
     await measure(on.url, list, LIMITER_SECONDS);
     await measure(off.url, list, LIMITER_SECONDS);
@@ -320,6 +323,14 @@ async function rateLimitCost(list: Case, env: Record<string, string>): Promise<L
   runs.cpuCost = 1 - median(runs.on.map((run, i) => runs.off[i].cpuMicros / run.cpuMicros));
   const show = (list: LimiterRun[]) => list.map((r) => `${r.requestsPerSecond.toFixed(0)} (${r.cpuMicros.toFixed(1)} µs)`).join(', ');
   log(`rate limiting under load: ${(runs.cost * 100).toFixed(1)} % of list-100's throughput, ${(runs.cpuCost * 100).toFixed(1)} % by CPU time per request (req/s and CPU µs per request: on ${show(runs.on)}; off ${show(runs.off)})`);
+  if (args.limiter && valgrindInstalled()) {
+    log('rate limiting in instructions: two Parley processes under callgrind (about 2 minutes)');
+    runs.instructions = await limiterInstructions(env, SERVER_ENV.default, SERVER_ENV['no-rate-limits'], list.request(0));
+    const { onPerRequest, offPerRequest, cost } = runs.instructions;
+    log(`rate limiting in instructions: ${(cost * 100).toFixed(1)} % (per request ${onPerRequest.toFixed(0)} on, ${offPerRequest.toFixed(0)} off)`);
+  } else if (args.limiter) {
+    log('rate limiting in instructions: not counted (valgrind is not installed)');
+  }
   return runs;
 }
 
@@ -341,7 +352,7 @@ async function webhookCases(database: Database, env: Record<string, string>): Pr
       const copy = await database.copy();
       await queueDeliveries(copy.url, database.seeded, fast, QUEUED, withHanging ? { receiver: hanging, count: 500 } : undefined);
       const load1 = loadavg()[0];
-      const parley = await startParley({ ...env, DATABASE_URL: copy.url, PARLEY_WEBHOOK_ALLOW_PRIVATE: 'true' }, args.profile ? join(ROOT, 'bench/results/profiles') : undefined);
+      const parley = await startParley({ ...env, DATABASE_URL: copy.url, PARLEY_WEBHOOK_ALLOW_PRIVATE: 'true' }, { profileDir: args.profile ? join(ROOT, 'bench/results/profiles') : undefined });
       const cpuAtStart = parley.cpuMs();
       try {
         const { rate, received } = await deliveryRate(fast, QUEUED, 20);
@@ -388,7 +399,7 @@ async function main(): Promise<void> {
     for (const server of ['default', 'no-cache', 'cold'] as const) {
       const group = cases.filter((c) => c.server === server);
       if (group.length === 0) continue;
-      const parley = await startParley({ ...baseEnv, ...SERVER_ENV[server] }, args.profile ? join(ROOT, 'bench/results/profiles') : undefined);
+      const parley = await startParley({ ...baseEnv, ...SERVER_ENV[server] }, { profileDir: args.profile ? join(ROOT, 'bench/results/profiles') : undefined });
       if (server === 'default') idleRssMb = parley.peakRssMb();
       let baseline: Service | null = null;
       try {
@@ -473,7 +484,9 @@ function report(results: CaseResult[], webhooks: WebhookResult[], limiterCost: L
     `\nrate limiting costs ${rateLimitCost === null ? 'n/a' : `${(rateLimitCost * 100).toFixed(1)} %`} of list-100 throughput (target < 5 %; ` +
       (limiterCost
         ? `median of ${limiterCost.on.length} alternating rounds; by CPU time per request ${(limiterCost.cpuCost * 100).toFixed(1)} %; ` +
-          `in process ${limiterCost.inProcess.costMicros.toFixed(2)} µs per request, ${((limiterCost.inProcess.costMicros / median(limiterCost.off.map((r) => r.cpuMicros))) * 100).toFixed(1)} % of the CPU time of a list-100 request without limits)`
+          `in process ${limiterCost.inProcess.costMicros.toFixed(2)} µs per request, ${((limiterCost.inProcess.costMicros / median(limiterCost.off.map((r) => r.cpuMicros))) * 100).toFixed(1)} % of the CPU time of a list-100 request without limits` +
+          (limiterCost.instructions ? `; by instructions ${(limiterCost.instructions.cost * 100).toFixed(1)} %` : '') +
+          ')'
         : 'not run)') +
       (context.afterWrite
         ? `\nwhole-200 read in process (CPU per request): ${context.afterWrite.unchangedMicros.toFixed(0)} µs with nothing changed, ` +

@@ -51,6 +51,11 @@ export interface Config {
     commentWindowSeconds: number;
     /** Prefix of the counters' keys in Redis, so deployments sharing a Redis stay apart. */
     redisKeyPrefix: string;
+    /**
+     * Also send the IETF draft's RateLimit-Policy and RateLimit (PARLEY_RATE_LIMIT_DRAFT_HEADERS):
+     * they name the policy that applied, but cost as much as the contract's three fields together.
+     */
+    draftHeaders: boolean;
   };
 }
 
@@ -163,6 +168,7 @@ export function loadConfig(env: Env = process.env): Config {
       requestWindowSeconds: windowSeconds(env, 'PARLEY_RATE_LIMIT_REQUEST_WINDOW', '1m'),
       commentWindowSeconds: windowSeconds(env, 'PARLEY_RATE_LIMIT_COMMENT_WINDOW', '1h'),
       redisKeyPrefix: env.PARLEY_RATE_LIMIT_REDIS_PREFIX || 'parley:ratelimit',
+      draftHeaders: boolean(env, 'PARLEY_RATE_LIMIT_DRAFT_HEADERS', false),
     }),
   });
 }

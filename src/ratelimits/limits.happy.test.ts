@@ -1,7 +1,9 @@
 import { describe, expect, it } from 'vitest';
 import { pageUrl, parleysPerTest, type ApiResponse, type TestParley } from '../../test/helper.ts';
 
-const parleyWith = parleysPerTest();
+const startParley = parleysPerTest();
+/** With the IETF draft's fields too: they name the policy a request counted against. */
+const parleyWith = (env: Record<string, string>) => startParley({ PARLEY_RATE_LIMIT_DRAFT_HEADERS: 'true', ...env });
 
 function guestPost(parley: TestParley, siteId: string, content = 'Hello from a guest') {
   return parley.request('POST', '/v1/comments', { body: { thread_url: pageUrl(), site_id: siteId, content, author_name: 'Guest' } });
@@ -22,6 +24,21 @@ function rateHeaders(response: ApiResponse) {
     retryAfter: header('retry-after'),
   };
 }
+
+describe('the fields of a limited answer', () => {
+  it("are the contract's X-RateLimit-Limit, -Remaining and -Reset; the draft's RateLimit-Policy and RateLimit only when asked for", async () => {
+    const read = async (parley: TestParley) => {
+      const site = await parley.newSite();
+      return parley.request('GET', `/v1/comments?site_id=${site.site_id}&thread_url=${encodeURIComponent(pageUrl())}`);
+    };
+    const plain = rateHeaders(await read(await startParley({ PARLEY_RATE_LIMIT_IP_PER_MINUTE: '600' })));
+    expect(plain).toMatchObject({ limit: '600', remaining: '599', policy: null, ratelimit: null });
+    expect(plain.reset).toBeGreaterThan(Date.now() / 1000);
+    const drafted = rateHeaders(await read(await parleyWith({ PARLEY_RATE_LIMIT_IP_PER_MINUTE: '600' })));
+    expect(drafted).toMatchObject({ limit: '600', remaining: '599', policy: '"ip";q=600;w=60', ratelimit: '"ip";r=599;t=60' });
+    expect(Math.abs(drafted.reset - plain.reset)).toBeLessThanOrEqual(1);
+  });
+});
 
 describe('the guest comment limit (5 an hour per IP by default)', () => {
   it('refuses the 6th guest comment of the hour with a 429 problem and Retry-After', async () => {

@@ -1,5 +1,5 @@
 import proxyAddr from '@fastify/proxy-addr';
-import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { FastifyInstance, FastifyReply, FastifyRequest, onSendHookHandler } from 'fastify';
 import { RateLimiterRes } from 'rate-limiter-flexible';
 import type { Caller } from '../auth/caller.ts';
 import type { Config } from '../config.ts';
@@ -26,16 +26,22 @@ declare module 'fastify' {
 }
 
 /**
- * X-RateLimit-* as the specification names them, and the IETF draft's RateLimit-Policy / RateLimit.
- * `now` is the caller's clock reading, so one request reads the clock once.
+ * X-RateLimit-* as the specification names them, and with `draft` the IETF draft's RateLimit-Policy
+ * and RateLimit. `now` is the caller's clock reading, so one request reads the clock once.
  */
-function setHeaders(reply: FastifyReply, policy: Policy, state: RateLimiterRes, now: number): void {
-  const secondsLeft = Math.max(1, Math.ceil(state.msBeforeNext / 1000));
+function setHeaders(reply: FastifyReply, policy: Policy, state: RateLimiterRes, now: number, draft: boolean): void {
   reply.header('x-ratelimit-limit', policy.fields.limit);
   reply.header('x-ratelimit-remaining', state.remainingPoints);
   reply.header('x-ratelimit-reset', Math.ceil((now + state.msBeforeNext) / 1000));
+  if (!draft) return;
+  const secondsLeft = Math.max(1, Math.ceil(state.msBeforeNext / 1000));
   reply.header('ratelimit-policy', policy.fields.policy);
   reply.header('ratelimit', `${policy.fields.stateStart}${state.remainingPoints};t=${secondsLeft}`);
+}
+
+function hooksOf(hooks: onSendHookHandler | onSendHookHandler[] | undefined): onSendHookHandler[] {
+  if (!hooks) return [];
+  return Array.isArray(hooks) ? hooks : [hooks];
 }
 
 /** The request's check; a promise only when it has a limit to count against. */
@@ -51,46 +57,53 @@ export async function registerRateLimits(app: FastifyInstance, config: Config): 
   const counters = await openCounters(config, [...policies.values()], app.log);
   app.addHook('onClose', () => counters.close());
   app.decorateRequest('rateLimitRefund', null);
+  const { draftHeaders } = config.rateLimits;
 
   const refund = async (request: FastifyRequest, reply: FastifyReply, { policy, subject }: Counted) => {
     try {
-      setHeaders(reply, policy, await counters.limiterOf(policy).reward(subject), Date.now());
+      setHeaders(reply, policy, await counters.limiterOf(policy).reward(subject), Date.now(), draftHeaders);
     } catch (err) {
       request.log.error({ err }, 'rate limit refund failed');
     }
   };
-  // A hook with a callback rather than an async one: it runs on every response and almost always
-  // has nothing to do, and then it should cost no promise.
+  // Only comment creation counts what a request makes, and gives the count back when it makes
+  // nothing, so only its routes carry the hook: every other response goes without it. A callback
+  // rather than an async hook: it almost always has nothing to do, and then it should cost no promise.
+  const giveBackIfFailed: onSendHookHandler = (request, reply, payload, done) => {
+    const counted = request.rateLimitRefund;
+    if (!counted || reply.statusCode < 400 || Date.now() >= counted.windowEndsAt) return done(null, payload);
+    void refund(request, reply, counted).then(() => done(null, payload));
+  };
   if ([...policies.values()].some((policy) => policy.refundsFailures)) {
-    app.addHook('onSend', (request, reply, payload, done) => {
-      const counted = request.rateLimitRefund;
-      if (!counted || reply.statusCode < 400 || Date.now() >= counted.windowEndsAt) return done(null, payload);
-      void refund(request, reply, counted).then(() => done(null, payload));
+    app.addHook('onRoute', (route) => {
+      if (route.config?.commentCreation) route.onSend = [...hooksOf(route.onSend), giveBackIfFailed];
     });
   }
 
-  const count = async (request: FastifyRequest, reply: FastifyReply, { policy, subject }: Charge) => {
-    let state: RateLimiterRes;
-    let allowed = true;
-    try {
-      state = await counters.limiterOf(policy).consume(subject);
-    } catch (outcome) {
-      if (!(outcome instanceof RateLimiterRes)) {
-        request.log.error({ err: outcome }, 'rate limit unavailable; request let through');
-        return;
-      }
-      state = outcome;
-      allowed = false;
-    }
+  const counted = (request: FastifyRequest, reply: FastifyReply, { policy, subject }: Charge, state: RateLimiterRes) => {
     const now = Date.now();
-    setHeaders(reply, policy, state, now);
-    if (!allowed) {
-      const retryAfter = Math.max(1, Math.ceil(state.msBeforeNext / 1000));
-      reply.header('retry-after', retryAfter);
-      throw new AppError('rate_limited', `Limit of ${policy.limit} per ${policy.windowSeconds} s reached (${policy.name}); retry in ${retryAfter} s`);
-    }
+    setHeaders(reply, policy, state, now, draftHeaders);
     if (policy.refundsFailures) request.rateLimitRefund = { policy, subject, windowEndsAt: now + state.msBeforeNext };
   };
+  const refused = (request: FastifyRequest, reply: FastifyReply, { policy }: Charge, outcome: unknown) => {
+    if (!(outcome instanceof RateLimiterRes)) {
+      request.log.error({ err: outcome }, 'rate limit unavailable; request let through');
+      return;
+    }
+    setHeaders(reply, policy, outcome, Date.now(), draftHeaders);
+    const retryAfter = Math.max(1, Math.ceil(outcome.msBeforeNext / 1000));
+    reply.header('retry-after', retryAfter);
+    throw new AppError('rate_limited', `Limit of ${policy.limit} per ${policy.windowSeconds} s reached (${policy.name}); retry in ${retryAfter} s`);
+  };
+  // Runs on every request: one promise, the limiter's own.
+  const count = (request: FastifyRequest, reply: FastifyReply, charge: Charge) =>
+    counters
+      .limiterOf(charge.policy)
+      .consume(charge.subject)
+      .then(
+        (state) => counted(request, reply, charge, state),
+        (outcome: unknown) => refused(request, reply, charge, outcome),
+      );
   const check = (request: FastifyRequest, reply: FastifyReply, caller: Caller | null, ip: string) => {
     const charge = chargeFor(request, caller, policies, ip);
     return charge ? count(request, reply, charge) : undefined;

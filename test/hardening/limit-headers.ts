@@ -17,6 +17,8 @@ export function limitsEnv(limits: Limits): Record<string, string> {
     PARLEY_RATE_LIMIT_IP_PER_MINUTE: String(limits.ipPerMinute),
     PARLEY_RATE_LIMIT_GUEST_COMMENTS_PER_HOUR: String(limits.guestCommentsPerHour),
     PARLEY_RATE_LIMIT_SESSION_COMMENTS_PER_HOUR: String(limits.sessionCommentsPerHour),
+    // The draft's fields name the policy a request counted against, which the checks below need.
+    PARLEY_RATE_LIMIT_DRAFT_HEADERS: 'true',
   };
 }
 

@@ -10,7 +10,8 @@ import { send, type RawRequest, type RawResponse } from './http-client.ts';
 const startParley = parleysPerTest();
 
 const IP_LIMIT = 5;
-const LIMITED = { PARLEY_RATE_LIMIT_IP_PER_MINUTE: String(IP_LIMIT) };
+/** With the IETF draft's fields, which name the policy a request counted against. */
+const LIMITED = { PARLEY_RATE_LIMIT_IP_PER_MINUTE: String(IP_LIMIT), PARLEY_RATE_LIMIT_DRAFT_HEADERS: 'true' };
 
 const json = { 'content-type': 'application/json' };
 const MALFORMED: Array<[string, RawRequest, number, string]> = [

@@ -1,0 +1,72 @@
+import { execFileSync } from 'node:child_process';
+import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import autocannon from 'autocannon';
+import type { Request } from './cases.ts';
+import { startParley } from './processes.ts';
+
+/** Requests before the count starts, so that V8 has optimised the code the count covers. */
+const WARM_UP_REQUESTS = 3000;
+const COUNTED_REQUESTS = 2000;
+
+export interface InstructionCost {
+  /** Instructions Parley executed per request, limits on (untripped) and off. */
+  onPerRequest: number;
+  offPerRequest: number;
+  /** on ÷ off − 1. */
+  cost: number;
+  requests: number;
+}
+
+export function valgrindInstalled(): boolean {
+  try {
+    execFileSync('valgrind', ['--version'], { stdio: 'ignore' });
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+async function send(url: string, { method, path, headers, body }: Request, amount: number): Promise<void> {
+  // Enough connections that the server never waits for the next request: what runs on timers while
+  // it waits (the webhook worker polls four times a second) would count, and vary with the wall
+  // time. With one connection two counts of the same build differed by 6 %, with four by 0.5 %.
+  // Parley closes a keep-alive socket after 1,000 requests: autocannon reconnects before that.
+  const result = await autocannon({ url: url + path, connections: 4, amount, reconnectRate: 1000, method, headers, body });
+  if (result.non2xx > 0 || result.errors > 0) throw new Error(`counted run: ${result.non2xx} non-2xx answers, ${result.errors} errors`);
+}
+
+/**
+ * Instructions per request of a Parley process under valgrind's callgrind, counted between two
+ * moments of a steady run: after a warm-up the counters are zeroed, a fixed number of requests
+ * is sent, and the counters are dumped. Unlike time, the count does not move with the machine's
+ * other load (two counts of the same build agree within about 0.5 %), so a cost of a few per cent
+ * shows; it weighs every instruction alike, which time does not (a cache miss costs more).
+ */
+async function instructionsPerRequest(env: Record<string, string>, request: Request): Promise<number> {
+  const dir = mkdtempSync(join(tmpdir(), 'parley-callgrind-'));
+  const parley = await startParley(env, { callgrindFile: join(dir, 'callgrind.out') });
+  // callgrind_control finds the process by a name that valgrind builds from USER and HOST, so it
+  // runs with the server's HOST.
+  const control = (option: string) => execFileSync('callgrind_control', [option, String(parley.pid)], { env: { ...process.env, HOST: '127.0.0.1' }, stdio: 'ignore' });
+  try {
+    await send(parley.url, request, WARM_UP_REQUESTS);
+    control('--zero');
+    await send(parley.url, request, COUNTED_REQUESTS);
+    control('--dump');
+    const dump = readdirSync(dir).find((name) => name.endsWith('.1'));
+    const total = dump ? /^(?:summary|totals):\s+(\d+)/m.exec(readFileSync(join(dir, dump), 'utf8')) : null;
+    if (!total) throw new Error(`callgrind wrote no count in ${dir}`);
+    return Number(total[1]) / COUNTED_REQUESTS;
+  } finally {
+    await parley.stop();
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+/** The rate limiter's cost in instructions: two processes, limits on and off, counted side by side. */
+export async function limiterInstructions(env: Record<string, string>, onEnv: Record<string, string>, offEnv: Record<string, string>, request: Request): Promise<InstructionCost> {
+  const [onPerRequest, offPerRequest] = await Promise.all([instructionsPerRequest({ ...env, ...onEnv }, request), instructionsPerRequest({ ...env, ...offEnv }, request)]);
+  return { onPerRequest, offPerRequest, cost: onPerRequest / offPerRequest - 1, requests: COUNTED_REQUESTS };
+}
