@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { FastifyInstance } from 'fastify';
 import pg from 'pg';
-import { afterEach } from 'vitest';
+import { afterEach, expect } from 'vitest';
 import { buildApp } from '../src/app.ts';
 import { loadConfig, type Config } from '../src/config.ts';
 import { postgresUrl } from '../src/db/connect.ts';
@@ -160,4 +160,26 @@ let counter = 0;
 export function pageUrl(host = 'blog.example.com'): string {
   counter += 1;
   return `https://${host}/posts/${Date.now()}-${counter}`;
+}
+
+/**
+ * A new site with a thread and three signed-in users (Alice and Bob, and Mo, a moderator), with
+ * `post` (returns the new comment's id) and `write` (any call that must succeed) as their tokens.
+ */
+export async function threadWithUsers(parley: TestParley) {
+  const site = await parley.newSite();
+  const alice = await parley.signIn(site.api_key, site.site_id, { id: 'alice', name: 'Alice' });
+  const bob = await parley.signIn(site.api_key, site.site_id, { id: 'bob', name: 'Bob' });
+  const moderator = await parley.signIn(site.api_key, site.site_id, { id: 'mod', name: 'Mo', moderator: true });
+  const thread = pageUrl();
+  const path = `/v1/comments?thread_url=${encodeURIComponent(thread)}&site_id=${site.site_id}`;
+  const post = async (token: string, content: string, parent_id?: string): Promise<string> => {
+    const response = await parley.request('POST', '/v1/comments', { token, body: { thread_url: thread, site_id: site.site_id, content, parent_id } });
+    expect(response.status).toBe(201);
+    return response.body.id;
+  };
+  const write = async (method: string, path: string, token: string, body?: unknown) => {
+    expect((await parley.request(method, path, { token, body })).status).toBeLessThan(300);
+  };
+  return { site, alice, bob, moderator, path, post, write };
 }

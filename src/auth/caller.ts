@@ -32,6 +32,8 @@ export interface SessionCaller extends Base {
   moderator: boolean;
   /** The user had commented on the site when the request began (user.created is behind them). */
   hasCommented: boolean;
+  /** The user's marks revision when the request began (migration 0008), which their kept marks are checked against. */
+  marksRevision: number;
 }
 export type Caller = PublicCaller | KeyCaller | SessionCaller;
 
@@ -80,6 +82,7 @@ const sessionByHash = preparedQuery((db, _shape: null, hash: string, now: string
       'sessions.moderator',
       'site_users.name',
       'site_users.first_comment_at',
+      'site_users.marks_revision',
       'sites.account_id',
     ])
     .where('sessions.token_hash', '=', hash)
@@ -121,6 +124,7 @@ export async function resolveCaller(db: Db, token: string | null, ip: string): P
       userName: session.name,
       moderator: session.moderator === 1,
       hasCommented: session.first_comment_at !== null,
+      marksRevision: session.marks_revision,
     };
   }
   throw new AppError('unauthorized', UNKNOWN);

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { dialectName, freshDatabaseUrl, pageUrl, parleysPerTest, startParley, type TestParley } from '../../test/helper.ts';
+import { dialectName, freshDatabaseUrl, parleysPerTest, startParley, threadWithUsers, type TestParley } from '../../test/helper.ts';
 
 // Public lists are assembled from parts kept by revision (src/comments/public-list.ts): each
 // top-level comment's serialised subtree by its subtree_revision, a time-sorted page's top-level ids
@@ -9,19 +9,9 @@ const parleyWith = parleysPerTest();
 const PAGE_CACHE_OFF = { PARLEY_RESPONSE_CACHE_MB: '0' };
 
 async function threadOn(parley: TestParley) {
-  const site = await parley.newSite();
-  const alice = await parley.signIn(site.api_key, site.site_id, { id: 'alice', name: 'Alice' });
-  const bob = await parley.signIn(site.api_key, site.site_id, { id: 'bob', name: 'Bob' });
-  const moderator = await parley.signIn(site.api_key, site.site_id, { id: 'mod', name: 'Mo', moderator: true });
-  const thread = pageUrl();
-  const path = `/v1/comments?thread_url=${encodeURIComponent(thread)}&site_id=${site.site_id}`;
-  const post = async (token: string, content: string, parent_id?: string): Promise<string> => {
-    const response = await parley.request('POST', '/v1/comments', { token, body: { thread_url: thread, site_id: site.site_id, content, parent_id } });
-    expect(response.status).toBe(201);
-    return response.body.id;
-  };
-  const publicList = async () => (await parley.request('GET', path)).body;
-  return { site, alice, bob, moderator, path, post, publicList };
+  const thread = await threadWithUsers(parley);
+  const publicList = async () => (await parley.request('GET', thread.path)).body;
+  return { ...thread, publicList };
 }
 
 /** The deepest comment of the first top-level comment's first chain of replies. */
@@ -34,15 +24,12 @@ function deepest(list: any): any {
 describe('lists assembled from kept subtrees', () => {
   it('show every kind of write to a reply deep in a subtree on the next read', async () => {
     const parley = await parleyWith(PAGE_CACHE_OFF);
-    const { alice, bob, moderator, post, publicList } = await threadOn(parley);
+    const { alice, bob, moderator, post, write, publicList } = await threadOn(parley);
     const top = await post(alice, 'top');
     const middle = await post(alice, 'middle', top);
     const deep = await post(bob, 'deep', middle);
     expect(deepest(await publicList())).toMatchObject({ id: deep, content: 'deep', upvotes: 0 });
 
-    const write = async (method: string, path: string, token: string, body: unknown) => {
-      expect((await parley.request(method, path, { token, body })).status).toBeLessThan(300);
-    };
     await write('POST', `/v1/comments/${deep}/vote`, alice, { vote_type: 'up' });
     expect(deepest(await publicList())).toMatchObject({ id: deep, upvotes: 1 });
     await write('POST', `/v1/comments/${deep}/react`, alice, { reaction_type: 'funny' });
@@ -52,7 +39,7 @@ describe('lists assembled from kept subtrees', () => {
 
     const deeper = await post(alice, 'deeper', deep);
     expect(deepest(await publicList())).toMatchObject({ id: deeper, content: 'deeper' });
-    await write('DELETE', `/v1/comments/${deeper}`, alice, undefined);
+    await write('DELETE', `/v1/comments/${deeper}`, alice);
     expect(deepest(await publicList())).toMatchObject({ id: deep });
 
     await write('PATCH', `/v1/comments/${deep}/moderate`, moderator, { action: 'remove' });

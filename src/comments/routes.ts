@@ -50,7 +50,7 @@ export const commentRoutes: FastifyPluginAsyncTypebox<{ db: Db; caches: Response
       };
       if (request.caller.kind === 'public') return sendWithEtag(request, reply, await publicList());
       let shown: CachedList | undefined;
-      const list = await listComments(db, request.caller, request.query, async () => (shown = await publicList()).page);
+      const list = await listComments(db, request.caller, request.query, async () => (shown = await publicList()).page, listParts.readerMarks);
       if ('own' in list) return sendWithEtag(request, reply, taggedResponse(Buffer.from(reply.serialize(list.own) as string)));
       return sendWithEtag(request, reply, withReaderMarks(shown ?? (await publicList()), list.marks));
     },

@@ -27,6 +27,8 @@ import { MAX_AUTHOR_NAME, MAX_CONTENT, cleanText } from './text.ts';
 import { assertAllowedHost, threadKey } from './thread-url.ts';
 import { capPerRoot, isEmptyPlaceholder, nestReplies } from './tree.ts';
 import type { PublicPage } from './public-list.ts';
+import { readerMarksOf, type KnownMarks } from './reader-marks.ts';
+import type { RevisionCache } from './revision-cache.ts';
 import { authorMarks, eventComment, markableRow, NO_MARKS, toView, type CommentRow, type CommentView, type ViewerMarks, type ViewRow } from './view.ts';
 import { viewerFor, type Viewer } from './visibility.ts';
 
@@ -88,7 +90,13 @@ export type CallerList = { own: CommentList } | { marks: ViewerMarks | null };
  * that only they can see (pending, shadow-banned) sees the public's comments: their list is the
  * public one (`publicList`, see public-list.ts) with their own votes, reactions and authorship.
  */
-export async function listComments(db: Db, caller: Caller, query: ListQuery, publicList: () => Promise<PublicPage>): Promise<CallerList> {
+export async function listComments(
+  db: Db,
+  caller: Caller,
+  query: ListQuery,
+  publicList: () => Promise<PublicPage>,
+  keptMarks: RevisionCache<KnownMarks>,
+): Promise<CallerList> {
   const site = await siteOrNotFound(db.kysely, query.site_id);
   const viewer = viewerFor(caller, site);
   // The public, or a credential of another tenant (which reads the site as the public does).
@@ -96,8 +104,9 @@ export async function listComments(db: Db, caller: Caller, query: ListQuery, pub
   if (viewer.moderator) return { own: await readList(db, site, viewer, query) };
   const urlKey = threadKey(query.thread_url, 'querystring/thread_url').href;
   if (await hasCommentsOnlyAuthorSees(db.kysely, site.id, urlKey, viewer.ref)) return { own: await readList(db, site, viewer, query) };
-  const page = await publicList();
-  return { marks: await marksOf(db.kysely, viewer, page.subtrees.flatMap((subtree) => subtree.comments)) };
+  const comments = (await publicList()).subtrees.flatMap((subtree) => subtree.comments);
+  const marks = caller.kind === 'session' ? readerMarksOf(db.kysely, keptMarks, caller, viewer, comments) : marksOf(db.kysely, viewer, comments);
+  return { marks: await marks };
 }
 
 /** A comment (with its thread URL) and its site; 404 when either is unknown. */

@@ -8,7 +8,8 @@ export type CommentRow = Selectable<CommentTable>;
  * (each column of each row read costs: a third less than the whole row). Public lists keep
  * serialised subtrees until a trigger moves their revision (src/comments/public-list.ts): a column
  * added here that a write can change must also be named by that trigger (SHOWN_COLUMNS in
- * src/db/dialect.ts, recreated by a new migration), or its changes would not show.
+ * src/db/migrations/0007_list_revisions.ts, recreated by a new migration), or its changes would not
+ * show.
  */
 export const VIEW_COLUMNS = [
   'id',

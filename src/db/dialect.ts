@@ -1,5 +1,5 @@
 import SQLite from 'better-sqlite3';
-import { PostgresAdapter, sql, type Kysely, type SelectQueryBuilder, type Transaction } from 'kysely';
+import { PostgresAdapter, sql, type Kysely, type RawBuilder, type SelectQueryBuilder, type Transaction } from 'kysely';
 import pg from 'pg';
 import type { Database } from './schema.ts';
 
@@ -137,44 +137,22 @@ export function isDatabaseBusy(error: unknown): boolean {
 }
 
 /** The columns of a comment that its public form shows (an update of any of them changes its subtree). */
-const SHOWN_COLUMNS = 'content, author_name, status, moderation_status, is_deleted, is_edited, upvotes, downvotes, reaction_counts';
+/** A row trigger whose body is one statement: `when` is what follows the trigger's name. */
+export interface Trigger {
+  name: string;
+  when: string;
+  body: RawBuilder<unknown>;
+}
 
-/**
- * The triggers of migration 0007. A top-level comment's `subtree_revision` moves when a reply is
- * added below it or a shown column of it or of any reply below it is set; a thread's
- * `listing_revision` moves when a top-level comment is added to it or has its listing flags set.
- * SQLite writes a trigger's body inline; PostgreSQL calls a function.
- */
-export async function createRevisionTriggers(db: Kysely<unknown>): Promise<void> {
-  const triggers = [
-    {
-      name: 'comments_shown_column_set',
-      when: `after update of ${SHOWN_COLUMNS} on comments for each row`,
-      bump: sql`update comments set subtree_revision = subtree_revision + 1 where id = new.root_id`,
-    },
-    {
-      name: 'comments_reply_added',
-      when: 'after insert on comments for each row when (new.parent_id is not null)',
-      bump: sql`update comments set subtree_revision = subtree_revision + 1 where id = new.root_id`,
-    },
-    {
-      name: 'comments_top_level_added',
-      when: 'after insert on comments for each row when (new.parent_id is null)',
-      bump: sql`update threads set listing_revision = listing_revision + 1 where id = new.thread_id`,
-    },
-    {
-      name: 'comments_listing_set',
-      when: 'after update of listed_public, listed_all on comments for each row when (new.parent_id is null)',
-      bump: sql`update threads set listing_revision = listing_revision + 1 where id = new.thread_id`,
-    },
-  ];
+/** SQLite writes a trigger's body inline; PostgreSQL calls a function. */
+export async function createTriggers(db: Kysely<unknown>, triggers: Trigger[]): Promise<void> {
   const postgres = db.getExecutor().adapter instanceof PostgresAdapter;
-  for (const { name, when, bump } of triggers) {
+  for (const { name, when, body } of triggers) {
     if (postgres) {
-      await sql`create function ${sql.raw(name)}() returns trigger language plpgsql as $$ begin ${bump}; return null; end $$`.execute(db);
+      await sql`create function ${sql.raw(name)}() returns trigger language plpgsql as $$ begin ${body}; return null; end $$`.execute(db);
       await sql`create trigger ${sql.raw(name)} ${sql.raw(when)} execute function ${sql.raw(name)}()`.execute(db);
     } else {
-      await sql`create trigger ${sql.raw(name)} ${sql.raw(when)} begin ${bump}; end`.execute(db);
+      await sql`create trigger ${sql.raw(name)} ${sql.raw(when)} begin ${body}; end`.execute(db);
     }
   }
 }

@@ -8,6 +8,7 @@ import * as threadListing from './migrations/0004_thread_listing.ts';
 import * as commentsOnlyAuthorSees from './migrations/0005_comments_only_author_sees.ts';
 import * as webhookSiteDue from './migrations/0006_webhook_site_due.ts';
 import * as listRevisions from './migrations/0007_list_revisions.ts';
+import * as marksRevision from './migrations/0008_marks_revision.ts';
 
 /**
  * Migrations are listed here explicitly (no directory scan), in order. They are additive only (new
@@ -24,6 +25,7 @@ const MIGRATIONS: Record<string, Migration> = {
   '0005_comments_only_author_sees': commentsOnlyAuthorSees,
   '0006_webhook_site_due': webhookSiteDue,
   '0007_list_revisions': listRevisions,
+  '0008_marks_revision': marksRevision,
 };
 
 const provider: MigrationProvider = { getMigrations: async () => MIGRATIONS };

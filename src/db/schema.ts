@@ -46,6 +46,8 @@ export interface SiteUserTable {
   avatar_url: string | null;
   first_comment_at: string | null;
   created_at: string;
+  /** Moves with every vote and reaction of the user (migration 0008). */
+  marks_revision: Generated<number>;
 }
 
 export interface SessionTable {
