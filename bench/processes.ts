@@ -98,8 +98,7 @@ export async function startService(name: string, args: string[], env: Record<str
 /**
  * `npm start` for a given database and configuration: the start script of package.json; with
  * `profileDir`, under `--cpu-prof` (the profile is written there when the process stops); with
- * `callgrindFile`, under valgrind's callgrind, V8 on one thread so that the count repeats (see
- * bench/instructions.ts).
+ * `callgrindFile`, under valgrind's callgrind (see bench/instructions.ts).
  */
 export async function startParley(env: Record<string, string>, options: { profileDir?: string; callgrindFile?: string } = {}): Promise<Service> {
   const port = await freePort();
@@ -109,7 +108,7 @@ export async function startParley(env: Record<string, string>, options: { profil
   const start = (JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { scripts: { start: string } }).scripts.start.split(' ');
   if (start[0] !== 'node') throw new Error(`package.json's start script no longer runs node: ${start.join(' ')}`);
   // Under callgrind: V8 on one thread, and no full collection of the heap started by a timer or by
-  // its growth, so that where collections fall does not move the count (see bench/instructions.ts).
+  // its growth, so that fewer of them fall unevenly into the counted windows (bench/instructions.ts).
   const counted = callgrindFile ? ['--single-threaded', '--no-memory-reducer', '--initial-old-space-size=1024'] : [];
   const nodeArgs = [...counted, ...profile, ...start.slice(1)];
   return startService('parley', nodeArgs, { LOG_LEVEL: 'warn', HOST: '127.0.0.1', ...env, PORT: String(port) }, port, callgrind);
