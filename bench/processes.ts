@@ -98,12 +98,14 @@ export async function startService(name: string, args: string[], env: Record<str
 /**
  * `npm start` for a given database and configuration: the start script of package.json; with
  * `profileDir`, under `--cpu-prof` (the profile is written there when the process stops); with
- * `callgrindFile`, under valgrind's callgrind (see bench/instructions.ts).
+ * `callgrindFile`, under valgrind's callgrind (see bench/instructions.ts); with `cpu`, on that core
+ * only.
  */
-export async function startParley(env: Record<string, string>, options: { profileDir?: string; callgrindFile?: string } = {}): Promise<Service> {
+export async function startParley(env: Record<string, string>, options: { profileDir?: string; callgrindFile?: string; cpu?: number } = {}): Promise<Service> {
   const port = await freePort();
-  const { profileDir, callgrindFile } = options;
+  const { profileDir, callgrindFile, cpu } = options;
   const profile = profileDir ? ['--cpu-prof', `--cpu-prof-dir=${profileDir}`] : [];
+  const pinned = cpu === undefined ? [] : ['taskset', '-c', String(cpu)];
   const callgrind = callgrindFile ? ['valgrind', '--tool=callgrind', `--callgrind-out-file=${callgrindFile}`] : [];
   const start = (JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { scripts: { start: string } }).scripts.start.split(' ');
   if (start[0] !== 'node') throw new Error(`package.json's start script no longer runs node: ${start.join(' ')}`);
@@ -111,7 +113,7 @@ export async function startParley(env: Record<string, string>, options: { profil
   // its growth, so that fewer of them fall unevenly into the counted windows (bench/instructions.ts).
   const counted = callgrindFile ? ['--single-threaded', '--no-memory-reducer', '--initial-old-space-size=1024'] : [];
   const nodeArgs = [...counted, ...profile, ...start.slice(1)];
-  return startService('parley', nodeArgs, { LOG_LEVEL: 'warn', HOST: '127.0.0.1', ...env, PORT: String(port) }, port, callgrind);
+  return startService('parley', nodeArgs, { LOG_LEVEL: 'warn', HOST: '127.0.0.1', ...env, PORT: String(port) }, port, [...pinned, ...callgrind]);
 }
 
 export interface CannedResponse {

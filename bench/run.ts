@@ -300,8 +300,13 @@ async function afterWriteCost(whole: Case, seeded: Seeded, env: Record<string, s
 async function rateLimitCost(list: Case, env: Record<string, string>): Promise<LimiterCost> {
   const inProcess = await limiterCostInProcess(list, env);
   log(`rate limiting in process: ${inProcess.costMicros.toFixed(2)} µs per request (list-100 through inject: ${inProcess.onMicros.toFixed(1)} µs on, ${inProcess.offMicros.toFixed(1)} µs off; median of ${inProcess.rounds} rounds)`);
-  const on = await startParley({ ...env, ...SERVER_ENV.default });
-  const off = await startParley({ ...env, ...SERVER_ENV['no-rate-limits'] });
+  // Both servers on one core and autocannon on the other, so that neither server gains from where
+  // the scheduler happens to put it.
+  const pin = cpus().length >= 2;
+  const pinSelf = (cores: string) => execFileSync('taskset', ['-a', '-cp', cores, String(process.pid)], { stdio: 'ignore' });
+  if (pin) pinSelf('1');
+  const on = await startParley({ ...env, ...SERVER_ENV.default }, { cpu: pin ? 0 : undefined });
+  const off = await startParley({ ...env, ...SERVER_ENV['no-rate-limits'] }, { cpu: pin ? 0 : undefined });
   const runs: LimiterCost = { on: [], off: [], cost: NaN, cpuCost: NaN, inProcess, instructions: null };
   try {
     await measure(on.url, list, LIMITER_SECONDS);
@@ -318,6 +323,7 @@ async function rateLimitCost(list: Case, env: Record<string, string>): Promise<L
   } finally {
     await on.stop();
     await off.stop();
+    if (pin) pinSelf(`0-${cpus().length - 1}`);
   }
   runs.cost = 1 - median(runs.on.map((run, i) => run.requestsPerSecond / runs.off[i].requestsPerSecond));
   runs.cpuCost = 1 - median(runs.on.map((run, i) => runs.off[i].cpuMicros / run.cpuMicros));

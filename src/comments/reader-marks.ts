@@ -50,6 +50,7 @@ export async function readerMarksOf(
     }
     for (const [id, value] of found.votes) known.votes.set(id, value);
     for (const [id, type] of found.reactions) known.reactions.set(id, type);
+    // Kept again: its size is counted anew, and marks that outgrew the budget are dropped.
     kept.set(reader.userId, reader.marksRevision, known);
   }
   return { viewerRef: viewer.ref, votes: known.votes, reactions: known.reactions };

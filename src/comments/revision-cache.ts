@@ -22,10 +22,11 @@ export class RevisionCache<Value> {
     return entry.value;
   }
 
+  /** Keeps `value` (again, when it was changed in place: its size is counted anew). */
   set(key: string, revision: number, value: Value): void {
     const size = this.sizeOf(value);
-    if (size > this.maxBytes) return;
     this.#remove(key);
+    if (size > this.maxBytes) return;
     this.#entries.set(key, { revision, value, size });
     this.#bytes += size;
     while (this.#bytes > this.maxBytes) this.#remove(this.#entries.keys().next().value!);

@@ -80,7 +80,7 @@ export async function registerRateLimits(app: FastifyInstance, config: Config): 
     });
   }
 
-  const counted = (request: FastifyRequest, reply: FastifyReply, { policy, subject }: Charge, state: RateLimiterRes) => {
+  const admitted = (request: FastifyRequest, reply: FastifyReply, { policy, subject }: Charge, state: RateLimiterRes) => {
     const now = Date.now();
     setHeaders(reply, policy, state, now, draftHeaders);
     if (policy.refundsFailures) request.rateLimitRefund = { policy, subject, windowEndsAt: now + state.msBeforeNext };
@@ -95,13 +95,13 @@ export async function registerRateLimits(app: FastifyInstance, config: Config): 
     reply.header('retry-after', retryAfter);
     throw new AppError('rate_limited', `Limit of ${policy.limit} per ${policy.windowSeconds} s reached (${policy.name}); retry in ${retryAfter} s`);
   };
-  // Runs on every request: one promise, the limiter's own.
+  // Runs on every request: the limiter's promise and one then(), with no async function around them.
   const count = (request: FastifyRequest, reply: FastifyReply, charge: Charge) =>
     counters
       .limiterOf(charge.policy)
       .consume(charge.subject)
       .then(
-        (state) => counted(request, reply, charge, state),
+        (state) => admitted(request, reply, charge, state),
         (outcome: unknown) => refused(request, reply, charge, outcome),
       );
   const check = (request: FastifyRequest, reply: FastifyReply, caller: Caller | null, ip: string) => {
