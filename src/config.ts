@@ -30,9 +30,9 @@ export interface Config {
   /** Memory for cached public responses (lists and single comments), in MB (PARLEY_RESPONSE_CACHE_MB, 32); 0 turns the cache off. */
   responseCacheMb: number;
   /**
-   * Memory for what public list pages are assembled from, in MB (PARLEY_SUBTREE_CACHE_MB, 16): the
-   * serialised subtrees (a top-level comment and its replies), and the top-level ids of pages sorted
-   * by time (an eighth); 0 turns it off.
+   * Memory for what list pages are assembled from, in MB (PARLEY_SUBTREE_CACHE_MB, 16): the
+   * serialised subtrees (a top-level comment and its replies; three quarters), the top-level ids of
+   * pages sorted by time and signed-in readers' marks (an eighth each); 0 turns it off.
    */
   subtreeCacheMb: number;
   /** Each limit counts per window; 0 turns that limit off. */

@@ -155,6 +155,23 @@ export function parleysPerTest(): (env?: Record<string, string>) => Promise<Test
   };
 }
 
+/**
+ * Two servers on one fresh database without Redis, so neither hears of the other's writes; both are
+ * closed and the database dropped after `use`.
+ */
+export async function twoInstances(use: (writer: TestParley, reader: TestParley) => Promise<void>): Promise<void> {
+  const database = await freshDatabaseUrl();
+  const writer = await startParley({ DATABASE_URL: database.url });
+  const reader = await startParley({ DATABASE_URL: database.url });
+  try {
+    await use(writer, reader);
+  } finally {
+    await reader.close();
+    await writer.close();
+    await database.drop();
+  }
+}
+
 /** A page address on the given host, unique per call so tests do not share threads. */
 let counter = 0;
 export function pageUrl(host = 'blog.example.com'): string {

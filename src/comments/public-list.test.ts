@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { dialectName, freshDatabaseUrl, parleysPerTest, startParley, threadWithUsers, type TestParley } from '../../test/helper.ts';
+import { dialectName, parleysPerTest, threadWithUsers, twoInstances, type TestParley } from '../../test/helper.ts';
 
 // Public lists are assembled from parts kept by revision (src/comments/public-list.ts): each
 // top-level comment's serialised subtree by its subtree_revision, a time-sorted page's top-level ids
@@ -97,10 +97,7 @@ describe('lists assembled from kept subtrees', () => {
 // page cache stays off, but kept subtrees are checked against the database's revisions.
 describe.runIf(dialectName === 'postgres')('lists assembled from kept subtrees, across instances', () => {
   it("show another instance's writes to a reply on the next read", async () => {
-    const database = await freshDatabaseUrl();
-    const writer = await startParley({ DATABASE_URL: database.url });
-    const reader = await startParley({ DATABASE_URL: database.url });
-    try {
+    await twoInstances(async (writer, reader) => {
       const { alice, path, post } = await threadOn(writer);
       const reply = await post(alice, 'reply', await post(alice, 'top'));
       const readReply = async () => (await reader.request('GET', path)).body.comments[0].replies[0];
@@ -115,10 +112,6 @@ describe.runIf(dialectName === 'postgres')('lists assembled from kept subtrees, 
       expect(await secondPage()).toBeUndefined();
       await post(alice, 'a newer top-level comment');
       expect(await secondPage()).toBe('top');
-    } finally {
-      await reader.close();
-      await writer.close();
-      await database.drop();
-    }
+    });
   });
 });

@@ -5,7 +5,7 @@ import { digestOf, etagOf } from '../http/etag.ts';
 import { siteOrNotFound } from '../sites/repository.ts';
 import { findThread, listPublicPageIds, readRoots, subtreeRevisions, type Markable, type Sort, type Thread } from './repository.ts';
 import type { TaggedResponse } from './response-cache.ts';
-import { keptMarks, type KnownMarks } from './reader-marks.ts';
+import type { KnownMarks } from './reader-marks.ts';
 import { RevisionCache } from './revision-cache.ts';
 import { readReplyTrees, type ListQuery } from './service.ts';
 import { threadKey } from './thread-url.ts';
@@ -49,7 +49,7 @@ export interface ListParts {
   readerMarks: RevisionCache<KnownMarks>;
 }
 
-/** Heap per kept comment besides its JSON (measured: about 220 bytes) and per kept id (about 77), rounded up. */
+/** Heap per kept comment besides its JSON (measured: about 220 bytes) and per kept id (about 77; a reader's looked-up comment too), rounded up. */
 const BYTES_PER_COMMENT = 256;
 const BYTES_PER_ID = 100;
 
@@ -59,7 +59,7 @@ export function listParts(megabytes: number): ListParts {
   return {
     subtrees: new RevisionCache(bytes * 0.75, (subtree) => subtree.body.length + subtree.comments.length * BYTES_PER_COMMENT),
     pageIds: new RevisionCache(bytes * 0.125, (ids) => BYTES_PER_ID * (ids.length + 1)),
-    readerMarks: keptMarks(bytes * 0.125),
+    readerMarks: new RevisionCache(bytes * 0.125, (known) => BYTES_PER_ID * (known.votesLookedUp.size + known.reactionsLookedUp.size + 1)),
   };
 }
 

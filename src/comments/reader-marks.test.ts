@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { dialectName, freshDatabaseUrl, parleysPerTest, startParley, threadWithUsers } from '../../test/helper.ts';
+import { dialectName, parleysPerTest, threadWithUsers, twoInstances } from '../../test/helper.ts';
 
 // A session reader's list is the public's list with their own votes and reactions written in. Their
 // marks are kept by their marks revision (src/comments/reader-marks.ts), which every vote and
@@ -66,10 +66,7 @@ describe("a reader's own marks on a list", () => {
 // marks and is never told of the writes made through the other.
 describe.runIf(dialectName === 'postgres')("a reader's own marks, across instances", () => {
   it("show the reader's vote made through another instance on the next read", async () => {
-    const database = await freshDatabaseUrl();
-    const writer = await startParley({ DATABASE_URL: database.url });
-    const reader = await startParley({ DATABASE_URL: database.url });
-    try {
+    await twoInstances(async (writer, reader) => {
       const { alice, bob, path, post, write } = await threadWithUsers(writer);
       const top = await post(alice, 'top');
       await write('POST', `/v1/comments/${top}/vote`, alice, { vote_type: 'up' });
@@ -80,10 +77,6 @@ describe.runIf(dialectName === 'postgres')("a reader's own marks, across instanc
       expect(await bobSees()).toBe('down');
       await write('DELETE', `/v1/comments/${top}/vote`, bob);
       expect(await bobSees()).toBeNull();
-    } finally {
-      await reader.close();
-      await writer.close();
-      await database.drop();
-    }
+    });
   });
 });

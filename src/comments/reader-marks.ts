@@ -1,7 +1,7 @@
 import type { Kysely } from 'kysely';
 import type { Database } from '../db/schema.ts';
 import { marksOf, type Markable } from './repository.ts';
-import { RevisionCache } from './revision-cache.ts';
+import type { RevisionCache } from './revision-cache.ts';
 import type { ViewerMarks } from './view.ts';
 import type { Viewer } from './visibility.ts';
 
@@ -14,13 +14,6 @@ export interface KnownMarks {
   reactions: Map<string, string>;
   votesLookedUp: Set<string>;
   reactionsLookedUp: Set<string>;
-}
-
-/** Heap per comment looked up, rounded up as public-list.ts's BYTES_PER_ID is. */
-const BYTES_PER_LOOKUP = 100;
-
-export function keptMarks(maxBytes: number): RevisionCache<KnownMarks> {
-  return new RevisionCache(maxBytes, (known) => BYTES_PER_LOOKUP * (known.votesLookedUp.size + known.reactionsLookedUp.size + 1));
 }
 
 /**

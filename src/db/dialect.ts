@@ -136,7 +136,6 @@ export function isDatabaseBusy(error: unknown): boolean {
   return error instanceof SQLite.SqliteError && typeof code === 'string' && code.startsWith('SQLITE_BUSY');
 }
 
-/** The columns of a comment that its public form shows (an update of any of them changes its subtree). */
 /** A row trigger whose body is one statement: `when` is what follows the trigger's name. */
 export interface Trigger {
   name: string;

@@ -11,7 +11,7 @@ import { createTriggers } from '../dialect.ts';
 //   sorted by time by it, so a deep page does not skip through the index on every read.
 // Triggers keep both, so no write path (today's or a later one) can forget to.
 
-/** The columns a list shows that a write can change (VIEW_COLUMNS in comments/repository.ts). */
+/** The columns a list shows that a write can change (VIEW_COLUMNS in comments/view.ts). */
 const SHOWN_COLUMNS = 'content, author_name, status, moderation_status, is_deleted, is_edited, upvotes, downvotes, reaction_counts';
 
 export async function up(db: Kysely<unknown>): Promise<void> {
