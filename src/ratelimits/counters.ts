@@ -14,8 +14,12 @@ export interface Counters {
   close(): void;
 }
 
+/**
+ * Each policy has its own in-process store, so keys need no prefix; without one the library looks
+ * the subject's string up as it is (its hash computed once per connection), not a new one per request.
+ */
 function memoryLimiter(policy: Policy): RateLimiterMemory {
-  return new RateLimiterMemory({ keyPrefix: policy.name, points: policy.limit, duration: policy.windowSeconds });
+  return new RateLimiterMemory({ keyPrefix: '', points: policy.limit, duration: policy.windowSeconds });
 }
 
 /** In-process counters: exact for one instance. */

@@ -31,8 +31,8 @@ declare module 'fastify' {
  */
 function setHeaders(reply: FastifyReply, policy: Policy, state: RateLimiterRes, now: number, draft: boolean): void {
   reply.header('x-ratelimit-limit', policy.fields.limit);
-  reply.header('x-ratelimit-remaining', state.remainingPoints);
-  reply.header('x-ratelimit-reset', Math.ceil((now + state.msBeforeNext) / 1000));
+  reply.header('x-ratelimit-remaining', String(state.remainingPoints));
+  reply.header('x-ratelimit-reset', policy.fields.reset(now + state.msBeforeNext));
   if (!draft) return;
   const secondsLeft = Math.max(1, Math.ceil(state.msBeforeNext / 1000));
   reply.header('ratelimit-policy', policy.fields.policy);

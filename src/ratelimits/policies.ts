@@ -19,11 +19,27 @@ export interface Policy {
     policy: string;
     /** RateLimit up to the remaining count, which each request appends with the seconds left. */
     stateStart: string;
+    /** X-RateLimit-Reset of a window ending at this time (ms). */
+    reset: (endsAtMs: number) => string;
+  };
+}
+
+/**
+ * X-RateLimit-Reset for a window ending at `endsAtMs`, as a string. It moves once a second, so the
+ * last one is kept: Node checks and copies a header value that is a number more slowly than a string.
+ */
+function resetField(): (endsAtMs: number) => string {
+  let seconds = NaN;
+  let field = '';
+  return (endsAtMs) => {
+    const next = Math.ceil(endsAtMs / 1000);
+    if (next !== seconds) field = String((seconds = next));
+    return field;
   };
 }
 
 function policy(name: PolicyName, limit: number, windowSeconds: number, refundsFailures: boolean): Policy {
-  const fields = { limit: String(limit), policy: `"${name}";q=${limit};w=${windowSeconds}`, stateStart: `"${name}";r=` };
+  const fields = { limit: String(limit), policy: `"${name}";q=${limit};w=${windowSeconds}`, stateStart: `"${name}";r=`, reset: resetField() };
   return { name, limit, windowSeconds, refundsFailures, fields };
 }
 
