@@ -252,7 +252,10 @@ interface LimiterCost {
 
 const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)];
 
-const LIMITER_ROUNDS = 6;
+/** Pairs of Parley processes, limits on and off; more with --limiter. */
+const LIMITER_PAIRS = args.limiter ? 8 : 3;
+/** Timed rounds per pair, each loading both processes in turn. */
+const LIMITER_ROUNDS_PER_PAIR = 2;
 const LIMITER_SECONDS = 2;
 
 /** One timed load of `parley`, with the CPU time it used. */
@@ -295,7 +298,10 @@ async function afterWriteCost(whole: Case, seeded: Seeded, env: Record<string, s
  * The rate limiter's cost on list-100. In process (see limiterCostInProcess), and under load: a
  * Parley with the limits on (untripped) and one with them off run side by side and are loaded in
  * turn, each round in the other order than the last, so both see the same background load; each
- * round's ratio compares runs seconds apart, and the median of the rounds is taken.
+ * round's ratio compares runs seconds apart, and the median of the rounds is taken. Every pair of
+ * processes is new, started in the other order than the last: two processes of the same code and
+ * configuration can differ by several per cent in throughput for as long as they run (4 % in the
+ * median of eight rounds, measured on this machine), so one pair alone cannot show a cost of a few per cent.
  */
 async function rateLimitCost(list: Case, env: Record<string, string>): Promise<LimiterCost> {
   const inProcess = await limiterCostInProcess(list, env);
@@ -304,25 +310,27 @@ async function rateLimitCost(list: Case, env: Record<string, string>): Promise<L
   // the scheduler happens to put it.
   const pin = cpus().length >= 2;
   const pinSelf = (cores: string) => execFileSync('taskset', ['-a', '-cp', cores, String(process.pid)], { stdio: 'ignore' });
-  if (pin) pinSelf('1');
-  const on = await startParley({ ...env, ...SERVER_ENV.default }, { cpu: pin ? 0 : undefined });
-  const off = await startParley({ ...env, ...SERVER_ENV['no-rate-limits'] }, { cpu: pin ? 0 : undefined });
+  const start = (server: 'default' | 'no-rate-limits') => startParley({ ...env, ...SERVER_ENV[server] }, { cpu: pin ? 0 : undefined });
   const runs: LimiterCost = { on: [], off: [], cost: NaN, cpuCost: NaN, inProcess, instructions: null };
+  if (pin) pinSelf('1');
   try {
-    await measure(on.url, list, LIMITER_SECONDS);
-    await measure(off.url, list, LIMITER_SECONDS);
-    for (let round = 0; round < LIMITER_ROUNDS; round++) {
-      if (round % 2 === 0) {
-        runs.on.push(await loadTimed(on, list));
-        runs.off.push(await loadTimed(off, list));
-      } else {
-        runs.off.push(await loadTimed(off, list));
-        runs.on.push(await loadTimed(on, list));
+    for (let pair = 0; pair < LIMITER_PAIRS; pair++) {
+      const order = pair % 2 === 0 ? (['default', 'no-rate-limits'] as const) : (['no-rate-limits', 'default'] as const);
+      const started = new Map<string, Service>();
+      try {
+        for (const server of order) started.set(server, await start(server));
+        const both = { on: started.get('default')!, off: started.get('no-rate-limits')! };
+        await measure(both.on.url, list, LIMITER_SECONDS);
+        await measure(both.off.url, list, LIMITER_SECONDS);
+        for (let round = 0; round < LIMITER_ROUNDS_PER_PAIR; round++) {
+          const sides = (pair + round) % 2 === 0 ? (['on', 'off'] as const) : (['off', 'on'] as const);
+          for (const side of sides) runs[side].push(await loadTimed(both[side], list));
+        }
+      } finally {
+        for (const service of started.values()) await service.stop();
       }
     }
   } finally {
-    await on.stop();
-    await off.stop();
     if (pin) pinSelf(`0-${cpus().length - 1}`);
   }
   runs.cost = 1 - median(runs.on.map((run, i) => run.requestsPerSecond / runs.off[i].requestsPerSecond));
@@ -490,7 +498,7 @@ function report(results: CaseResult[], webhooks: WebhookResult[], limiterCost: L
   process.stdout.write(
     `\nrate limiting costs ${rateLimitCost === null ? 'n/a' : `${(rateLimitCost * 100).toFixed(1)} %`} of list-100 throughput (target < 5 %; ` +
       (limiterCost
-        ? `median of ${limiterCost.on.length} alternating rounds; by CPU time per request ${(limiterCost.cpuCost * 100).toFixed(1)} %; ` +
+        ? `median of ${limiterCost.on.length} alternating rounds in ${LIMITER_PAIRS} pairs of processes; by CPU time per request ${(limiterCost.cpuCost * 100).toFixed(1)} %; ` +
           `in process ${limiterCost.inProcess.costMicros.toFixed(2)} µs per request, ${((limiterCost.inProcess.costMicros / median(limiterCost.off.map((r) => r.cpuMicros))) * 100).toFixed(1)} % of the CPU time of a list-100 request without limits` +
           (limiterCost.instructions ? `; by instructions ${(limiterCost.instructions.cost * 100).toFixed(1)} %` : '') +
           ')'
