@@ -34,6 +34,8 @@ export interface SessionCaller extends Base {
   hasCommented: boolean;
   /** The user's marks revision when the request began (migration 0008), which their kept marks are checked against. */
   marksRevision: number;
+  /** The user had comments on the site that only they see when the request began (migration 0009). */
+  hasCommentsOnlyTheySee: boolean;
 }
 export type Caller = PublicCaller | KeyCaller | SessionCaller;
 
@@ -83,6 +85,7 @@ const sessionByHash = preparedQuery((db, _shape: null, hash: string, now: string
       'site_users.name',
       'site_users.first_comment_at',
       'site_users.marks_revision',
+      'site_users.comments_only_they_see',
       'sites.account_id',
     ])
     .where('sessions.token_hash', '=', hash)
@@ -125,6 +128,7 @@ export async function resolveCaller(db: Db, token: string | null, ip: string): P
       moderator: session.moderator === 1,
       hasCommented: session.first_comment_at !== null,
       marksRevision: session.marks_revision,
+      hasCommentsOnlyTheySee: session.comments_only_they_see > 0,
     };
   }
   throw new AppError('unauthorized', UNKNOWN);

@@ -1,4 +1,4 @@
-import { createHash, timingSafeEqual } from 'node:crypto';
+import { hash, timingSafeEqual } from 'node:crypto';
 import { randomBase62 } from '../ids.ts';
 
 /**
@@ -7,7 +7,7 @@ import { randomBase62 } from '../ids.ts';
  * the final comparison is constant-time.
  */
 export function hashSecret(secret: string): string {
-  return createHash('sha256').update(secret).digest('hex');
+  return hash('sha256', secret, 'hex');
 }
 
 export function newApiKey(): string {

@@ -32,9 +32,13 @@ export async function readerMarksOf(
   comments: Markable[],
 ): Promise<ViewerMarks> {
   const known = kept.get(reader.userId, reader.marksRevision) ?? { votes: new Map(), reactions: new Map(), votesLookedUp: new Set(), reactionsLookedUp: new Set() };
-  const unknown = comments
-    .map(({ id, voted, reacted }) => ({ id, voted: voted && !known.votesLookedUp.has(id), reacted: reacted && !known.reactionsLookedUp.has(id) }))
-    .filter(({ voted, reacted }) => voted || reacted);
+  // A plain loop: on a reread, every comment is known and nothing is allocated.
+  const unknown: Markable[] = [];
+  for (const { id, voted, reacted } of comments) {
+    const vote = voted && !known.votesLookedUp.has(id);
+    const reaction = reacted && !known.reactionsLookedUp.has(id);
+    if (vote || reaction) unknown.push({ id, voted: vote, reacted: reaction });
+  }
   if (unknown.length > 0) {
     const found = await marksOf(db, viewer, unknown);
     for (const { id, voted, reacted } of unknown) {

@@ -1,5 +1,5 @@
 import type { Kysely, Transaction } from 'kysely';
-import { actorRef, isModerator, requireCredential, type Caller } from '../auth/caller.ts';
+import { actorRef, isModerator, requireCredential, type Caller, type SiteOwnership } from '../auth/caller.ts';
 import type { Db } from '../db/connect.ts';
 import { lockAuthor } from '../db/dialect.ts';
 import { preparedInsert } from '../db/prepared.ts';
@@ -69,7 +69,7 @@ export async function readReplyTrees(
 }
 
 /** A page of top-level comments, each with its visible reply tree (capped), read for this viewer alone. */
-async function readList(db: Db, site: Site, viewer: Viewer, query: ListQuery): Promise<CommentList> {
+async function readList(db: Db, site: SiteOwnership, viewer: Viewer, query: ListQuery): Promise<CommentList> {
   const page = query.page ?? 1;
   const url = threadKey(query.thread_url, 'querystring/thread_url');
   const thread = await findThread(db.kysely, site.id, url.href);
@@ -77,6 +77,21 @@ async function readList(db: Db, site: Site, viewer: Viewer, query: ListQuery): P
   const { rows, total } = await listTopLevel(db.kysely, viewer, thread, query.sort ?? 'newest', page, query.limit ?? 20);
   const { roots } = await readReplyTrees(db.kysely, viewer, rows, url.href, (all) => marksOf(db.kysely, viewer, all.map(markableRow)));
   return { comments: roots.filter((root) => !isEmptyPlaceholder(root)), total, page };
+}
+
+/**
+ * The site a list is read from; 404 when it is unknown. A session's own site was read with the
+ * session (see resolveCaller), so it is not read again: that is a signed-in reader's every list.
+ */
+async function listedSite(db: Db, caller: Caller, siteId: string): Promise<SiteOwnership> {
+  if (caller.kind === 'session' && caller.siteId === siteId) return { id: siteId, accountId: caller.accountId };
+  return siteOrNotFound(db.kysely, siteId);
+}
+
+/** Whether the reader has comments in the thread that only they see; a session tells when they have none on the site. */
+async function mayHaveCommentsOnlyTheySee(db: Db, caller: Caller, site: SiteOwnership, query: ListQuery, readerRef: string): Promise<boolean> {
+  if (caller.kind === 'session' && !caller.hasCommentsOnlyTheySee) return false;
+  return hasCommentsOnlyAuthorSees(db.kysely, site.id, threadKey(query.thread_url, 'querystring/thread_url').href, readerRef);
 }
 
 /**
@@ -97,13 +112,12 @@ export async function listComments(
   publicList: () => Promise<PublicPage>,
   keptMarks: RevisionCache<KnownMarks>,
 ): Promise<CallerList> {
-  const site = await siteOrNotFound(db.kysely, query.site_id);
+  const site = await listedSite(db, caller, query.site_id);
   const viewer = viewerFor(caller, site);
   // The public, or a credential of another tenant (which reads the site as the public does).
   if (viewer.ref === null) return { marks: null };
   if (viewer.moderator) return { own: await readList(db, site, viewer, query) };
-  const urlKey = threadKey(query.thread_url, 'querystring/thread_url').href;
-  if (await hasCommentsOnlyAuthorSees(db.kysely, site.id, urlKey, viewer.ref)) return { own: await readList(db, site, viewer, query) };
+  if (await mayHaveCommentsOnlyTheySee(db, caller, site, query, viewer.ref)) return { own: await readList(db, site, viewer, query) };
   const comments = (await publicList()).subtrees.flatMap((subtree) => subtree.comments);
   const marks = caller.kind === 'session' ? readerMarksOf(db.kysely, keptMarks, caller, viewer, comments) : marksOf(db.kysely, viewer, comments);
   return { marks: await marks };

@@ -46,6 +46,46 @@ describe('who sees what', () => {
     expect((await parley.request('GET', `/v1/comments/${created.body.id}`)).status).toBe(404);
   });
 
+  it("shows a reader their comments the public does not see through every moderation of them, each in its own thread", async () => {
+    const premod = await parley.newSite({ moderation: 'all' });
+    const dana = await parley.signIn(premod.api_key, premod.site_id, { id: 'dana', name: 'Dana' });
+    const mo = await parley.signIn(premod.api_key, premod.site_id, { id: 'mo', name: 'Mo', moderator: true });
+    const [thread, elsewhere] = [pageUrl(), pageUrl()];
+    const write = async (where: string, content: string) =>
+      (await parley.request('POST', '/v1/comments', { token: dana, body: { thread_url: where, site_id: premod.site_id, content } })).body.id as string;
+    const moderatePremod = async (id: string, action: string) =>
+      expect((await parley.request('PATCH', `/v1/comments/${id}/moderate`, { token: mo, body: { action } })).status).toBe(200);
+    const seen = async (where: string, token?: string) => {
+      const list = await parley.request('GET', `/v1/comments?thread_url=${encodeURIComponent(where)}&site_id=${premod.site_id}&sort=oldest`, { token });
+      return list.body.comments.map((comment: { content: string }) => comment.content);
+    };
+    const first = await write(thread, 'first');
+    const second = await write(thread, 'second');
+    const third = await write(elsewhere, 'elsewhere');
+    expect(await seen(thread, dana)).toEqual(['first', 'second']);
+
+    await moderatePremod(first, 'approve');
+    expect(await seen(thread)).toEqual(['first']);
+    expect(await seen(thread, dana)).toEqual(['first', 'second']);
+    await moderatePremod(second, 'remove');
+    expect(await seen(thread, dana)).toEqual(['first']);
+    await moderatePremod(first, 'shadow_ban');
+    expect(await seen(thread)).toEqual([]);
+    expect(await seen(thread, dana)).toEqual(['first']);
+    await moderatePremod(first, 'unhide');
+    expect(await seen(thread, dana)).toEqual(['first']);
+
+    expect(await seen(elsewhere, dana)).toEqual(['elsewhere']);
+    await moderatePremod(third, 'spam');
+    expect(await seen(elsewhere, dana)).toEqual([]);
+    const fourth = await write(elsewhere, 'again');
+    expect(await seen(elsewhere, dana)).toEqual(['again']);
+    expect(await seen(elsewhere)).toEqual([]);
+    await moderatePremod(fourth, 'approve');
+    expect(await seen(elsewhere)).toEqual(['again']);
+    expect(await seen(elsewhere, dana)).toEqual(['again']);
+  });
+
   it('hides a removed comment and its replies from the public, not from moderators', async () => {
     const thread = pageUrl();
     const root = await post(alice, thread, 'root');

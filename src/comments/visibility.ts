@@ -1,6 +1,5 @@
 import { sql, type RawBuilder, type SqlBool } from 'kysely';
-import { actorRef, canAccessSite, isModerator, type Caller } from '../auth/caller.ts';
-import type { Site } from '../sites/repository.ts';
+import { actorRef, canAccessSite, isModerator, type Caller, type SiteOwnership } from '../auth/caller.ts';
 
 /** Who is looking: their author identity (null for the public) and whether they moderate the site. */
 export interface Viewer {
@@ -11,7 +10,7 @@ export interface Viewer {
 export const PUBLIC_VIEWER: Viewer = { ref: null, moderator: false };
 
 /** A credential of another tenant reads a site exactly as the public does. */
-export function viewerFor(caller: Caller, site: Site): Viewer {
+export function viewerFor(caller: Caller, site: SiteOwnership): Viewer {
   if (!canAccessSite(caller, site)) return PUBLIC_VIEWER;
   return { ref: actorRef(caller), moderator: isModerator(caller, site) };
 }

@@ -1,13 +1,14 @@
 import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
 import { afterEach, describe, expect, it } from 'vitest';
-import { dialectName, freshDatabaseUrl, type FreshDatabase } from '../../test/helper.ts';
+import { sql } from 'kysely';
+import { dialectName, freshDatabaseUrl, pageUrl, startParley, type FreshDatabase } from '../../test/helper.ts';
 import { loadConfig } from '../config.ts';
 import { connect, type Db } from './connect.ts';
 import { migrateToLatest } from './migrate.ts';
 
 const run = promisify(execFile);
-const ALL_MIGRATIONS = ['0001_initial', '0002_webhook_deliveries', '0003_top_level_indexes', '0004_thread_listing', '0005_comments_only_author_sees', '0006_webhook_site_due', '0007_list_revisions', '0008_marks_revision'];
+const ALL_MIGRATIONS = ['0001_initial', '0002_webhook_deliveries', '0003_top_level_indexes', '0004_thread_listing', '0005_comments_only_author_sees', '0006_webhook_site_due', '0007_list_revisions', '0008_marks_revision', '0009_comments_only_they_see'];
 
 let database: FreshDatabase | undefined;
 const opened: Db[] = [];
@@ -45,6 +46,37 @@ describe('parley migrate', () => {
     const stdout = outputs.map((output) => output.stdout).sort();
     expect(stdout).toEqual([`applied: ${ALL_MIGRATIONS.join(', ')}\n`, 'database is up to date\n', 'database is up to date\n']);
     expect(await appliedNames(open(database.url))).toEqual(ALL_MIGRATIONS);
+  });
+
+  it('counts, on upgrading a database, the comments only their authors see that it already held (0009)', async () => {
+    database = await freshDatabaseUrl();
+    const before = await startParley({ DATABASE_URL: database.url });
+    const site = await before.newSite({ moderation: 'all' });
+    const reader = await before.signIn(site.api_key, site.site_id, { id: 'reader', name: 'Reader' });
+    const thread = pageUrl();
+    const posted = await before.request('POST', '/v1/comments', { token: reader, body: { thread_url: thread, site_id: site.site_id, content: 'waiting' } });
+    expect(posted.body.status).toBe('pending');
+    // The database as 0008 left it: no count, no triggers, 0009 not applied.
+    const { kysely } = before.app.db;
+    for (const trigger of ['comments_only_they_see_added', 'comments_only_they_see_moved', 'comments_only_they_see_removed']) {
+      if (dialectName === 'postgres') {
+        await sql`drop trigger ${sql.raw(trigger)} on comments`.execute(kysely);
+        await sql`drop function ${sql.raw(trigger)}()`.execute(kysely);
+      } else {
+        await sql`drop trigger ${sql.raw(trigger)}`.execute(kysely);
+      }
+    }
+    await sql`alter table site_users drop column comments_only_they_see`.execute(kysely);
+    await sql`delete from kysely_migration where name = '0009_comments_only_they_see'`.execute(kysely);
+    await before.close();
+
+    const after = await startParley({ DATABASE_URL: database.url });
+    try {
+      const list = await after.request('GET', `/v1/comments?thread_url=${encodeURIComponent(thread)}&site_id=${site.site_id}`, { token: reader });
+      expect(list.body.comments.map((comment: { content: string }) => comment.content)).toEqual(['waiting']);
+    } finally {
+      await after.close();
+    }
   });
 
   // Pools in one process race for real (processes rarely overlap: start-up takes longer than the

@@ -9,6 +9,7 @@ import * as commentsOnlyAuthorSees from './migrations/0005_comments_only_author_
 import * as webhookSiteDue from './migrations/0006_webhook_site_due.ts';
 import * as listRevisions from './migrations/0007_list_revisions.ts';
 import * as marksRevision from './migrations/0008_marks_revision.ts';
+import * as commentsOnlyTheySee from './migrations/0009_comments_only_they_see.ts';
 
 /**
  * Migrations are listed here explicitly (no directory scan), in order. They are additive only (new
@@ -26,6 +27,7 @@ const MIGRATIONS: Record<string, Migration> = {
   '0006_webhook_site_due': webhookSiteDue,
   '0007_list_revisions': listRevisions,
   '0008_marks_revision': marksRevision,
+  '0009_comments_only_they_see': commentsOnlyTheySee,
 };
 
 const provider: MigrationProvider = { getMigrations: async () => MIGRATIONS };

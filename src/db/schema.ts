@@ -48,6 +48,8 @@ export interface SiteUserTable {
   created_at: string;
   /** Moves with every vote and reaction of the user (migration 0008). */
   marks_revision: Generated<number>;
+  /** The user's comments that only they see: pending, or published while shadow-banned (migration 0009). */
+  comments_only_they_see: Generated<number>;
 }
 
 export interface SessionTable {

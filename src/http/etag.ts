@@ -1,4 +1,4 @@
-import { createHash } from 'node:crypto';
+import { hash } from 'node:crypto';
 
 /** A strong entity tag for a response body, or for content that decides every byte of one. */
 export function etagOf(content: Buffer | string): string {
@@ -6,7 +6,7 @@ export function etagOf(content: Buffer | string): string {
 }
 
 export function digestOf(content: Buffer | string): string {
-  return createHash('sha1').update(content).digest('base64url');
+  return hash('sha1', content, 'base64url');
 }
 
 /** Whether an If-None-Match header names this entity tag (weak or strong; `*` matches anything). */
