@@ -31,8 +31,9 @@ export interface Config {
   responseCacheMb: number;
   /**
    * Memory for what list pages are assembled from, in MB (PARLEY_SUBTREE_CACHE_MB, 16): the
-   * serialised subtrees (a top-level comment and its replies; three quarters), the top-level ids of
-   * pages sorted by time and signed-in readers' marks (an eighth each); 0 turns it off.
+   * serialised subtrees (a top-level comment and its replies; five eighths), the top-level ids of
+   * pages sorted by time, signed-in readers' marks and their last list of each URL (an eighth each);
+   * 0 turns it off.
    */
   subtreeCacheMb: number;
   /** Each limit counts per window; 0 turns that limit off. */

@@ -5,6 +5,7 @@ import { digestOf, etagOf } from '../http/etag.ts';
 import { siteOrNotFound } from '../sites/repository.ts';
 import { findThread, listPublicPageIds, readRoots, subtreeRevisions, type Markable, type Sort, type Thread } from './repository.ts';
 import type { TaggedResponse } from './response-cache.ts';
+import type { ReaderList } from './reader-list.ts';
 import type { KnownMarks } from './reader-marks.ts';
 import { RevisionCache } from './revision-cache.ts';
 import { readReplyTrees, type ListQuery } from './service.ts';
@@ -41,25 +42,32 @@ export interface PublicPage {
 /**
  * What lists are assembled from, kept by revision (see revision-cache.ts): each top-level comment's
  * serialised subtree by its `subtree_revision`, the top-level ids of pages sorted by time by their
- * thread's `listing_revision`, and session readers' marks by their `marks_revision` (reader-marks.ts).
+ * thread's `listing_revision`, and session readers' marks and their last list by their
+ * `marks_revision` (reader-marks.ts, reader-list.ts).
  */
 export interface ListParts {
   subtrees: RevisionCache<Subtree>;
   pageIds: RevisionCache<string[]>;
   readerMarks: RevisionCache<KnownMarks>;
+  readerLists: RevisionCache<ReaderList>;
 }
 
 /** Heap per kept comment besides its JSON (measured: about 220 bytes) and per kept id (about 77; a reader's looked-up comment too), rounded up. */
 const BYTES_PER_COMMENT = 256;
 const BYTES_PER_ID = 100;
 
-/** Parts kept in `megabytes` of memory: subtrees take three quarters, page ids and readers' marks an eighth each. With 0 nothing is kept. */
+/**
+ * Parts kept in `megabytes` of memory: subtrees take five eighths; page ids, readers' marks and
+ * readers' lists an eighth each. With 0 nothing is kept.
+ */
 export function listParts(megabytes: number): ListParts {
   const bytes = megabytes * 1024 * 1024;
   return {
-    subtrees: new RevisionCache(bytes * 0.75, (subtree) => subtree.body.length + subtree.comments.length * BYTES_PER_COMMENT),
+    subtrees: new RevisionCache(bytes * 0.625, (subtree) => subtree.body.length + subtree.comments.length * BYTES_PER_COMMENT),
     pageIds: new RevisionCache(bytes * 0.125, (ids) => BYTES_PER_ID * (ids.length + 1)),
     readerMarks: new RevisionCache(bytes * 0.125, (known) => BYTES_PER_ID * (known.votesLookedUp.size + known.reactionsLookedUp.size + 1)),
+    // A list that is the public's own bytes holds nothing of its own.
+    readerLists: new RevisionCache(bytes * 0.125, (list) => BYTES_PER_ID + (list.copied ? list.response.body.length : 0)),
   };
 }
 

@@ -1,6 +1,8 @@
+import type { SessionCaller } from '../auth/caller.ts';
 import { etagOf } from '../http/etag.ts';
 import { PUBLIC_MARKS } from './public-list.ts';
 import type { CachedList, TaggedResponse } from './response-cache.ts';
+import type { RevisionCache } from './revision-cache.ts';
 import { userVote, type ViewerMarks } from './view.ts';
 
 /**
@@ -29,4 +31,26 @@ export function withReaderMarks(shown: CachedList, marks: ViewerMarks | null): T
   if (parts.length === 0) return shown;
   parts.push(shown.body.subarray(copiedTo));
   return { body: Buffer.concat(parts), etag: etagOf(`${shown.etag}\n${written.join('\n')}`) };
+}
+
+/** A session reader's last list of one URL: the public page it was made of (by entity tag) and the response. */
+export interface ReaderList {
+  publicEtag: string;
+  response: TaggedResponse;
+  /** The response has bytes of its own (a copy with the reader's marks), not the public's. */
+  copied: boolean;
+}
+
+/**
+ * A session reader's list, kept by URL at their marks revision: while neither the public page (its
+ * entity tag names its bytes) nor their marks move, a reread, such as a widget polling, is the kept
+ * response, with no copy made and no entity tag computed.
+ */
+export function sessionReaderList(kept: RevisionCache<ReaderList>, reader: SessionCaller, url: string, shown: CachedList, marks: ViewerMarks | null): TaggedResponse {
+  const key = `${reader.userId}\n${url}`;
+  const last = kept.get(key, reader.marksRevision);
+  if (last?.publicEtag === shown.etag) return last.response;
+  const response = withReaderMarks(shown, marks);
+  kept.set(key, reader.marksRevision, { publicEtag: shown.etag, response, copied: response.body !== shown.body });
+  return response;
 }

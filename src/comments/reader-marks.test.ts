@@ -60,6 +60,34 @@ describe("a reader's own marks on a list", () => {
     await write('PATCH', `/v1/comments/${middle}/moderate`, moderator, { action: 'remove' });
     expect(await secondPage()).toEqual({ content: 'oldest', vote: 'up' });
   });
+
+  it("read again, follow the public page under them, with an entity tag that moves with it", async () => {
+    const parley = await parleyWith();
+    const { alice, bob, path, post, write } = await threadWithUsers(parley);
+    const top = await post(alice, 'top');
+    await write('POST', `/v1/comments/${top}/vote`, bob, { vote_type: 'up' });
+    const read = (etag?: string) => parley.request('GET', path, { token: bob, headers: etag ? { 'if-none-match': etag } : {} });
+    const shown = (list: { body: { comments: { content: string; user_vote: unknown; upvotes: number; user_is_author: boolean }[] } }) =>
+      list.body.comments.map((comment) => [comment.content, comment.user_vote, comment.upvotes, comment.user_is_author]);
+    const first = await read();
+    expect(shown(first)).toEqual([['top', 'up', 1, false]]);
+    expect((await read(first.headers.get('etag')!)).status).toBe(304);
+
+    // Alice's vote moves the public page, not Bob's marks.
+    await write('POST', `/v1/comments/${top}/vote`, alice, { vote_type: 'up' });
+    const second = await read(first.headers.get('etag')!);
+    expect(second.status).toBe(200);
+    expect(shown(second)).toEqual([['top', 'up', 2, false]]);
+    await post(bob, 'his own');
+    expect(shown(await read())).toEqual([
+      ['his own', null, 0, true],
+      ['top', 'up', 2, false],
+    ]);
+    expect(shown(await read())).toEqual([
+      ['his own', null, 0, true],
+      ['top', 'up', 2, false],
+    ]);
+  });
 });
 
 // Two instances on one PostgreSQL database without Redis: the reading instance keeps the reader's

@@ -8,7 +8,7 @@ import { taggedResponse, type CachedList, type TaggedResponse, type ResponseCach
 import { CommentList, CommentRef, CreateBody, EditBody, ListQuery } from './schemas.ts';
 import { readPublicList, type SerializeComment } from './public-list.ts';
 import { createComment, deleteComment, editComment, getComment, listComments } from './service.ts';
-import { withReaderMarks } from './reader-list.ts';
+import { sessionReaderList, withReaderMarks } from './reader-list.ts';
 import { threadKey } from './thread-url.ts';
 
 function sendWithEtag(request: FastifyRequest, reply: FastifyReply, response: TaggedResponse) {
@@ -52,7 +52,10 @@ export const commentRoutes: FastifyPluginAsyncTypebox<{ db: Db; caches: Response
       let shown: CachedList | undefined;
       const list = await listComments(db, request.caller, request.query, async () => (shown = await publicList()).page, listParts.readerMarks);
       if ('own' in list) return sendWithEtag(request, reply, taggedResponse(Buffer.from(reply.serialize(list.own) as string)));
-      return sendWithEtag(request, reply, withReaderMarks(shown ?? (await publicList()), list.marks));
+      shown ??= await publicList();
+      const { caller } = request;
+      const response = caller.kind === 'session' ? sessionReaderList(listParts.readerLists, caller, request.url, shown, list.marks) : withReaderMarks(shown, list.marks);
+      return sendWithEtag(request, reply, response);
     },
   });
 
