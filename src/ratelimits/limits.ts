@@ -44,8 +44,8 @@ function hooksOf(hooks: onSendHookHandler | onSendHookHandler[] | undefined): on
   return Array.isArray(hooks) ? hooks : [hooks];
 }
 
-/** The request's check; a promise only when it has a limit to count against. */
-export type Admit = (request: FastifyRequest, reply: FastifyReply, caller: Caller | null) => Promise<void> | undefined;
+/** The request's check; a promise only when it waits for Redis. It throws (or rejects) with a 429. */
+export type Admit = (request: FastifyRequest, reply: FastifyReply, caller: Caller | null) => Promise<void> | void;
 
 /**
  * Sets up the rate limits of the configuration and returns the check each request passes once its
@@ -61,7 +61,7 @@ export async function registerRateLimits(app: FastifyInstance, config: Config): 
 
   const refund = async (request: FastifyRequest, reply: FastifyReply, { policy, subject }: Counted) => {
     try {
-      setHeaders(reply, policy, await counters.limiterOf(policy).reward(subject), Date.now(), draftHeaders);
+      setHeaders(reply, policy, await counters.giveBack(policy, subject), Date.now(), draftHeaders);
     } catch (err) {
       request.log.error({ err }, 'rate limit refund failed');
     }
@@ -95,15 +95,17 @@ export async function registerRateLimits(app: FastifyInstance, config: Config): 
     reply.header('retry-after', retryAfter);
     throw new AppError('rate_limited', `Limit of ${policy.limit} per ${policy.windowSeconds} s reached (${policy.name}); retry in ${retryAfter} s`);
   };
-  // Runs on every request: the limiter's promise and one then(), with no async function around them.
-  const count = (request: FastifyRequest, reply: FastifyReply, charge: Charge) =>
-    counters
-      .limiterOf(charge.policy)
-      .consume(charge.subject)
-      .then(
+  // Runs on every request: in process with no promise; with Redis, its promise and one then().
+  const count = (request: FastifyRequest, reply: FastifyReply, charge: Charge) => {
+    const counted = counters.take(charge.policy, charge.subject);
+    if (counted instanceof Promise) {
+      return counted.then(
         (state) => admitted(request, reply, charge, state),
         (outcome: unknown) => refused(request, reply, charge, outcome),
       );
+    }
+    return counted.consumedPoints <= charge.policy.limit ? admitted(request, reply, charge, counted) : refused(request, reply, charge, counted);
+  };
   const check = (request: FastifyRequest, reply: FastifyReply, caller: Caller | null, ip: string) => {
     const charge = chargeFor(request, caller, policies, ip);
     return charge ? count(request, reply, charge) : undefined;
