@@ -86,7 +86,9 @@ export async function buildApp(config: Config): Promise<FastifyInstance> {
       request.caller = await resolveCaller(db, credentialOf(request), request.ip);
     } finally {
       // Also when the credential is refused: that request counts as its IP's, and may be a 429.
-      await admit(request, reply, request.caller);
+      // Counted in process, the check answers at once, and nothing is awaited.
+      const admitting = admit(request, reply, request.caller);
+      if (admitting) await admitting;
     }
   });
   registerCors(app, db);
