@@ -25,10 +25,7 @@ export interface Counters {
   close(): void;
 }
 
-/**
- * Each policy has its own in-process store, so keys need no prefix; without one the library looks
- * the subject's string up as it is (its hash computed once per connection), not a new one per request.
- */
+/** Counts while Redis is away. Each policy has its own, so keys need no prefix. */
 function memoryLimiter(policy: Policy): RateLimiterMemory {
   return new RateLimiterMemory({ keyPrefix: '', points: policy.limit, duration: policy.windowSeconds });
 }
