@@ -245,7 +245,8 @@ interface LimiterCost {
   cost: number;
   /** 1 − off/on CPU time per request: the same ratio at full load, less dependent on the CPU share each process got. */
   cpuCost: number;
-  inProcess: InProcessCost;
+  /** With --limiter only: through `inject` it weighs the headers more than a socket does (BENCHMARKS.md). */
+  inProcess: InProcessCost | null;
   /** With --limiter, where valgrind is installed: the cost counted in instructions (bench/instructions.ts). */
   instructions: InstructionCost | null;
 }
@@ -295,7 +296,7 @@ async function afterWriteCost(whole: Case, seeded: Seeded, env: Record<string, s
 }
 
 /**
- * The rate limiter's cost on list-100. In process (see limiterCostInProcess), and under load: a
+ * The rate limiter's cost on list-100. In process with --limiter (see limiterCostInProcess), and under load: a
  * Parley with the limits on (untripped) and one with them off run side by side and are loaded in
  * turn, each round in the other order than the last, so both see the same background load; each
  * round's ratio compares runs seconds apart, and the median of the rounds is taken. Every pair of
@@ -304,8 +305,10 @@ async function afterWriteCost(whole: Case, seeded: Seeded, env: Record<string, s
  * median of eight rounds, measured on this machine), so one pair alone cannot show a cost of a few per cent.
  */
 async function rateLimitCost(list: Case, env: Record<string, string>): Promise<LimiterCost> {
-  const inProcess = await limiterCostInProcess(list, env);
-  log(`rate limiting in process: ${inProcess.costMicros.toFixed(2)} µs per request (list-100 through inject: ${inProcess.onMicros.toFixed(1)} µs on, ${inProcess.offMicros.toFixed(1)} µs off; median of ${inProcess.rounds} rounds)`);
+  const inProcess = args.limiter ? await limiterCostInProcess(list, env) : null;
+  if (inProcess) {
+    log(`rate limiting in process: ${inProcess.costMicros.toFixed(2)} µs per request (list-100 through inject: ${inProcess.onMicros.toFixed(1)} µs on, ${inProcess.offMicros.toFixed(1)} µs off; median of ${inProcess.rounds} rounds)`);
+  }
   // Both servers on one core and autocannon on the other, so that neither server gains from where
   // the scheduler happens to put it.
   const pin = cpus().length >= 2;
@@ -320,8 +323,9 @@ async function rateLimitCost(list: Case, env: Record<string, string>): Promise<L
       try {
         for (const server of order) started.set(server, await start(server));
         const both = { on: started.get('default')!, off: started.get('no-rate-limits')! };
-        await measure(both.on.url, list, LIMITER_SECONDS);
-        await measure(both.off.url, list, LIMITER_SECONDS);
+        // Warmed up either way: a process still being optimised is slower whatever its limits.
+        await load(both.on.url, list, Math.max(WARMUP, 1));
+        await load(both.off.url, list, Math.max(WARMUP, 1));
         for (let round = 0; round < LIMITER_ROUNDS_PER_PAIR; round++) {
           const sides = (pair + round) % 2 === 0 ? (['on', 'off'] as const) : (['off', 'on'] as const);
           for (const side of sides) runs[side].push(await loadTimed(both[side], list));
@@ -499,7 +503,9 @@ function report(results: CaseResult[], webhooks: WebhookResult[], limiterCost: L
     `\nrate limiting costs ${rateLimitCost === null ? 'n/a' : `${(rateLimitCost * 100).toFixed(1)} %`} of list-100 throughput (target < 5 %; ` +
       (limiterCost
         ? `median of ${limiterCost.on.length} alternating rounds in ${LIMITER_PAIRS} pairs of processes; by CPU time per request ${(limiterCost.cpuCost * 100).toFixed(1)} %; ` +
-          `in process ${limiterCost.inProcess.costMicros.toFixed(2)} µs per request, ${((limiterCost.inProcess.costMicros / median(limiterCost.off.map((r) => r.cpuMicros))) * 100).toFixed(1)} % of the CPU time of a list-100 request without limits` +
+          (limiterCost.inProcess
+            ? `in process ${limiterCost.inProcess.costMicros.toFixed(2)} µs per request, ${((limiterCost.inProcess.costMicros / median(limiterCost.off.map((r) => r.cpuMicros))) * 100).toFixed(1)} % of the CPU time of a list-100 request without limits`
+            : 'in process with --limiter') +
           (limiterCost.instructions ? `; by instructions ${(limiterCost.instructions.cost * 100).toFixed(1)} %` : '') +
           ')'
         : 'not run)') +
