@@ -1,5 +1,5 @@
 // rate-limiter-flexible's in-process store, which RateLimiterMemory counts in behind a promise. The
-// package declares no types for it; these are the methods Parley calls.
+// package declares no types for it; this is the one method Parley calls.
 declare module 'rate-limiter-flexible/lib/component/MemoryStorage/MemoryStorage.js' {
   import type { RateLimiterRes } from 'rate-limiter-flexible';
 
