@@ -40,6 +40,11 @@ function openSqlite(path: string): SQLite.Database {
   // The default 2 MB page cache thrashes once the indexes of a large thread outgrow it; 8 MB for
   // each of the two connections keeps the process well under its memory budget.
   sqlite.pragma('cache_size = -8192');
+  // SQLite keeps the pages a statement or a transaction of the commit group changes in a journal,
+  // to undo it alone; by default a temporary file, which took 26 writes to it for each comment
+  // inserted. In memory, that insert took 33-36 µs instead of 73-74 µs. It holds the pages of one
+  // transaction: a few dozen.
+  sqlite.pragma('temp_store = memory');
   return sqlite;
 }
 
