@@ -1,6 +1,7 @@
 // Bundles the server's TypeScript into dist/parley.js, which bin/parley.js runs when it is newer than
 // every source file: plain JavaScript starts without tsx's compiler in the process (about 70 MB less
 // resident memory). Dependencies stay in node_modules. Runs on `npm install` (the `prepare` script).
+import { copyFileSync } from 'node:fs';
 import { build } from 'esbuild';
 
 await build({
@@ -14,3 +15,6 @@ await build({
   sourcemap: 'linked',
   logLevel: 'warning',
 });
+
+// Node loads a worker thread's script from its own file: it sits beside the bundle, as in src/db.
+copyFileSync('src/db/checkpoint-thread.js', 'dist/checkpoint-thread.js');

@@ -11,6 +11,7 @@ import {
   type QueryCompiler,
   type QueryResult,
 } from 'kysely';
+import { Checkpointer } from './checkpointer.ts';
 
 /**
  * SQLite for a server that writes a lot: group commit, prepared statements kept, reads beside writes.
@@ -50,6 +51,7 @@ export class GroupCommitSqlite {
   readonly #writerStatements: StatementCache;
   readonly #readerStatements: StatementCache;
   readonly #writerLock = new FifoLock();
+  readonly #checkpointer: Checkpointer | null;
   #groupOpen = false;
   #waiting: Array<{ resolve: () => void; reject: (error: unknown) => void }> = [];
   #flushScheduled = false;
@@ -61,6 +63,7 @@ export class GroupCommitSqlite {
     this.#reader = inMemory ? this.#writer : open();
     this.#writerStatements = new StatementCache(this.#writer);
     this.#readerStatements = inMemory ? this.#writerStatements : new StatementCache(this.#reader);
+    this.#checkpointer = inMemory ? null : new Checkpointer(path, this.#writer);
   }
 
   /** Runs one statement outside any transaction. */
@@ -137,6 +140,7 @@ export class GroupCommitSqlite {
       try {
         this.#writerStatements.get('commit').statement.run();
         this.#endGroup(null);
+        this.#checkpointer?.committed();
       } catch (error) {
         if (this.#writer.inTransaction) this.#writer.exec('rollback');
         this.#endGroup(error);
@@ -161,6 +165,7 @@ export class GroupCommitSqlite {
     if (shared && shared.sqlite === this && --shared.users > 0) return;
     GroupCommitSqlite.#open.delete(this.#path);
     await this.#flush();
+    await this.#checkpointer?.stop();
     if (this.#reader !== this.#writer) this.#reader.close();
     this.#writer.close();
   }
