@@ -275,6 +275,8 @@ async function loadTimed(parley: Service, spec: Case): Promise<LimiterRun> {
 async function inProcess<Result>(name: 'limiter' | 'after-write', job: unknown): Promise<Result> {
   const script = join(ROOT, `bench/.cache/${name}.js`);
   await build({ entryPoints: [join(ROOT, `bench/${name}.ts`)], outfile: script, bundle: true, platform: 'node', format: 'esm', target: 'node20', packages: 'external', logLevel: 'warning' });
+  // SQLite's checkpoint thread is loaded from beside the bundle, as for dist/ (scripts/build.js).
+  copyFileSync(join(ROOT, 'src/db/checkpoint-thread.js'), join(ROOT, 'bench/.cache/checkpoint-thread.js'));
   return JSON.parse(execFileSync(process.execPath, [script, JSON.stringify(job)], { cwd: ROOT, encoding: 'utf8' })) as Result;
 }
 
