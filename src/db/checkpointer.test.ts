@@ -29,7 +29,7 @@ function commentsInFileAlone(databaseFile: string): number | null {
 
 // The WAL is copied into the database file on a thread of its own (checkpointer.ts).
 describe.skipIf(dialectName !== 'sqlite')('SQLite checkpoints', () => {
-  it('bring the database file up to date with each commit while the server runs', async () => {
+  it('bring the database file up to date soon after each commit while the server runs', async () => {
     const database = await freshDatabaseUrl();
     const parley = await startParley({ DATABASE_URL: database.url });
     try {
