@@ -344,11 +344,11 @@ async function rateLimitCost(list: Case, env: Record<string, string>): Promise<L
   const show = (list: LimiterRun[]) => list.map((r) => `${r.requestsPerSecond.toFixed(0)} (${r.cpuMicros.toFixed(1)} µs)`).join(', ');
   log(`rate limiting under load: ${(runs.cost * 100).toFixed(1)} % of list-100's throughput, ${(runs.cpuCost * 100).toFixed(1)} % by CPU time per request (req/s and CPU µs per request: on ${show(runs.on)}; off ${show(runs.off)})`);
   if (args.limiter && valgrindInstalled()) {
-    log('rate limiting in instructions: two Parley processes under callgrind (about 4 minutes)');
+    log('rate limiting in instructions: two Parley processes under callgrind (about 7 minutes)');
     runs.instructions = await limiterInstructions(env, SERVER_ENV.default, SERVER_ENV['no-rate-limits'], list.request(0));
     const { cost, onWindows, offWindows, requestsPerWindow } = runs.instructions;
     const counts = (windows: number[]) => windows.map((count) => count.toFixed(0)).join(', ');
-    log(`rate limiting in instructions: ${(cost * 100).toFixed(1)} % by the median windows (per request in windows of ${requestsPerWindow}: on ${counts(onWindows)}; off ${counts(offWindows)})`);
+    log(`rate limiting in instructions: ${(cost * 100).toFixed(1)} % by the median of paired windows (per request in windows of ${requestsPerWindow}: on ${counts(onWindows)}; off ${counts(offWindows)})`);
   } else if (args.limiter) {
     log('rate limiting in instructions: not counted (valgrind is not installed)');
   }
