@@ -10,8 +10,8 @@ import { startParley } from './processes.ts';
  * Requests before the count starts. Under valgrind V8 keeps optimising for thousands of requests:
  * after 2,000 the count per request still fell from 610,000 to 180,000 over the next 3,500, and
  * after 6,000 it still fell by about 10 % over the next 7,500 (windows of 130,546, 126,898 and
- * 119,080). After 24,000 one process's windows still spread by about 10 %, but two processes drift
- * alike: in four of six pairs of windows the limiter's difference was 6,173 to 6,769.
+ * 119,080). After 24,000 one process's windows still spread by about 10 %, while the median of
+ * six paired windows read 5.1 and 5.2 % in two runs of the same code.
  */
 const WARM_UP_REQUESTS = 24_000;
 /** Counted windows, and requests in each: see instructionsPerRequest. */
