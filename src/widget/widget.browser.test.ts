@@ -15,6 +15,9 @@ import { escapeHtml } from './demo.ts';
 const ARTIFACTS = join(process.cwd(), 'test-artifacts');
 const AXE = readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
 
+const CHROMIUM = '/usr/bin/chromium';
+const CHROMIUM_ARGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'];
+
 let parley: TestParley;
 let site: { site_id: string; api_key: string };
 let pages: Server;
@@ -52,10 +55,10 @@ beforeAll(async () => {
   pageOrigin = `http://127.0.0.1:${(pages.address() as { port: number }).port}`;
   profile = mkdtempSync(join(tmpdir(), 'parley-chromium-'));
   browser = await chromium.launchPersistentContext(profile, {
-    executablePath: '/usr/bin/chromium',
+    executablePath: CHROMIUM,
     headless: true,
     viewport: { width: 760, height: 900 },
-    args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
+    args: CHROMIUM_ARGS,
   });
   browser.on('request', (request) => void requested.add(new URL(request.url()).origin));
   mkdirSync(ARTIFACTS, { recursive: true });
@@ -259,6 +262,27 @@ describe('the widget in Chromium', () => {
     expect(await page.locator('time').first().textContent()).toBe('maintenant');
     expect(await comment(page, 'Bonjour').getByRole('button', { name: 'Répondre' }).count()).toBe(1);
     await page.close();
+  });
+
+  it('keeps its relative times current while the page stays open', async () => {
+    const thread = newThread();
+    await seed(thread, 'Written a moment ago');
+    // A browser of its own: a clock installed in the shared context would govern every later page.
+    const own = await chromium.launch({ executablePath: CHROMIUM, headless: true, args: CHROMIUM_ARGS });
+    try {
+      const context = await own.newContext();
+      // The page's clock runs on as usual until it is moved forward.
+      await context.clock.install();
+      const page = await open(await context.newPage(), thread);
+      const time = comment(page, 'Written a moment ago').locator('time');
+      expect(await time.textContent()).toBe('now');
+      await context.clock.runFor('03:00');
+      await expect.poll(() => time.textContent()).toBe('3 minutes ago');
+      await context.clock.runFor('02:00:00');
+      await expect.poll(() => time.textContent()).toBe('2 hours ago');
+    } finally {
+      await own.close();
+    }
   });
 
   it('pages top-level comments, sorts them, and fetches cut reply trees', async () => {

@@ -35,6 +35,11 @@ interface FormOptions {
 let uniqueId = 0;
 const instances = new Set<ParleyComments>();
 
+/** How often "5 minutes ago" is rewritten while the page stays open: the finest unit it shows is a minute. */
+const TIMES_REFRESH_MS = 30_000;
+/** One timer for every widget of the page, running while any is in the document. */
+let timesRefresh: ReturnType<typeof setInterval> | undefined;
+
 /**
  * `<parley-comments site-id=… [thread-url] [session-token] [theme] [lang]>`: one thread, drawn in
  * its own shadow root. Every widget on a page keeps its own state; they share only the strings.
@@ -70,11 +75,24 @@ export class ParleyComments extends HTMLElement {
 
   connectedCallback(): void {
     instances.add(this);
+    timesRefresh ??= setInterval(() => instances.forEach((widget) => widget.#refreshTimes()), TIMES_REFRESH_MS);
     this.#schedule();
   }
 
   disconnectedCallback(): void {
     instances.delete(this);
+    if (instances.size > 0) return;
+    clearInterval(timesRefresh);
+    timesRefresh = undefined;
+  }
+
+  /** Rewrites each comment's relative time; only the ones whose words changed touch the DOM. */
+  #refreshTimes(): void {
+    const now = Date.now();
+    this.#root.querySelectorAll('time').forEach((time) => {
+      const words = relativeTime(time.dateTime, this.#lang, now);
+      if (time.textContent !== words) time.textContent = words;
+    });
   }
 
   attributeChangedCallback(): void {
