@@ -3,6 +3,7 @@ import type { Db } from '../db/connect.ts';
 import { AppError } from '../errors.ts';
 import { preparedQuery } from '../db/prepared.ts';
 import { hashSecret, sameSecret } from './secrets.ts';
+import { nowIso } from '../clock.ts';
 
 export type Role = 'admin' | 'moderator' | 'integration';
 export const ROLES: readonly Role[] = ['admin', 'moderator', 'integration'];
@@ -115,7 +116,7 @@ export async function resolveCaller(db: Db, token: string | null, ip: string): P
     };
   }
   if (token.startsWith('sess_')) {
-    const [session] = await sessionByHash(db.kysely, null, hash, new Date().toISOString());
+    const [session] = await sessionByHash(db.kysely, null, hash, nowIso());
     if (!session || !sameSecret(session.token_hash, hash)) throw new AppError('unauthorized', UNKNOWN);
     return {
       kind: 'session',

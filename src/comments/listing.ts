@@ -4,6 +4,7 @@ import { preparedQuery } from '../db/prepared.ts';
 import { newId } from '../ids.ts';
 import { listable } from './repository.ts';
 import { PUBLIC_VIEWER, type Viewer } from './visibility.ts';
+import { nowIso } from '../clock.ts';
 
 const MODERATOR_VIEWER: Viewer = { ref: null, moderator: true };
 const CHUNK = 500;
@@ -66,7 +67,7 @@ export async function countNewTopLevel(trx: Kysely<Database>, siteId: string, ur
   const id = newId('thr');
   const created = await trx
     .insertInto('threads')
-    .values({ id, site_id: siteId, url_key: urlKey, created_at: new Date().toISOString(), public_total: listedPublic, all_total: 1 })
+    .values({ id, site_id: siteId, url_key: urlKey, created_at: nowIso(), public_total: listedPublic, all_total: 1 })
     .onConflict((oc) => oc.columns(['site_id', 'url_key']).doNothing())
     .executeTakeFirst();
   if (Number(created.numInsertedOrUpdatedRows ?? 0) === 1) return id;

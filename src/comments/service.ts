@@ -31,6 +31,7 @@ import { readerMarksOf, type KnownMarks } from './reader-marks.ts';
 import type { RevisionCache } from './revision-cache.ts';
 import { authorMarks, eventComment, markableRow, NO_MARKS, toView, type CommentRow, type CommentView, type ViewerMarks, type ViewRow } from './view.ts';
 import { viewerFor, type Viewer } from './visibility.ts';
+import { nowIso } from '../clock.ts';
 
 export interface ListQuery {
   thread_url: string;
@@ -207,7 +208,7 @@ export async function createComment(db: Db, caller: Caller, input: CreateInput):
     const { site, content, authorName, url, author, moderator, parent } = await checkedPost(trx, caller, input);
     if (author !== null) await lockAuthor(db.dialect, trx, site.id, author);
     const { shadowBanned } = await checkAuthorBans(trx, site.id, author);
-    const now = new Date().toISOString();
+    const now = nowIso();
     const id = newId('cmt');
     const status = initialStatus(site, caller, moderator);
     const moderationStatus = status === 'pending' ? 'pending' : shadowBanned ? 'shadow_banned' : null;
@@ -286,7 +287,7 @@ export async function editComment(db: Db, caller: Caller, id: string, rawContent
     await assertNotBanned(trx, site.id, comment.author_ref);
     const updated = await trx
       .updateTable('comments')
-      .set({ content, is_edited: 1, updated_at: new Date().toISOString() })
+      .set({ content, is_edited: 1, updated_at: nowIso() })
       .where('id', '=', id)
       .where('is_deleted', '=', 0)
       .returningAll()
@@ -306,7 +307,7 @@ export async function deleteComment(db: Db, caller: Caller, id: string): Promise
   const deletedView = await withEvents(db, async (trx) => {
     const deleted = await trx
       .updateTable('comments')
-      .set({ is_deleted: 1, content: null, updated_at: new Date().toISOString() })
+      .set({ is_deleted: 1, content: null, updated_at: nowIso() })
       .where('id', '=', id)
       .where('is_deleted', '=', 0)
       .returningAll()

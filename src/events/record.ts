@@ -5,6 +5,7 @@ import { preparedInsert } from '../db/prepared.ts';
 import { newId } from '../ids.ts';
 import type { Site } from '../sites/repository.ts';
 import { queueDelivery, queuedDelivery } from '../webhooks/outbox.ts';
+import { nowIso } from '../clock.ts';
 
 export const EVENT_TYPES = [
   'comment.created',
@@ -37,7 +38,7 @@ const insertEvent = preparedInsert('events');
  */
 export async function recordEvent(trx: Transaction<Database>, event: DomainEvent, site?: Site): Promise<string> {
   const id = newId('evt');
-  const createdAt = new Date().toISOString();
+  const createdAt = nowIso();
   await insertEvent(trx, {
     id,
     account_id: event.accountId,

@@ -19,17 +19,23 @@ export function registerValidators(app: FastifyInstance): void {
   app.setValidatorCompiler(({ schema, httpPart }) => (httpPart === 'body' ? strict : coercing).compile(schema));
 }
 
-/** The path of the first string (value or key) holding U+0000 in a parsed request part, if any. */
+/**
+ * The path of the first string (value or key) holding U+0000 in a parsed request part, if any. It
+ * runs on every request, so a path is written only for an object to descend into or for the answer.
+ */
 function nulPath(root: unknown, base: string): string | null {
+  if (typeof root === 'string') return root.includes('\u0000') ? base : null;
   const pending: Array<[unknown, string]> = [[root, base]];
   // Iterative: a body may nest as deep as its 64 KiB allow.
   while (pending.length > 0) {
     const [value, path] = pending.pop()!;
-    if (typeof value === 'string') {
-      if (value.includes('\u0000')) return path;
-    } else if (value !== null && typeof value === 'object') {
-      for (const [key, child] of Object.entries(value)) {
-        if (key.includes('\u0000')) return path;
+    if (value === null || typeof value !== 'object') continue;
+    for (const key of Object.keys(value)) {
+      if (key.includes('\u0000')) return path;
+      const child = (value as Record<string, unknown>)[key];
+      if (typeof child === 'string') {
+        if (child.includes('\u0000')) return `${path}/${key}`;
+      } else if (child !== null && typeof child === 'object') {
         pending.push([child, `${path}/${key}`]);
       }
     }

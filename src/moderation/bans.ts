@@ -6,6 +6,7 @@ import { recordEvent } from '../events/record.ts';
 import { newId } from '../ids.ts';
 import type { Site } from '../sites/repository.ts';
 import { refreshListing } from '../comments/listing.ts';
+import { nowIso } from '../clock.ts';
 
 export const BAN_TYPES = ['ban', 'shadow_ban'] as const;
 export type BanType = (typeof BAN_TYPES)[number];
@@ -60,7 +61,7 @@ export async function banAuthor(
   reason: string | null,
   bannedBy: string,
 ) {
-  const now = new Date().toISOString();
+  const now = nowIso();
   const id = newId('ban');
   const inserted = await trx
     .insertInto('bans')
@@ -94,7 +95,7 @@ export async function liftShadowBan(trx: Transaction<Database>, siteId: string, 
     .executeTakeFirst();
   await trx
     .updateTable('comments')
-    .set({ moderation_status: null, updated_at: new Date().toISOString() })
+    .set({ moderation_status: null, updated_at: nowIso() })
     .where('site_id', '=', siteId)
     .where('author_ref', '=', authorRef)
     .where('moderation_status', '=', 'shadow_banned')

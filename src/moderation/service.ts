@@ -8,6 +8,7 @@ import { commentWithSite, visibleComment } from '../comments/service.ts';
 import { eventComment, type CommentRow } from '../comments/view.ts';
 import { banAuthor, liftShadowBan } from './bans.ts';
 import { refreshListing } from '../comments/listing.ts';
+import { nowIso } from '../clock.ts';
 
 export const MODERATION_ACTIONS = ['approve', 'remove', 'spam', 'shadow_ban', 'unhide'] as const;
 export type ModerationAction = (typeof MODERATION_ACTIONS)[number];
@@ -62,7 +63,7 @@ export async function moderateComment(
     if (comment.author_ref !== null) await lockAuthor(db.dialect, trx, site.id, comment.author_ref);
     const current = await forUpdate(db.dialect, trx.selectFrom('comments').selectAll().where('id', '=', id)).executeTakeFirstOrThrow();
     const target = targetOf(action, current);
-    const now = new Date().toISOString();
+    const now = nowIso();
     const changed = current.status !== target.status || current.moderation_status !== target.moderation_status;
     let authorChanged = false;
     if (current.author_ref !== null && action === 'shadow_ban') {
@@ -114,7 +115,7 @@ export async function flagComment(db: Db, caller: Caller, id: string, reason: st
   return withEvents(db, async (trx) => {
     const inserted = await trx
       .insertInto('flags')
-      .values({ comment_id: id, flagger_ref: flagger, reason, created_at: new Date().toISOString() })
+      .values({ comment_id: id, flagger_ref: flagger, reason, created_at: nowIso() })
       .onConflict((oc) => oc.columns(['comment_id', 'flagger_ref']).doNothing())
       .executeTakeFirst();
     if (Number(inserted.numInsertedOrUpdatedRows ?? 0) > 0) {

@@ -5,6 +5,7 @@ import { AppError } from '../errors.ts';
 import { newId } from '../ids.ts';
 import { cleanText, MAX_AUTHOR_NAME } from '../comments/text.ts';
 import { findSiteFor } from '../sites/repository.ts';
+import { nowIso } from '../clock.ts';
 
 export const SESSION_LIFETIME_MS = 30 * 24 * 3600 * 1000;
 
@@ -63,5 +64,5 @@ export async function createSession(db: Db, caller: Caller, input: SessionReques
 export async function revokeCurrentSession(db: Db, caller: Caller): Promise<void> {
   requireCredential(caller);
   if (caller.kind !== 'session') throw new AppError('forbidden', 'Only a session token can revoke itself');
-  await db.kysely.updateTable('sessions').set({ revoked_at: new Date().toISOString() }).where('id', '=', caller.sessionId).execute();
+  await db.kysely.updateTable('sessions').set({ revoked_at: nowIso() }).where('id', '=', caller.sessionId).execute();
 }

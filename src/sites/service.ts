@@ -9,6 +9,7 @@ import { cleanText, MAX_AUTHOR_NAME } from '../comments/text.ts';
 import type { Plan } from './plans.ts';
 import { requireWebhookPlan, touchesWebhooks, webhookColumns, type WebhookColumns, type WebhookSettings } from '../webhooks/settings.ts';
 import { DEFAULT_REACTIONS, findSite, type ModerationMode, type Site } from './repository.ts';
+import { nowIso } from '../clock.ts';
 
 export interface SiteSettings {
   name?: string;
@@ -46,7 +47,7 @@ function settingsColumns(settings: SiteSettings) {
 
 export async function createAccount(db: Kysely<Database>, name: string, plan: Plan): Promise<string> {
   const id = newId('acct');
-  await db.insertInto('accounts').values({ id, name, plan, created_at: new Date().toISOString() }).execute();
+  await db.insertInto('accounts').values({ id, name, plan, created_at: nowIso() }).execute();
   return id;
 }
 
@@ -65,7 +66,7 @@ export async function createSite(db: Kysely<Database>, accountId: string, settin
       webhook_url: null,
       webhook_secret: null,
       webhook_events: '[]',
-      created_at: new Date().toISOString(),
+      created_at: nowIso(),
       ...settingsColumns(settings),
     })
     .execute();
@@ -111,7 +112,7 @@ export async function createKey(db: Kysely<Database>, accountId: string, input: 
     role: input.role,
     key_hash: hashSecret(apiKey),
     site_ids: siteIds === null ? null : JSON.stringify([...new Set(siteIds)]),
-    created_at: new Date().toISOString(),
+    created_at: nowIso(),
     revoked_at: null,
   };
   await db.insertInto('api_keys').values(row).execute();
@@ -146,7 +147,7 @@ export async function revokeKey(db: Kysely<Database>, caller: KeyCaller, keyId: 
   const reachable = caller.siteIds === null || (sites !== null && sites.every((id) => caller.siteIds!.includes(id)));
   if (!key || !reachable) throw new AppError('not_found', `No key ${keyId}`);
   if (key.revoked_at === null) {
-    key.revoked_at = new Date().toISOString();
+    key.revoked_at = nowIso();
     await db.updateTable('api_keys').set({ revoked_at: key.revoked_at }).where('id', '=', keyId).execute();
   }
   return keyView(key);

@@ -8,6 +8,7 @@ import type { Database, Flag } from '../db/schema.ts';
 import { AppError, invalid } from '../errors.ts';
 import { bannedError, isBanned } from '../moderation/bans.ts';
 import { wilsonLowerBound } from './wilson.ts';
+import { nowIso } from '../clock.ts';
 
 export type VoteType = 'up' | 'down';
 
@@ -126,7 +127,7 @@ export function setVote(db: Db, caller: Caller, id: string, vote: VoteType | nul
     const downvotes = Number(target.downvotes) + Number(after === -1) - Number(before === -1);
     if (before !== after) {
       if (after === 0) await deleteVote(trx, null, id, actor);
-      else await upsertVote(trx, null, id, actor, after, moderator ? 1 : 0, new Date().toISOString());
+      else await upsertVote(trx, null, id, actor, after, moderator ? 1 : 0, nowIso());
       await setVoteCounts(trx, null, id, upvotes, downvotes, upvotes - downvotes, wilsonLowerBound(upvotes, downvotes));
     }
     // The caller's own upvote counts as the site owner's when it was (or is now) cast as a moderator.
@@ -184,7 +185,7 @@ export function toggleReaction(db: Db, caller: Caller, id: string, type: string)
       await deleteReaction(trx, null, id, actor);
       mine = null;
     } else {
-      await upsertReaction(trx, null, id, actor, type, new Date().toISOString());
+      await upsertReaction(trx, null, id, actor, type, nowIso());
     }
     const rows = await reactionCounts(trx, null, id);
     const counts = Object.fromEntries(rows.map((row) => [row.type, Number(row.n)]));

@@ -23,6 +23,7 @@ import {
 } from './repository.ts';
 import { sendOnce } from './send.ts';
 import { requireWebhookPlan } from './settings.ts';
+import { nowIso } from '../clock.ts';
 
 export interface DeliveryPolicy {
   retryDelaysMs: readonly number[];
@@ -63,7 +64,7 @@ function nextStep(delivery: DeliveryRow, attempt: AttemptRecord, policy: Deliver
 export async function attemptDelivery(db: Kysely<Database>, delivery: DeliveryRow, target: Target, policy: DeliveryPolicy): Promise<AttemptRecord> {
   const attempt =
     target.url === null || target.secret === null
-      ? { at: new Date().toISOString(), status_code: null, duration_ms: 0, error: 'webhook_disabled' }
+      ? { at: nowIso(), status_code: null, duration_ms: 0, error: 'webhook_disabled' }
       : await sendOnce(target.url, target.secret, { deliveryId: delivery.id, event: delivery.event, body: delivery.body }, policy);
   await recordAttempt(db, delivery, attempt, nextStep(delivery, attempt, policy));
   return attempt;
@@ -96,7 +97,7 @@ export async function deliveryLog(db: Kysely<Database>, site: Site, filter: Deli
 export async function redeliver(db: Kysely<Database>, site: Site, id: string) {
   requireWebhookPlan(await accountPlan(db, site.accountId));
   if (!(await findDelivery(db, site.id, id))) throw new AppError('not_found', `No delivery ${id}`);
-  if (!(await requeue(db, site.id, id, new Date().toISOString()))) {
+  if (!(await requeue(db, site.id, id, nowIso()))) {
     throw new AppError('conflict', `Delivery ${id} is still pending; it can be redelivered once it has succeeded or failed`);
   }
   return viewOf(db, site.id, id);
@@ -104,7 +105,7 @@ export async function redeliver(db: Kysely<Database>, site: Site, id: string) {
 
 /** A plausible `data` for each event kind, so a receiver can be tried before real traffic. */
 function sampleData(event: EventType, plan: string) {
-  const now = new Date().toISOString();
+  const now = nowIso();
   const comment = {
     id: 'cmt_test',
     thread_url: 'https://example.com/posts/hello',
