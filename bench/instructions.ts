@@ -3,7 +3,7 @@ import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import autocannon from 'autocannon';
-import type { Request } from './cases.ts';
+import type { Case } from './cases.ts';
 import { startParley } from './processes.ts';
 
 /**
@@ -39,14 +39,37 @@ export function valgrindInstalled(): boolean {
   }
 }
 
-async function send(url: string, { method, path, headers, body }: Request, amount: number): Promise<void> {
-  // Enough connections that the server never waits for the next request: what runs on timers while
-  // it waits (the webhook worker polls four times a second) would count, and vary with the wall
-  // time. With one connection two counts of the same build differed by 6 %, with four by 0.5 %.
+async function send(url: string, spec: Case, amount: number, connections: number): Promise<void> {
   // Parley closes a keep-alive socket after 1,000 requests: autocannon reconnects before that.
-  const result = await autocannon({ url: url + path, connections: 4, amount, reconnectRate: 1000, method, headers, body });
+  let n = 0;
+  const { method, path, headers, body } = spec.request(0);
+  const requests = spec.variable ? [{ setupRequest: (request: object) => ({ ...request, ...spec.request(n++) }) }] : [{ method, path, headers, body }];
+  // Under valgrind a queue of 50 writes can take longer than autocannon's 10 s to drain.
+  const result = await autocannon({ url, connections, amount, reconnectRate: 1000, timeout: 120, requests });
   if (result.non2xx > 0 || result.errors > 0) throw new Error(`counted run: ${result.non2xx} non-2xx answers, ${result.errors} errors`);
 }
+
+/** How a count runs: requests before it, then windows of requests each counted on its own. */
+interface Counting {
+  warmUp: number;
+  windows: number;
+  perWindow: number;
+  connections: number;
+}
+
+/**
+ * The rate limiter on list-100: see WARM_UP_REQUESTS. Enough connections that the server never
+ * waits for the next request: what runs on timers while it waits (the webhook worker polls four
+ * times a second) would count, and vary with the wall time. With one connection two counts of the
+ * same build differed by 6 %, with four by 0.5 %.
+ */
+const LIMITER_COUNTING: Counting = { warmUp: WARM_UP_REQUESTS, windows: WINDOWS, perWindow: REQUESTS_PER_WINDOW, connections: 4 };
+/**
+ * A write under valgrind takes about 40 ms: fewer and smaller windows. The load test's 50
+ * connections, so that SQLite's commit groups are as large as under load (with 4 connections a
+ * commit served 4 comments instead of about 27, and windows spread by 25 %).
+ */
+const WRITE_COUNTING: Counting = { warmUp: 3000, windows: 4, perWindow: 1000, connections: 50 };
 
 /**
  * Instructions per request of a Parley process under valgrind's callgrind, counted in windows of a
@@ -57,23 +80,25 @@ async function send(url: string, { method, path, headers, body }: Request, amoun
  * few per cent between two processes is within the windows' spread, which the result shows. It
  * counts user space only: the kernel's part of a request (the socket reads and writes) is left out.
  */
-async function instructionsPerRequest(env: Record<string, string>, request: Request): Promise<number[]> {
+async function instructionsPerRequest(env: Record<string, string>, spec: Case, { warmUp, windows: count, perWindow, connections }: Counting): Promise<number[]> {
   const dir = mkdtempSync(join(tmpdir(), 'parley-callgrind-'));
   const parley = await startParley(env, { callgrindFile: join(dir, 'callgrind.out') });
   // callgrind_control finds the process by a name that valgrind builds from USER and HOST, so it
   // runs with the server's HOST.
   const control = (option: string) => execFileSync('callgrind_control', [option, String(parley.pid)], { env: { ...process.env, HOST: '127.0.0.1' }, stdio: 'ignore' });
   try {
-    await send(parley.url, request, WARM_UP_REQUESTS);
+    await send(parley.url, spec, warmUp, connections);
     const windows: number[] = [];
-    for (let window = 1; window <= WINDOWS; window++) {
+    for (let window = 1; window <= count; window++) {
       control('--zero');
-      await send(parley.url, request, REQUESTS_PER_WINDOW);
+      await send(parley.url, spec, perWindow, connections);
       control('--dump');
-      const dump = join(dir, `callgrind.out.${window}`);
+      // The event loop's thread (the first): SQLite's checkpoint thread works by the clock, so
+      // under valgrind it would weigh more per request than at full speed.
+      const dump = join(dir, `callgrind.out.${window}-01`);
       const total = existsSync(dump) ? /^(?:summary|totals):\s+(\d+)/m.exec(readFileSync(dump, 'utf8')) : null;
       if (!total) throw new Error(`callgrind wrote no count to ${dump}`);
-      windows.push(Number(total[1]) / REQUESTS_PER_WINDOW);
+      windows.push(Number(total[1]) / perWindow);
     }
     return windows;
   } finally {
@@ -94,8 +119,29 @@ function median(values: number[]): number {
  * the same stretch of the run) and the median of the pairs is taken, so that a window into which a
  * large collection fell moves one pair and not the result.
  */
-export async function limiterInstructions(env: Record<string, string>, onEnv: Record<string, string>, offEnv: Record<string, string>, request: Request): Promise<InstructionCost> {
-  const [onWindows, offWindows] = await Promise.all([instructionsPerRequest({ ...env, ...onEnv }, request), instructionsPerRequest({ ...env, ...offEnv }, request)]);
+export async function limiterInstructions(env: Record<string, string>, onEnv: Record<string, string>, offEnv: Record<string, string>, list: Case): Promise<InstructionCost> {
+  const counted = (limits: Record<string, string>) => instructionsPerRequest({ ...env, ...limits }, list, LIMITER_COUNTING);
+  const [onWindows, offWindows] = await Promise.all([counted(onEnv), counted(offEnv)]);
   const cost = median(onWindows.map((on, window) => on / offWindows[window] - 1));
   return { onPerRequest: median(onWindows), offPerRequest: median(offWindows), cost, onWindows, offWindows, requestsPerWindow: REQUESTS_PER_WINDOW };
+}
+
+export interface CaseInstructions {
+  id: string;
+  /** Instructions per request in each window, in the order counted. */
+  windows: number[];
+  /** The median of the windows after the first. */
+  perRequest: number;
+  requestsPerWindow: number;
+}
+
+/**
+ * Instructions per request of one case, on its own Parley process: what a change to a write path
+ * saves, counted the same on any host (the rates of writes swing with the host's speed). Besides
+ * the requests it counts what the event loop runs by the clock meanwhile (the webhook worker's
+ * polls), which under valgrind is more per request than at full speed: compare counts made alike.
+ */
+export async function caseInstructions(env: Record<string, string>, spec: Case): Promise<CaseInstructions> {
+  const windows = await instructionsPerRequest(env, spec, WRITE_COUNTING);
+  return { id: spec.id, windows, perRequest: median(windows.slice(1)), requestsPerWindow: WRITE_COUNTING.perWindow };
 }

@@ -106,7 +106,8 @@ export async function startParley(env: Record<string, string>, options: { profil
   const { profileDir, callgrindFile, cpu } = options;
   const profile = profileDir ? ['--cpu-prof', `--cpu-prof-dir=${profileDir}`] : [];
   const pinned = cpu === undefined ? [] : ['taskset', '-c', String(cpu)];
-  const callgrind = callgrindFile ? ['valgrind', '--tool=callgrind', `--callgrind-out-file=${callgrindFile}`] : [];
+  // Each thread counted on its own: bench/instructions.ts reads the event loop's thread alone.
+  const callgrind = callgrindFile ? ['valgrind', '--tool=callgrind', '--separate-threads=yes', `--callgrind-out-file=${callgrindFile}`] : [];
   const start = (JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { scripts: { start: string } }).scripts.start.split(' ');
   if (start[0] !== 'node') throw new Error(`package.json's start script no longer runs node: ${start.join(' ')}`);
   // Under callgrind: V8 on one thread, and no full collection of the heap started by a timer or by

@@ -11,7 +11,7 @@ import { postgresUrl } from '../src/db/connect.ts';
 import { freshPostgresDatabase } from '../test/helper.ts';
 import { casesFor, type Case, type Server } from './cases.ts';
 import type { AfterWriteCost, AfterWriteJob } from './after-write.ts';
-import { limiterInstructions, valgrindInstalled, type InstructionCost } from './instructions.ts';
+import { caseInstructions, limiterInstructions, valgrindInstalled, type CaseInstructions, type InstructionCost } from './instructions.ts';
 import type { InProcessCost, LimiterJob } from './limiter.ts';
 import { ROOT, startBaseline, startParley, type CannedResponse, type Service } from './processes.ts';
 import { seed, type Seeded } from './seed.ts';
@@ -30,6 +30,8 @@ const { values: args } = parseArgs({
     profile: { type: 'boolean', default: false },
     /** Only the rate limiter's cost on list-100: in process, the A/B under load, and in instructions (valgrind). */
     limiter: { type: 'boolean', default: false },
+    /** Only these cases (comma-separated), each counted in instructions per request under valgrind. */
+    instructions: { type: 'string' },
   },
 });
 const DURATION = Number(args.duration);
@@ -345,7 +347,7 @@ async function rateLimitCost(list: Case, env: Record<string, string>): Promise<L
   log(`rate limiting under load: ${(runs.cost * 100).toFixed(1)} % of list-100's throughput, ${(runs.cpuCost * 100).toFixed(1)} % by CPU time per request (req/s and CPU µs per request: on ${show(runs.on)}; off ${show(runs.off)})`);
   if (args.limiter && valgrindInstalled()) {
     log('rate limiting in instructions: two Parley processes under callgrind (about 7 minutes)');
-    runs.instructions = await limiterInstructions(env, SERVER_ENV.default, SERVER_ENV['no-rate-limits'], list.request(0));
+    runs.instructions = await limiterInstructions(env, SERVER_ENV.default, SERVER_ENV['no-rate-limits'], list);
     const { cost, onWindows, offWindows, requestsPerWindow } = runs.instructions;
     const counts = (windows: number[]) => windows.map((count) => count.toFixed(0)).join(', ');
     log(`rate limiting in instructions: ${(cost * 100).toFixed(1)} % by the median of paired windows (per request in windows of ${requestsPerWindow}: on ${counts(onWindows)}; off ${counts(offWindows)})`);
@@ -353,6 +355,36 @@ async function rateLimitCost(list: Case, env: Record<string, string>): Promise<L
     log('rate limiting in instructions: not counted (valgrind is not installed)');
   }
   return runs;
+}
+
+/**
+ * With --instructions: each named case on a Parley process of its own, under callgrind, on its own
+ * copy of the seeded database, two at a time (a core each); see caseInstructions.
+ */
+async function countInstructions(all: Case[], ids: string[], database: Database, env: Record<string, string>): Promise<CaseInstructions[]> {
+  if (!valgrindInstalled()) throw new Error('--instructions counts under valgrind, which is not installed');
+  const specs = ids.map((id) => {
+    const spec = all.find((known) => known.id === id);
+    if (!spec) throw new Error(`--instructions: there is no case ${id}`);
+    return spec;
+  });
+  log(`instructions per request of ${ids.join(', ')}: Parley under callgrind (about 4 minutes for two cases)`);
+  const counted: CaseInstructions[] = [];
+  for (let first = 0; first < specs.length; first += 2) {
+    const pair = specs.slice(first, first + 2).map(async (spec) => {
+      const copy = await database.copy();
+      try {
+        return await caseInstructions({ ...env, DATABASE_URL: copy.url, ...SERVER_ENV[spec.server] }, spec);
+      } finally {
+        await copy.drop();
+      }
+    });
+    counted.push(...(await Promise.all(pair)));
+  }
+  for (const { id, perRequest, windows, requestsPerWindow } of counted) {
+    log(`${id}: ${perRequest.toFixed(0)} instructions per request (windows of ${requestsPerWindow}: ${windows.map((count) => count.toFixed(0)).join(', ')})`);
+  }
+  return counted;
 }
 
 const QUEUED = 4_000;
@@ -407,7 +439,7 @@ async function main(): Promise<void> {
   const { seeded } = database;
   log(`data: ${seeded.comments} comments, ${seeded.votes} votes (seeded in ${seeded.seconds.toFixed(0)} s)`);
   const all = casesFor(seeded);
-  const cases = args.limiter ? [] : all.filter((c) => !args.only || args.only.split(',').includes(c.id));
+  const cases = args.limiter || args.instructions ? [] : all.filter((c) => !args.only || args.only.split(',').includes(c.id));
   const baseEnv = { DATABASE_URL: database.url, ...(process.env.REDIS_URL ? { REDIS_URL: process.env.REDIS_URL } : {}) };
   const results = new Map<string, CaseResult>();
   const baselines = new Map<string, Measurement>();
@@ -416,6 +448,7 @@ async function main(): Promise<void> {
   let webhooks: WebhookResult[] = [];
   let limiterCost: LimiterCost | null = null;
   let afterWrite: AfterWriteCost | null = null;
+  let instructions: CaseInstructions[] = [];
   try {
     for (const server of ['default', 'no-cache', 'cold'] as const) {
       const group = cases.filter((c) => c.server === server);
@@ -455,11 +488,12 @@ async function main(): Promise<void> {
     if (list) limiterCost = await rateLimitCost(list, baseEnv);
     const whole = cases.find((c) => c.id === 'whole-200-miss');
     if (whole) afterWrite = await afterWriteCost(whole, seeded, baseEnv);
-    if (!args.limiter && (!args.only || args.only.includes('webhooks'))) webhooks = await webhookCases(database, baseEnv);
+    if (!args.limiter && !args.instructions && (!args.only || args.only.includes('webhooks'))) webhooks = await webhookCases(database, baseEnv);
+    if (args.instructions) instructions = await countInstructions(all, args.instructions.split(','), database, baseEnv);
   } finally {
     await database.drop();
   }
-  report([...results.values()], webhooks, limiterCost, { loadAtStart, seeded, idleRssMb, afterWrite });
+  report([...results.values()], webhooks, limiterCost, { loadAtStart, seeded, idleRssMb, afterWrite, instructions });
 }
 
 interface RunContext {
@@ -467,6 +501,7 @@ interface RunContext {
   seeded: Seeded;
   idleRssMb: number;
   afterWrite: AfterWriteCost | null;
+  instructions: CaseInstructions[];
 }
 
 function report(results: CaseResult[], webhooks: WebhookResult[], limiterCost: LimiterCost | null, context: RunContext): void {
@@ -536,6 +571,7 @@ function report(results: CaseResult[], webhooks: WebhookResult[], limiterCost: L
         rateLimitCost,
         rateLimitRuns: limiterCost,
         afterWrite: context.afterWrite,
+        instructions: context.instructions,
         cases: results,
         webhooks,
         seconds: (Date.now() - started) / 1000,
