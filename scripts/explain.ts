@@ -219,7 +219,7 @@ async function main(): Promise<number> {
       scenarios.push([`list ${sort} (user)`, () => listComments(db, user, list(sort), publicList(list(sort)), listParts(0).readerMarks)]);
       scenarios.push([`list ${sort} (moderator)`, () => listComments(db, admin, list(sort), publicList(list(sort)), listParts(0).readerMarks)]);
     }
-    scenarios.push(['list newest page 50 (guest)', publicList(list('newest', 50))]);
+    for (const sort of ['newest', 'top', 'best'] as const) scenarios.push([`list ${sort} page 50 (guest)`, publicList(list(sort, 50))]);
     scenarios.push(['get comment + subtree', () => getComment(db, guest, top)]);
     scenarios.push(['get nested reply', () => getComment(db, user, reply)]);
     scenarios.push(['vote on hot comment', () => setVote(db, user, top, 'up')]);

@@ -10,6 +10,7 @@ import * as webhookSiteDue from './migrations/0006_webhook_site_due.ts';
 import * as listRevisions from './migrations/0007_list_revisions.ts';
 import * as marksRevision from './migrations/0008_marks_revision.ts';
 import * as commentsOnlyTheySee from './migrations/0009_comments_only_they_see.ts';
+import * as voteOrderListing from './migrations/0010_vote_order_listing.ts';
 
 /**
  * Migrations are listed here explicitly (no directory scan), in order. They are additive only (new
@@ -28,6 +29,7 @@ const MIGRATIONS: Record<string, Migration> = {
   '0007_list_revisions': listRevisions,
   '0008_marks_revision': marksRevision,
   '0009_comments_only_they_see': commentsOnlyTheySee,
+  '0010_vote_order_listing': voteOrderListing,
 };
 
 const provider: MigrationProvider = { getMigrations: async () => MIGRATIONS };
