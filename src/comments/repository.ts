@@ -104,10 +104,16 @@ export async function hasCommentsOnlyAuthorSees(db: Kysely<Database>, siteId: st
 
 /** Whether a top-level comment `c` is in the viewer's list (stored per row for the public and moderators). */
 export function listable(viewer: Viewer) {
-  // A deleted top-level comment stays as a placeholder while a live reply below it is visible.
+  // A deleted top-level comment stays as a placeholder while a live reply below it is shown: one the
+  // viewer may see through every reply above it, since a hidden reply hides its subtree (nestReplies).
+  // The walk down runs only for deleted top-level comments.
   return sql<boolean>`(${visibleTo(viewer, 'c')} and (c.is_deleted = 0 or exists (
-    select 1 from comments d where d.root_id = c.id and d.id <> c.id and d.is_deleted = 0
-      and ${visibleTo(viewer, 'd')})))`;
+    with recursive shown(id, is_deleted) as (
+      select d.id, d.is_deleted from comments d where d.parent_id = c.id and ${visibleTo(viewer, 'd')}
+      union all
+      select d.id, d.is_deleted from comments d join shown on d.parent_id = shown.id where ${visibleTo(viewer, 'd')}
+    )
+    select 1 from shown where shown.is_deleted = 0)))`;
 }
 
 function inOrder<Q extends SelectQueryBuilder<Database & { c: CommentTable }, 'c', object>>(query: Q, sort: Sort): Q {

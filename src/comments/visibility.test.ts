@@ -140,6 +140,21 @@ describe('who sees what', () => {
     expect(await contents(thread)).toEqual({ total: 0, tree: [] });
   });
 
+  it('drops a deleted comment whose only live replies sit under a removed one, from the page and from total', async () => {
+    const thread = pageUrl();
+    const root = await post(alice, thread, 'root');
+    const removed = await post(bob, thread, 'to be removed', root.id);
+    await post(alice, thread, 'live, under the removed reply', removed.id);
+    await post(bob, thread, 'another thread root');
+    await moderate(removed.id, 'remove');
+    await parley.request('DELETE', `/v1/comments/${root.id}`, { token: alice });
+    expect(await contents(thread)).toEqual({ total: 1, tree: ['another thread root'] });
+    expect(await contents(thread, moderator)).toEqual({ total: 2, tree: [[null, [['to be removed', ['live, under the removed reply']]]], 'another thread root'] });
+
+    await moderate(removed.id, 'approve');
+    expect(await contents(thread)).toEqual({ total: 2, tree: [[null, [['to be removed', ['live, under the removed reply']]]], 'another thread root'] });
+  });
+
   it("reads another account's site as the public does", async () => {
     const thread = pageUrl();
     await post(alice, thread, 'visible');
