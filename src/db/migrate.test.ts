@@ -68,9 +68,9 @@ describe('parley migrate', () => {
     }
     await sql`alter table site_users drop column comments_only_they_see`.execute(kysely);
     // Nor the indexes of 0010, which came after it.
-    for (const order of ['top', 'best']) {
+    for (const [order, column] of [['top', 'score'], ['best', 'wilson']]) {
       await sql`drop index ${sql.raw(`comments_top_level_${order}_listed`)}`.execute(kysely);
-      await sql`create index ${sql.raw(`comments_top_level_${order}`)} on comments (thread_id, ${sql.raw(order === 'top' ? 'score' : 'wilson')}, id) where parent_id is null`.execute(kysely);
+      await sql`create index ${sql.raw(`comments_top_level_${order}`)} on comments (thread_id, ${sql.raw(column)}, id) where parent_id is null`.execute(kysely);
     }
     await sql`delete from kysely_migration where name in ('0009_comments_only_they_see', '0010_vote_order_listing')`.execute(kysely);
     await before.close();
