@@ -6,18 +6,6 @@ import autocannon from 'autocannon';
 import type { Case } from './cases.ts';
 import { startParley } from './processes.ts';
 
-/**
- * Requests before the count starts. Under valgrind V8 keeps optimising for thousands of requests:
- * after 2,000 the count per request still fell from 610,000 to 180,000 over the next 3,500, and
- * after 6,000 it still fell by about 10 % over the next 7,500 (windows of 130,546, 126,898 and
- * 119,080). After 24,000 one process's windows still spread by about 10 %, while the median of
- * six paired windows read 5.1 and 5.2 % in two runs of the same code.
- */
-const WARM_UP_REQUESTS = 24_000;
-/** Counted windows, and requests in each: see instructionsPerRequest. */
-const WINDOWS = 6;
-const REQUESTS_PER_WINDOW = 2500;
-
 export interface InstructionCost {
   /** Instructions Parley executed per request, limits on (untripped) and off. */
   onPerRequest: number;
@@ -58,12 +46,17 @@ interface Counting {
 }
 
 /**
- * The rate limiter on list-100: see WARM_UP_REQUESTS. Enough connections that the server never
- * waits for the next request: what runs on timers while it waits (the webhook worker polls four
- * times a second) would count, and vary with the wall time. With one connection two counts of the
- * same build differed by 6 %, with four by 0.5 %.
+ * The rate limiter on list-100.
+ * - Warm-up: under valgrind V8 keeps optimising for thousands of requests. After 2,000 the count per
+ *   request still fell from 610,000 to 180,000 over the next 3,500, and after 6,000 it still fell by
+ *   about 10 % over the next 7,500 (windows of 130,546, 126,898 and 119,080). After 24,000 one
+ *   process's windows still spread by about 10 %, while the median of six paired windows read 5.1
+ *   and 5.2 % in two runs of the same code.
+ * - Connections: enough that the server never waits for the next request. What runs on timers while
+ *   it waits (the webhook worker polls four times a second) would count, and vary with the wall time.
+ *   With one connection two counts of the same build differed by 6 %, with four by 0.5 %.
  */
-const LIMITER_COUNTING: Counting = { warmUp: WARM_UP_REQUESTS, windows: WINDOWS, perWindow: REQUESTS_PER_WINDOW, connections: 4 };
+const LIMITER_COUNTING: Counting = { warmUp: 24_000, windows: 6, perWindow: 2500, connections: 4 };
 /**
  * A write under valgrind takes about 40 ms: fewer and smaller windows. The load test's 50
  * connections, so that SQLite's commit groups are as large as under load (with 4 connections a
@@ -123,7 +116,7 @@ export async function limiterInstructions(env: Record<string, string>, onEnv: Re
   const counted = (limits: Record<string, string>) => instructionsPerRequest({ ...env, ...limits }, list, LIMITER_COUNTING);
   const [onWindows, offWindows] = await Promise.all([counted(onEnv), counted(offEnv)]);
   const cost = median(onWindows.map((on, window) => on / offWindows[window] - 1));
-  return { onPerRequest: median(onWindows), offPerRequest: median(offWindows), cost, onWindows, offWindows, requestsPerWindow: REQUESTS_PER_WINDOW };
+  return { onPerRequest: median(onWindows), offPerRequest: median(offWindows), cost, onWindows, offWindows, requestsPerWindow: LIMITER_COUNTING.perWindow };
 }
 
 export interface CaseInstructions {
