@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Webhook } from 'standardwebhooks';
 import { freshDatabaseUrl, pageUrl, startParley, type TestParley } from '../../test/helper.ts';
@@ -52,12 +53,36 @@ describe('webhook settings', () => {
       [{ webhook_url: 'not a url' }, 'body/webhook_url'],
       [{ webhook_url: 'https://user:pw@example.com/hooks' }, 'body/webhook_url'],
       [{ webhook_secret: 'short' }, 'body/webhook_secret'],
-      [{ webhook_secret: 'whsec_not*base64*at*all!!' }, 'body/webhook_secret'],
+      [{ webhook_secret: 'a secret with spaces in it' }, 'body/webhook_secret'],
+      [{ webhook_secret: 'ünïcödé-secret-of-some-length' }, 'body/webhook_secret'],
+      [{ webhook_secret: 'tab\tseparated-secret-1234' }, 'body/webhook_secret'],
+      [{ webhook_secret: 'x'.repeat(201) }, 'body/webhook_secret'],
     ] as const) {
       const response = await patch(body);
       expect(response.status, JSON.stringify(body)).toBe(400);
       expect(response.body.code).toBe('validation_failed');
       expect(response.body.errors[0].path).toBe(path);
+    }
+  });
+
+  it('accepts any secret of 16 to 200 printable ASCII characters, whsec_ followed by something not base64 too', async () => {
+    for (const secret of [`whsec_${randomUUID()}`, 'whsec_not*base64*at*all!!', randomUUID(), '!"#$%&\'()*+,-./0123456789:;<=>?@[\\]^`{|}~', 'x'.repeat(200)]) {
+      const response = await patch({ webhook_secret: secret });
+      expect(response.status, secret).toBe(200);
+      expect(response.body.webhook_secret).toBe(`${secret.startsWith('whsec_') ? 'whsec_' : ''}…${secret.slice(-4)}`);
+    }
+  });
+
+  it('shows no more of a chosen secret with underscores than a whsec_ prefix and its last four characters', async () => {
+    for (const [secret, masked] of [
+      ['my_very_long_and_secret_value', '…alue'],
+      ['whsec_a_uuid_or_anything_else', 'whsec_…else'],
+    ]) {
+      const response = await patch({ webhook_secret: secret });
+      expect(response.status).toBe(200);
+      expect(response.body.webhook_secret).toBe(masked);
+      const read = await parley.request('GET', `/api/sites/${site.site_id}`, { token: site.api_key });
+      expect(read.body.webhook_secret).toBe(masked);
     }
   });
 
