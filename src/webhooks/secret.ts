@@ -1,11 +1,12 @@
 import { createHmac, randomBytes } from 'node:crypto';
 import { invalid } from '../errors.ts';
 
-const PREFIX = 'whsec_';
+/** The prefix of generated secrets, as the Standard Webhooks libraries expect. */
+export const WEBHOOK_SECRET_PREFIX = 'whsec_';
 
 /** `whsec_<base64 of 32 random bytes>`: the form the Standard Webhooks and Svix libraries expect. */
 export function newWebhookSecret(): string {
-  return `${PREFIX}${randomBytes(32).toString('base64')}`;
+  return `${WEBHOOK_SECRET_PREFIX}${randomBytes(32).toString('base64')}`;
 }
 
 /** Standard (not URL-safe) base64, padded: what those libraries decode after `whsec_`. */
@@ -17,8 +18,8 @@ const BASE64 = /^(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?$
  * bytes as they are, which the libraries accept with their `raw` format option.
  */
 function standardKey(secret: string): Buffer {
-  const encoded = secret.slice(PREFIX.length);
-  return secret.startsWith(PREFIX) && BASE64.test(encoded) ? Buffer.from(encoded, 'base64') : Buffer.from(secret, 'utf8');
+  const encoded = secret.slice(WEBHOOK_SECRET_PREFIX.length);
+  return secret.startsWith(WEBHOOK_SECRET_PREFIX) && BASE64.test(encoded) ? Buffer.from(encoded, 'base64') : Buffer.from(secret, 'utf8');
 }
 
 /** `webhook-signature` of the Standard Webhooks specification: `v1,<base64 HMAC of id.timestamp.body>`. */
