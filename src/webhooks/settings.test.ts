@@ -134,6 +134,32 @@ describe('private targets, without PARLEY_WEBHOOK_ALLOW_PRIVATE', () => {
     }
   });
 
+  it('refuses IPv6 forms that embed a loopback or private IPv4 address: IPv4-compatible, IPv4-mapped, IPv4-translated, NAT64, 6to4, Teredo', async () => {
+    const strict = await startParley();
+    try {
+      const own = await strict.newSite();
+      for (const host of [
+        '[::127.0.0.1]',
+        '[::10.0.0.1]',
+        '[::192.168.1.1]',
+        '[::ffff:10.0.0.1]',
+        '[::ffff:0:127.0.0.1]',
+        '[64:ff9b::127.0.0.1]',
+        '[64:ff9b:1::a00:1]',
+        '[2002:7f00:1::1]',
+        '[2002:c0a8:101::1]',
+        '[2001:0:7f00:1::1]',
+        '[2001:0:4136:e378:8000:63bf:80ff:fffe]',
+      ]) {
+        const response = await strict.request('PATCH', `/api/sites/${own.site_id}`, { token: own.api_key, body: { webhook_url: `http://${host}/hooks` } });
+        expect(response.status, host).toBe(400);
+        expect(response.body.errors[0].path).toBe('body/webhook_url');
+      }
+    } finally {
+      await strict.close();
+    }
+  });
+
   it('refuses them again at every attempt, after resolution: the attempt fails with blocked_address', async () => {
     // The URL was accepted while private targets were allowed; the service then restarts without.
     const database = await freshDatabaseUrl();
