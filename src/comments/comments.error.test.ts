@@ -133,6 +133,18 @@ describe('credentials', () => {
     expect(response.headers.get('www-authenticate')).toBe('Bearer');
   });
 
+  it('answers an empty X-API-Key header with 401 unauthorized, not as the public or a guest', async () => {
+    for (const value of ['', '   ']) {
+      const read = await parley.request('GET', `/v1/comments?thread_url=${encodeURIComponent(pageUrl())}&site_id=${site.site_id}`, { headers: { 'x-api-key': value } });
+      expectProblem(read, 401, 'unauthorized');
+      expect(read.headers.get('www-authenticate')).toBe('Bearer');
+      const write = await parley.request('POST', '/v1/comments', { headers: { 'x-api-key': value }, body: { thread_url: pageUrl(), site_id: site.site_id, content: 'guest?' } });
+      expectProblem(write, 401, 'unauthorized');
+    }
+    const emptyAuthorization = await parley.request('GET', `/v1/comments?thread_url=${encodeURIComponent(pageUrl())}&site_id=${site.site_id}`, { headers: { authorization: '' } });
+    expectProblem(emptyAuthorization, 401, 'unauthorized');
+  });
+
   it('accepts the API key in X-API-Key', async () => {
     const response = await parley.request('POST', '/v1/comments', {
       headers: { 'x-api-key': site.api_key },
