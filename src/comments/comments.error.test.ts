@@ -29,6 +29,8 @@ describe('creating a comment with bad input', () => {
     ['a relative thread_url', { thread_url: '/posts/1' }, 'body/thread_url'],
     ['a non-http thread_url', { thread_url: 'ftp://blog.example.com/x' }, 'body/thread_url'],
     ['a thread_url over 2,048 characters', { thread_url: `https://a.example.com/${'p'.repeat(2100)}` }, 'body/thread_url'],
+    ['a thread_url with a user name (userinfo)', { thread_url: 'https://evil.example.com@blog.example.com/posts/1' }, 'body/thread_url'],
+    ['a thread_url with a user name and password', { thread_url: 'https://user:secret@blog.example.com/posts/1' }, 'body/thread_url'],
     ['an author_name over 100 characters', { author_name: 'n'.repeat(101) }, 'body/author_name'],
     ['a missing site_id', { site_id: undefined }, 'body/site_id'],
   ])('refuses %s with 400 validation_failed naming the field', async (_name, change, path) => {
@@ -105,6 +107,14 @@ describe('listing with bad input', () => {
     const response = await list(`thread_url=${encodeURIComponent(pageUrl())}&site_id=${site.site_id}&${param}`);
     expectProblem(response, 400, 'validation_failed');
     expect(response.body.errors[0].path).toBe(path);
+  });
+
+  it('refuses a thread_url with a user name or password (userinfo) with 400', async () => {
+    for (const url of ['https://evil.example.com@blog.example.com/posts/1', 'https://:pw@blog.example.com/posts/1']) {
+      const response = await list(`thread_url=${encodeURIComponent(url)}&site_id=${site.site_id}`);
+      expectProblem(response, 400, 'validation_failed');
+      expect(response.body.errors[0].path).toBe('querystring/thread_url');
+    }
   });
 
   it('needs thread_url and site_id', async () => {

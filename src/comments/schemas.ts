@@ -38,7 +38,7 @@ export const CommentSchema = Type.Object(
 export const CommentRef = Type.Unsafe<CommentView>(Type.Ref('Comment'));
 
 export const ListQuery = Type.Object({
-  thread_url: Type.String({ description: 'Absolute http(s) URL of the page', maxLength: 2048 }),
+  thread_url: Type.String({ description: 'Absolute http(s) URL of the page, without a user name or password', maxLength: 2048 }),
   site_id: Type.String({ maxLength: 100 }),
   sort: Type.Optional(Type.Enum([...SORTS], { default: 'newest' })),
   page: Type.Optional(Type.Integer({ minimum: 1, maximum: 1_000_000, default: 1 })),
@@ -52,7 +52,7 @@ export const CommentList = Type.Object({
 });
 
 export const CreateBody = Type.Object({
-  thread_url: Type.String({ maxLength: 4096 }),
+  thread_url: Type.String({ maxLength: 4096, description: 'Absolute http(s) URL of the page, at most 2,048 characters, without a user name or password' }),
   site_id: Type.String({ maxLength: 100 }),
   content: Type.String({ description: '1 to 10,000 characters after trimming' }),
   parent_id: Type.Optional(Type.Union([Type.String({ maxLength: 100 }), Type.Null()])),
