@@ -39,6 +39,25 @@ describe('creating a comment with bad input', () => {
     expect(response.body.errors.map((e: any) => e.path)).toContain(path);
   });
 
+  it('refuses an author_name holding a bidirectional control or a zero-width character with 400 validation_failed', async () => {
+    const invisible = [
+      ...'\u202A\u202B\u202C\u202D\u202E\u2066\u2067\u2068\u2069\u200E\u200F',
+      ...'\u200B\u200C\u200D\u2060\uFEFF',
+    ];
+    for (const character of invisible) {
+      for (const name of [`Ad${character}min`, `${character}${character}`]) {
+        for (const token of [undefined, site.api_key]) {
+          const response = await parley.request('POST', '/v1/comments', { token, body: { thread_url: pageUrl(), site_id: site.site_id, content: 'hi', author_name: name } });
+          expectProblem(response, 400, 'validation_failed');
+          expect(response.body.errors[0].path, `U+${character.codePointAt(0)!.toString(16)}`).toBe('body/author_name');
+        }
+      }
+    }
+    for (const name of ['Zoë', 'محمد', '李雷', 'O’Brien (she/her)']) {
+      expect((await post({ thread_url: pageUrl(), site_id: site.site_id, content: 'hi', author_name: name })).status, name).toBe(201);
+    }
+  });
+
   it('accepts content of exactly 10,000 characters once trimmed', async () => {
     const response = await post({ thread_url: pageUrl(), site_id: site.site_id, content: ` ${'x'.repeat(10_000)}\n` });
     expect(response.status).toBe(201);

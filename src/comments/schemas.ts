@@ -1,6 +1,7 @@
 import { Type } from 'typebox';
 import { Timestamp } from '../http/schemas.ts';
 import { SORTS } from './repository.ts';
+import { NAME_PATTERN } from './text.ts';
 import type { CommentView } from './view.ts';
 
 /** Registered once with addSchema so replies can refer to it recursively. */
@@ -56,7 +57,14 @@ export const CreateBody = Type.Object({
   site_id: Type.String({ maxLength: 100 }),
   content: Type.String({ description: '1 to 10,000 characters after trimming' }),
   parent_id: Type.Optional(Type.Union([Type.String({ maxLength: 100 }), Type.Null()])),
-  author_name: Type.Optional(Type.String({ description: 'Guests and API keys only; 1 to 100 characters' })),
+  author_name: Type.Optional(
+    Type.String({
+      pattern: NAME_PATTERN,
+      description:
+        'Guests and API keys only; 1 to 100 characters after trimming. Refused (400) when it holds a bidirectional control ' +
+        '(U+200E, U+200F, U+202A-U+202E, U+2066-U+2069) or a zero-width character (U+200B-U+200D, U+2060, U+FEFF): never stripped',
+    }),
+  ),
 });
 
 export const EditBody = Type.Object({ content: Type.String() });
