@@ -10,6 +10,7 @@ export const CommentSchema = Type.Object(
     id: Type.String({ description: 'cmt_<id>' }),
     content: Type.Union([Type.String(), Type.Null()], { description: 'Plain text; null once deleted' }),
     author_name: Type.String(),
+    author_is_guest: Type.Boolean({ description: 'Posted without a credential, under a name the poster chose: nobody vouches for it' }),
     upvotes: Type.Integer(),
     downvotes: Type.Integer(),
     reaction_counts: Type.Record(Type.String(), Type.Integer()),
