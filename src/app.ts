@@ -103,7 +103,7 @@ export async function buildApp(config: Config): Promise<FastifyInstance> {
     }
   });
 
-  if (config.redisUrl) db.changes.connectRedis(config.redisUrl);
+  if (config.redisUrl) db.changes.connectRedis(config.redisUrl, config.rateLimits.redisKeyPrefix, app.log);
   const deps = { db };
   await app.register(commentRoutes, { db, caches: responseCaches(db.changes, config.responseCacheMb, config.subtreeCacheMb) });
   await app.register(voteRoutes, deps);

@@ -168,6 +168,25 @@ describe('guests', () => {
     const unnamed = await parley.request('POST', '/v1/comments', { body: { thread_url: thread, site_id: site.site_id, content: 'hi' } });
     expect(unnamed.body).toMatchObject({ author_name: 'Anonymous', status: 'published' });
   });
+
+  it('tells guest comments from signed-in and API-key ones (author_is_guest) in every response', async () => {
+    const thread = pageUrl();
+    const user = await parley.signIn(site.api_key, site.site_id, { id: 'guest-marker-user', name: 'Signed In' });
+    const post = (token: string | undefined, content: string, parent_id?: string) =>
+      parley.request('POST', '/v1/comments', { token, body: { thread_url: thread, site_id: site.site_id, content, parent_id, author_name: token === user ? undefined : 'Signed In' } });
+    const guest = await post(undefined, 'by a guest');
+    expect(guest.body.author_is_guest).toBe(true);
+    const member = await post(user, 'by a signed-in user', guest.body.id);
+    expect(member.body.author_is_guest).toBe(false);
+    const key = await post(site.api_key, 'by an API key', guest.body.id);
+    expect(key.body.author_is_guest).toBe(false);
+
+    const list = await parley.request('GET', `/v1/comments?thread_url=${encodeURIComponent(thread)}&site_id=${site.site_id}`);
+    const [top] = list.body.comments;
+    expect([top.author_is_guest, ...top.replies.map((reply: any) => reply.author_is_guest)]).toEqual([true, false, false]);
+    const single = await parley.request('GET', `/v1/comments/${guest.body.id}`, { token: user });
+    expect(single.body.author_is_guest).toBe(true);
+  });
 });
 
 describe('deep threads', () => {

@@ -36,7 +36,10 @@ export const SiteSettingsBody = Type.Object({
   ),
   webhook_secret: Type.Optional(
     Type.Union([Type.String({ maxLength: 200 }), Type.Null()], {
-      description: 'Signing secret, 16+ characters; left out or null with a URL set: a whsec_ secret is generated and shown once',
+      description:
+        'Signing secret: 16 to 200 printable ASCII characters (0x21-0x7E), in any form. X-Service-Signature is keyed with it as given; ' +
+        'webhook-signature with the base64-decoded part when it is whsec_<base64>, else with it as given (the raw format of the Standard Webhooks libraries). ' +
+        'Left out or null with a URL set: a whsec_ secret is generated and shown once',
     }),
   ),
   webhook_events: Type.Optional(Type.Array(Type.Enum([...EVENT_TYPES]), { maxItems: EVENT_TYPES.length * 2, description: 'Events to deliver' })),

@@ -132,6 +132,24 @@ describe.skipIf(!CHROMIUM)('the widget in Chromium', () => {
     await page.close();
   });
 
+  it('marks guest comments with a "Guest" marker that screen readers hear too, and no other comment', async () => {
+    const thread = newThread();
+    const guest = await parley.request('POST', '/v1/comments', { body: { site_id: site.site_id, thread_url: pageOrigin + thread, content: 'Said by a guest', author_name: 'Admin' } });
+    expect(guest.status).toBe(201);
+    await seed(thread, 'Said by a member', { parent_id: guest.body.id, token: await session('Member Marker') });
+    await seed(thread, 'Said by the site', { parent_id: guest.body.id, author_name: 'Site team' });
+    const page = await open(await browser.newPage(), thread);
+    const marker = comment(page, 'Said by a guest').locator('.meta .guest');
+    expect(await marker.count()).toBe(1);
+    // Seen as "Guest"; the explanation is for screen readers (visually hidden).
+    expect(await marker.locator('.sr').textContent()).toBe(' (posted without signing in, the name is not verified)');
+    expect(await marker.textContent()).toBe('Guest (posted without signing in, the name is not verified)');
+    expect(await comment(page, 'Said by a member').locator('.guest').count()).toBe(0);
+    expect(await comment(page, 'Said by the site').locator('.guest').count()).toBe(0);
+    expect(await seriousViolations(page)).toEqual([]);
+    await page.close();
+  });
+
   it('lets a signed-in reader reply, edit, vote, unvote, react and delete', async () => {
     const thread = newThread();
     const root = await seed(thread, 'What do you all think?', { author_name: 'Editor' });

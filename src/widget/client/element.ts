@@ -314,6 +314,8 @@ export class ParleyComments extends HTMLElement {
         'div',
         { class: 'meta' },
         !comment.is_deleted && h('span', { class: 'author' }, comment.author_name),
+        // Anyone can post under any name as a guest: the marker says nobody vouches for this one.
+        !comment.is_deleted && comment.author_is_guest && h('span', { class: 'badge guest' }, t.guest, h('span', { class: 'sr' }, ` (${t.guestHint})`)),
         h('time', { datetime: comment.created_at, title: fullDate(comment.created_at, this.#lang) }, relativeTime(comment.created_at, this.#lang)),
         comment.is_edited && !comment.is_deleted && h('span', {}, `· ${t.edited}`),
         badge && h('span', { class: 'badge' }, badge),
