@@ -1,6 +1,7 @@
 import type { FastifyRequest } from 'fastify';
 import type { Caller } from '../auth/caller.ts';
 import type { Config } from '../config.ts';
+import { clientKey } from './client-key.ts';
 
 /** The names also appear to clients, in the RateLimit-Policy and RateLimit fields. */
 export type PolicyName = 'api-key' | 'session-comments' | 'guest-comments' | 'ip';
@@ -65,7 +66,7 @@ function isUnlimited(request: FastifyRequest, route: string | undefined): boolea
 
 export interface Charge {
   policy: Policy;
-  /** Whose counter: the key id, the user id or the client IP. */
+  /** Whose counter: the key id, the user id or the client's key (clientKey). */
   subject: string;
 }
 
@@ -79,10 +80,11 @@ export function chargeFor(request: FastifyRequest, caller: Caller | null, polici
   const { url: route, config } = request.routeOptions;
   if (isUnlimited(request, route)) return null;
   if (caller?.kind === 'key') return charge(policies.get('api-key'), caller.keyId);
+  const client = clientKey(ip);
   if (config.commentCreation && caller) {
-    return caller.kind === 'session' ? charge(policies.get('session-comments'), caller.userId) : charge(policies.get('guest-comments'), caller.ip);
+    return caller.kind === 'session' ? charge(policies.get('session-comments'), caller.userId) : charge(policies.get('guest-comments'), client);
   }
-  return charge(policies.get('ip'), ip);
+  return charge(policies.get('ip'), client);
 }
 
 function charge(policy: Policy | undefined, subject: string): Charge | null {
