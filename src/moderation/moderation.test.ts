@@ -83,13 +83,14 @@ describe('flags', () => {
 
 describe('bans', () => {
   it('bans a site user outright: their writes are 403 banned', async () => {
-    const troll = await parley.signIn(site.api_key, site.site_id, { id: 'troll', name: 'Troll' });
     const trollUser = (await parley.request('POST', '/v1/sessions', { token: site.api_key, body: { site_id: site.site_id, user: { id: 'troll', name: 'Troll' } } })).body.user;
     const id = await pendingComment();
     await moderate(site.api_key, id, 'approve');
     const ban = await parley.request('POST', `/api/sites/${site.site_id}/bans`, { token: site.api_key, body: { user_id: trollUser.id, reason: 'spam' } });
     expect(ban.status).toBe(201);
     expect(ban.body).toMatchObject({ site_id: site.site_id, user_id: trollUser.id, ban_type: 'ban', reason: 'spam' });
+    // The ban ended the sessions signed in before it; one minted after it is refused every write.
+    const troll = await parley.signIn(site.api_key, site.site_id, { id: 'troll', name: 'Troll' });
     const write = await parley.request('POST', '/v1/comments', { token: troll, body: { thread_url: pageUrl(), site_id: site.site_id, content: 'hi' } });
     expect(write.status).toBe(403);
     expect(write.body.code).toBe('banned');
