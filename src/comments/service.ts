@@ -305,6 +305,7 @@ export async function deleteComment(db: Db, caller: Caller, id: string): Promise
   const { comment, site, viewer, isAuthor } = await writableComment(db, caller, id);
   if (!isAuthor && !viewer.moderator) throw new AppError('forbidden', 'Only the author or a moderator can delete a comment');
   const deletedView = await withEvents(db, async (trx) => {
+    await assertNotBanned(trx, site.id, viewer.ref);
     const deleted = await trx
       .updateTable('comments')
       .set({ is_deleted: 1, content: null, updated_at: nowIso() })

@@ -6,7 +6,7 @@ import { recordEvent, withEvents } from '../events/record.ts';
 import { newId } from '../ids.ts';
 import { commentWithSite, visibleComment } from '../comments/service.ts';
 import { eventComment, type CommentRow } from '../comments/view.ts';
-import { banAuthor, liftShadowBan } from './bans.ts';
+import { assertNotBanned, banAuthor, liftShadowBan } from './bans.ts';
 import { refreshListing } from '../comments/listing.ts';
 import { nowIso } from '../clock.ts';
 import { clientKey } from '../ratelimits/client-key.ts';
@@ -115,6 +115,7 @@ export async function flagComment(db: Db, caller: Caller, id: string, reason: st
   // A guest is one flagger per client key, as for its limits: an IPv6 client is its /64.
   const flagger = viewer.ref ?? `ip:${clientKey(caller.ip)}`;
   return withEvents(db, async (trx) => {
+    await assertNotBanned(trx, site.id, viewer.ref);
     const inserted = await trx
       .insertInto('flags')
       .values({ comment_id: id, flagger_ref: flagger, reason, created_at: nowIso() })

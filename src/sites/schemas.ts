@@ -17,6 +17,14 @@ export const SiteSchema = Type.Object({
   created_at: Timestamp,
 });
 
+/** What a session (a token printed into pages) sees of its site: what the widget draws with, nothing of its configuration. */
+export const PublicSiteSchema = Type.Object({
+  id: Type.String({ description: 'site_<uuid>' }),
+  name: Type.String(),
+  allow_guests: Type.Boolean({ description: 'Whether readers without a session may post' }),
+  reactions: Type.Array(Type.String(), { description: 'The reaction types the site accepts' }),
+});
+
 const Reaction = Type.String({ minLength: 1, maxLength: 32, pattern: '^[a-z0-9_-]+$' });
 
 const GeneralSettings = {

@@ -10,6 +10,11 @@ export function maskSecret(secret: string | null): string | null {
   return `${secret.startsWith(WEBHOOK_SECRET_PREFIX) ? WEBHOOK_SECRET_PREFIX : ''}…${secret.slice(-4)}`;
 }
 
+/** A site as a session or the widget sees it (PublicSiteSchema). */
+export function publicSiteView(site: Site) {
+  return { id: site.id, name: site.name, allow_guests: site.allowGuests, reactions: site.reactions };
+}
+
 export function siteView(site: Site) {
   return {
     id: site.id,

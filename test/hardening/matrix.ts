@@ -68,6 +68,17 @@ export const MATRIX: Array<[string, number[], Target]> = [
       const sent = await w.parley.request('POST', `/api/sites/${A(w)}/webhooks/test`, { token: w.adminKey, body: {} });
       return { path: `/api/sites/${A(w)}/webhooks/deliveries/${sent.body.id}/redeliver` };
     }],
+  ['GET /api/sites/:id/sessions', [401, 401, 403, 403, 403, 403, 403, 200, 404, 401, 401],
+    async (w) => ({ path: `/api/sites/${A(w)}/sessions` })],
+  // A user of their own per cell: ending every session of the site would sign the session callers out.
+  ['DELETE /api/sites/:id/sessions', [401, 401, 403, 403, 403, 403, 403, 200, 404, 401, 401],
+    async (w) => ({ path: `/api/sites/${A(w)}/sessions?user_id=${(await w.newUser(`leaving-${Math.random()}`)).id}` })],
+  ['DELETE /api/sites/:id/sessions/:session_id', [401, 401, 403, 403, 403, 403, 403, 200, 404, 401, 401],
+    async (w) => {
+      const user = await w.newUser(`signed-out-${Math.random()}`);
+      const listed = await w.parley.request('GET', `/api/sites/${A(w)}/sessions?user_id=${user.id}`, { token: w.adminKey });
+      return { path: `/api/sites/${A(w)}/sessions/${listed.body.sessions[0].id}` };
+    }],
   // Last: it signs the session callers out.
   ['DELETE /v1/sessions/current', [401, 401, 204, 204, 204, 403, 403, 403, 403, 401, 401],
     async () => ({ path: '/v1/sessions/current' })],
