@@ -99,6 +99,9 @@ export const commentRoutes: FastifyPluginAsyncTypebox<{ db: Db; caches: Response
     schema: {
       tags: ['comments'],
       summary: "Edit one's own comment",
+      description:
+        'Where the site would hold a new comment by the caller for approval (moderation_mode `all`, moderators excepted), ' +
+        'the edit holds it too: a published comment goes back to pending, and the public sees nothing of it until a moderator approves it.',
       security: Credential,
       params: IdParams,
       body: EditBody,

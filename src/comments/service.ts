@@ -1,4 +1,4 @@
-import type { Kysely, Transaction } from 'kysely';
+import { sql, type Kysely, type Transaction } from 'kysely';
 import { actorRef, isModerator, requireCredential, type Caller, type SiteOwnership } from '../auth/caller.ts';
 import type { Db } from '../db/connect.ts';
 import { lockAuthor } from '../db/dialect.ts';
@@ -166,11 +166,10 @@ function authorNameFor(caller: Caller, requested: string | undefined): string {
   return requested === undefined ? fallback : cleanText('body/author_name', requested, MAX_AUTHOR_NAME);
 }
 
-function initialStatus(site: Site, caller: Caller, moderator: boolean): 'published' | 'pending' {
-  if (moderator) return 'published';
-  if (site.moderationMode === 'all') return 'pending';
-  if (site.moderationMode === 'guests' && caller.kind === 'public') return 'pending';
-  return 'published';
+/** Whether the site's moderation mode holds what this caller writes (a new comment, or an edit) for approval. */
+function heldForApproval(site: Site, caller: Caller, moderator: boolean): boolean {
+  if (moderator) return false;
+  return site.moderationMode === 'all' || (site.moderationMode === 'guests' && caller.kind === 'public');
 }
 
 /** A new comment's site, author and parent, checked in the order a client is told what is wrong. */
@@ -210,7 +209,7 @@ export async function createComment(db: Db, caller: Caller, input: CreateInput):
     const { shadowBanned } = await checkAuthorBans(trx, site.id, author);
     const now = nowIso();
     const id = newId('cmt');
-    const status = initialStatus(site, caller, moderator);
+    const status = heldForApproval(site, caller, moderator) ? 'pending' : 'published';
     const moderationStatus = status === 'pending' ? 'pending' : shadowBanned ? 'shadow_banned' : null;
     const listedPublic = parent ? 0 : listedPublicly({ status, moderation_status: moderationStatus });
     const row: CommentRow = {
@@ -278,21 +277,35 @@ async function writableComment(db: Db, caller: Caller, id: string) {
   return { ...found, isAuthor: found.comment.author_ref !== null && found.comment.author_ref === found.viewer.ref };
 }
 
+/**
+ * Where the site holds new comments by this caller for approval, an edit is held too: a comment the
+ * public sees goes back to pending, or approving it once would let any later text reach the public.
+ * Decided in the statement, on the row as it is then (a pending, shadow-banned or removed one stays so).
+ */
+const PUBLIC_NOW = sql<boolean>`(status = 'published' and moderation_status is null)`;
+const HELD_AGAIN = {
+  status: sql<string>`case when ${PUBLIC_NOW} then 'pending' else status end`,
+  moderation_status: sql<string | null>`case when ${PUBLIC_NOW} then 'pending' else moderation_status end`,
+};
+
 export async function editComment(db: Db, caller: Caller, id: string, rawContent: string): Promise<CommentView> {
-  const { comment, site, isAuthor } = await writableComment(db, caller, id);
+  const { comment, site, viewer, isAuthor } = await writableComment(db, caller, id);
   if (!isAuthor) throw new AppError('forbidden', 'Only the author can edit a comment');
   if (comment.is_deleted) throw new AppError('conflict', 'A deleted comment cannot be edited');
   const content = cleanText('body/content', rawContent, MAX_CONTENT);
+  const held = heldForApproval(site, caller, viewer.moderator);
   const edited = await withEvents(db, async (trx) => {
     await assertNotBanned(trx, site.id, comment.author_ref);
     const updated = await trx
       .updateTable('comments')
-      .set({ content, is_edited: 1, updated_at: nowIso() })
+      .set({ content, is_edited: 1, updated_at: nowIso(), ...(held && HELD_AGAIN) })
       .where('id', '=', id)
       .where('is_deleted', '=', 0)
       .returningAll()
       .executeTakeFirst();
     if (!updated) throw new AppError('conflict', 'A deleted comment cannot be edited');
+    // Held, it may leave the public's list (or take its deleted top-level comment out of it).
+    if (held) await refreshListing(trx, [updated.root_id]);
     await recordEvent(trx, { accountId: site.accountId, siteId: site.id, type: 'comment.updated', data: { comment: eventComment(updated, comment.thread_url) } }, site);
     return toView(updated, comment.thread_url, authorMarks(comment.author_ref));
   });
