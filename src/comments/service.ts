@@ -9,64 +9,24 @@ import { recordEvent, withEvents } from '../events/record.ts';
 import { newId } from '../ids.ts';
 import { assertNotBanned, checkAuthorBans } from '../moderation/bans.ts';
 import { findSite, findSiteFor, siteOrNotFound, type Site } from '../sites/repository.ts';
-import {
-  findComment,
-  findThread,
-  hasCommentsOnlyAuthorSees,
-  isVisible,
-  LIST_REPLY_CAP,
-  listReplies,
-  listSubtree,
-  listTopLevel,
-  marksOf,
-  SUBTREE_CAP,
-  type Sort,
-} from './repository.ts';
+import { findComment, findThread, hasCommentsOnlyAuthorSees, isVisible, listSubtree, listTopLevel, marksOf, SUBTREE_CAP } from './repository.ts';
 import { countNewTopLevel, listedPublicly, refreshListing } from './listing.ts';
+import { commentsOf } from './public-bytes.ts';
+import type { CachedList, ListQuery } from './public-list.ts';
+import { marksOfReader, type KnownMarks } from './reader-marks.ts';
+import { readReplyTrees } from './reply-trees.ts';
+import type { RevisionCache } from './revision-cache.ts';
 import { MAX_AUTHOR_NAME, MAX_CONTENT, cleanText } from './text.ts';
 import { assertAllowedHost, threadKey } from './thread-url.ts';
-import { capPerRoot, isEmptyPlaceholder, nestReplies } from './tree.ts';
-import type { PublicPage } from './public-list.ts';
-import { readerMarksOf, type KnownMarks } from './reader-marks.ts';
-import type { RevisionCache } from './revision-cache.ts';
-import { authorMarks, eventComment, markableRow, NO_MARKS, toView, type CommentRow, type CommentView, type ViewerMarks, type ViewRow } from './view.ts';
+import { isEmptyPlaceholder, nestReplies } from './tree.ts';
+import { authorMarks, eventComment, markableRow, toView, type CommentRow, type CommentView, type ViewerMarks, type ViewRow } from './view.ts';
 import { viewerFor, type Viewer } from './visibility.ts';
 import { nowIso } from '../clock.ts';
-
-export interface ListQuery {
-  thread_url: string;
-  site_id: string;
-  sort?: Sort;
-  page?: number;
-  limit?: number;
-}
 
 export interface CommentList {
   comments: CommentView[];
   total: number;
   page: number;
-}
-
-/**
- * These top-level rows as comments with their visible replies nested under them (capped per
- * top-level comment as every list is), and every row read. `marksFor` gives the viewer's marks on
- * those rows (none by default).
- */
-export async function readReplyTrees(
-  db: Kysely<Database>,
-  viewer: Viewer,
-  rows: ViewRow[],
-  threadUrl: string,
-  marksFor: (rows: ViewRow[]) => Promise<ViewerMarks> = async () => NO_MARKS,
-): Promise<{ roots: CommentView[]; rows: ViewRow[] }> {
-  const replies = await listReplies(db, viewer, rows.map((row) => row.id), LIST_REPLY_CAP);
-  const { kept, cut } = capPerRoot(replies, LIST_REPLY_CAP);
-  const all = [...rows, ...kept];
-  const marks = await marksFor(all);
-  const view = (row: ViewRow) => toView(row, threadUrl, marks);
-  const roots = rows.map(view);
-  nestReplies(roots, kept, view, cut);
-  return { roots, rows: all };
 }
 
 /** A page of top-level comments, each with its visible reply tree (capped), read for this viewer alone. */
@@ -96,10 +56,10 @@ async function mayHaveCommentsOnlyTheySee(db: Db, caller: Caller, site: SiteOwne
 }
 
 /**
- * What a caller reads: a list read for them alone (`own`), or the public's page with their marks
- * laid over it (`marks`; null for a caller who reads exactly the public's list).
+ * What a caller reads: an answer read for them alone (`own`), or the public's answer (`shown`) with
+ * their marks to lay over it (null for a caller who reads exactly the public's).
  */
-export type CallerList = { own: CommentList } | { marks: ViewerMarks | null };
+export type CallerAnswer<Own> = { own: Own } | { shown: CachedList; marks: ViewerMarks | null };
 
 /**
  * The list for this caller. A reader who moderates nothing here and has no comment in the thread
@@ -110,18 +70,17 @@ export async function listComments(
   db: Db,
   caller: Caller,
   query: ListQuery,
-  publicList: () => Promise<PublicPage>,
+  publicList: () => Promise<CachedList>,
   keptMarks: RevisionCache<KnownMarks>,
-): Promise<CallerList> {
+): Promise<CallerAnswer<CommentList>> {
   const site = await listedSite(db, caller, query.site_id);
   const viewer = viewerFor(caller, site);
   // The public, or a credential of another tenant (which reads the site as the public does).
-  if (viewer.ref === null) return { marks: null };
+  if (viewer.ref === null) return { shown: await publicList(), marks: null };
   if (viewer.moderator) return { own: await readList(db, site, viewer, query) };
   if (await mayHaveCommentsOnlyTheySee(db, caller, site, query, viewer.ref)) return { own: await readList(db, site, viewer, query) };
-  const comments = (await publicList()).subtrees.flatMap((subtree) => subtree.comments);
-  const marks = caller.kind === 'session' ? readerMarksOf(db.kysely, keptMarks, caller, viewer, comments) : marksOf(db.kysely, viewer, comments);
-  return { marks: await marks };
+  const shown = await publicList();
+  return { shown, marks: await marksOfReader(db.kysely, keptMarks, caller, viewer, commentsOf(shown.page)) };
 }
 
 /** A comment (with its thread URL) and its site; 404 when either is unknown. */
