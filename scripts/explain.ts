@@ -15,7 +15,7 @@ import pg from 'pg';
 import type { Caller } from '../src/auth/caller.ts';
 import { commentCaches } from '../src/comments/caches.ts';
 import type { ListQuery } from '../src/comments/public-list.ts';
-import { createComment, getComment, listComments } from '../src/comments/service.ts';
+import { createComment, listComments, readComment } from '../src/comments/service.ts';
 import { loadConfig } from '../src/config.ts';
 import { connect, postgresUrl } from '../src/db/connect.ts';
 import type { Database } from '../src/db/schema.ts';
@@ -222,8 +222,10 @@ async function main(): Promise<number> {
       scenarios.push([`list ${sort} (moderator)`, () => listComments(db, admin, list(sort), publicList(list(sort)), nothingKept.readerMarks)]);
     }
     for (const sort of ['newest', 'top', 'best'] as const) scenarios.push([`list ${sort} page 50 (guest)`, publicList(list(sort, 50))]);
-    scenarios.push(['get comment + subtree', () => getComment(db, guest, top)]);
-    scenarios.push(['get nested reply', () => getComment(db, user, reply)]);
+    const oneComment = (caller: Caller, id: string) => () =>
+      readComment(db, caller, id, {}, nothingKept.comments.at(db, id, id, {}, JSON.stringify), nothingKept.readerMarks);
+    scenarios.push(['get comment + subtree part', oneComment(guest, top)]);
+    scenarios.push(['get nested reply', oneComment(user, reply)]);
     scenarios.push(['vote on hot comment', () => setVote(db, user, top, 'up')]);
     scenarios.push(['remove vote', () => setVote(db, user, top, null)]);
     scenarios.push(['react', () => toggleReaction(db, user, top, 'funny')]);

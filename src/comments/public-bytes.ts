@@ -1,3 +1,4 @@
+import type { SiteOwnership } from '../auth/caller.ts';
 import { etagOf } from '../http/etag.ts';
 import type { Markable } from './repository.ts';
 import type { CachedResponse, TaggedResponse } from './response-cache.ts';
@@ -19,6 +20,18 @@ export interface ShownComment extends Markable {
  */
 export interface SharedPage {
   subtrees: Array<{ offset: number; comments: ShownComment[] }>;
+}
+
+/** A public answer about one comment: its page, and the site and thread it is of (which decide how a reader reads it). */
+export interface PlacedPage extends SharedPage {
+  site: SiteOwnership;
+  threadUrl: string;
+}
+
+/** The public's answer at one URL: the kept one (if it is kept), or one read, and kept, now. */
+export interface SharedAnswer<Page> {
+  kept(): CachedResponse<Page> | undefined;
+  read(): Promise<CachedResponse<Page>>;
 }
 
 /**

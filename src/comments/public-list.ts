@@ -5,7 +5,7 @@ import type { Database } from '../db/schema.ts';
 import { digestOf, etagOf } from '../http/etag.ts';
 import { siteOrNotFound } from '../sites/repository.ts';
 import { shownComments, type ShownComment, type SharedPage } from './public-bytes.ts';
-import { findThread, listPublicPageIds, readRoots, subtreeRevisions, type Sort, type Thread } from './repository.ts';
+import { findThread, listPublicPageIds, readViewRows, subtreeRevisions, type Sort, type Thread } from './repository.ts';
 import { readReplyTrees } from './reply-trees.ts';
 import { ResponseCache, type BuiltResponse, type CachedResponse } from './response-cache.ts';
 import { RevisionCache } from './revision-cache.ts';
@@ -153,7 +153,7 @@ async function currentSubtrees(db: Kysely<Database>, kept: RevisionCache<Subtree
 
 /** Reads and serialises these top-level comments with their visible replies (capped per comment as every list is). */
 async function readSubtrees(db: Kysely<Database>, threadUrl: string, ids: string[], serialize: SerializeComment): Promise<Map<string, Subtree>> {
-  const { roots, rows } = await readReplyTrees(db, PUBLIC_VIEWER, await readRoots(db, ids), threadUrl);
+  const { roots, rows } = await readReplyTrees(db, PUBLIC_VIEWER, await readViewRows(db, ids), threadUrl);
   const rowOf = new Map(rows.map((row) => [row.id, row]));
   return new Map(roots.map((root) => [root.id, serialised(root, rowOf, serialize)]));
 }

@@ -8,8 +8,9 @@ import type { CommentCaches } from './caches.ts';
 import type { SerializeComment } from './public-list.ts';
 import { readerAnswer } from './reader-answer.ts';
 import { taggedResponse, type TaggedResponse } from './response-cache.ts';
-import { CommentList, CommentRef, CreateBody, EditBody, ListQuery } from './schemas.ts';
-import { createComment, deleteComment, editComment, getComment, listComments } from './service.ts';
+import { CommentList, CommentPage, CommentQuery, CommentRef, CreateBody, EditBody, ListQuery } from './schemas.ts';
+import { createComment, deleteComment, editComment, listComments, readComment } from './service.ts';
+import { SUBTREE_PAGE_DEFAULT, SUBTREE_PAGE_MAX } from './subtree-page.ts';
 
 function sendWithEtag(request: FastifyRequest, reply: FastifyReply, response: TaggedResponse) {
   reply.header('etag', response.etag);
@@ -51,20 +52,26 @@ export const commentRoutes: FastifyPluginAsyncTypebox<{ db: Db; caches: CommentC
   app.get('/v1/comments/:id', {
     schema: {
       tags: ['comments'],
-      summary: 'One comment with its whole visible subtree',
+      summary: 'One comment with its visible subtree, a part at a time',
       description:
-        'Carries an ETag as lists do. The public\'s answer is served from a response cache that every write to the thread clears.',
+        `Up to \`limit\` replies (default ${SUBTREE_PAGE_DEFAULT}, at most ${SUBTREE_PAGE_MAX}), walked depth first with replies oldest first ` +
+        'under each comment, as lists nest them. A comment whose replies were left for a later part carries has_more_replies; ' +
+        '`next_cursor`, passed as `after`, fetches the next part, until it is null. One answer nests at most 200 levels: ' +
+        'the comment at level 200 is marked has_more_replies, and GET on it continues below. ' +
+        'Carries an ETag as lists do. The public\'s answer is served from a response cache that every write to the thread clears, ' +
+        'and a signed-in reader who sees what the public sees gets it with their own marks.',
       security: OptionalCredential,
       params: IdParams,
-      response: { 200: CommentRef, 304: notModified, ...errors },
+      querystring: CommentQuery,
+      response: { 200: CommentPage, 304: notModified, ...errors },
     },
     handler: async (request, reply) => {
-      const { id } = request.params;
-      const { caller } = request;
-      // Only the public's answer is the same for every caller.
-      if (caller.kind === 'public') return sendWithEtag(request, reply, await caches.comments.read(db, request.url, caller, id, commentSerializer(reply)));
-      const comment = await getComment(db, caller, id);
-      return sendWithEtag(request, reply, taggedResponse(Buffer.from(reply.serialize(comment) as string)));
+      const { caller, query } = request;
+      const serialize = (page: unknown) => reply.serialize(page) as string;
+      const shared = caches.comments.at(db, request.url, request.params.id, query, serialize);
+      const answer = await readComment(db, caller, request.params.id, query, shared, caches.readerMarks);
+      if ('own' in answer) return sendWithEtag(request, reply, taggedResponse(Buffer.from(serialize(answer.own))));
+      return sendWithEtag(request, reply, readerAnswer(caches.readerAnswers, caller, request.url, answer.shown, answer.marks));
     },
   });
 

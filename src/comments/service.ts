@@ -9,17 +9,19 @@ import { recordEvent, withEvents } from '../events/record.ts';
 import { newId } from '../ids.ts';
 import { assertNotBanned, checkAuthorBans } from '../moderation/bans.ts';
 import { findSite, findSiteFor, siteOrNotFound, type Site } from '../sites/repository.ts';
-import { findComment, findThread, hasCommentsOnlyAuthorSees, isVisible, listSubtree, listTopLevel, marksOf, SUBTREE_CAP } from './repository.ts';
+import { findComment, findThread, hasCommentsOnlyAuthorSees, isVisible, listTopLevel, marksOf } from './repository.ts';
 import { countNewTopLevel, listedPublicly, refreshListing } from './listing.ts';
-import { commentsOf } from './public-bytes.ts';
+import { commentsOf, type PlacedPage, type SharedAnswer, type SharedPage } from './public-bytes.ts';
 import type { CachedList, ListQuery } from './public-list.ts';
 import { marksOfReader, type KnownMarks } from './reader-marks.ts';
 import { readReplyTrees } from './reply-trees.ts';
 import type { RevisionCache } from './revision-cache.ts';
 import { MAX_AUTHOR_NAME, MAX_CONTENT, cleanText } from './text.ts';
 import { assertAllowedHost, threadKey } from './thread-url.ts';
-import { isEmptyPlaceholder, nestReplies } from './tree.ts';
-import { authorMarks, eventComment, markableRow, toView, type CommentRow, type CommentView, type ViewerMarks, type ViewRow } from './view.ts';
+import { readCommentPage, type CommentPage, type SubtreeQuery } from './subtree-page.ts';
+import type { CachedResponse } from './response-cache.ts';
+import { isEmptyPlaceholder } from './tree.ts';
+import { authorMarks, eventComment, markableRow, toView, type CommentRow, type CommentView, type ViewerMarks } from './view.ts';
 import { viewerFor, type Viewer } from './visibility.ts';
 import { nowIso } from '../clock.ts';
 
@@ -50,16 +52,16 @@ async function listedSite(db: Db, caller: Caller, siteId: string): Promise<SiteO
 }
 
 /** Whether the reader has comments in the thread that only they see; a session tells when they have none on the site. */
-async function mayHaveCommentsOnlyTheySee(db: Db, caller: Caller, site: SiteOwnership, query: ListQuery, readerRef: string): Promise<boolean> {
+async function mayHaveCommentsOnlyTheySee(db: Db, caller: Caller, siteId: string, threadUrl: string, readerRef: string): Promise<boolean> {
   if (caller.kind === 'session' && !caller.hasCommentsOnlyTheySee) return false;
-  return hasCommentsOnlyAuthorSees(db.kysely, site.id, threadKey(query.thread_url, 'querystring/thread_url').href, readerRef);
+  return hasCommentsOnlyAuthorSees(db.kysely, siteId, threadUrl, readerRef);
 }
 
 /**
  * What a caller reads: an answer read for them alone (`own`), or the public's answer (`shown`) with
  * their marks to lay over it (null for a caller who reads exactly the public's).
  */
-export type CallerAnswer<Own> = { own: Own } | { shown: CachedList; marks: ViewerMarks | null };
+export type CallerAnswer<Own> = { own: Own } | { shown: CachedResponse<SharedPage>; marks: ViewerMarks | null };
 
 /**
  * The list for this caller. A reader who moderates nothing here and has no comment in the thread
@@ -78,7 +80,8 @@ export async function listComments(
   // The public, or a credential of another tenant (which reads the site as the public does).
   if (viewer.ref === null) return { shown: await publicList(), marks: null };
   if (viewer.moderator) return { own: await readList(db, site, viewer, query) };
-  if (await mayHaveCommentsOnlyTheySee(db, caller, site, query, viewer.ref)) return { own: await readList(db, site, viewer, query) };
+  const threadUrl = threadKey(query.thread_url, 'querystring/thread_url').href;
+  if (await mayHaveCommentsOnlyTheySee(db, caller, site.id, threadUrl, viewer.ref)) return { own: await readList(db, site, viewer, query) };
   const shown = await publicList();
   return { shown, marks: await marksOfReader(db.kysely, keptMarks, caller, viewer, commentsOf(shown.page)) };
 }
@@ -99,16 +102,36 @@ export async function visibleComment(db: Db, caller: Caller, id: string) {
   return { comment, site, viewer };
 }
 
-/** One comment with its whole visible subtree (up to SUBTREE_CAP replies). */
-export async function getComment(db: Db, caller: Caller, id: string): Promise<CommentView> {
-  const { comment, viewer } = await visibleComment(db, caller, id);
-  const replies = await listSubtree(db.kysely, viewer, id, SUBTREE_CAP);
-  const kept = replies.slice(0, SUBTREE_CAP);
-  const marks = await marksOf(db.kysely, viewer, [comment, ...kept].map(markableRow));
-  const view = (row: ViewRow) => toView(row, comment.thread_url, marks);
-  const root = view(comment);
-  nestReplies([root], kept, view, replies.length > SUBTREE_CAP ? new Set([id]) : undefined);
-  return root;
+/**
+ * GET /v1/comments/:id for this caller. As with lists, a reader who moderates nothing on the site and
+ * has no comment in the thread that only they can see reads the public's answer (`shared`, see
+ * public-comment.ts) with their own votes, reactions and authorship laid over it. The site and
+ * thread are kept with that answer, so a kept one costs a reader no lookup of the comment.
+ */
+export async function readComment(
+  db: Db,
+  caller: Caller,
+  id: string,
+  query: SubtreeQuery,
+  shared: SharedAnswer<PlacedPage>,
+  keptMarks: RevisionCache<KnownMarks>,
+): Promise<CallerAnswer<CommentPage>> {
+  if (caller.kind === 'public') return { shown: await shared.read(), marks: null };
+  const kept = shared.kept();
+  const found = kept ? undefined : await commentWithSite(db, id);
+  const site: SiteOwnership = kept ? kept.page.site : found!.site;
+  const viewer = viewerFor(caller, site);
+  // A credential of another tenant reads the site as the public does.
+  if (viewer.ref === null) return { shown: kept ?? (await shared.read()), marks: null };
+  const threadUrl = kept ? kept.page.threadUrl : found!.comment.thread_url;
+  if (viewer.moderator || (await mayHaveCommentsOnlyTheySee(db, caller, site.id, threadUrl, viewer.ref))) {
+    const { comment } = found ?? (await commentWithSite(db, id));
+    if (!(await isVisible(db.kysely, viewer, id))) throw new AppError('not_found', `No comment ${id}`);
+    const { page } = await readCommentPage(db.kysely, viewer, comment, query, (rows) => marksOf(db.kysely, viewer, rows.map(markableRow)));
+    return { own: page };
+  }
+  const shown = kept ?? (await shared.read());
+  return { shown, marks: await marksOfReader(db.kysely, keptMarks, caller, viewer, commentsOf(shown.page)) };
 }
 
 export interface CreateInput {
