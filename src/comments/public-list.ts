@@ -4,7 +4,7 @@ import type { Db } from '../db/connect.ts';
 import type { Database } from '../db/schema.ts';
 import { digestOf, etagOf } from '../http/etag.ts';
 import { siteOrNotFound } from '../sites/repository.ts';
-import { shownComments, type ShownComment, type SharedPage } from './public-bytes.ts';
+import { SHARED_SIZE_PER_BODY_BYTE, shownComments, type ShownComment, type SharedPage } from './public-bytes.ts';
 import { findThread, listPublicPageIds, readViewRows, subtreeRevisions, type Sort, type Thread } from './repository.ts';
 import { readReplyTrees } from './reply-trees.ts';
 import { ResponseCache, type BuiltResponse, type CachedResponse } from './response-cache.ts';
@@ -41,13 +41,6 @@ export type SerializeComment = (comment: CommentView) => string;
 const BYTES_PER_COMMENT = 256;
 const BYTES_PER_ID = 100;
 
-/**
- * A list entry's memory per byte of its body: the body itself, and where each of its comments
- * stands (measured: about 220 bytes of heap per comment, against about 710 bytes of JSON per
- * comment in the benchmark's pages), rounded up.
- */
-const LIST_SIZE_PER_BODY_BYTE = 1.5;
-
 /** Memory for the public's lists: their responses, and the parts they are assembled from. */
 export interface PublicListBudget {
   responseBytes: number;
@@ -68,7 +61,7 @@ export class PublicLists {
   readonly #pageIds: RevisionCache<string[]>;
 
   constructor(changes: ChangeFeed, budget: PublicListBudget) {
-    this.#responses = new ResponseCache(changes, budget.responseBytes, LIST_SIZE_PER_BODY_BYTE);
+    this.#responses = new ResponseCache(changes, budget.responseBytes, SHARED_SIZE_PER_BODY_BYTE);
     this.#subtrees = new RevisionCache(budget.subtreeBytes, (subtree) => subtree.body.length + subtree.comments.length * BYTES_PER_COMMENT);
     this.#pageIds = new RevisionCache(budget.pageIdBytes, (ids) => BYTES_PER_ID * (ids.length + 1));
   }
