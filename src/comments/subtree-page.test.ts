@@ -63,9 +63,11 @@ describe('GET /v1/comments/:id, a part of the subtree at a time', () => {
     const thread = pageUrl();
     const [root] = await seed(thread, [undefined]);
     const direct = await seed(thread, Array.from({ length: 2000 }, () => root.id));
-    // Every 50th direct reply gets 20 replies, and the first of those a chain five deep.
+    // Every 50th direct reply gets 20 replies, and the newest of those a chain five deep.
     const nested = await seed(thread, direct.filter((_, i) => i % 50 === 0).flatMap((parent) => Array.from({ length: 20 }, () => parent.id)));
-    let chainEnds = nested.filter((_, i) => i % 20 === 0);
+    const newest = new Map<string, Seeded>();
+    for (const reply of nested) if ((newest.get(reply.parent_id!)?.created_at ?? '') <= reply.created_at) newest.set(reply.parent_id!, reply);
+    let chainEnds = [...newest.values()];
     const chains: Seeded[] = [];
     for (let level = 0; level < 5; level++) {
       chainEnds = await seed(thread, chainEnds.map((end) => end.id));
@@ -104,6 +106,28 @@ describe('GET /v1/comments/:id, a part of the subtree at a time', () => {
       for (const reply of replies) expect([reply.id, reply.has_more_replies]).toEqual([reply.id, later.has(reply.id)]);
     }
     expect(pages.flat().filter((reply) => childCount.has(reply.id)).every((reply) => reply.replies.length > 0 || reply.has_more_replies)).toBe(true);
+  }, 120_000);
+
+  it('marks a reply has_more_replies only when replies of its own are left, not for those further down', async () => {
+    const thread = pageUrl();
+    const [root] = await seed(thread, [undefined]);
+    const [first, second] = await seed(thread, [root.id, root.id], 1);
+    const [onlyReply] = await seed(thread, [first.id]);
+    const [deep] = await seed(thread, [onlyReply.id, onlyReply.id], 1);
+    const part = await one(root.id, '?limit=3');
+    expect(flatten(part.body.replies).map((reply) => [reply.id, reply.has_more_replies])).toEqual([
+      [first.id, false],
+      [onlyReply.id, true],
+      [deep.id, false],
+    ]);
+    expect(part.body.has_more_replies).toBe(true);
+    const rest = await one(root.id, `?after=${part.body.next_cursor}`);
+    expect(rest.body.replies.map((reply: any) => [reply.parent_id, reply.has_more_replies])).toEqual([
+      [onlyReply.id, false],
+      [root.id, false],
+    ]);
+    expect(rest.body.replies[1].id).toBe(second.id);
+    expect([rest.body.has_more_replies, rest.body.next_cursor]).toEqual([false, null]);
   });
 
   it('takes limit from 1 to 200, and refuses anything else, and a cursor not of this subtree, with 400', async () => {

@@ -67,8 +67,9 @@ async function walk(db: Kysely<Database>, viewer: Viewer, start: Siblings[], lim
       continue;
     }
     if (walked.length === limit) {
-      // The first reply left out: every comment still on the way down to it has replies left.
-      for (const open of stack) cut.add(open.parentId);
+      // The first reply left out: its parent has replies left, and so has any comment on the way
+      // down to it with replies still to walk (one whose last reply is on the way has none).
+      for (const open of stack) if (open === level || open.read.length > 0 || !open.exhausted) cut.add(open.parentId);
       return { walked, cut, more: true };
     }
     level.after = reply;
@@ -102,8 +103,9 @@ async function resumeAfter(db: Kysely<Database>, viewer: Viewer, rootId: string,
  * A comment (already found visible to the viewer) with one part of its visible subtree: at most
  * `limit` replies in the order lists nest them, from the start or after `query.after`. Replies whose
  * parent is in the part are nested under it; the others (a part after the first) come directly under
- * the comment, their parent_id saying where they belong. Every comment with replies left for later
- * parts is marked has_more_replies, and `next_cursor` fetches the next part. `marksFor` gives the
+ * the comment, their parent_id saying where they belong. Every reply with replies of its own left for
+ * later parts is marked has_more_replies, and so is the comment while any part is left, which
+ * `next_cursor` fetches. `marksFor` gives the
  * viewer's marks on the rows read (none by default). Returns the rows read too.
  */
 export async function readCommentPage(
@@ -118,6 +120,8 @@ export async function readCommentPage(
     ? await resumeAfter(db, viewer, comment.id, query.after)
     : [{ parentId: comment.id, depth: 1, read: [], after: null, exhausted: false }];
   const { walked, cut, more } = await walk(db, viewer, start, limit);
+  // The comment itself is marked whenever its subtree goes on in a next part, as a list marks a cut tree's top.
+  if (more) cut.add(comment.id);
   const rowOf = new Map((await readViewRows(db, walked.map((reply) => reply.id))).map((row) => [row.id, row]));
   // A reply no longer there when its row is read is left out.
   const replies = walked.map((reply) => rowOf.get(reply.id)).filter((row) => row !== undefined);
