@@ -95,7 +95,7 @@ describe('sorting and pages', () => {
     expect(response.body).toEqual({ comments: [], total: 0, page: 1 });
   });
 
-  it('nests at most 500 replies per top-level comment and marks the cut; GET /:id returns them all', async () => {
+  it('nests at most 500 replies per top-level comment and marks the cut; GET /:id pages through them all', async () => {
     const thread = pageUrl();
     const root = await parley.request('POST', '/v1/comments', { token: site.api_key, body: { thread_url: thread, site_id: site.site_id, content: 'root' } });
     const batch = 40;
@@ -110,10 +110,16 @@ describe('sorting and pages', () => {
     const [top] = list.body.comments;
     expect(top.replies).toHaveLength(500);
     expect(top.has_more_replies).toBe(true);
-    const whole = await parley.request('GET', `/v1/comments/${root.body.id}`);
-    expect(whole.status).toBe(200);
-    expect(whole.body.replies).toHaveLength(505);
-    expect(whole.body.has_more_replies).toBe(false);
+    const parts: any[] = [];
+    let after = '';
+    do {
+      const part = await parley.request('GET', `/v1/comments/${root.body.id}?limit=200${after}`);
+      expect(part.status).toBe(200);
+      parts.push(part.body);
+      after = part.body.next_cursor === null ? '' : `&after=${part.body.next_cursor}`;
+    } while (after !== '');
+    expect(parts.map((part) => [part.replies.length, part.has_more_replies])).toEqual([[200, true], [200, true], [105, false]]);
+    expect(new Set(parts.flatMap((part) => part.replies.map((reply: any) => reply.id))).size).toBe(505);
   });
 });
 

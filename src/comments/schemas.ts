@@ -1,6 +1,7 @@
 import { Type } from 'typebox';
 import { Timestamp } from '../http/schemas.ts';
 import { SORTS } from './repository.ts';
+import { SUBTREE_PAGE_DEFAULT, SUBTREE_PAGE_MAX } from './subtree-page.ts';
 import { NAME_PATTERN } from './text.ts';
 import type { CommentView } from './view.ts';
 
@@ -28,7 +29,7 @@ export const CommentSchema = Type.Object(
       Type.Literal('shadow_banned'),
       Type.Null(),
     ]),
-    has_more_replies: Type.Boolean({ description: 'The reply tree below was cut; GET /v1/comments/{id} returns all of it' }),
+    has_more_replies: Type.Boolean({ description: 'Replies below were left out of this answer; GET /v1/comments/{id} pages through them' }),
     user_vote: Type.Union([Type.Literal('up'), Type.Literal('down'), Type.Null()], { description: "The caller's vote" }),
     user_reaction: Type.Union([Type.String(), Type.Null()], { description: "The caller's reaction" }),
     user_is_author: Type.Boolean({ description: 'The caller wrote this comment (so may edit and delete it)' }),
@@ -38,6 +39,36 @@ export const CommentSchema = Type.Object(
 );
 
 export const CommentRef = Type.Unsafe<CommentView>(Type.Ref('Comment'));
+
+export const CommentQuery = Type.Object({
+  limit: Type.Optional(
+    Type.Integer({
+      minimum: 1,
+      maximum: SUBTREE_PAGE_MAX,
+      default: SUBTREE_PAGE_DEFAULT,
+      description: 'Replies in this answer, at most',
+    }),
+  ),
+  after: Type.Optional(
+    Type.String({
+      minLength: 1,
+      maxLength: 100,
+      description: 'The next_cursor of the previous answer: continues the subtree after it',
+    }),
+  ),
+});
+
+export const CommentPage = Type.Object({
+  ...CommentSchema.properties,
+  replies: Type.Array(Type.Ref('Comment'), {
+    description:
+      'Replies, oldest first under each comment, walked depth first. After the first part (`after`), a reply whose ' +
+      'parent came in an earlier part stands here, its parent_id saying where it belongs',
+  }),
+  next_cursor: Type.Union([Type.String(), Type.Null()], {
+    description: 'Pass as `after` for the next part of the subtree; null when none is left',
+  }),
+});
 
 export const ListQuery = Type.Object({
   thread_url: Type.String({ description: 'Absolute http(s) URL of the page, without a user name or password', maxLength: 2048 }),
