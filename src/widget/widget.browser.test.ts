@@ -247,6 +247,12 @@ describe.skipIf(!CHROMIUM)('the widget in Chromium', () => {
     await expect.poll(() => page.locator('form .msg.error').textContent()).toBe('Please check your text: content must not be empty');
     const user = (await parley.request('POST', '/v1/sessions', { token: site.api_key, body: { site_id: site.site_id, user: { id: 'ext-Bill', name: 'Bill' } } })).body.user;
     expect((await parley.request('POST', `/api/sites/${site.site_id}/bans`, { token: site.api_key, body: { user_id: user.id } })).status).toBe(201);
+    // The ban ended Bill's sessions: the page asks him to sign in again.
+    await page.getByLabel('Write a comment').fill('Let me in');
+    await page.getByRole('button', { name: 'Post comment' }).click();
+    await expect.poll(() => page.locator('form .msg.error').textContent()).toBe('You need to sign in again to do that.');
+    // Signed in again after the ban, he is told he is banned.
+    await open(page, thread, { 'session-token': await session('Bill') });
     await page.getByLabel('Write a comment').fill('Let me in');
     await page.getByRole('button', { name: 'Post comment' }).click();
     await expect.poll(() => page.locator('form .msg.error').textContent()).toBe('You are banned from commenting on this site.');
