@@ -5,6 +5,7 @@ import type { Db } from '../db/connect.ts';
 import { Credential, errors, IdParams, Timestamp } from '../http/schemas.ts';
 import { findSiteFor } from '../sites/repository.ts';
 import { createSession, endSessions, listSessions, revokeCurrentSession, revokeSession } from './service.ts';
+import { NAME_PATTERN } from '../comments/text.ts';
 
 const SessionUser = Type.Object({
   id: Type.String({ description: 'usr_<id>' }),
@@ -38,7 +39,10 @@ export const sessionRoutes: FastifyPluginAsyncTypebox<{ db: Db }> = async (app, 
         site_id: Type.String({ maxLength: 100 }),
         user: Type.Object({
           id: Type.String({ description: "The site's own user id" }),
-          name: Type.String(),
+          name: Type.String({
+            pattern: NAME_PATTERN,
+            description: "The user's display name, their comments' author_name; refused (400) with a bidirectional control or zero-width character",
+          }),
           avatar_url: Type.Optional(Type.Union([Type.String({ format: 'uri', pattern: '^https?://', maxLength: 2048 }), Type.Null()])),
           moderator: Type.Optional(Type.Boolean()),
         }),

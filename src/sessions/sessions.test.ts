@@ -33,6 +33,14 @@ describe('sessions', () => {
     expect(comment.body.author_name).toBe('New');
   });
 
+  it("refuses a user name holding a bidirectional control or zero-width character, as a comment's author_name", async () => {
+    for (const name of ['Eve\u202Egnp.exe', 'Z\u200Boe', '\uFEFF']) {
+      const response = await mint(site.api_key, { id: 'u-bidi', name });
+      expect(response.status).toBe(400);
+      expect(response.body.code).toBe('validation_failed');
+    }
+  });
+
   it('needs an admin or moderator key for a moderator session', async () => {
     const integration = (await parley.request('POST', '/api/keys', { token: site.api_key, body: { role: 'integration' } })).body.api_key;
     const moderatorKey = (await parley.request('POST', '/api/keys', { token: site.api_key, body: { role: 'moderator' } })).body.api_key;
