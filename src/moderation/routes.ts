@@ -1,12 +1,12 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
-import { requireAdminKey } from '../auth/caller.ts';
+import { actorRef } from '../auth/caller.ts';
 import type { Db } from '../db/connect.ts';
 import { lockAuthor } from '../db/dialect.ts';
 import { AppError } from '../errors.ts';
 import { withEvents } from '../events/record.ts';
 import { Credential, errors, IdParams, OptionalCredential, Timestamp } from '../http/schemas.ts';
-import { findSiteFor } from '../sites/repository.ts';
+import { findSiteToAdminister } from '../sites/repository.ts';
 import { BAN_TYPES, banAuthor } from './bans.ts';
 import { flagComment, MODERATION_ACTIONS, moderateComment } from './service.ts';
 
@@ -79,15 +79,14 @@ export const moderationRoutes: FastifyPluginAsyncTypebox<{ db: Db }> = async (ap
       },
     },
     handler: async (request, reply) => {
-      requireAdminKey(request.caller);
-      const site = await findSiteFor(db.kysely, request.caller, request.params.id);
+      const site = await findSiteToAdminister(db.kysely, request.caller, request.params.id);
       const { user_id: userId, ban_type: type = 'ban', reason = null } = request.body;
       const user = await db.kysely.selectFrom('site_users').select('id').where('id', '=', userId).where('site_id', '=', site.id).executeTakeFirst();
       if (!user) throw new AppError('not_found', `No user ${userId} on this site`);
-      const keyId = request.caller.keyId;
+      const bannedBy = actorRef(request.caller)!;
       const ban = await withEvents(db, async (trx) => {
         await lockAuthor(db.dialect, trx, site.id, userId);
-        return banAuthor(trx, site, userId, type, reason, keyId);
+        return banAuthor(trx, site, userId, type, reason, bannedBy);
       });
       if (!ban) throw new AppError('conflict', `User ${userId} already has a ${type} on this site`);
       if (type === 'shadow_ban') db.changes.siteChanged(site.id);

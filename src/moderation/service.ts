@@ -83,7 +83,7 @@ export async function moderateComment(
         .insertInto('moderation_log')
         .values({ id: newId('mod'), site_id: site.id, comment_id: id, action, reason, moderator_ref: moderatorRef, created_at: now })
         .execute();
-      const moderator = { id: moderatorRef, name: caller.kind === 'key' ? caller.name : caller.userName };
+      const moderator = { id: moderatorRef, name: caller.kind === 'session' ? caller.userName : caller.name };
       await recordEvent(trx, { accountId: site.accountId, siteId: site.id, type: 'moderation.action', data: { action, reason, moderator, comment } });
       if (action === 'approve' || action === 'remove') {
         await recordEvent(trx, { accountId: site.accountId, siteId: site.id, type: SIDE_EVENT[action], data: { comment } });

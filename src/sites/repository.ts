@@ -1,5 +1,5 @@
 import type { Kysely, Selectable } from 'kysely';
-import { canAccessSite, type Caller } from '../auth/caller.ts';
+import { canAccessSite, membershipsOf, requireAccountAdmin, requireSiteAdmin, type Caller } from '../auth/caller.ts';
 import { preparedQuery } from '../db/prepared.ts';
 import type { Database, SiteTable } from '../db/schema.ts';
 import { AppError } from '../errors.ts';
@@ -62,15 +62,29 @@ export async function findSiteFor(db: Kysely<Database>, caller: Caller, siteId: 
   return site;
 }
 
+/** A site the caller administers (an admin key, an owner or admin): 403 by role first, then 404, then 403 for a moderator of it. */
+export async function findSiteToAdminister(db: Kysely<Database>, caller: Caller, siteId: string): Promise<Site> {
+  requireAccountAdmin(caller);
+  const site = await findSiteFor(db, caller, siteId);
+  requireSiteAdmin(caller, site);
+  return site;
+}
+
 export async function listSitesFor(db: Kysely<Database>, caller: Caller): Promise<Site[]> {
-  let query = db.selectFrom('sites').selectAll().orderBy('created_at').orderBy('id');
-  if (caller.kind === 'key') {
-    query = query.where('account_id', '=', caller.accountId);
-    if (caller.siteIds !== null) query = query.where('id', 'in', caller.siteIds.length ? caller.siteIds : ['']);
-  } else if (caller.kind === 'session') {
-    query = query.where('id', '=', caller.siteId);
-  } else {
-    return [];
-  }
-  return (await query.execute()).map(toSite);
+  const query = db.selectFrom('sites').selectAll().orderBy('created_at').orderBy('id');
+  if (caller.kind === 'session') return (await query.where('id', '=', caller.siteId).execute()).map(toSite);
+  const memberships = membershipsOf(caller);
+  if (memberships.length === 0) return [];
+  const rows = await query
+    .where((eb) =>
+      eb.or(
+        memberships.map((m) =>
+          m.siteIds === null
+            ? eb('account_id', '=', m.accountId)
+            : eb.and([eb('account_id', '=', m.accountId), eb('id', 'in', m.siteIds.length ? m.siteIds : [''])]),
+        ),
+      ),
+    )
+    .execute();
+  return rows.map(toSite);
 }

@@ -1,10 +1,10 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
-import { requireAdminKey, requireCredential } from '../auth/caller.ts';
+import { accountToAdminister, requireAccountAdmin, requireCredential } from '../auth/caller.ts';
 import type { Db } from '../db/connect.ts';
 import { AppError } from '../errors.ts';
 import { Credential, errors, IdParams } from '../http/schemas.ts';
-import { findSiteFor, listSitesFor } from './repository.ts';
+import { findSiteToAdminister, listSitesFor } from './repository.ts';
 import { KeySchema, NewKeyBody, NewKeyResponse, NewSiteBody, SiteSchema, SiteSettingsBody, UpdatedSiteSchema } from './schemas.ts';
 import { createKeyFor, createSite, revokeKey, updateSite } from './service.ts';
 import { siteView } from './view.ts';
@@ -32,17 +32,16 @@ export const siteRoutes: FastifyPluginAsyncTypebox<{ db: Db }> = async (app, { d
       response: { 201: SiteSchema, ...errors },
     },
     handler: async (request, reply) => {
-      requireAdminKey(request.caller);
-      if (request.caller.siteIds !== null) throw new AppError('forbidden', 'A key limited to some sites cannot create sites');
-      return reply.code(201).send(siteView(await createSite(db.kysely, request.caller.accountId, request.body)));
+      const admin = accountToAdminister(request.caller, request.body.account_id);
+      if (admin.siteIds !== null) throw new AppError('forbidden', 'A key limited to some sites cannot create sites');
+      return reply.code(201).send(siteView(await createSite(db.kysely, admin.accountId, request.body)));
     },
   });
 
   app.get('/api/sites/:id', {
     schema: { tags: ['sites'], summary: 'A site and its settings', security: Credential, params: IdParams, response: { 200: SiteSchema, ...errors } },
     handler: async (request) => {
-      requireAdminKey(request.caller);
-      return siteView(await findSiteFor(db.kysely, request.caller, request.params.id));
+      return siteView(await findSiteToAdminister(db.kysely, request.caller, request.params.id));
     },
   });
 
@@ -56,8 +55,7 @@ export const siteRoutes: FastifyPluginAsyncTypebox<{ db: Db }> = async (app, { d
       response: { 200: UpdatedSiteSchema, ...errors },
     },
     handler: async (request) => {
-      requireAdminKey(request.caller);
-      const site = await findSiteFor(db.kysely, request.caller, request.params.id);
+      const site = await findSiteToAdminister(db.kysely, request.caller, request.params.id);
       const options = { allowPrivateWebhookTargets: app.config.webhookAllowPrivate };
       const updated = await updateSite(db.kysely, site, request.body, options);
       return { ...siteView(updated.site), ...(updated.generatedSecret && { generated_webhook_secret: updated.generatedSecret }) };
@@ -73,15 +71,15 @@ export const siteRoutes: FastifyPluginAsyncTypebox<{ db: Db }> = async (app, { d
       response: { 201: NewKeyResponse, ...errors },
     },
     handler: async (request, reply) => {
-      requireAdminKey(request.caller);
-      return reply.code(201).send(await createKeyFor(db.kysely, request.caller, request.body));
+      const admin = accountToAdminister(request.caller, request.body.account_id);
+      return reply.code(201).send(await createKeyFor(db.kysely, admin, request.body));
     },
   });
 
   app.delete('/api/keys/:id', {
     schema: { tags: ['sites'], summary: 'Revoke an API key; idempotent', security: Credential, params: IdParams, response: { 200: KeySchema, ...errors } },
     handler: async (request) => {
-      requireAdminKey(request.caller);
+      requireAccountAdmin(request.caller);
       return revokeKey(db.kysely, request.caller, request.params.id);
     },
   });

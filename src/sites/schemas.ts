@@ -42,8 +42,13 @@ export const SiteSettingsBody = Type.Object({
   webhook_events: Type.Optional(Type.Array(Type.Enum([...EVENT_TYPES]), { maxItems: EVENT_TYPES.length * 2, description: 'Events to deliver' })),
 });
 
+/** Which account a call acts in, for staff who administer several (a key has one). */
+const AccountChoice = {
+  account_id: Type.Optional(Type.String({ maxLength: 100, description: 'Required for staff who administer several accounts; a key acts in its own' })),
+};
+
 /** Webhook settings need the publisher plan and are set with PATCH once the site exists. */
-export const NewSiteBody = Type.Object({ ...GeneralSettings, name: Type.String() });
+export const NewSiteBody = Type.Object({ ...GeneralSettings, name: Type.String(), ...AccountChoice });
 
 export const UpdatedSiteSchema = Type.Object({
   ...SiteSchema.properties,
@@ -64,6 +69,7 @@ export const KeySchema = Type.Object({
 });
 
 export const NewKeyBody = Type.Object({
+  ...AccountChoice,
   role: Role,
   name: Type.Optional(Type.String({ minLength: 1, maxLength: 100 })),
   site_ids: Type.Optional(Type.Union([Type.Array(Type.String({ maxLength: 100 }), { maxItems: 100 }), Type.Null()])),

@@ -1,5 +1,5 @@
 import type { Kysely } from 'kysely';
-import type { KeyCaller, Role } from '../auth/caller.ts';
+import { membershipFor, isAdminRole, type Membership, type Caller, type Role } from '../auth/caller.ts';
 import { hashSecret, newApiKey } from '../auth/secrets.ts';
 import type { Database } from '../db/schema.ts';
 import { AppError, invalid } from '../errors.ts';
@@ -131,20 +131,23 @@ function keyView(row: { id: string; name: string; role: string; site_ids: string
 }
 
 /** An admin key limited to some sites may only hand out keys within those sites. */
-export async function createKeyFor(db: Kysely<Database>, caller: KeyCaller, input: NewKey) {
-  if (caller.siteIds !== null) {
+export async function createKeyFor(db: Kysely<Database>, admin: Membership, input: NewKey) {
+  if (admin.siteIds !== null) {
     const requested = input.site_ids ?? null;
-    if (requested === null || requested.some((id) => !caller.siteIds!.includes(id))) {
+    if (requested === null || requested.some((id) => !admin.siteIds!.includes(id))) {
       throw new AppError('forbidden', 'A key limited to some sites can only create keys limited to those sites');
     }
   }
-  return createKey(db, caller.accountId, input);
+  return createKey(db, admin.accountId, input);
 }
 
-export async function revokeKey(db: Kysely<Database>, caller: KeyCaller, keyId: string) {
-  const key = await db.selectFrom('api_keys').selectAll().where('id', '=', keyId).where('account_id', '=', caller.accountId).executeTakeFirst();
+/** Revokes a key of an account the caller administers (found by its id alone, as staff may administer several). */
+export async function revokeKey(db: Kysely<Database>, caller: Caller, keyId: string) {
+  const key = await db.selectFrom('api_keys').selectAll().where('id', '=', keyId).executeTakeFirst();
+  const admin = key ? membershipFor(caller, key.account_id) : null;
   const sites: string[] | null = key?.site_ids ? JSON.parse(key.site_ids) : null;
-  const reachable = caller.siteIds === null || (sites !== null && sites.every((id) => caller.siteIds!.includes(id)));
+  const reachable =
+    admin !== null && isAdminRole(admin.role) && (admin.siteIds === null || (sites !== null && sites.every((id) => admin.siteIds!.includes(id))));
   if (!key || !reachable) throw new AppError('not_found', `No key ${keyId}`);
   if (key.revoked_at === null) {
     key.revoked_at = nowIso();

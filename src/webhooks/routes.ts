@@ -1,10 +1,9 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
-import { requireAdminKey } from '../auth/caller.ts';
 import type { Db } from '../db/connect.ts';
 import { EVENT_TYPES } from '../events/record.ts';
 import { Credential, errors, IdParams, Timestamp } from '../http/schemas.ts';
-import { findSiteFor } from '../sites/repository.ts';
+import { findSiteToAdminister } from '../sites/repository.ts';
 import { DELIVERY_STATES } from './repository.ts';
 import { deliveryLog, deliveryPolicy, redeliver, sendTestDelivery } from './service.ts';
 
@@ -54,8 +53,7 @@ export const webhookRoutes: FastifyPluginAsyncTypebox<{ db: Db }> = async (app, 
       },
     },
     handler: async (request) => {
-      requireAdminKey(request.caller);
-      const site = await findSiteFor(db.kysely, request.caller, request.params.id);
+      const site = await findSiteToAdminister(db.kysely, request.caller, request.params.id);
       const { page = 1, limit = 20, event, state } = request.query;
       return deliveryLog(db.kysely, site, { page, limit, event, state });
     },
@@ -70,8 +68,7 @@ export const webhookRoutes: FastifyPluginAsyncTypebox<{ db: Db }> = async (app, 
       response: { 200: Delivery, ...errors },
     },
     handler: async (request) => {
-      requireAdminKey(request.caller);
-      const site = await findSiteFor(db.kysely, request.caller, request.params.id);
+      const site = await findSiteToAdminister(db.kysely, request.caller, request.params.id);
       return redeliver(db.kysely, site, request.params.deliveryId);
     },
   });
@@ -90,8 +87,7 @@ export const webhookRoutes: FastifyPluginAsyncTypebox<{ db: Db }> = async (app, 
       request.body ??= {};
     },
     handler: async (request) => {
-      requireAdminKey(request.caller);
-      const site = await findSiteFor(db.kysely, request.caller, request.params.id);
+      const site = await findSiteToAdminister(db.kysely, request.caller, request.params.id);
       return sendTestDelivery(db.kysely, site, request.body?.event ?? 'comment.created', deliveryPolicy(app.config));
     },
   });
