@@ -183,6 +183,71 @@ export interface WebhookAttemptTable {
   error: string | null;
 }
 
+/** A person who runs sites (migration 0012); never a commenter. `email` is stored lower-cased. */
+export interface StaffTable {
+  id: string;
+  email: string;
+  name: string;
+  /** `scrypt$N$r$p$<salt base64>$<hash base64>`: the parameters travel with the hash. */
+  password_hash: string;
+  created_at: string;
+  updated_at: string;
+}
+
+export interface StaffMembershipTable {
+  staff_id: string;
+  account_id: string;
+  role: string;
+  /** JSON array of site ids a moderator is limited to; null: every site of the account. */
+  site_ids: string | null;
+  created_at: string;
+}
+
+export interface StaffSessionTable {
+  id: string;
+  token_hash: string;
+  staff_id: string;
+  /** The secret the session's CSRF tokens are made from and checked against. */
+  csrf_secret: string;
+  ip: string;
+  user_agent: string | null;
+  created_at: string;
+  expires_at: string;
+  revoked_at: string | null;
+}
+
+/** Single-use links: invites, password resets and the first run's setup link. */
+export interface StaffLinkTable {
+  id: string;
+  kind: string;
+  token_hash: string;
+  account_id: string;
+  /** The person a reset link is for. */
+  staff_id: string | null;
+  /** An invite limited to one address. */
+  email: string | null;
+  role: string | null;
+  site_ids: string | null;
+  created_by: string;
+  created_at: string;
+  expires_at: string;
+  used_at: string | null;
+  used_by: string | null;
+  revoked_at: string | null;
+}
+
+/** Who (a staff member, a key, the CLI) changed what in an account. */
+export interface AuditLogTable {
+  id: string;
+  account_id: string;
+  actor_ref: string;
+  actor_name: string;
+  action: string;
+  target_ref: string | null;
+  data: string;
+  created_at: string;
+}
+
 export interface Database {
   accounts: AccountTable;
   sites: SiteTable;
@@ -199,4 +264,9 @@ export interface Database {
   events: EventTable;
   webhook_deliveries: WebhookDeliveryTable;
   webhook_attempts: WebhookAttemptTable;
+  staff: StaffTable;
+  staff_memberships: StaffMembershipTable;
+  staff_sessions: StaffSessionTable;
+  staff_links: StaffLinkTable;
+  audit_log: AuditLogTable;
 }
