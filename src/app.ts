@@ -16,6 +16,9 @@ import { registerNulGuard, registerValidators } from './http/validation.ts';
 import { moderationRoutes } from './moderation/routes.ts';
 import { registerRateLimits } from './ratelimits/limits.ts';
 import { sessionRoutes } from './sessions/routes.ts';
+import { registerStaffAuth, staffCallerOf } from './staff/cookie-auth.ts';
+import { staffAuthRoutes } from './staff/routes.ts';
+import { teamRoutes } from './staff/team-routes.ts';
 import { siteRoutes } from './sites/routes.ts';
 import { voteRoutes } from './votes/routes.ts';
 import { webhookRoutes } from './webhooks/routes.ts';
@@ -81,9 +84,13 @@ export async function buildApp(config: Config): Promise<FastifyInstance> {
     done(null, payload);
   });
   const admit = await registerRateLimits(app, config);
+  await registerStaffAuth(app);
   app.addHook('onRequest', async (request, reply) => {
     try {
-      request.caller = await resolveCaller(db, credentialOf(request), request.ip);
+      const credential = credentialOf(request);
+      // A staff cookie counts only where no credential header is sent (and only under /api/).
+      const staff = credential === null && request.headers.cookie !== undefined ? await staffCallerOf(db, request) : null;
+      request.caller = staff ?? (await resolveCaller(db, credential, request.ip));
     } finally {
       // Also when the credential is refused: that request counts as its IP's, and may be a 429.
       // Counted in process, the check answers at once, and nothing is awaited.
@@ -111,6 +118,8 @@ export async function buildApp(config: Config): Promise<FastifyInstance> {
   await app.register(sessionRoutes, deps);
   await app.register(siteRoutes, deps);
   await app.register(webhookRoutes, deps);
+  await app.register(staffAuthRoutes, deps);
+  await app.register(teamRoutes, deps);
   await app.register(widgetRoutes, deps);
 
   // Hooks run in reverse order on close: the worker drains its attempts before the database closes.

@@ -26,3 +26,8 @@ export const Timestamp = Type.String({ format: 'date-time', description: 'ISO 86
 type Security = Array<Record<string, string[]>>;
 export const Credential: Security = [{ bearer: [] }, { apiKey: [] }];
 export const OptionalCredential: Security = [{}, ...Credential];
+/** The management API also takes a staff member's cookie (reads) or cookie and CSRF token (writes). */
+export const ManagementRead: Security = [...Credential, { staffCookie: [] }];
+export const ManagementWrite: Security = [...Credential, { staffCookie: [], csrfToken: [] }];
+export const StaffRead: Security = [{ staffCookie: [] }];
+export const StaffWrite: Security = [{ staffCookie: [], csrfToken: [] }];

@@ -32,6 +32,8 @@ function configured(limits: Limits, policy: PolicyName): { limit: number; window
       return { limit: limits.guestCommentsPerHour, windowSeconds: 3600 };
     case 'session-comments':
       return { limit: limits.sessionCommentsPerHour, windowSeconds: 3600 };
+    default:
+      throw new Error(`${policy} limits sign-ins, not requests`);
   }
 }
 
