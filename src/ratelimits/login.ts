@@ -3,7 +3,7 @@ import { RateLimiterRes } from 'rate-limiter-flexible';
 import { hashSecret } from '../auth/secrets.ts';
 import type { Config } from '../config.ts';
 import { AppError } from '../errors.ts';
-import { openCounters, type Counters } from './counters.ts';
+import { openCounters } from './counters.ts';
 import { policy, type Policy } from './policies.ts';
 
 /** What a sign-in attempt took from its limits; given back when the attempt succeeds. */
@@ -34,10 +34,26 @@ export async function openLoginLimiter(config: Config, log: FastifyBaseLogger): 
   const policies = [perEmail, perAddress].filter((p): p is Policy => p !== null);
   const counters = await openCounters(config, policies, log);
 
-  const take = async (counted: Policy, subject: string) => {
-    const state = await settled(counters.take(counted, subject), log);
-    if (state && state.consumedPoints > counted.limit) return Math.max(1, Math.ceil(state.msBeforeNext / 1000));
-    return 0;
+  /** Takes one count; the seconds until the window ends when it is past the limit, else 0. */
+  const take = async (counted: Policy, subject: string): Promise<number> => {
+    const result = counters.take(counted, subject);
+    // In process the state answers at once; Redis rejects a count past the limit with the state.
+    if (!(result instanceof Promise)) return result.consumedPoints > counted.limit ? secondsLeft(result) : 0;
+    try {
+      await result;
+      return 0;
+    } catch (outcome) {
+      if (outcome instanceof RateLimiterRes) return secondsLeft(outcome);
+      log.error({ err: outcome }, 'sign-in limit unavailable; attempt let through');
+      return 0;
+    }
+  };
+  const giveBack = async (counted: Policy, subject: string) => {
+    try {
+      await counters.giveBack(counted, subject);
+    } catch (err) {
+      log.error({ err }, 'sign-in limit refund failed');
+    }
   };
   return {
     async attempt(email, ip, reply) {
@@ -53,7 +69,7 @@ export async function openLoginLimiter(config: Config, log: FastifyBaseLogger): 
       }
       return {
         succeeded: async () => {
-          await Promise.all(limits.map(({ counted, subject }) => settled(counters.giveBack(counted, subject), log)));
+          await Promise.all(limits.map(({ counted, subject }) => giveBack(counted, subject)));
         },
       };
     },
@@ -61,13 +77,6 @@ export async function openLoginLimiter(config: Config, log: FastifyBaseLogger): 
   };
 }
 
-/** A count's state; Redis rejects a count past the limit with the state, and one it cannot make with an error (let through, logged). */
-async function settled(result: ReturnType<Counters['take']>, log: FastifyBaseLogger): Promise<RateLimiterRes | null> {
-  try {
-    return await result;
-  } catch (outcome) {
-    if (outcome instanceof RateLimiterRes) return outcome;
-    log.error({ err: outcome }, 'sign-in limit unavailable; attempt let through');
-    return null;
-  }
+function secondsLeft(state: RateLimiterRes): number {
+  return Math.max(1, Math.ceil(state.msBeforeNext / 1000));
 }

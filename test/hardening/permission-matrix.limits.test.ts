@@ -2,7 +2,7 @@ import { expect } from 'vitest';
 import type { PolicyName } from '../../src/ratelimits/policies.ts';
 import { brokenLimitHeaders, DEFAULT_LIMITS, limitsEnv } from './limit-headers.ts';
 import { describeMatrix } from './matrix.ts';
-import type { CallerName } from './world.ts';
+import { STAFF_CALLERS, type CallerName } from './world.ts';
 
 /**
  * The whole permission matrix again, on a server with the specification's rate limits: the limiter
@@ -16,12 +16,19 @@ function policyOf(endpoint: string, caller: CallerName): PolicyName {
   if (KEYS.includes(caller)) return 'api-key';
   if (endpoint !== 'POST /v1/comments') return 'ip';
   if (SESSIONS.includes(caller)) return 'session-comments';
-  return caller === 'none' || caller === 'guest' ? 'guest-comments' : 'ip';
+  return caller === 'none' || caller === 'guest' || STAFF_CALLERS.includes(caller) ? 'guest-comments' : 'ip';
 }
 
-describeMatrix('the permission matrix with the default rate limits on', limitsEnv(DEFAULT_LIMITS), (response, endpoint, caller) => {
+/**
+ * Staff callers are guests under /v1 (the cookie is not read there), and the one test address may
+ * post five guest comments an hour, which `none` and `guest` already take two of: their comment
+ * creations run in the plain matrix only.
+ */
+const guestsPastTheLimit = (endpoint: string, caller: CallerName) => endpoint === 'POST /v1/comments' && STAFF_CALLERS.includes(caller);
+
+describeMatrix('the permission matrix with the default rate limits on', limitsEnv(DEFAULT_LIMITS), (response, endpoint, caller, _status, sentAt) => {
   const headers: Record<string, string> = {};
   response.headers.forEach((value, name) => (headers[name] = value));
-  const answer = { status: response.status, headers, json: response.body };
+  const answer = { status: response.status, headers, json: response.body, sentAt };
   expect(brokenLimitHeaders(answer, DEFAULT_LIMITS, policyOf(endpoint, caller))).toBeNull();
-});
+}, guestsPastTheLimit);
