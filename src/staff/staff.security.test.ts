@@ -55,7 +55,8 @@ describe('CSRF', () => {
 describe('cross-origin requests', () => {
   it('are refused with the cookie, for reads and changes alike', async () => {
     const { site, session } = await ownedAccount();
-    for (const headers of [{ origin: 'https://evil.example' }, { 'sec-fetch-site': 'cross-site' }, { 'sec-fetch-site': 'same-site' }, { origin: 'null' }]) {
+    const crossOrigin: Array<Record<string, string>> = [{ origin: 'https://evil.example' }, { 'sec-fetch-site': 'cross-site' }, { 'sec-fetch-site': 'same-site' }, { origin: 'null' }];
+    for (const headers of crossOrigin) {
       const read = await parley.request('GET', '/api/auth/me', { headers: { ...session.headers, ...headers } });
       expect(read.status, JSON.stringify(headers)).toBe(403);
       expect(read.body.detail).toMatch(/another origin/);
