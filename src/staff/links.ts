@@ -4,7 +4,7 @@ import { nowIso } from '../clock.ts';
 import type { Database, StaffLinkTable } from '../db/schema.ts';
 import { AppError } from '../errors.ts';
 import { newId, randomBase62 } from '../ids.ts';
-import type { StaffRole } from './repository.ts';
+import { storedSiteIds, type StaffRole } from './repository.ts';
 
 /**
  * Single-use links, shown once to copy (no mail server needed): an invite into an account, a
@@ -18,7 +18,7 @@ export type LinkRow = Selectable<StaffLinkTable>;
 
 const ID_PREFIX = { invite: 'inv', reset: 'rst', setup: 'stp' } as const;
 const DASHBOARD_PAGE = { invite: 'accept-invite', reset: 'reset-password', setup: 'setup' } as const;
-export const LINK_LIFETIME_MS: Record<LinkKind, number> = { invite: 7 * 24 * 3600_000, reset: 24 * 3600_000, setup: 7 * 24 * 3600_000 };
+const LINK_LIFETIME_MS: Record<LinkKind, number> = { invite: 7 * 24 * 3600_000, reset: 24 * 3600_000, setup: 7 * 24 * 3600_000 };
 
 export interface NewLink {
   kind: LinkKind;
@@ -28,7 +28,6 @@ export interface NewLink {
   email?: string | null;
   role?: StaffRole;
   siteIds?: string[] | null;
-  lifetimeMs?: number;
 }
 
 export async function createLink(db: Kysely<Database>, input: NewLink): Promise<{ row: LinkRow; token: string }> {
@@ -42,10 +41,10 @@ export async function createLink(db: Kysely<Database>, input: NewLink): Promise<
     staff_id: input.staffId ?? null,
     email: input.email ?? null,
     role: input.role ?? null,
-    site_ids: input.siteIds ? JSON.stringify(input.siteIds) : null,
+    site_ids: storedSiteIds(input.siteIds ?? null),
     created_by: input.createdBy,
     created_at: new Date(now).toISOString(),
-    expires_at: new Date(now + (input.lifetimeMs ?? LINK_LIFETIME_MS[input.kind])).toISOString(),
+    expires_at: new Date(now + LINK_LIFETIME_MS[input.kind]).toISOString(),
     used_at: null,
     used_by: null,
     revoked_at: null,

@@ -15,8 +15,17 @@ export function normaliseEmail(email: string): string {
   return email.trim().toLowerCase();
 }
 
-export function toMembership(row: Pick<Selectable<StaffMembershipTable>, 'account_id' | 'role' | 'site_ids'>): Membership {
-  return { accountId: row.account_id, role: row.role as AccountRole, siteIds: row.site_ids === null ? null : (JSON.parse(row.site_ids) as string[]) };
+/** A stored site scope (a JSON array, or null for every site). */
+export function siteIdsOf(stored: string | null): string[] | null {
+  return stored === null ? null : (JSON.parse(stored) as string[]);
+}
+
+export function storedSiteIds(siteIds: string[] | null): string | null {
+  return siteIds === null ? null : JSON.stringify(siteIds);
+}
+
+function toMembership(row: Pick<Selectable<StaffMembershipTable>, 'account_id' | 'role' | 'site_ids'>): Membership {
+  return { accountId: row.account_id, role: row.role as AccountRole, siteIds: siteIdsOf(row.site_ids) };
 }
 
 export function staffView(staff: Pick<StaffRow, 'id' | 'email' | 'name'>) {
@@ -45,7 +54,7 @@ export async function namedMemberships(db: Kysely<Database>, staffId: string) {
     .where('staff_memberships.staff_id', '=', staffId)
     .orderBy('staff_memberships.created_at')
     .execute();
-  return rows.map((row) => ({ account_id: row.account_id, account_name: row.account_name, role: row.role as StaffRole, site_ids: toMembership(row).siteIds }));
+  return rows.map((row) => ({ account_id: row.account_id, account_name: row.account_name, role: row.role as StaffRole, site_ids: siteIdsOf(row.site_ids) }));
 }
 
 export async function insertStaff(db: Kysely<Database>, input: { email: string; name: string; passwordHash: string }): Promise<StaffRow> {
@@ -58,7 +67,7 @@ export async function insertStaff(db: Kysely<Database>, input: { email: string; 
 export async function insertMembership(db: Kysely<Database>, staffId: string, accountId: string, role: StaffRole, siteIds: string[] | null): Promise<void> {
   await db
     .insertInto('staff_memberships')
-    .values({ staff_id: staffId, account_id: accountId, role, site_ids: siteIds === null ? null : JSON.stringify(siteIds), created_at: nowIso() })
+    .values({ staff_id: staffId, account_id: accountId, role, site_ids: storedSiteIds(siteIds), created_at: nowIso() })
     .execute();
 }
 

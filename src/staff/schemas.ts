@@ -10,7 +10,7 @@ const Nullable = <T extends Parameters<typeof Type.Union>[0][number]>(schema: T)
 const Password = Type.String({ minLength: 1, maxLength: 1000 });
 const NewPassword = Type.String({ minLength: MIN_PASSWORD_LENGTH, maxLength: MAX_PASSWORD_LENGTH, description: `${MIN_PASSWORD_LENGTH} to ${MAX_PASSWORD_LENGTH} characters` });
 const LinkToken = Type.String({ minLength: 1, maxLength: 200, description: 'The part of the link after #token=' });
-export const StaffRoleSchema = Type.Enum([...STAFF_ROLES]);
+const StaffRoleSchema = Type.Enum([...STAFF_ROLES]);
 const SiteIds = Nullable(Type.Array(Id, { maxItems: 100, description: 'Moderators only: the sites they moderate; null: every site' }));
 
 export const AccountParams = Type.Object({ id: Id });
@@ -18,7 +18,7 @@ export const MemberParams = Type.Object({ id: Id, staffId: Id });
 export const InviteParams = Type.Object({ id: Id, inviteId: Id });
 export const SessionParams = Type.Object({ id: Id });
 
-export const StaffSchema = Type.Object({ id: Type.String({ description: 'stf_<id>' }), email: Type.String(), name: Type.String() });
+const StaffSchema = Type.Object({ id: Type.String({ description: 'stf_<id>' }), email: Type.String(), name: Type.String() });
 
 const MembershipSchema = Type.Object({ account_id: Type.String(), role: StaffRoleSchema, site_ids: Nullable(Type.Array(Type.String())) });
 

@@ -17,6 +17,7 @@ import {
   insertStaff,
   normaliseEmail,
   ownerCount,
+  siteIdsOf,
   staffView,
   type StaffRole,
   type StaffRow,
@@ -29,7 +30,7 @@ export interface Client {
 }
 
 /** A new password: 10 to 200 characters of well-formed text; anything else is the person's choice. */
-export function checkPassword(path: string, password: string): string {
+function checkPassword(path: string, password: string): string {
   if (!password.isWellFormed()) throw invalid(path, 'must be valid Unicode text');
   const length = [...password].length;
   if (length < MIN_PASSWORD_LENGTH || length > MAX_PASSWORD_LENGTH) {
@@ -103,7 +104,7 @@ export async function joinThroughLink(db: Db, limiter: LoginLimiter, kind: 'invi
     if (already) throw new AppError('conflict', `${email} is already a member of this account`);
     await spendLink(trx, link, staff.id);
     const role = link.role as StaffRole;
-    const siteIds = link.site_ids === null ? null : (JSON.parse(link.site_ids) as string[]);
+    const siteIds = siteIdsOf(link.site_ids);
     await insertMembership(trx, staff.id, link.account_id, role, siteIds);
     await recordAudit(trx, { accountId: link.account_id, actor: { ref: staff.id, name: staff.name }, action: 'member.joined', target: staff.id, data: { role, site_ids: siteIds, link: link.id } });
     return { staff: staffView(staff), membership: { account_id: link.account_id, role, site_ids: siteIds } };

@@ -6,7 +6,7 @@ import type { Database } from '../db/schema.ts';
 import { AppError, invalid } from '../errors.ts';
 import { actorOf, auditLog, recordAudit } from './audit.ts';
 import { createLink, linkState, linkUrl, revokePendingLinks, type LinkRow } from './links.ts';
-import { allSitesOfAccount, membershipsOfStaff, normaliseEmail, ownerCount, toMembership, type StaffRole } from './repository.ts';
+import { allSitesOfAccount, membershipsOfStaff, normaliseEmail, ownerCount, siteIdsOf, storedSiteIds, type StaffRole } from './repository.ts';
 
 const RANK: Record<AccountRole, number> = { integration: 0, moderator: 1, admin: 2, owner: 3 };
 
@@ -14,7 +14,7 @@ const RANK: Record<AccountRole, number> = { integration: 0, moderator: 1, admin:
  * Who manages an account's team: its owners and admins, and its admin keys (not one limited to some
  * sites). Other roles are 403 before any lookup; other accounts 404.
  */
-export function teamManager(caller: Caller, accountId: string): Membership {
+function teamManager(caller: Caller, accountId: string): Membership {
   requireAccountAdmin(caller);
   const manager = membershipFor(caller, accountId);
   if (!manager) throw new AppError('not_found', `No account ${accountId}`);
@@ -49,7 +49,7 @@ async function siteScope(db: Kysely<Database>, accountId: string, role: StaffRol
 const MEMBER_COLUMNS = ['staff.id', 'staff.email', 'staff.name', 'staff_memberships.role', 'staff_memberships.site_ids', 'staff_memberships.created_at'] as const;
 
 function memberView(row: { id: string; email: string; name: string; role: string; site_ids: string | null; created_at: string }) {
-  return { id: row.id, email: row.email, name: row.name, role: row.role as StaffRole, site_ids: toMembership({ account_id: '', ...row }).siteIds, joined_at: row.created_at };
+  return { id: row.id, email: row.email, name: row.name, role: row.role as StaffRole, site_ids: siteIdsOf(row.site_ids), joined_at: row.created_at };
 }
 
 function membersQuery(db: Kysely<Database>, accountId: string) {
@@ -83,17 +83,16 @@ export async function changeMember(db: Db, caller: Caller, accountId: string, st
     const to = input.role ?? from;
     requireMayManage(manager, from);
     requireMayManage(manager, to);
-    const current = toMembership({ account_id: accountId, ...member }).siteIds;
-    const siteIds = await siteScope(trx, accountId, to, input.site_ids, current);
+    const siteIds = await siteScope(trx, accountId, to, input.site_ids, siteIdsOf(member.site_ids));
     if (from === 'owner' && to !== 'owner' && (await ownerCount(trx, accountId)) <= 1) throw new AppError('conflict', LAST_OWNER);
     await trx
       .updateTable('staff_memberships')
-      .set({ role: to, site_ids: siteIds === null ? null : JSON.stringify(siteIds) })
+      .set({ role: to, site_ids: storedSiteIds(siteIds) })
       .where('staff_id', '=', staffId)
       .where('account_id', '=', accountId)
       .execute();
     await recordAudit(trx, { accountId, actor: actorOf(caller), action: 'member.changed', target: staffId, data: { from, to, site_ids: siteIds } });
-    return memberView({ ...member, role: to, site_ids: siteIds === null ? null : JSON.stringify(siteIds) });
+    return memberView({ ...member, role: to, site_ids: storedSiteIds(siteIds) });
   });
 }
 
@@ -116,7 +115,7 @@ function inviteView(row: LinkRow) {
   return {
     id: row.id,
     role: row.role as StaffRole,
-    site_ids: row.site_ids === null ? null : (JSON.parse(row.site_ids) as string[]),
+    site_ids: siteIdsOf(row.site_ids),
     email: row.email,
     state: linkState(row),
     created_by: row.created_by,
