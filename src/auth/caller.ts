@@ -142,6 +142,22 @@ export function actorRef(caller: Caller): string | null {
   return null;
 }
 
+export type AccountRole = 'owner' | 'admin' | 'moderator' | 'integration';
+export interface Membership {
+  accountId: string;
+  role: AccountRole;
+  siteIds: string[] | null;
+}
+
+/** What the caller may do in each account it reaches: one entry for a key, one per account for staff, none for sessions and the public. */
+export function membershipsOf(caller: Caller): Membership[] {
+  return caller.kind === 'key' ? [{ accountId: caller.accountId, role: caller.role, siteIds: caller.siteIds }] : [];
+}
+
+export function membershipFor(caller: Caller, accountId: string): Membership | null {
+  return membershipsOf(caller).find((membership) => membership.accountId === accountId) ?? null;
+}
+
 /** What tenancy needs of a site (a `Site` is one). */
 export interface SiteOwnership {
   id: string;

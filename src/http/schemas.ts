@@ -1,4 +1,4 @@
-import { Type } from 'typebox';
+import { Type, type TSchema, type TSchemaOptions } from 'typebox';
 import { ERROR_STATUS } from '../errors.ts';
 
 /** RFC 9457 problem details, as every error leaves the API. */
@@ -26,3 +26,8 @@ export const Timestamp = Type.String({ format: 'date-time', description: 'ISO 86
 type Security = Array<Record<string, string[]>>;
 export const Credential: Security = [{ bearer: [] }, { apiKey: [] }];
 export const OptionalCredential: Security = [{}, ...Credential];
+
+/** A value or null. */
+export function Nullable<T extends TSchema>(schema: T, options?: TSchemaOptions) {
+  return Type.Union([schema, Type.Null()], options);
+}
