@@ -1,7 +1,8 @@
 import SQLite from 'better-sqlite3';
-import { PostgresAdapter, sql, type Kysely, type RawBuilder, type SelectQueryBuilder, type Transaction } from 'kysely';
+import { PostgresAdapter, sql, type Kysely, type RawBuilder, type SelectQueryBuilder, type SqlBool, type Transaction } from 'kysely';
 import pg from 'pg';
 import type { Database } from './schema.ts';
+import { catchUpSearchIndex } from './search-index.ts';
 
 /**
  * The few places where SQLite and PostgreSQL differ. Everything else in Parley is portable SQL.
@@ -154,4 +155,49 @@ export async function createTriggers(db: Kysely<unknown>, triggers: Trigger[]): 
       await sql`create trigger ${sql.raw(name)} ${sql.raw(when)} begin ${body}; end`.execute(db);
     }
   }
+}
+
+/** The words of a search: runs of letters and digits, as both engines' tokenizers split text. */
+export function searchTerms(query: string): string[] {
+  return [...new Set(query.normalize('NFC').toLowerCase().match(/[\p{L}\p{N}]+/gu) ?? [])];
+}
+
+/**
+ * PostgreSQL: the tsvector of a comment's content and author name that its search index
+ * (migration 0013) holds. A query must write the same expression to use the index; `alias` names
+ * the comments table (null inside the index's definition).
+ */
+export function searchedTextPostgres(alias: string | null): RawBuilder<unknown> {
+  const column = (name: string) => (alias === null ? sql.ref(name) : sql.ref(`${alias}.${name}`));
+  return sql`to_tsvector('simple', coalesce(${column('content')}, '') || ' ' || ${column('author_name')})`;
+}
+
+/** Comments whose rowids a SQLite search reads from its FTS5 index before the query; past it, terms are common. */
+const SEARCH_LIST_CAP = 5_000;
+
+/** SQL: comment `alias` contains every search term, in its content or author name. */
+export type SearchFilter = (alias: string) => RawBuilder<SqlBool>;
+
+/**
+ * A filter for comments that contain every term. PostgreSQL: the GIN index's tsvector against
+ * plainto_tsquery; its planner chooses between that index and the page order's by its statistics.
+ * SQLite (once its index has caught up, see search-index.ts) keeps no statistics of FTS5 matches,
+ * so the choice is made here: terms that match at most SEARCH_LIST_CAP comments anywhere are looked
+ * up first and the query reads only those rows (by rowid); terms that match more are common, so the
+ * query walks its own index in page order and checks each row (a rowid lookup in FTS5) until the
+ * page is full.
+ */
+export async function searchFilter(kysely: Kysely<Database>, dialect: DialectName, terms: string[]): Promise<SearchFilter> {
+  if (dialect === 'postgres') {
+    return (alias) => sql<SqlBool>`${searchedTextPostgres(alias)} @@ plainto_tsquery('simple', ${terms.join(' ')})`;
+  }
+  await catchUpSearchIndex(kysely);
+  // Each term a quoted phrase: FTS5 syntax in the user's words is never interpreted.
+  const match = terms.map((term) => `"${term}"`).join(' ');
+  const { rows } = await sql<{ rowid: number }>`select rowid from comments_search where comments_search match ${match} limit ${sql.lit(SEARCH_LIST_CAP + 1)}`.execute(kysely);
+  if (rows.length <= SEARCH_LIST_CAP) {
+    const rowids = rows.map((row) => sql.lit(Number(row.rowid)));
+    return (alias) => (rowids.length === 0 ? sql<SqlBool>`0 = 1` : sql<SqlBool>`${sql.ref(`${alias}.rowid`)} in (${sql.join(rowids)})`);
+  }
+  return (alias) => sql<SqlBool>`exists (select 1 from comments_search where comments_search match ${match} and comments_search.rowid = ${sql.ref(`${alias}.rowid`)})`;
 }
