@@ -6,7 +6,8 @@ import { ROLES, type Role } from './auth/caller.ts';
 import { bootstrap } from './sites/bootstrap.ts';
 import { PLANS, type Plan } from './sites/plans.ts';
 import { MODERATION_MODES, type ModerationMode } from './sites/repository.ts';
-import { createKey, setPlan } from './sites/service.ts';
+import { createKey } from './keys/service.ts';
+import { setPlan } from './sites/service.ts';
 import { serve } from './server.ts';
 
 const USAGE = `usage:
