@@ -1,0 +1,107 @@
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import type { Caller, KeyCaller, SessionCaller } from '../auth/caller.ts';
+import type { Db } from '../db/connect.ts';
+import { Credential, errors, IdParams } from '../http/schemas.ts';
+import { managedSite } from '../sites/repository.ts';
+import { createBan, liftBan, listBans } from './bans.ts';
+import {
+  BanList,
+  BanListQuery,
+  BanParams,
+  BanSchema,
+  ModeratedUser,
+  ModerateUserBody,
+  NewBanBody,
+  NewNoteBody,
+  NoteParams,
+  NoteSchema,
+  Profile,
+  UserParams,
+} from './schemas.ts';
+import { addNote, commenterProfile, deleteNote, moderateUserComments } from './service.ts';
+
+/** The site a request names, for a caller who moderates it (managedSite has refused everyone else). */
+async function moderatedSite(db: Db, caller: Caller, siteId: string) {
+  const site = await managedSite(db.kysely, caller, siteId, 'moderate');
+  return { site, moderator: caller as KeyCaller | SessionCaller };
+}
+
+/** A site's commenters for its moderators: profiles, notes, bans, removing all of a user's comments. */
+export const commenterRoutes: FastifyPluginAsyncTypebox<{ db: Db }> = async (app, { db }) => {
+  app.get('/api/sites/:id/users/:user_id', {
+    schema: {
+      tags: ['commenters'],
+      summary: "A site user's profile: comments by status, recent comments, bans, moderators' notes",
+      security: Credential,
+      params: UserParams,
+      response: { 200: Profile, ...errors },
+    },
+    handler: async (request) => {
+      const { site } = await moderatedSite(db, request.caller, request.params.id);
+      return commenterProfile(db, site, request.params.user_id);
+    },
+  });
+
+  app.post('/api/sites/:id/users/:user_id/notes', {
+    schema: { tags: ['commenters'], summary: 'Add a note on a user, for the moderators', security: Credential, params: UserParams, body: NewNoteBody, response: { 201: NoteSchema, ...errors } },
+    handler: async (request, reply) => {
+      const { site, moderator } = await moderatedSite(db, request.caller, request.params.id);
+      return reply.code(201).send(await addNote(db, moderator, site, request.params.user_id, request.body.body));
+    },
+  });
+
+  app.delete('/api/sites/:id/users/:user_id/notes/:note_id', {
+    schema: { tags: ['commenters'], summary: 'Delete a note', security: Credential, params: NoteParams, response: { 200: NoteSchema, ...errors } },
+    handler: async (request) => {
+      const { site } = await moderatedSite(db, request.caller, request.params.id);
+      return deleteNote(db, site, request.params.user_id, request.params.note_id);
+    },
+  });
+
+  app.post('/api/sites/:id/users/:user_id/moderate', {
+    schema: {
+      tags: ['commenters'],
+      summary: "Remove (or mark as spam) all of a user's comments on the site",
+      description: 'Each comment is moderated as PATCH /v1/comments/{id}/moderate would (log entry and events per comment).',
+      security: Credential,
+      params: UserParams,
+      body: ModerateUserBody,
+      response: { 200: ModeratedUser, ...errors },
+    },
+    handler: async (request) => {
+      const { site, moderator } = await moderatedSite(db, request.caller, request.params.id);
+      return moderateUserComments(db, moderator, site, request.params.user_id, request.body.action, request.body.reason ?? null);
+    },
+  });
+
+  app.get('/api/sites/:id/bans', {
+    schema: { tags: ['commenters'], summary: "A site's bans, newest first", security: Credential, params: IdParams, querystring: BanListQuery, response: { 200: BanList, ...errors } },
+    handler: async (request) => {
+      const { site } = await moderatedSite(db, request.caller, request.params.id);
+      return listBans(db, site, request.query);
+    },
+  });
+
+  app.post('/api/sites/:id/bans', {
+    schema: {
+      tags: ['commenters'],
+      summary: "Ban a site user: 'ban' refuses their writes (until expires_at, if given), 'shadow_ban' hides their comments from others",
+      security: Credential,
+      params: IdParams,
+      body: NewBanBody,
+      response: { 201: BanSchema, ...errors },
+    },
+    handler: async (request, reply) => {
+      const { site, moderator } = await moderatedSite(db, request.caller, request.params.id);
+      return reply.code(201).send(await createBan(db, moderator, site, request.body));
+    },
+  });
+
+  app.delete('/api/sites/:id/bans/:ban_id', {
+    schema: { tags: ['commenters'], summary: 'Lift a ban (a shadow ban: the comments it hid are shown again)', security: Credential, params: BanParams, response: { 200: BanSchema, ...errors } },
+    handler: async (request) => {
+      const { site } = await moderatedSite(db, request.caller, request.params.id);
+      return liftBan(db, site, request.params.ban_id);
+    },
+  });
+};
