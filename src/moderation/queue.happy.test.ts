@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { pageUrl, startParley, type TestParley } from '../../test/helper.ts';
+import { dialectName, pageUrl, startParley, type TestParley } from '../../test/helper.ts';
 
 let parley: TestParley;
 let site: { account_id: string; site_id: string; api_key: string };
@@ -92,6 +92,8 @@ describe('the moderation queue', () => {
     expect(ids(await queue(`${inThread}&status=published`))).toEqual([flaggedTwice, kept]);
     expect(ids(await queue(`${inThread}&status=flagged`))).toEqual([flaggedTwice, kept]);
     expect(ids(await queue(`${inThread}&sort=most_flagged`))).toEqual([flaggedTwice, kept]);
+    const mostFlagged = await queue(`${inThread}&sort=most_flagged&limit=1`);
+    expect(ids(await queue(`${inThread}&sort=most_flagged&limit=1&cursor=${mostFlagged.body.next_cursor}`))).toEqual([kept]);
     expect(ids(await queue(`${inThread}&sort=oldest`))).toEqual([kept, removed, spam, deleted, pending, flaggedTwice]);
     expect(ids(await queue(`${inThread}&status=all&author=${aliceId}`))).toEqual([flaggedTwice, deleted, spam, removed, kept]);
     const all = (await queue(`${inThread}&sort=oldest`)).body.comments;
@@ -142,14 +144,16 @@ describe('the moderation queue', () => {
   });
 });
 
-describe('the moderation queue, searching a common word', () => {
+// Past 5,000 matches SQLite's search walks the page order instead of looking matches up
+// (searchFilter in src/db/dialect.ts); PostgreSQL's planner makes that choice itself.
+describe.skipIf(dialectName === 'postgres')('the moderation queue, searching a common word', () => {
   it('finds the newest comments holding a word that more than 5,000 comments hold, as it finds a rare one', async () => {
+    // Written through the service as guests would post them (HTTP would take minutes).
     const { createComment } = await import('../comments/service.ts');
-    const { resolveCaller } = await import('../auth/caller.ts');
-    const key = await resolveCaller(parley.app.db, site.api_key, '127.0.0.1');
+    const guest = { kind: 'public' as const, ip: '127.0.0.1' };
     const thread = pageUrl();
     for (let start = 0; start < 5_010; start += 100) {
-      await Promise.all(Array.from({ length: 100 }, (_, i) => createComment(parley.app.db, key, { site_id: second, thread_url: thread, content: `common word number ${start + i}` })));
+      await Promise.all(Array.from({ length: 100 }, (_, i) => createComment(parley.app.db, guest, { site_id: second, thread_url: thread, content: `common word number ${start + i}` })));
     }
     const rare = await post(alice, site.site_id, pageUrl(), 'a common word, once on this site');
     const onThisSite = await queue(`site_id=${site.site_id}&q=common`);

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startParley, type ApiResponse } from '../helper.ts';
+import { pageUrl, startParley, type ApiResponse } from '../helper.ts';
 import { startReceiver, subscribe, WEBHOOK_TEST_ENV, type Receiver } from '../receiver.ts';
 import { CALLERS, buildWorld, type CallerName, type World } from './world.ts';
 
@@ -57,7 +57,7 @@ export const MATRIX: Array<[string, number[], Target]> = [
       const key = await w.parley.request('POST', '/api/keys', { token: w.adminKey, body: { role: 'integration' } });
       return { path: `/api/keys/${key.body.id}` };
     }],
-  ['POST /api/sites/:id/bans', [401, 401, 403, 403, 403, 403, 403, 201, 404, 401, 401],
+  ['POST /api/sites/:id/bans', [401, 401, 403, 403, 403, 403, 201, 201, 404, 401, 401],
     async (w) => ({ path: `/api/sites/${A(w)}/bans`, body: { user_id: (await w.newUser(`target-${Math.random()}`)).id } })],
   ['GET /api/sites/:id/webhooks/deliveries', [401, 401, 403, 403, 403, 403, 403, 200, 404, 401, 401],
     async (w) => ({ path: `/api/sites/${A(w)}/webhooks/deliveries` })],
@@ -68,6 +68,61 @@ export const MATRIX: Array<[string, number[], Target]> = [
       const sent = await w.parley.request('POST', `/api/sites/${A(w)}/webhooks/test`, { token: w.adminKey, body: {} });
       return { path: `/api/sites/${A(w)}/webhooks/deliveries/${sent.body.id}/redeliver` };
     }],
+  // The management API: moderating (owner, admin, moderator) or administering (owner, admin).
+  ['GET /api/sites', [401, 401, 403, 403, 403, 403, 200, 200, 200, 401, 401],
+    async () => ({ path: '/api/sites' })],
+  ['DELETE /api/sites/:id', [401, 401, 403, 403, 403, 403, 403, 200, 404, 401, 401],
+    async (w) => {
+      const site = await w.parley.request('POST', '/api/sites', { token: w.adminKey, body: { name: 'Doomed' } });
+      return { path: `/api/sites/${site.body.id}`, body: { confirm: 'Doomed' } };
+    }],
+  ['GET /api/keys', [401, 401, 403, 403, 403, 403, 403, 200, 200, 401, 401],
+    async () => ({ path: '/api/keys' })],
+  ['PATCH /api/keys/:id', [401, 401, 403, 403, 403, 403, 403, 200, 404, 401, 401],
+    async (w) => {
+      const key = await w.parley.request('POST', '/api/keys', { token: w.adminKey, body: { role: 'integration' } });
+      return { path: `/api/keys/${key.body.id}`, body: { name: 'renamed' } };
+    }],
+  ['GET /api/comments', [401, 401, 403, 403, 403, 403, 200, 200, 404, 401, 401],
+    async (w) => ({ path: `/api/comments?site_id=${A(w)}&status=all&q=written` })],
+  ['POST /api/comments/moderate', [401, 401, 403, 403, 403, 403, 200, 200, 200, 401, 401],
+    async (w) => ({ path: '/api/comments/moderate', body: { ids: [await w.post(w.credential.user, 'to approve')], action: 'approve' } })],
+  ['GET /api/comments/:id/flags', [401, 401, 403, 403, 403, 403, 200, 200, 404, 401, 401],
+    async (w) => ({ path: `/api/comments/${w.userComment}/flags` })],
+  ['GET /api/sites/:id/moderation-log', [401, 401, 403, 403, 403, 403, 200, 200, 404, 401, 401],
+    async (w) => ({ path: `/api/sites/${A(w)}/moderation-log` })],
+  ['GET /api/sites/:id/users/:user_id', [401, 401, 403, 403, 403, 403, 200, 200, 404, 401, 401],
+    async (w) => ({ path: `/api/sites/${A(w)}/users/${await w.userId('alice')}` })],
+  ['POST /api/sites/:id/users/:user_id/notes', [401, 401, 403, 403, 403, 403, 201, 201, 404, 401, 401],
+    async (w) => ({ path: `/api/sites/${A(w)}/users/${await w.userId('alice')}/notes`, body: { body: 'a note' } })],
+  ['DELETE /api/sites/:id/users/:user_id/notes/:note_id', [401, 401, 403, 403, 403, 403, 200, 200, 404, 401, 401],
+    async (w) => {
+      const user = await w.userId('alice');
+      const note = await w.parley.request('POST', `/api/sites/${A(w)}/users/${user}/notes`, { token: w.adminKey, body: { body: 'to delete' } });
+      return { path: `/api/sites/${A(w)}/users/${user}/notes/${note.body.id}` };
+    }],
+  ['POST /api/sites/:id/users/:user_id/moderate', [401, 401, 403, 403, 403, 403, 200, 200, 404, 401, 401],
+    async (w) => ({ path: `/api/sites/${A(w)}/users/${(await w.newUser(`quiet-${Math.random()}`)).id}/moderate`, body: { action: 'remove' } })],
+  ['GET /api/sites/:id/bans', [401, 401, 403, 403, 403, 403, 200, 200, 404, 401, 401],
+    async (w) => ({ path: `/api/sites/${A(w)}/bans` })],
+  ['DELETE /api/sites/:id/bans/:ban_id', [401, 401, 403, 403, 403, 403, 200, 200, 404, 401, 401],
+    async (w) => {
+      const user = await w.newUser(`banned-${Math.random()}`);
+      const ban = await w.parley.request('POST', `/api/sites/${A(w)}/bans`, { token: w.adminKey, body: { user_id: user.id } });
+      return { path: `/api/sites/${A(w)}/bans/${ban.body.id}` };
+    }],
+  ['GET /api/sites/:id/threads', [401, 401, 403, 403, 403, 403, 200, 200, 404, 401, 401],
+    async (w) => ({ path: `/api/sites/${A(w)}/threads` })],
+  ['PATCH /api/sites/:id/threads/:thread_id', [401, 401, 403, 403, 403, 403, 200, 200, 404, 401, 401],
+    async (w) => {
+      // A thread of its own: closing the world's thread would refuse the comments other rows post.
+      const thread = pageUrl();
+      await w.parley.request('POST', '/v1/comments', { token: w.adminKey, body: { site_id: A(w), thread_url: thread, content: 'x' } });
+      const listed = await w.parley.request('GET', `/api/sites/${A(w)}/threads?url=${encodeURIComponent(thread)}`, { token: w.adminKey });
+      return { path: `/api/sites/${A(w)}/threads/${listed.body.threads[0].id}`, body: { closed: true } };
+    }],
+  ['GET /api/sites/:id/stats', [401, 401, 403, 403, 403, 403, 200, 200, 404, 401, 401],
+    async (w) => ({ path: `/api/sites/${A(w)}/stats` })],
   // Last: it signs the session callers out.
   ['DELETE /v1/sessions/current', [401, 401, 204, 204, 204, 403, 403, 403, 403, 401, 401],
     async () => ({ path: '/v1/sessions/current' })],
@@ -110,9 +165,19 @@ export function describeMatrix(title: string, env: Record<string, string>, check
         if (endpoint === 'GET /v1/widget' && status === 200) {
           expect(response.body.viewer.signed_in).toBe(!['none', 'guest', 'otherSiteSession', 'otherAccountKey'].includes(caller));
         }
-        if (endpoint === 'GET /v1/sites' && status === 200) {
+        if ((endpoint === 'GET /v1/sites' || endpoint === 'GET /api/sites') && status === 200) {
           const sees = response.body.sites.some((site: { id: string }) => site.id === world.siteA);
           expect(sees).toBe(!['otherSiteSession', 'otherAccountKey'].includes(caller));
+        }
+        // Tenancy in the account-wide lists: another account's caller sees none of site A's.
+        if (endpoint === 'GET /api/keys' && status === 200) {
+          const homeKeys = [world.credential.integrationKey, world.credential.moderatorKey, world.adminKey].map((key) => key!.slice(0, 10));
+          const sees = response.body.keys.some((key: { prefix: string }) => homeKeys.includes(key.prefix));
+          expect(sees).toBe(caller === 'adminKey');
+        }
+        if (endpoint === 'POST /api/comments/moderate' && status === 200) {
+          const [result] = response.body.results;
+          expect(caller === 'otherAccountKey' ? result.error.code : result.ok).toBe(caller === 'otherAccountKey' ? 'not_found' : true);
         }
         check?.(response, endpoint, caller, status);
       });
