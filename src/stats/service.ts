@@ -19,19 +19,18 @@ function lastDays(today: string): string[] {
   return Array.from({ length: DAYS }, (_, i) => new Date(Date.UTC(year, month - 1, day - (DAYS - 1 - i))).toISOString().slice(0, 10));
 }
 
-/** Comments of the site written in [from, to) by day and status, from the (site_id, created_at, …, status) index alone. */
+const byStatus = sql.raw(STATUSES.map((status) => `sum(case when status = '${status}' then 1 else 0 end) as ${status}`).join(', '));
+
+/**
+ * Comments of the site written in [from, to) by day and status, from the (site_id, created_at, …,
+ * status) index alone, one pass summing each status (a GROUP BY status sorted every row).
+ */
 async function countDays(db: Kysely<Database>, siteId: string, from: string, to: string | null) {
-  const { rows } = await sql<{ day: string; status: string; n: number | string }>`
-    select substr(created_at, 1, 10) as day, status, count(*) as n from comments
+  const { rows } = await sql<{ day: string } & Record<(typeof STATUSES)[number], number | string | null>>`
+    select substr(created_at, 1, 10) as day, ${byStatus} from comments
     where site_id = ${siteId} and created_at >= ${from} ${to === null ? sql`` : sql`and created_at < ${to}`}
-    group by substr(created_at, 1, 10), status`.execute(db);
-  const counts = new Map<string, DayCounts>();
-  for (const row of rows) {
-    const day = counts.get(row.day) ?? none();
-    if (row.status in day) day[row.status as keyof DayCounts] += toCount(row.n);
-    counts.set(row.day, day);
-  }
-  return counts;
+    group by substr(created_at, 1, 10)`.execute(db);
+  return new Map(rows.map((row) => [row.day, Object.fromEntries(STATUSES.map((status) => [status, toCount(row[status])])) as DayCounts]));
 }
 
 /**

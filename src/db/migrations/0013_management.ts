@@ -116,10 +116,12 @@ export async function up(db: Kysely<unknown>): Promise<void> {
     ['comments_thread_time', ['thread_id', 'created_at', 'id', 'status', 'is_deleted']],
     // An author's comments by time (it replaces comments_author, its prefix).
     ['comments_author_time', ['site_id', 'author_ref', 'created_at', 'id']],
-    // Partial: only the few rows that are not published, deleted, or flagged.
-    ['comments_site_unpublished', ['site_id', 'status', 'created_at', 'id'], "status <> 'published'"],
+    // Partial: only the few rows that are not published (is_deleted in it, so counting the pending
+    // ones reads no rows), deleted, or flagged (by time, and most flags first).
+    ['comments_site_unpublished', ['site_id', 'status', 'is_deleted', 'created_at', 'id'], "status <> 'published'"],
     ['comments_site_deleted', ['site_id', 'created_at', 'id'], 'is_deleted = 1'],
     ['comments_site_flagged', ['site_id', 'created_at', 'id'], 'flag_count > 0'],
+    ['comments_site_most_flagged', ['site_id', 'flag_count', 'created_at', 'id'], 'flag_count > 0'],
   ];
   for (const [name, columns, where] of indexes) {
     const index = db.schema.createIndex(name).on('comments').columns(columns);
