@@ -2,7 +2,6 @@ import SQLite from 'better-sqlite3';
 import { PostgresAdapter, sql, type Kysely, type RawBuilder, type SelectQueryBuilder, type SqlBool, type Transaction } from 'kysely';
 import pg from 'pg';
 import type { Database } from './schema.ts';
-import { catchUpSearchIndex } from './search-index.ts';
 
 /**
  * The few places where SQLite and PostgreSQL differ. Everything else in Parley is portable SQL.
@@ -172,32 +171,11 @@ export function searchedTextPostgres(alias: string | null): RawBuilder<unknown> 
   return sql`to_tsvector('simple', coalesce(${column('content')}, '') || ' ' || ${column('author_name')})`;
 }
 
-/** Comments whose rowids a SQLite search reads from its FTS5 index before the query; past it, terms are common. */
-const SEARCH_LIST_CAP = 5_000;
-
-/** SQL: comment `alias` contains every search term, in its content or author name. */
-export type SearchFilter = (alias: string) => RawBuilder<SqlBool>;
-
 /**
- * A filter for comments that contain every term. PostgreSQL: the GIN index's tsvector against
- * plainto_tsquery; its planner chooses between that index and the page order's by its statistics.
- * SQLite (once its index has caught up, see search-index.ts) keeps no statistics of FTS5 matches,
- * so the choice is made here: terms that match at most SEARCH_LIST_CAP comments anywhere are looked
- * up first and the query reads only those rows (by rowid); terms that match more are common, so the
- * query walks its own index in page order and checks each row (a rowid lookup in FTS5) until the
- * page is full.
+ * PostgreSQL: SQL for "comment `alias` contains every term", on the GIN index's tsvector; its
+ * planner chooses between that index and the page order's by its statistics. SQLite searches
+ * through its FTS5 index in page order instead (walkSearch in search-index.ts).
  */
-export async function searchFilter(kysely: Kysely<Database>, dialect: DialectName, terms: string[]): Promise<SearchFilter> {
-  if (dialect === 'postgres') {
-    return (alias) => sql<SqlBool>`${searchedTextPostgres(alias)} @@ plainto_tsquery('simple', ${terms.join(' ')})`;
-  }
-  await catchUpSearchIndex(kysely);
-  // Each term a quoted phrase: FTS5 syntax in the user's words is never interpreted.
-  const match = terms.map((term) => `"${term}"`).join(' ');
-  const { rows } = await sql<{ rowid: number }>`select rowid from comments_search where comments_search match ${match} limit ${sql.lit(SEARCH_LIST_CAP + 1)}`.execute(kysely);
-  if (rows.length <= SEARCH_LIST_CAP) {
-    const rowids = rows.map((row) => sql.lit(Number(row.rowid)));
-    return (alias) => (rowids.length === 0 ? sql<SqlBool>`0 = 1` : sql<SqlBool>`${sql.ref(`${alias}.rowid`)} in (${sql.join(rowids)})`);
-  }
-  return (alias) => sql<SqlBool>`exists (select 1 from comments_search where comments_search match ${match} and comments_search.rowid = ${sql.ref(`${alias}.rowid`)})`;
+export function matchesSearchPostgres(alias: string, terms: string[]): RawBuilder<SqlBool> {
+  return sql<SqlBool>`${searchedTextPostgres(alias)} @@ plainto_tsquery('simple', ${terms.join(' ')})`;
 }

@@ -26,6 +26,7 @@ describe('the moderation queue, refused', () => {
     ['a time that is not one', 'since=yesterday', 'querystring/since'],
     ['a cursor that is not one', 'cursor=bm90IGEgY3Vyc29y', 'querystring/cursor'],
     ['a thread URL that is not one', 'thread_url=ftp%3A%2F%2Fx', 'querystring/thread_url'],
+    ['a search ordered by flags', 'q=hello&sort=most_flagged', 'querystring/sort'],
   ])('answers %s with 400 naming the parameter', async (_name, query, path) => {
     const response = await queue(query);
     expect(response.status).toBe(400);
@@ -39,6 +40,8 @@ describe('the moderation queue, refused', () => {
     const oldest = await queue(`limit=1&sort=oldest&cursor=${newest.body.next_cursor}`);
     expect(oldest.status).toBe(400);
     expect(oldest.body.errors[0].path).toBe('querystring/cursor');
+    const searched = await queue(`limit=1&q=another&cursor=${newest.body.next_cursor}`);
+    expect(searched.status).toBe(400);
   });
 
   it('answers an unknown site with 404', async () => {

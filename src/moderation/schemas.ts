@@ -34,7 +34,14 @@ export const QueueQuerySchema = Type.Object({
       description: 'pending, removed, spam, published: that status, not deleted; flagged: published with flags not dismissed; deleted: deleted ones; all',
     }),
   ),
-  q: Type.Optional(Type.String({ maxLength: 200, description: 'Words that must all appear in the content or the author name (full-text)' })),
+  q: Type.Optional(
+    Type.String({
+      maxLength: 200,
+      description:
+        'Words that must all appear in the content or the author name (full-text; not with sort=most_flagged). ' +
+        'A search reads at most about 5,000 matches a request: a page may then hold fewer comments than limit, with a next_cursor to go on',
+    }),
+  ),
   author: Type.Optional(Type.String({ maxLength: 100, description: "The author's id (usr_ or key_)" })),
   thread_url: Type.Optional(Type.String({ maxLength: 2048, description: 'Only comments of the thread of this page URL' })),
   since: Type.Optional(Type.String({ format: 'date-time', description: 'Written at or after' })),

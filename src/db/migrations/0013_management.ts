@@ -130,19 +130,27 @@ export async function up(db: Kysely<unknown>): Promise<void> {
   await db.schema.dropIndex('comments_author').execute();
 
   // Full-text search over content and author name, with each database's own engine (queries in
-  // src/db/dialect.ts). PostgreSQL: a GIN index over the text's tsvector ('simple': no stemming, as
-  // SQLite's tokenizer). SQLite: an FTS5 index that stores no text (contentless, rows deleted by
-  // rowid), keyed by the comments' rowids. FTS5 writes its pending terms out as a new segment at every
-  // savepoint, i.e. at every comment of a commit group: indexing each comment in its own transaction
-  // cost 80 µs of the create path's 260. So a trigger only notes the rowid (3 µs), and
-  // src/db/search-index.ts indexes the noted comments in batches (7 µs each), in the background and
-  // before every search. `indexed`: the row is in the FTS5 index already (an edit or a delete).
+  // src/db/dialect.ts and src/db/search-index.ts). PostgreSQL: a GIN index over the text's tsvector
+  // ('simple': no stemming, as SQLite's tokenizer). SQLite: an FTS5 index that stores no text
+  // (contentless, rows deleted by rowid), in which each comment's rowid is a key in time order
+  // (created_at in ms × 1024 + a sequence), kept beside the comment's own rowid in
+  // comments_search_keys: FTS5 reads its matches newest or oldest first from any point, which is the
+  // queue's order. FTS5 writes its pending terms out as a new segment at every savepoint, i.e. at
+  // every comment of a commit group (80 µs of the create path's 260), so a trigger only notes the
+  // comment (3 µs) and search-index.ts indexes the noted ones in batches (7 µs each), in the
+  // background and before every search. `indexed`: the comment is in the index already (an edit, a
+  // delete). Comments already there are noted, and indexed the same way.
   if (postgres) {
     await sql`create index comments_search on comments using gin (${searchedTextPostgres(null)})`.execute(db);
     return;
   }
   await sql`create virtual table comments_search using fts5(content, author_name, content = '', contentless_delete = 1,
-    tokenize = 'unicode61 remove_diacritics 0')`.execute(db);
+    detail = none, tokenize = 'unicode61 remove_diacritics 0')`.execute(db);
+  await db.schema
+    .createTable('comments_search_keys')
+    .addColumn('search_key', 'integer', (c) => c.primaryKey())
+    .addColumn('comment_rowid', 'integer', (c) => c.notNull().unique())
+    .execute();
   await db.schema
     .createTable('comments_search_backlog')
     .addColumn('comment_rowid', 'integer', (c) => c.primaryKey())
@@ -155,7 +163,7 @@ export async function up(db: Kysely<unknown>): Promise<void> {
     { name: 'comments_search_changed', when: 'after update of content, author_name on comments for each row', body: note('old', 1) },
     { name: 'comments_search_removed', when: 'after delete on comments for each row', body: note('old', 1) },
   ]);
-  await sql`insert into comments_search (rowid, content, author_name) select rowid, content, author_name from comments`.execute(db);
+  await sql`insert into comments_search_backlog (comment_rowid, indexed) select rowid, 0 from comments`.execute(db);
 }
 
 export async function down(): Promise<void> {
