@@ -1,4 +1,4 @@
-import type { KeyCaller, SessionCaller } from '../auth/caller.ts';
+import type { Caller } from '../auth/caller.ts';
 import { nowIso } from '../clock.ts';
 import type { Db } from '../db/connect.ts';
 import { lockAuthor } from '../db/dialect.ts';
@@ -30,7 +30,7 @@ function expiryOf(input: NewBan, type: BanType): string | null {
 }
 
 /** Bans a site user (user.banned); 409 when that ban is in force already. */
-export async function createBan(db: Db, caller: KeyCaller | SessionCaller, site: Site, input: NewBan) {
+export async function createBan(db: Db, caller: Caller, site: Site, input: NewBan) {
   const type = input.ban_type ?? 'ban';
   const expiresAt = expiryOf(input, type);
   await siteUser(db, site, input.user_id);

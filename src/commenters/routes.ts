@@ -1,5 +1,4 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
-import type { Caller, KeyCaller, SessionCaller } from '../auth/caller.ts';
 import type { Db } from '../db/connect.ts';
 import { Credential, errors, IdParams } from '../http/schemas.ts';
 import { managedSite } from '../sites/repository.ts';
@@ -20,12 +19,6 @@ import {
 } from './schemas.ts';
 import { addNote, commenterProfile, deleteNote, moderateUserComments } from './service.ts';
 
-/** The site a request names, for a caller who moderates it (managedSite has refused everyone else). */
-async function moderatedSite(db: Db, caller: Caller, siteId: string) {
-  const site = await managedSite(db.kysely, caller, siteId, 'moderate');
-  return { site, moderator: caller as KeyCaller | SessionCaller };
-}
-
 /** A site's commenters for its moderators: profiles, notes, bans, removing all of a user's comments. */
 export const commenterRoutes: FastifyPluginAsyncTypebox<{ db: Db }> = async (app, { db }) => {
   app.get('/api/sites/:id/users/:user_id', {
@@ -37,7 +30,7 @@ export const commenterRoutes: FastifyPluginAsyncTypebox<{ db: Db }> = async (app
       response: { 200: Profile, ...errors },
     },
     handler: async (request) => {
-      const { site } = await moderatedSite(db, request.caller, request.params.id);
+      const site = await managedSite(db.kysely, request.caller, request.params.id, 'moderate');
       return commenterProfile(db, site, request.params.user_id);
     },
   });
@@ -45,15 +38,15 @@ export const commenterRoutes: FastifyPluginAsyncTypebox<{ db: Db }> = async (app
   app.post('/api/sites/:id/users/:user_id/notes', {
     schema: { tags: ['commenters'], summary: 'Add a note on a user, for the moderators', security: Credential, params: UserParams, body: NewNoteBody, response: { 201: NoteSchema, ...errors } },
     handler: async (request, reply) => {
-      const { site, moderator } = await moderatedSite(db, request.caller, request.params.id);
-      return reply.code(201).send(await addNote(db, moderator, site, request.params.user_id, request.body.body));
+      const site = await managedSite(db.kysely, request.caller, request.params.id, 'moderate');
+      return reply.code(201).send(await addNote(db, request.caller, site, request.params.user_id, request.body.body));
     },
   });
 
   app.delete('/api/sites/:id/users/:user_id/notes/:note_id', {
     schema: { tags: ['commenters'], summary: 'Delete a note', security: Credential, params: NoteParams, response: { 200: NoteSchema, ...errors } },
     handler: async (request) => {
-      const { site } = await moderatedSite(db, request.caller, request.params.id);
+      const site = await managedSite(db.kysely, request.caller, request.params.id, 'moderate');
       return deleteNote(db, site, request.params.user_id, request.params.note_id);
     },
   });
@@ -69,15 +62,15 @@ export const commenterRoutes: FastifyPluginAsyncTypebox<{ db: Db }> = async (app
       response: { 200: ModeratedUser, ...errors },
     },
     handler: async (request) => {
-      const { site, moderator } = await moderatedSite(db, request.caller, request.params.id);
-      return moderateUserComments(db, moderator, site, request.params.user_id, request.body.action, request.body.reason ?? null);
+      const site = await managedSite(db.kysely, request.caller, request.params.id, 'moderate');
+      return moderateUserComments(db, request.caller, site, request.params.user_id, request.body.action, request.body.reason ?? null);
     },
   });
 
   app.get('/api/sites/:id/bans', {
     schema: { tags: ['commenters'], summary: "A site's bans, newest first", security: Credential, params: IdParams, querystring: BanListQuery, response: { 200: BanList, ...errors } },
     handler: async (request) => {
-      const { site } = await moderatedSite(db, request.caller, request.params.id);
+      const site = await managedSite(db.kysely, request.caller, request.params.id, 'moderate');
       return listBans(db, site, request.query);
     },
   });
@@ -92,15 +85,15 @@ export const commenterRoutes: FastifyPluginAsyncTypebox<{ db: Db }> = async (app
       response: { 201: BanSchema, ...errors },
     },
     handler: async (request, reply) => {
-      const { site, moderator } = await moderatedSite(db, request.caller, request.params.id);
-      return reply.code(201).send(await createBan(db, moderator, site, request.body));
+      const site = await managedSite(db.kysely, request.caller, request.params.id, 'moderate');
+      return reply.code(201).send(await createBan(db, request.caller, site, request.body));
     },
   });
 
   app.delete('/api/sites/:id/bans/:ban_id', {
     schema: { tags: ['commenters'], summary: 'Lift a ban (a shadow ban: the comments it hid are shown again)', security: Credential, params: BanParams, response: { 200: BanSchema, ...errors } },
     handler: async (request) => {
-      const { site } = await moderatedSite(db, request.caller, request.params.id);
+      const site = await managedSite(db.kysely, request.caller, request.params.id, 'moderate');
       return liftBan(db, site, request.params.ban_id);
     },
   });

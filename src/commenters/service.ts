@@ -1,4 +1,4 @@
-import type { KeyCaller, SessionCaller } from '../auth/caller.ts';
+import type { Caller } from '../auth/caller.ts';
 import { nowIso } from '../clock.ts';
 import { commentWithSite } from '../comments/service.ts';
 import { cleanText } from '../comments/text.ts';
@@ -53,7 +53,7 @@ export async function commenterProfile(db: Db, site: Site, userId: string) {
   };
 }
 
-export async function addNote(db: Db, caller: KeyCaller | SessionCaller, site: Site, userId: string, body: string) {
+export async function addNote(db: Db, caller: Caller, site: Site, userId: string, body: string) {
   await siteUser(db, site, userId);
   const note = { id: newId('note'), site_id: site.id, user_id: userId, body: cleanText('body/body', body, MAX_NOTE), created_by: moderatorOf(caller).id, created_at: nowIso() };
   await db.kysely.insertInto('commenter_notes').values(note).execute();
@@ -73,7 +73,7 @@ export async function deleteNote(db: Db, site: Site, userId: string, noteId: str
  * Removes (or marks as spam) every comment of a user on the site, each as the moderation endpoint
  * would (log entry and events per comment). Returns how many changed.
  */
-export async function moderateUserComments(db: Db, caller: KeyCaller | SessionCaller, site: Site, userId: string, action: 'remove' | 'spam', reason: string | null) {
+export async function moderateUserComments(db: Db, caller: Caller, site: Site, userId: string, action: 'remove' | 'spam', reason: string | null) {
   await siteUser(db, site, userId);
   const moderator = moderatorOf(caller);
   const target = action === 'remove' ? 'removed' : 'spam';

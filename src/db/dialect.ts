@@ -172,10 +172,11 @@ export function searchedTextPostgres(alias: string | null): RawBuilder<unknown> 
 }
 
 /**
- * PostgreSQL: SQL for "comment `alias` contains every term", on the GIN index's tsvector; its
- * planner chooses between that index and the page order's by its statistics. SQLite searches
- * through its FTS5 index in page order instead (walkSearch in search-index.ts).
+ * PostgreSQL: SQL for "comment `alias` contains every one of `words` (the terms, space-separated)",
+ * on the GIN index's tsvector; its planner chooses between that index and the page order's by its
+ * statistics. SQLite searches through its FTS5 index in page order instead (walkSearch in
+ * search-index.ts).
  */
-export function matchesSearchPostgres(alias: string, terms: string[]): RawBuilder<SqlBool> {
-  return sql<SqlBool>`${searchedTextPostgres(alias)} @@ plainto_tsquery('simple', ${terms.join(' ')})`;
+export function matchesSearchPostgres(alias: string, words: unknown): RawBuilder<SqlBool> {
+  return sql<SqlBool>`${searchedTextPostgres(alias)} @@ plainto_tsquery('simple', ${words})`;
 }

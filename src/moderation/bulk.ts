@@ -1,4 +1,4 @@
-import { requireCredential, type Caller } from '../auth/caller.ts';
+import type { Caller } from '../auth/caller.ts';
 import { requireCapability, requireSiteCapability } from '../auth/management.ts';
 import { commentWithSite } from '../comments/service.ts';
 import type { Db } from '../db/connect.ts';
@@ -16,7 +16,6 @@ export type BulkAction = (typeof BULK_ACTIONS)[number];
  */
 export async function moderateMany(db: Db, caller: Caller, ids: string[], action: BulkAction, reason: string | null) {
   requireCapability(caller, 'moderate');
-  requireCredential(caller);
   const moderator = moderatorOf(caller);
   const results = [];
   for (const id of ids) {

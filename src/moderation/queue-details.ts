@@ -37,29 +37,3 @@ export function authorKind(authorRef: string | null): AuthorKind {
   if (authorRef === null) return 'guest';
   return authorRef.startsWith('key_') ? 'key' : 'user';
 }
-
-/**
- * Each comment's author with their record on its site (comments by status, kept by triggers,
- * migration 0013); guests have none.
- */
-export async function authorsOf(db: Kysely<Database>, comments: Array<{ site_id: string; author_ref: string | null }>) {
-  const refs = [...new Set(comments.flatMap((comment) => (comment.author_ref === null ? [] : [comment.author_ref])))];
-  const rows =
-    refs.length === 0
-      ? []
-      : await db
-          .selectFrom('author_counts')
-          .select(['site_id', 'author_ref', 'published', 'pending', 'removed', 'spam'])
-          .where('author_ref', 'in', refs)
-          .where('site_id', 'in', [...new Set(comments.map((comment) => comment.site_id))])
-          .execute();
-  const counts = new Map(rows.map((row) => [`${row.site_id} ${row.author_ref}`, row]));
-  return (comment: { site_id: string; author_ref: string | null }) => {
-    const row = comment.author_ref === null ? undefined : counts.get(`${comment.site_id} ${comment.author_ref}`);
-    return {
-      id: comment.author_ref,
-      kind: authorKind(comment.author_ref),
-      comments: row ? { published: Number(row.published), pending: Number(row.pending), removed: Number(row.removed), spam: Number(row.spam) } : null,
-    };
-  };
-}

@@ -1,14 +1,15 @@
-import { sql, type RawBuilder, type SqlBool } from 'kysely';
+import { sql, type CompiledQuery, type RawBuilder, type SqlBool } from 'kysely';
 import type { Caller } from '../auth/caller.ts';
 import { threadKey } from '../comments/thread-url.ts';
-import { toView, type ViewRow } from '../comments/view.ts';
+import { toView, VIEW_COLUMNS } from '../comments/view.ts';
+import { preparedQuery } from '../db/prepared.ts';
 import type { Db } from '../db/connect.ts';
 import { matchesSearchPostgres, searchTerms } from '../db/dialect.ts';
 import { walkSearch } from '../db/search-index.ts';
 import { invalid } from '../errors.ts';
 import { afterKey, decodeCursor, encodeCursor, pageOf, type KeyValue } from '../http/cursor.ts';
 import { managedSite, sitesManagedBy } from '../sites/repository.ts';
-import { authorsOf, excerpt, flagReasonsOf } from './queue-details.ts';
+import { authorKind, excerpt, flagReasonsOf } from './queue-details.ts';
 
 export const QUEUE_STATUSES = ['all', 'pending', 'flagged', 'spam', 'removed', 'published', 'deleted'] as const;
 export type QueueStatus = (typeof QUEUE_STATUSES)[number];
@@ -71,52 +72,101 @@ function timeBound(value: string, path: string): string {
   return time.toISOString();
 }
 
-/** The query's filters as SQL over comments `c` (search and scope apart). */
-function filtersOf(query: QueueQuery): Array<RawBuilder<SqlBool>> {
+/** What a page's statement is made of; its values come apart (valuesOf), so it is compiled once per shape. */
+interface PageShape {
+  column: Scopes['column'];
+  scopes: number;
+  status: QueueStatus;
+  sort: QueueSort;
+  author: boolean;
+  since: boolean;
+  until: boolean;
+  after: boolean;
+  search: boolean;
+  limit: number;
+}
+
+function shapeOf(query: QueueQuery, scopes: Scopes, after: KeyValue[] | null, search: boolean, limit: number): PageShape {
+  return {
+    column: scopes.column,
+    scopes: scopes.ids.length,
+    status: query.status ?? 'all',
+    sort: query.sort ?? 'newest',
+    author: query.author !== undefined,
+    since: query.since !== undefined,
+    until: query.until !== undefined,
+    after: after !== null,
+    search,
+    limit,
+  };
+}
+
+/** The values of a page's statement, in the order pageStatement and filtersOf take them. */
+function valuesOf(query: QueueQuery, scopes: Scopes, after: KeyValue[] | null, terms: string[] | null): unknown[] {
+  return [
+    ...scopes.ids,
+    ...(query.author !== undefined ? [query.author] : []),
+    ...(query.since !== undefined ? [timeBound(query.since, 'querystring/since')] : []),
+    ...(query.until !== undefined ? [timeBound(query.until, 'querystring/until')] : []),
+    ...(after ?? []),
+    ...(terms ? [terms.join(' ')] : []),
+  ];
+}
+
+/** The shape's filters as SQL over comments `c` (scope, order and search apart), taking their values in order. */
+function filtersOf(shape: PageShape, take: () => unknown): Array<RawBuilder<SqlBool>> {
   const filters: Array<RawBuilder<SqlBool>> = [];
-  const status = STATUS_FILTERS[query.status ?? 'all'];
+  const status = STATUS_FILTERS[shape.status];
   if (status) filters.push(status);
-  if (query.sort === 'most_flagged') filters.push(sql<SqlBool>`c.flag_count > 0`);
-  if (query.author !== undefined) filters.push(sql<SqlBool>`c.author_ref = ${query.author}`);
-  if (query.since !== undefined) filters.push(sql<SqlBool>`c.created_at >= ${timeBound(query.since, 'querystring/since')}`);
-  if (query.until !== undefined) filters.push(sql<SqlBool>`c.created_at < ${timeBound(query.until, 'querystring/until')}`);
+  if (shape.sort === 'most_flagged') filters.push(sql<SqlBool>`c.flag_count > 0`);
+  if (shape.author) filters.push(sql<SqlBool>`c.author_ref = ${take()}`);
+  if (shape.since) filters.push(sql<SqlBool>`c.created_at >= ${take()}`);
+  if (shape.until) filters.push(sql<SqlBool>`c.created_at < ${take()}`);
   return filters;
 }
 
-/** One scope's candidates for the page, in page order along an index: ids and sort keys only. */
-function branch(db: Db, column: Scopes['column'], id: string, filters: Array<RawBuilder<SqlBool>>, sort: QueueSort, after: KeyValue[] | null, limit: number) {
-  const { columns, direction } = ORDERS[sort];
-  let select = db.kysely.selectFrom('comments as c').select(['c.id', 'c.created_at', 'c.flag_count']).where(column, '=', id);
-  for (const filter of filters) select = select.where(filter);
-  if (after) select = select.where(afterKey(columns.map((name) => `c.${name}`), after, direction));
-  for (const name of columns) select = select.orderBy(`c.${name}` as 'c.id', direction);
-  return select.limit(limit + 1);
-}
-
-type Candidate = { id: string; created_at: string; flag_count: number };
+type Candidate = { id: string; created_at: string; flag_count?: number };
 
 /**
- * Each site (or thread) read as its own LIMITed branch along an index, the branches merged: a page
- * never sorts a site's comments.
+ * A page's candidates, ids and sort keys only: each site (or thread) read as its own LIMITed
+ * branch along an index, the branches merged, so a page never sorts a site's comments. Compiled
+ * once per shape (see db/prepared.ts).
  */
-async function candidates(db: Db, scopes: Scopes, filters: Array<RawBuilder<SqlBool>>, sort: QueueSort, after: KeyValue[] | null, limit: number): Promise<Candidate[]> {
-  const branches = scopes.ids.map((id) => branch(db, scopes.column, id, filters, sort, after, limit));
-  if (branches.length === 1) return branches[0].execute();
-  const { columns, direction } = ORDERS[sort];
+const pageStatement = preparedQuery((db, shape: PageShape, ...values: unknown[]) => {
+  const scopeIds = values.slice(0, shape.scopes);
+  let at = shape.scopes;
+  const take = () => values[at++];
+  const filters = filtersOf(shape, take);
+  const { columns, direction } = ORDERS[shape.sort];
+  const after = shape.after ? columns.map(() => take() as KeyValue) : null;
+  if (shape.search) filters.push(matchesSearchPostgres('c', take()));
+  const branch = (id: unknown) => {
+    // The sort key the cursor needs; flag_count only when it is one (it is in no index by time).
+    let select = db
+      .selectFrom('comments as c')
+      .select(shape.sort === 'most_flagged' ? ['c.id', 'c.created_at', 'c.flag_count'] : ['c.id', 'c.created_at'])
+      .where(shape.column, '=', id as string);
+    for (const filter of filters) select = select.where(filter);
+    if (after) select = select.where(afterKey(columns.map((name) => `c.${name}`), after, direction));
+    for (const name of columns) select = select.orderBy(`c.${name}` as 'c.id', direction);
+    return select.limit(sql.lit(shape.limit + 1));
+  };
+  if (shape.scopes === 1) return branch(scopeIds[0]).compile() as CompiledQuery<Candidate>;
   const inOrder = sql.join(columns.map((column) => sql`${sql.ref(column)} ${sql.raw(direction)}`));
-  const merged = sql<Candidate>`select * from (${sql.join(
-    branches.map((one, i) => sql`select * from (${one}) as ${sql.raw(`b${i}`)}`),
+  return sql<Candidate>`select * from (${sql.join(
+    scopeIds.map((id, i) => sql`select * from (${branch(id)}) as ${sql.raw(`b${i}`)}`),
     sql` union all `,
-  )}) as merged order by ${inOrder} limit ${sql.lit(limit + 1)}`;
-  return (await merged.execute(db.kysely)).rows;
-}
+  )}) as merged order by ${inOrder} limit ${sql.lit(shape.limit + 1)}`.compile(db);
+});
 
 /**
  * SQLite: a search page read from the FTS5 index in time order (walkSearch); its cursor is the
  * index's key of the last comment shown, or of where the read stopped (a page may then be short).
  */
-async function sqliteSearchPage(db: Db, scopes: Scopes, filters: Array<RawBuilder<SqlBool>>, terms: string[], query: QueueQuery, order: string, limit: number) {
+async function sqliteSearchPage(db: Db, scopes: Scopes, terms: string[], query: QueueQuery, order: string, limit: number) {
   const after = query.cursor === undefined ? null : Number(decodeCursor(query.cursor, order, ['number'])[0]);
+  const values = valuesOf(query, scopes, null, null).slice(scopes.ids.length);
+  const filters = filtersOf(shapeOf(query, scopes, null, false, limit), () => values.shift());
   const inScope = sql<SqlBool>`${sql.ref(scopes.column)} in (${sql.join(scopes.ids)})`;
   const { found, stoppedAt } = await walkSearch(db.kysely, terms, sql.join([inScope, ...filters], sql` and `), query.sort === 'oldest' ? 'asc' : 'desc', after, limit);
   const items = found.slice(0, limit);
@@ -136,41 +186,48 @@ export async function moderationQueue(db: Db, caller: Caller, query: QueueQuery)
   if (terms && sort === 'most_flagged') throw invalid('querystring/sort', 'a search lists comments by time: newest or oldest');
   // A search's pages and the plain list's are different walks: a cursor belongs to one of them.
   const order = `queue:${sort}${terms ? ':search' : ''}`;
-  const filters = filtersOf(query);
   const scopes = await scopesOf(db, caller, query);
   if (terms && db.dialect === 'sqlite') {
     if (scopes.ids.length === 0) return { comments: [], next_cursor: null };
-    return sqliteSearchPage(db, scopes, filters, terms, query, order, limit);
+    return sqliteSearchPage(db, scopes, terms, query, order, limit);
   }
   const after = query.cursor === undefined ? null : decodeCursor(query.cursor, order, ORDERS[sort].types);
-  if (terms) filters.push(matchesSearchPostgres('c', terms));
+  const values = valuesOf(query, scopes, after, terms);
   if (scopes.ids.length === 0) return { comments: [], next_cursor: null };
-  const rows = await candidates(db, scopes, filters, sort, after, limit);
+  const rows = await pageStatement(db.kysely, shapeOf(query, scopes, after, terms !== null, limit), ...values);
   const { items, next_cursor } = pageOf(rows, limit, (row) => (sort === 'most_flagged' ? [Number(row.flag_count), row.created_at, row.id] : [row.created_at, row.id]), order);
   return { comments: await queueItems(db, items.map((item) => item.id)), next_cursor };
 }
 
-/**
- * The queue's items: each comment with what a moderator decides by (its thread, its parent's
- * excerpt, its flags and reasons, its author's record), in the order of `ids`.
- */
-export async function queueItems(db: Db, ids: string[]) {
-  if (ids.length === 0) return [];
-  const rows = await db.kysely
+/** A comment with its thread, its parent and its author's record: one statement for a page (compiled once per size). */
+const itemRows = preparedQuery((db, _count: number, ...ids: string[]) =>
+  db
     .selectFrom('comments as c')
     .innerJoin('threads as t', 't.id', 'c.thread_id')
     .leftJoin('comments as p', 'p.id', 'c.parent_id')
-    .selectAll('c')
-    .select(['t.url_key as thread_url', 't.title as thread_title', 't.closed_at as thread_closed_at'])
+    .leftJoin('author_counts as a', (join) => join.onRef('a.site_id', '=', 'c.site_id').onRef('a.author_ref', '=', 'c.author_ref'))
+    .select(VIEW_COLUMNS.map((column) => `c.${column}` as const))
+    .select(['c.thread_id', 'c.flag_count', 't.url_key as thread_url', 't.title as thread_title', 't.closed_at as thread_closed_at'])
     .select(['p.author_name as parent_author_name', 'p.content as parent_content', 'p.is_deleted as parent_is_deleted'])
+    .select(['a.published', 'a.pending', 'a.removed', 'a.spam'])
     .where('c.id', 'in', ids)
-    .execute();
-  const [reasons, authors] = await Promise.all([flagReasonsOf(db.kysely, ids), authorsOf(db.kysely, rows)]);
+    .compile(),
+);
+
+/**
+ * The queue's items: each comment with what a moderator decides by (its thread, its parent's
+ * excerpt, its flags and reasons, its author's comments by status), in the order of `ids`.
+ */
+export async function queueItems(db: Db, ids: string[]) {
+  if (ids.length === 0) return [];
+  const rows = await itemRows(db.kysely, ids.length, ...ids);
+  const flagged = rows.filter((row) => Number(row.flag_count) > 0).map((row) => row.id);
+  const reasons = flagged.length > 0 ? await flagReasonsOf(db.kysely, flagged) : new Map();
   const byId = new Map(rows.map((row) => [row.id, row]));
   return ids.flatMap((id) => {
     const row = byId.get(id);
     if (!row) return [];
-    const { replies, has_more_replies, user_vote, user_reaction, user_is_author, ...comment } = toView(row as ViewRow, row.thread_url);
+    const { replies, has_more_replies, user_vote, user_reaction, user_is_author, ...comment } = toView(row, row.thread_url);
     return [
       {
         ...comment,
@@ -180,7 +237,14 @@ export async function queueItems(db: Db, ids: string[]) {
             ? null
             : { id: row.parent_id, author_name: row.parent_author_name ?? '', excerpt: row.parent_is_deleted ? null : excerpt(row.parent_content) },
         flags: { count: Number(row.flag_count), reasons: reasons.get(id) ?? [] },
-        author: authors(row),
+        author: {
+          id: row.author_ref,
+          kind: authorKind(row.author_ref),
+          comments:
+            row.published === null
+              ? null
+              : { published: Number(row.published), pending: Number(row.pending), removed: Number(row.removed), spam: Number(row.spam) },
+        },
       },
     ];
   });

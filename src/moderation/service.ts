@@ -1,5 +1,5 @@
 import type { Transaction } from 'kysely';
-import { actorRef, canAccessSite, isModerator, requireCredential, type Caller, type KeyCaller, type SessionCaller } from '../auth/caller.ts';
+import { actorRef, canAccessSite, isModerator, requireCredential, type Caller } from '../auth/caller.ts';
 import type { Db } from '../db/connect.ts';
 import { forUpdate, lockAuthor } from '../db/dialect.ts';
 import { AppError } from '../errors.ts';
@@ -56,7 +56,8 @@ export interface Moderator {
   name: string;
 }
 
-export function moderatorOf(caller: KeyCaller | SessionCaller): Moderator {
+export function moderatorOf(caller: Caller): Moderator {
+  requireCredential(caller);
   return { id: actorRef(caller)!, name: caller.kind === 'key' ? caller.name : caller.userName };
 }
 
