@@ -7,9 +7,11 @@ const EXCERPT_LENGTH = 200;
 const REASONS_SHOWN = 10;
 
 export function excerpt(content: string | null): string | null {
-  if (content === null) return null;
-  const characters = [...content];
-  return characters.length <= EXCERPT_LENGTH ? content : `${characters.slice(0, EXCERPT_LENGTH).join('')}…`;
+  // UTF-16 length bounds the characters: most contents need no counting.
+  if (content === null || content.length <= EXCERPT_LENGTH) return content;
+  let end = 0;
+  for (let characters = 0; characters < EXCERPT_LENGTH && end < content.length; characters += 1) end += content.codePointAt(end)! > 0xffff ? 2 : 1;
+  return end >= content.length ? content : `${content.slice(0, end)}…`;
 }
 
 /** The newest reasons of each comment's flags not dismissed yet. */

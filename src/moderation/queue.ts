@@ -227,25 +227,24 @@ export async function queueItems(db: Db, ids: string[]) {
   return ids.flatMap((id) => {
     const row = byId.get(id);
     if (!row) return [];
-    const { replies, has_more_replies, user_vote, user_reaction, user_is_author, ...comment } = toView(row, row.thread_url);
-    return [
-      {
-        ...comment,
-        thread: { id: row.thread_id, title: row.thread_title, closed: row.thread_closed_at !== null },
-        parent:
-          row.parent_id === null
+    // A comment as lists show it; the response schema leaves out what an item has no use for
+    // (replies, the reader's marks).
+    const item = Object.assign(toView(row, row.thread_url), {
+      thread: { id: row.thread_id, title: row.thread_title, closed: row.thread_closed_at !== null },
+      parent:
+        row.parent_id === null
+          ? null
+          : { id: row.parent_id, author_name: row.parent_author_name ?? '', excerpt: row.parent_is_deleted ? null : excerpt(row.parent_content) },
+      flags: { count: Number(row.flag_count), reasons: reasons.get(id) ?? [] },
+      author: {
+        id: row.author_ref,
+        kind: authorKind(row.author_ref),
+        comments:
+          row.published === null
             ? null
-            : { id: row.parent_id, author_name: row.parent_author_name ?? '', excerpt: row.parent_is_deleted ? null : excerpt(row.parent_content) },
-        flags: { count: Number(row.flag_count), reasons: reasons.get(id) ?? [] },
-        author: {
-          id: row.author_ref,
-          kind: authorKind(row.author_ref),
-          comments:
-            row.published === null
-              ? null
-              : { published: Number(row.published), pending: Number(row.pending), removed: Number(row.removed), spam: Number(row.spam) },
-        },
+            : { published: Number(row.published), pending: Number(row.pending), removed: Number(row.removed), spam: Number(row.spam) },
       },
-    ];
+    });
+    return [item];
   });
 }
