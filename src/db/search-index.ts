@@ -117,10 +117,10 @@ export interface SearchWalk {
 
 /**
  * SQLite: the comments that contain every term and pass `filter` (SQL over comments `c`), in time
- * order from `after` (a search key), read from FTS5 in that order and checked against the filter.
- * FTS5 reads its matches fast from its newest or oldest end, but reaches a key only by reading up to
- * it (about 0.15 µs a match passed), so each read starts where the request started, with a limit
- * that doubles (84, 168, … up to SEARCH_READ_CAP), skipping what the reads before it returned.
+ * order from `after` (a search key), in one statement: FTS5 yields its matches in key order (fast
+ * from its newest or oldest end; reaching a key costs reading up to it, about 0.15 µs a match) to
+ * at most SEARCH_READ_CAP of them, and each is checked against the filter by rowid until the page
+ * is full. A short page asks where the read stopped, if it stopped at the cap.
  */
 export async function walkSearch(
   kysely: Kysely<Database>,
@@ -134,25 +134,19 @@ export async function walkSearch(
   // Each term a quoted phrase: FTS5 syntax in the user's words is never interpreted.
   const match = terms.map((term) => `"${term}"`).join(' ');
   const beyond = after === null ? sql`` : sql`and s.rowid ${sql.raw(direction === 'desc' ? '<' : '>')} ${after}`;
-  const found: SearchWalk['found'] = [];
-  let read = 0;
-  for (let reach = Math.max(64, (limit + 1) * 4); ; reach = Math.min(reach * 2, SEARCH_READ_CAP)) {
-    const { rows } = await sql<{ search_key: number; comment_rowid: number }>`
+  const order = sql.raw(direction);
+  // The matches are a co-routine in key order, which the outer ORDER BY keeps without sorting; the
+  // comments are read by rowid alone (with an index in reach of the filter, SQLite read the whole
+  // site through it).
+  const { rows } = await sql<{ search_key: number; id: string }>`
+    select m.search_key, c.id from (
       select s.rowid as search_key, k.comment_rowid from comments_search s cross join comments_search_keys k on k.search_key = s.rowid
-      where s.comments_search match ${match} ${beyond} order by s.rowid ${sql.raw(direction)} limit ${sql.lit(reach)}`.execute(kysely);
-    const matches = rows.slice(read);
-    if (matches.length > 0) {
-      // By rowid alone: with an index in reach of the filter, SQLite read the whole site through it.
-      const { rows: passing } = await sql<{ rowid: number; id: string }>`select c.rowid, c.id from comments as c not indexed
-        where c.rowid in (${sql.join(matches.map((row) => sql.lit(Number(row.comment_rowid))))}) and ${filter}`.execute(kysely);
-      const ids = new Map(passing.map((row) => [Number(row.rowid), row.id]));
-      for (const row of matches) {
-        const id = ids.get(Number(row.comment_rowid));
-        if (id !== undefined && found.length <= limit) found.push({ id, key: Number(row.search_key) });
-      }
-    }
-    read = rows.length;
-    if (found.length > limit || rows.length < reach) return { found, stoppedAt: null };
-    if (reach >= SEARCH_READ_CAP) return { found, stoppedAt: Number(rows[rows.length - 1].search_key) };
-  }
+      where s.comments_search match ${match} ${beyond} order by s.rowid ${order} limit ${sql.lit(SEARCH_READ_CAP)}
+    ) as m cross join comments as c not indexed on c.rowid = m.comment_rowid
+    where ${filter} order by m.search_key ${order} limit ${sql.lit(limit + 1)}`.execute(kysely);
+  const found = rows.map((row) => ({ id: row.id, key: Number(row.search_key) }));
+  if (found.length > limit) return { found, stoppedAt: null };
+  const { rows: last } = await sql<{ search_key: number }>`select s.rowid as search_key from comments_search s
+    where s.comments_search match ${match} ${beyond} order by s.rowid ${order} limit 1 offset ${sql.lit(SEARCH_READ_CAP - 1)}`.execute(kysely);
+  return { found, stoppedAt: last.length > 0 ? Number(last[0].search_key) : null };
 }
