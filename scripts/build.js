@@ -1,20 +1,48 @@
 // Bundles the server's TypeScript into dist/parley.js, which bin/parley.js runs when it is newer than
 // every source file: plain JavaScript starts without tsx's compiler in the process (about 70 MB less
 // resident memory). Dependencies stay in node_modules. Runs on `npm install` (the `prepare` script).
-import { copyFileSync } from 'node:fs';
+//
+// Also builds `parley/webhooks` (dist/webhooks.js and .d.ts), the receiver's signature check for
+// other projects: Node does not load TypeScript from a dependency. `node scripts/build.js webhooks`
+// builds that alone, leaving the server's bundle, which running servers may be loading, untouched.
+import { copyFileSync, writeFileSync } from 'node:fs';
 import { build } from 'esbuild';
 
-await build({
-  entryPoints: ['src/cli.ts'],
-  outfile: 'dist/parley.js',
-  bundle: true,
-  platform: 'node',
-  format: 'esm',
-  target: 'node20',
-  packages: 'external',
-  sourcemap: 'linked',
-  logLevel: 'warning',
-});
+const common = { bundle: true, platform: 'node', format: 'esm', target: 'node20', packages: 'external', logLevel: 'warning' };
 
-// Node loads a worker thread's script from its own file: it sits beside the bundle, as in src/db.
-copyFileSync('src/db/checkpoint-thread.js', 'dist/checkpoint-thread.js');
+if (process.argv[2] !== 'webhooks') {
+  await build({ ...common, entryPoints: ['src/cli.ts'], outfile: 'dist/parley.js', sourcemap: 'linked' });
+  // Node loads a worker thread's script from its own file: it sits beside the bundle, as in src/db.
+  copyFileSync('src/db/checkpoint-thread.js', 'dist/checkpoint-thread.js');
+}
+
+const WEBHOOKS = 'src/webhooks/verify.ts';
+await build({ ...common, entryPoints: [WEBHOOKS], outfile: 'dist/webhooks.js' });
+await writeDeclarations(WEBHOOKS, 'dist/webhooks.d.ts');
+
+/** The declarations of `entry` alone, as `tsc --declaration --emitDeclarationOnly` writes them. */
+async function writeDeclarations(entry, outfile) {
+  let ts;
+  try {
+    ts = (await import('typescript')).default;
+  } catch {
+    // TypeScript is a development dependency: an install without those needs no declarations.
+    console.warn(`build: TypeScript is not installed, so ${outfile} is not written`);
+    return;
+  }
+  const program = ts.createProgram([entry], {
+    declaration: true,
+    emitDeclarationOnly: true,
+    allowImportingTsExtensions: true,
+    module: ts.ModuleKind.NodeNext,
+    moduleResolution: ts.ModuleResolutionKind.NodeNext,
+    target: ts.ScriptTarget.ES2022,
+    strict: true,
+    skipLibCheck: true,
+    types: ['node'],
+  });
+  const { diagnostics } = program.emit(program.getSourceFile(entry), (_name, text) => writeFileSync(outfile, text));
+  if (diagnostics.length > 0) {
+    throw new Error(ts.formatDiagnostics(diagnostics, { getCanonicalFileName: (name) => name, getCurrentDirectory: () => process.cwd(), getNewLine: () => '\n' }));
+  }
+}

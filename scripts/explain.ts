@@ -13,8 +13,9 @@ import { randomBytes } from 'node:crypto';
 import { sql, type Kysely, type LogEvent } from 'kysely';
 import pg from 'pg';
 import type { Caller } from '../src/auth/caller.ts';
-import { listParts, readPublicList } from '../src/comments/public-list.ts';
-import { createComment, getComment, listComments, type ListQuery } from '../src/comments/service.ts';
+import { commentCaches } from '../src/comments/caches.ts';
+import type { ListQuery } from '../src/comments/public-list.ts';
+import { createComment, listComments, readComment } from '../src/comments/service.ts';
 import { loadConfig } from '../src/config.ts';
 import { connect, postgresUrl } from '../src/db/connect.ts';
 import type { Database } from '../src/db/schema.ts';
@@ -211,17 +212,20 @@ async function main(): Promise<number> {
     const pending = 'cmt_' + '57'.padStart(26, '0');
 
     // Nothing kept, so every list reads all of its rows; JSON.stringify writes a comment as the schema does.
-    const publicList = (query: ListQuery) => async () => (await readPublicList(db, listParts(0), query, JSON.stringify)).page;
+    const nothingKept = commentCaches(db.changes, 0, 0);
+    const publicList = (query: ListQuery) => () => nothingKept.lists.read(db, JSON.stringify(query), query, JSON.stringify);
     const list = (sort: ListQuery['sort'], page = 1): ListQuery => ({ thread_url: bigThread, site_id: site.site_id, sort, page, limit: 20 });
     const scenarios: [string, () => Promise<unknown>][] = [];
     for (const sort of ['newest', 'oldest', 'top', 'best'] as const) {
       scenarios.push([`list ${sort} (guest)`, publicList(list(sort))]);
-      scenarios.push([`list ${sort} (user)`, () => listComments(db, user, list(sort), publicList(list(sort)), listParts(0).readerMarks)]);
-      scenarios.push([`list ${sort} (moderator)`, () => listComments(db, admin, list(sort), publicList(list(sort)), listParts(0).readerMarks)]);
+      scenarios.push([`list ${sort} (user)`, () => listComments(db, user, list(sort), publicList(list(sort)), nothingKept.readerMarks)]);
+      scenarios.push([`list ${sort} (moderator)`, () => listComments(db, admin, list(sort), publicList(list(sort)), nothingKept.readerMarks)]);
     }
     for (const sort of ['newest', 'top', 'best'] as const) scenarios.push([`list ${sort} page 50 (guest)`, publicList(list(sort, 50))]);
-    scenarios.push(['get comment + subtree', () => getComment(db, guest, top)]);
-    scenarios.push(['get nested reply', () => getComment(db, user, reply)]);
+    const oneComment = (caller: Caller, id: string) => () =>
+      readComment(db, caller, id, {}, nothingKept.comments.at(db, id, id, {}, JSON.stringify), nothingKept.readerMarks);
+    scenarios.push(['get comment + subtree part', oneComment(guest, top)]);
+    scenarios.push(['get nested reply', oneComment(user, reply)]);
     scenarios.push(['vote on hot comment', () => setVote(db, user, top, 'up')]);
     scenarios.push(['remove vote', () => setVote(db, user, top, null)]);
     scenarios.push(['react', () => toggleReaction(db, user, top, 'funny')]);

@@ -3,22 +3,28 @@
  * set. Redis-dependent tests run when PARLEY_TEST_REDIS_URL is set. Arguments go to Vitest
  * (`npm test -- src/comments`).
  *
- * Under CI (CI=true) neither server may be skipped silently: a missing variable or a server that does
- * not answer fails the run before any test starts. Outside CI a variable that is set must work too.
+ * The browser tests drive the Chromium that test/chromium.ts finds (PARLEY_CHROMIUM, else the usual
+ * install locations); without one they are skipped, and the run ends by saying so.
+ *
+ * Under CI (CI=true) neither server nor the browser may be skipped silently: a missing variable, a
+ * server that does not answer or a missing Chromium fails the run before any test starts. Outside CI
+ * a variable that is set must work too.
  */
 import { spawnSync } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { createRequire } from 'node:module';
-import { dirname, join } from 'node:path';
+import { dirname, join, relative } from 'node:path';
 import { Redis } from 'ioredis';
 import pg from 'pg';
 import { postgresUrl } from '../src/db/connect.ts';
+import { CHROMIUM_MISSING, findChromium, isCi } from '../test/chromium.ts';
 
 const CONNECT_TIMEOUT_MS = 5_000;
-const ci = /^(1|true|yes)$/i.test(process.env.CI ?? '');
+const ci = isCi();
 const databaseUrl = process.env.PARLEY_TEST_DATABASE_URL || undefined;
 const redisUrl = process.env.PARLEY_TEST_REDIS_URL || undefined;
+const chromium = findChromium();
 
 async function postgresProblem(url: string): Promise<string | null> {
   const client = new pg.Client({ connectionString: postgresUrl(url), connectionTimeoutMillis: CONNECT_TIMEOUT_MS });
@@ -61,6 +67,7 @@ async function preflight(): Promise<string[]> {
   } else if (ci) {
     problems.push('CI=true but PARLEY_TEST_REDIS_URL is not set: the Redis-dependent tests would be skipped');
   }
+  if (chromium.problem) problems.push(chromium.problem);
   return problems;
 }
 
@@ -81,7 +88,20 @@ interface Report {
   numFailedTests: number;
   numPendingTests: number;
   numTodoTests: number;
-  testResults: Array<{ name: string; assertionResults: Array<{ status: string }> }>;
+  testResults: Array<{ name: string; status: string; message: string; assertionResults: Array<{ status: string }> }>;
+}
+
+/**
+ * Failures the report does not count as failed tests: a test file that failed outside its tests (an
+ * import error, a throw at load, a failing beforeAll or afterAll; its tests are counted as skipped,
+ * if it got as far as collecting them), or an error outside every file that failed Vitest's run.
+ */
+function failuresOutsideTests(report: Report, exitCode: number | null): string[] {
+  const files = report.testResults
+    .filter((file) => file.status === 'failed' && !file.assertionResults.some((test) => test.status === 'failed'))
+    .map((file) => `${relative(process.cwd(), file.name)} failed outside its tests: ${file.message || 'see the errors above'}`);
+  if (files.length > 0 || report.numFailedTests > 0 || exitCode === 0) return files;
+  return [`Vitest exited with ${exitCode ?? 'a signal'} though no test failed: see the errors above`];
 }
 
 /** Why the PostgreSQL pass did not really run the PostgreSQL-only files, if it did not. */
@@ -99,6 +119,8 @@ function postgresOnlyProblems(report: Report): string[] {
 function runSuite(dialect: 'sqlite' | 'postgres'): boolean {
   const env = { ...process.env };
   if (dialect === 'sqlite') delete env.PARLEY_TEST_DATABASE_URL;
+  // Each browser test file launches the executable found here rather than searching again.
+  if (chromium.executable) env.PARLEY_CHROMIUM = chromium.executable;
   process.stdout.write(`\n=== test suite on ${dialect}${redisUrl ? ' (with Redis)' : ''} ===\n`);
   const report = join(mkdtempSync(join(tmpdir(), 'parley-vitest-')), 'report.json');
   const args = [vitest, 'run', '--reporter=default', '--reporter=json', `--outputFile.json=${report}`, ...process.argv.slice(2)];
@@ -111,7 +133,7 @@ function runSuite(dialect: 'sqlite' | 'postgres'): boolean {
   totals.passed += counts.numPassedTests;
   totals.failed += counts.numFailedTests;
   totals.skipped += counts.numPendingTests + counts.numTodoTests;
-  const problems = dialect === 'postgres' ? postgresOnlyProblems(counts) : [];
+  const problems = [...failuresOutsideTests(counts, result.status), ...(dialect === 'postgres' ? postgresOnlyProblems(counts) : [])];
   for (const problem of problems) process.stderr.write(`npm test: ${problem}\n`);
   totals.failed += problems.length;
   return result.status === 0 && problems.length === 0;
@@ -123,8 +145,11 @@ if (problems.length > 0) {
   process.exit(1);
 }
 if (!databaseUrl) process.stdout.write('npm test: PARLEY_TEST_DATABASE_URL is not set, so the suite runs on SQLite only\n');
+if (chromium.executable) process.stdout.write(`npm test: the browser tests use ${chromium.executable}\n`);
 const dialects = databaseUrl ? (['sqlite', 'postgres'] as const) : (['sqlite'] as const);
 const failed = dialects.filter((dialect) => !runSuite(dialect));
 process.stdout.write(`\nnpm test: ${dialects.map((d) => `${d} ${failed.includes(d) ? 'FAILED' : 'passed'}`).join(', ')}\n`);
+// Once, at the end where it is seen, rather than once per browser test file and dialect.
+if (!chromium.executable) process.stdout.write(`npm test: ${CHROMIUM_MISSING}\n`);
 process.stdout.write(`${totals.passed} passed, ${totals.failed} failed, ${totals.skipped} skipped\n`);
 process.exit(failed.length > 0 ? 1 : 0);

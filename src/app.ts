@@ -1,7 +1,7 @@
 import Fastify, { type FastifyInstance } from 'fastify';
 import { resolveCaller, credentialOf } from './auth/caller.ts';
 import { commentRoutes } from './comments/routes.ts';
-import { responseCaches } from './comments/response-cache.ts';
+import { commentCaches } from './comments/caches.ts';
 import { CommentSchema } from './comments/schemas.ts';
 import type { Config } from './config.ts';
 import { connect, type Db } from './db/connect.ts';
@@ -110,9 +110,9 @@ export async function buildApp(config: Config): Promise<FastifyInstance> {
     }
   });
 
-  if (config.redisUrl) db.changes.connectRedis(config.redisUrl);
+  if (config.redisUrl) db.changes.connectRedis(config.redisUrl, config.rateLimits.redisKeyPrefix, app.log);
   const deps = { db };
-  await app.register(commentRoutes, { db, caches: responseCaches(db.changes, config.responseCacheMb, config.subtreeCacheMb) });
+  await app.register(commentRoutes, { db, caches: commentCaches(db.changes, config.responseCacheMb, config.subtreeCacheMb) });
   await app.register(voteRoutes, deps);
   await app.register(moderationRoutes, deps);
   await app.register(sessionRoutes, deps);

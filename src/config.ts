@@ -50,7 +50,7 @@ export interface Config {
     requestWindowSeconds: number;
     /** Length of the comment limits' window (PARLEY_RATE_LIMIT_COMMENT_WINDOW, 1h; whole seconds). */
     commentWindowSeconds: number;
-    /** Prefix of the counters' keys in Redis, so deployments sharing a Redis stay apart. */
+    /** Prefix of the counters' keys and of the change channel (`<prefix>:changes`) in Redis, so deployments sharing a Redis stay apart. */
     redisKeyPrefix: string;
     /**
      * Also send the IETF draft's RateLimit-Policy and RateLimit (PARLEY_RATE_LIMIT_DRAFT_HEADERS):

@@ -65,7 +65,10 @@ declare module 'fastify' {
   }
 }
 
-/** The credential of a request: `Authorization: Bearer <token>` first, then `X-API-Key`. */
+/**
+ * The credential of a request: `Authorization: Bearer <token>` first, then `X-API-Key`. A header
+ * that is sent is a credential even when empty, and an empty one is invalid: never the public's.
+ */
 export function credentialOf(request: FastifyRequest): string | null {
   const authorization = request.headers.authorization;
   if (authorization !== undefined) {
@@ -74,9 +77,10 @@ export function credentialOf(request: FastifyRequest): string | null {
     return match[1];
   }
   const apiKey = request.headers['x-api-key'];
-  if (typeof apiKey === 'string' && apiKey !== '') return apiKey;
+  if (apiKey === undefined) return null;
   if (Array.isArray(apiKey)) throw new AppError('unauthorized', 'Send one X-API-Key header');
-  return null;
+  if (apiKey === '') throw new AppError('unauthorized', 'The X-API-Key header is empty');
+  return apiKey;
 }
 
 const UNKNOWN = 'The credential is unknown, revoked or expired';

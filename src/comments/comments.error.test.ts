@@ -29,12 +29,33 @@ describe('creating a comment with bad input', () => {
     ['a relative thread_url', { thread_url: '/posts/1' }, 'body/thread_url'],
     ['a non-http thread_url', { thread_url: 'ftp://blog.example.com/x' }, 'body/thread_url'],
     ['a thread_url over 2,048 characters', { thread_url: `https://a.example.com/${'p'.repeat(2100)}` }, 'body/thread_url'],
+    ['a thread_url with a user name (userinfo)', { thread_url: 'https://evil.example.com@blog.example.com/posts/1' }, 'body/thread_url'],
+    ['a thread_url with a user name and password', { thread_url: 'https://user:secret@blog.example.com/posts/1' }, 'body/thread_url'],
     ['an author_name over 100 characters', { author_name: 'n'.repeat(101) }, 'body/author_name'],
     ['a missing site_id', { site_id: undefined }, 'body/site_id'],
   ])('refuses %s with 400 validation_failed naming the field', async (_name, change, path) => {
     const response = await post({ thread_url: pageUrl(), site_id: site.site_id, content: 'hi', ...change });
     expectProblem(response, 400, 'validation_failed');
     expect(response.body.errors.map((e: any) => e.path)).toContain(path);
+  });
+
+  it('refuses an author_name holding a bidirectional control or a zero-width character with 400 validation_failed', async () => {
+    const invisible = [
+      ...'\u202A\u202B\u202C\u202D\u202E\u2066\u2067\u2068\u2069\u200E\u200F',
+      ...'\u200B\u200C\u200D\u2060\uFEFF',
+    ];
+    for (const character of invisible) {
+      for (const name of [`Ad${character}min`, `${character}${character}`]) {
+        for (const token of [undefined, site.api_key]) {
+          const response = await parley.request('POST', '/v1/comments', { token, body: { thread_url: pageUrl(), site_id: site.site_id, content: 'hi', author_name: name } });
+          expectProblem(response, 400, 'validation_failed');
+          expect(response.body.errors[0].path, `U+${character.codePointAt(0)!.toString(16)}`).toBe('body/author_name');
+        }
+      }
+    }
+    for (const name of ['Zoë', 'محمد', '李雷', 'O’Brien (she/her)']) {
+      expect((await post({ thread_url: pageUrl(), site_id: site.site_id, content: 'hi', author_name: name })).status, name).toBe(201);
+    }
   });
 
   it('accepts content of exactly 10,000 characters once trimmed', async () => {
@@ -107,6 +128,14 @@ describe('listing with bad input', () => {
     expect(response.body.errors[0].path).toBe(path);
   });
 
+  it('refuses a thread_url with a user name or password (userinfo) with 400', async () => {
+    for (const url of ['https://evil.example.com@blog.example.com/posts/1', 'https://:pw@blog.example.com/posts/1']) {
+      const response = await list(`thread_url=${encodeURIComponent(url)}&site_id=${site.site_id}`);
+      expectProblem(response, 400, 'validation_failed');
+      expect(response.body.errors[0].path).toBe('querystring/thread_url');
+    }
+  });
+
   it('needs thread_url and site_id', async () => {
     expectProblem(await list(`site_id=${site.site_id}`), 400, 'validation_failed');
     expectProblem(await list(`thread_url=${encodeURIComponent(pageUrl())}`), 400, 'validation_failed');
@@ -131,6 +160,18 @@ describe('credentials', () => {
     const response = await parley.request('GET', `/v1/comments?thread_url=${encodeURIComponent(pageUrl())}&site_id=${site.site_id}`, { headers });
     expectProblem(response, 401, 'unauthorized');
     expect(response.headers.get('www-authenticate')).toBe('Bearer');
+  });
+
+  it('answers an empty X-API-Key header with 401 unauthorized, not as the public or a guest', async () => {
+    for (const value of ['', '   ']) {
+      const read = await parley.request('GET', `/v1/comments?thread_url=${encodeURIComponent(pageUrl())}&site_id=${site.site_id}`, { headers: { 'x-api-key': value } });
+      expectProblem(read, 401, 'unauthorized');
+      expect(read.headers.get('www-authenticate')).toBe('Bearer');
+      const write = await parley.request('POST', '/v1/comments', { headers: { 'x-api-key': value }, body: { thread_url: pageUrl(), site_id: site.site_id, content: 'guest?' } });
+      expectProblem(write, 401, 'unauthorized');
+    }
+    const emptyAuthorization = await parley.request('GET', `/v1/comments?thread_url=${encodeURIComponent(pageUrl())}&site_id=${site.site_id}`, { headers: { authorization: '' } });
+    expectProblem(emptyAuthorization, 401, 'unauthorized');
   });
 
   it('accepts the API key in X-API-Key', async () => {

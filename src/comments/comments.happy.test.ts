@@ -95,7 +95,7 @@ describe('sorting and pages', () => {
     expect(response.body).toEqual({ comments: [], total: 0, page: 1 });
   });
 
-  it('nests at most 500 replies per top-level comment and marks the cut; GET /:id returns them all', async () => {
+  it('nests at most 500 replies per top-level comment and marks the cut; GET /:id pages through them all', async () => {
     const thread = pageUrl();
     const root = await parley.request('POST', '/v1/comments', { token: site.api_key, body: { thread_url: thread, site_id: site.site_id, content: 'root' } });
     const batch = 40;
@@ -110,10 +110,16 @@ describe('sorting and pages', () => {
     const [top] = list.body.comments;
     expect(top.replies).toHaveLength(500);
     expect(top.has_more_replies).toBe(true);
-    const whole = await parley.request('GET', `/v1/comments/${root.body.id}`);
-    expect(whole.status).toBe(200);
-    expect(whole.body.replies).toHaveLength(505);
-    expect(whole.body.has_more_replies).toBe(false);
+    const parts: any[] = [];
+    let after = '';
+    do {
+      const part = await parley.request('GET', `/v1/comments/${root.body.id}?limit=200${after}`);
+      expect(part.status).toBe(200);
+      parts.push(part.body);
+      after = part.body.next_cursor === null ? '' : `&after=${part.body.next_cursor}`;
+    } while (after !== '');
+    expect(parts.map((part) => [part.replies.length, part.has_more_replies])).toEqual([[200, true], [200, true], [105, false]]);
+    expect(new Set(parts.flatMap((part) => part.replies.map((reply: any) => reply.id))).size).toBe(505);
   });
 });
 
@@ -167,6 +173,25 @@ describe('guests', () => {
     expect(named.body).toMatchObject({ author_name: 'Visitor', status: 'pending' });
     const unnamed = await parley.request('POST', '/v1/comments', { body: { thread_url: thread, site_id: site.site_id, content: 'hi' } });
     expect(unnamed.body).toMatchObject({ author_name: 'Anonymous', status: 'published' });
+  });
+
+  it('tells guest comments from signed-in and API-key ones (author_is_guest) in every response', async () => {
+    const thread = pageUrl();
+    const user = await parley.signIn(site.api_key, site.site_id, { id: 'guest-marker-user', name: 'Signed In' });
+    const post = (token: string | undefined, content: string, parent_id?: string) =>
+      parley.request('POST', '/v1/comments', { token, body: { thread_url: thread, site_id: site.site_id, content, parent_id, author_name: token === user ? undefined : 'Signed In' } });
+    const guest = await post(undefined, 'by a guest');
+    expect(guest.body.author_is_guest).toBe(true);
+    const member = await post(user, 'by a signed-in user', guest.body.id);
+    expect(member.body.author_is_guest).toBe(false);
+    const key = await post(site.api_key, 'by an API key', guest.body.id);
+    expect(key.body.author_is_guest).toBe(false);
+
+    const list = await parley.request('GET', `/v1/comments?thread_url=${encodeURIComponent(thread)}&site_id=${site.site_id}`);
+    const [top] = list.body.comments;
+    expect([top.author_is_guest, ...top.replies.map((reply: any) => reply.author_is_guest)]).toEqual([true, false, false]);
+    const single = await parley.request('GET', `/v1/comments/${guest.body.id}`, { token: user });
+    expect(single.body.author_is_guest).toBe(true);
   });
 });
 

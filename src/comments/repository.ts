@@ -8,9 +8,8 @@ import { visibleTo, type Viewer } from './visibility.ts';
 export const SORTS = ['newest', 'oldest', 'top', 'best'] as const;
 export type Sort = (typeof SORTS)[number];
 
-/** Replies nested under one top-level comment in a list; GET /v1/comments/:id allows more. */
+/** Replies nested under one top-level comment in a list; GET /v1/comments/:id pages through the rest. */
 export const LIST_REPLY_CAP = 500;
-export const SUBTREE_CAP = 10_000;
 
 /** Fixed identifiers, so written once as SQL text rather than compiled for every branch of every list. */
 const VIEW_COLUMNS_SQL = sql.raw(VIEW_COLUMNS.map((column) => `c.${column}`).join(', '));
@@ -173,13 +172,13 @@ export async function subtreeRevisions(db: Kysely<Database>, ids: string[]): Pro
   return ids.length === 0 ? [] : revisionsById(db, ids.length, ...ids);
 }
 
-const rootsById = preparedQuery((db, _count: number, ...ids: string[]) =>
+const rowsById = preparedQuery((db, _count: number, ...ids: string[]) =>
   db.selectFrom('comments as c').select(VIEW_COLUMNS_OF_C).where('c.id', 'in', ids).compile(),
 );
 
-/** Top-level comments by id (in no particular order). */
-export async function readRoots(db: Kysely<Database>, ids: string[]): Promise<ViewRow[]> {
-  return rootsById(db, ids.length, ...ids);
+/** Comments by id (in no particular order). */
+export async function readViewRows(db: Kysely<Database>, ids: string[]): Promise<ViewRow[]> {
+  return ids.length === 0 ? [] : rowsById(db, ids.length, ...ids);
 }
 
 /**
@@ -244,16 +243,110 @@ const replyBranches = preparedQuery(
   { planOnce: true },
 );
 
-/** The visible subtree below a comment, breadth first, through the parent index. */
-export async function listSubtree(db: Kysely<Database>, viewer: Viewer, id: string, cap: number) {
-  const result = await sql<ViewRow>`
-    with recursive subtree as (
-      select ${VIEW_COLUMNS_SQL} from comments c where c.parent_id = ${id} and ${visibleTo(viewer, 'c')}
-      union all
-      select ${VIEW_COLUMNS_SQL} from comments c join subtree s on c.parent_id = s.id where ${visibleTo(viewer, 'c')}
-    )
-    select * from subtree limit ${sql.lit(cap + 1)}`.execute(db);
-  return result.rows.sort((a, b) => (a.created_at === b.created_at ? (a.id < b.id ? -1 : 1) : a.created_at < b.created_at ? -1 : 1));
+type ViewerKind = 'moderator' | 'public' | 'author';
+
+function viewerKind(viewer: Viewer): ViewerKind {
+  return viewer.moderator ? 'moderator' : viewer.ref === null ? 'public' : 'author';
+}
+
+function viewerOfKind(kind: ViewerKind, viewerRef: string | null): Viewer {
+  return { ref: kind === 'public' ? null : viewerRef, moderator: kind === 'moderator' };
+}
+
+/** SQL: whether comment `alias` has a reply the viewer may see. */
+function hasVisibleReply(viewer: Viewer, alias: string): RawBuilder<SqlBool> {
+  return sql<SqlBool>`exists (select 1 from comments d where d.parent_id = ${sql.ref(alias)}.id and ${visibleTo(viewer, 'd')})`;
+}
+
+/** A reply as a walk through a subtree sees it: where it stands among its siblings, and whether it has replies. */
+export interface WalkedReply {
+  id: string;
+  parent_id: string;
+  created_at: string;
+  has_replies: boolean;
+}
+
+/** A reply's place among its siblings, which come oldest first. */
+export type SiblingKey = Pick<WalkedReply, 'created_at' | 'id'>;
+
+const repliesAfter = preparedQuery(
+  (db, { viewer, after, limit }: { viewer: ViewerKind; after: boolean; limit: number }, viewerRef: string | null, parentId: string, afterAt: string | null, afterId: string | null) => {
+    const shown = viewerOfKind(viewer, viewerRef);
+    // The first term bounds the index range; the second passes over the siblings of the same time up to the last one read.
+    const from = after ? sql`and c.created_at >= ${afterAt} and (c.created_at > ${afterAt} or c.id > ${afterId})` : sql``;
+    // Whether each has replies is asked of the page alone: over the whole range, PostgreSQL may
+    // expect as many probes as the comment has replies and read the table once instead.
+    return sql<WalkedReply & { has_replies: number | boolean }>`
+      select p.id, p.parent_id, p.created_at, ${hasVisibleReply(shown, 'p')} as has_replies from (
+        select c.id, c.parent_id, c.created_at from comments c
+        where c.parent_id = ${parentId} ${from} and ${visibleTo(shown, 'c')}
+        order by c.created_at, c.id limit ${sql.lit(limit)}) p
+      order by p.created_at, p.id`.compile(db);
+  },
+);
+
+/**
+ * Up to `limit` replies the viewer may see directly under a comment, oldest first, after `after` (a
+ * sibling's place) when given: one range of the (parent_id, created_at) index. `limit` is rounded up
+ * to a power of two (a caller wanting fewer ignores the rest), so that few shapes are prepared.
+ */
+export async function repliesOf(db: Kysely<Database>, viewer: Viewer, parentId: string, after: SiblingKey | null, limit: number): Promise<WalkedReply[]> {
+  const shape = { viewer: viewerKind(viewer), after: after !== null, limit: 2 ** Math.ceil(Math.log2(limit)) };
+  const rows = await repliesAfter(db, shape, viewer.ref, parentId, after?.created_at ?? null, after?.id ?? null);
+  return rows.map((row) => ({ ...row, has_replies: Boolean(row.has_replies) }));
+}
+
+/** A reply on the way from a comment down to a reply below it, as a walk resumed there needs it. */
+export interface PathReply extends WalkedReply {
+  /** Its level below the comment (its replies are level 1). */
+  depth: number;
+  /** The viewer may see it (whether an ancestor hides it is the path's to tell). */
+  visible: boolean;
+  /** A reply the viewer may see comes after it under the same parent. */
+  has_later: boolean;
+}
+
+const pathUp = preparedQuery(
+  (db, { viewer, maxDepth }: { viewer: ViewerKind; maxDepth: number }, viewerRef: string | null, fromId: string, rootId: string) => {
+    const shown = viewerOfKind(viewer, viewerRef);
+    // The rows' columns are carried up the chain, so that nothing joins comments to it again.
+    return sql<{ id: string; parent_id: string; created_at: string; hops: number; visible: unknown; has_later: unknown; has_replies: unknown }>`
+      with recursive chain(id, parent_id, created_at, status, moderation_status, author_ref, hops) as (
+        select id, parent_id, created_at, status, moderation_status, author_ref, 1 from comments where id = ${fromId} and id <> ${rootId}
+        union all
+        select c.id, c.parent_id, c.created_at, c.status, c.moderation_status, c.author_ref, chain.hops + 1
+        from comments c join chain on c.id = chain.parent_id
+        where chain.parent_id <> ${rootId} and chain.hops < ${sql.lit(maxDepth)}
+      )
+      select chain.id, chain.parent_id, chain.created_at, chain.hops,
+        ${visibleTo(shown, 'chain')} as visible,
+        exists (select 1 from comments s where s.parent_id = chain.parent_id
+          and s.created_at >= chain.created_at and (s.created_at > chain.created_at or s.id > chain.id) and ${visibleTo(shown, 's')}) as has_later,
+        ${hasVisibleReply(shown, 'chain')} as has_replies
+      from chain`.compile(db);
+  },
+);
+
+/**
+ * The replies from comment `rootId` down to reply `fromId`, top first, each with what a walk
+ * resumed after `fromId` needs: undefined when `fromId` is not a reply at most `maxDepth` levels
+ * below `rootId`. One recursive query up the parent chain, with an index probe per level.
+ */
+export async function pathBetween(db: Kysely<Database>, viewer: Viewer, rootId: string, fromId: string, maxDepth: number): Promise<PathReply[] | undefined> {
+  const rows = await pathUp(db, { viewer: viewerKind(viewer), maxDepth }, viewer.ref, fromId, rootId);
+  const top = rows.reduce<(typeof rows)[number] | undefined>((found, row) => (found && found.hops > row.hops ? found : row), undefined);
+  if (top?.parent_id !== rootId) return undefined;
+  return rows
+    .map((row) => ({
+      id: row.id,
+      parent_id: row.parent_id,
+      created_at: row.created_at,
+      depth: top.hops - row.hops + 1,
+      visible: Boolean(row.visible),
+      has_later: Boolean(row.has_later),
+      has_replies: Boolean(row.has_replies),
+    }))
+    .sort((a, b) => a.depth - b.depth);
 }
 
 /**

@@ -1,6 +1,5 @@
 import type { Change, ChangeFeed } from '../db/changes.ts';
 import { etagOf } from '../http/etag.ts';
-import { listParts, type ListParts, type PublicPage } from './public-list.ts';
 
 /** A finished response: its bytes and their entity tag. */
 export interface TaggedResponse {
@@ -17,8 +16,13 @@ export interface CachedResponse<Page> extends TaggedResponse {
   page: Page;
 }
 
-/** A public list response, and the list it was made of (readers' lists are made from it). */
-export type CachedList = CachedResponse<PublicPage>;
+/** A response just read, and the thread whose writes change it. */
+export interface BuiltResponse<Page> {
+  siteId: string;
+  threadKey: string;
+  response: TaggedResponse;
+  page: Page;
+}
 
 interface Entry<Page> extends CachedResponse<Page> {
   tag: string;
@@ -34,14 +38,15 @@ function threadTag(siteId: string, threadKey: string): string {
 }
 
 /**
- * Public (anonymous) responses by key (a list's URL, a comment's id), each with what it was made
+ * Public (anonymous) responses by key (their URL), each with what it was made
  * of (`Page`), least recently used dropped past `maxBytes` of memory held; an entry counts
  * `sizePerBodyByte` bytes for each byte of its body.
  *
  * Exact invalidation: every committed write announces its thread on the change feed (or its whole
  * site), and all cached pages of that thread go. A read that started before such a change may have
  * read the old rows, so a read records the clock when it starts (`startRead`) and its result is kept
- * only if no change to its thread came after that.
+ * only if no change to its thread came after that. What is kept, and how it is read, is its owner's
+ * (public-list.ts, public-comment.ts).
  */
 export class ResponseCache<Page> {
   readonly #entries = new Map<string, Entry<Page>>();
@@ -72,11 +77,16 @@ export class ResponseCache<Page> {
     return entry;
   }
 
-  startRead(): number {
-    return this.#clock;
+  /** The response for `key`: kept, or read by `build` now and kept unless a change to its thread came while it was read. */
+  async read(key: string, build: () => Promise<BuiltResponse<Page>>): Promise<CachedResponse<Page>> {
+    const hit = this.get(key);
+    if (hit) return hit;
+    const readStartedAt = this.#clock;
+    const { siteId, threadKey, response, page } = await build();
+    return this.#keep(key, siteId, threadKey, readStartedAt, response, page);
   }
 
-  set(key: string, siteId: string, threadKey: string, readStartedAt: number, response: TaggedResponse, page: Page): CachedResponse<Page> {
+  #keep(key: string, siteId: string, threadKey: string, readStartedAt: number, response: TaggedResponse, page: Page): CachedResponse<Page> {
     const tag = threadTag(siteId, threadKey);
     const entry: Entry<Page> = { ...response, page, tag, size: response.body.length * this.sizePerBodyByte };
     const changedAt = Math.max(this.#changedAt.get(tag) ?? -1, this.#changedAt.get(siteId) ?? -1);
@@ -128,36 +138,4 @@ export class ResponseCache<Page> {
       if (tag.startsWith(prefix)) for (const key of keys) this.#remove(key);
     }
   }
-}
-
-export interface ResponseCaches {
-  /** List pages by URL, with where each comment stands in them. */
-  lists: ResponseCache<PublicPage>;
-  /** GET /v1/comments/:id by comment id: bytes alone. */
-  comments: ResponseCache<null>;
-  /** What list pages are assembled from (see public-list.ts). */
-  listParts: ListParts;
-}
-
-/**
- * A list entry's memory per byte of its body: the body itself, and where each of its comments
- * stands (measured: about 220 bytes of heap per comment, against about 710 bytes of JSON per
- * comment in the benchmark's pages), rounded up.
- */
-const LIST_SIZE_PER_BODY_BYTE = 1.5;
-
-const MB = 1024 * 1024;
-
-/**
- * The caches of public reads: responses in `responseMb` of memory, lists taking three quarters, and
- * what lists are assembled from in `partsMb`. With 0 a cache keeps nothing: every entry is larger
- * than its budget.
- */
-export function responseCaches(changes: ChangeFeed, responseMb: number, partsMb: number): ResponseCaches {
-  const bytes = responseMb * MB;
-  return {
-    lists: new ResponseCache(changes, bytes * 0.75, LIST_SIZE_PER_BODY_BYTE),
-    comments: new ResponseCache(changes, bytes * 0.25, 1),
-    listParts: listParts(partsMb),
-  };
 }

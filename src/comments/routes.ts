@@ -4,12 +4,13 @@ import { Type } from 'typebox';
 import type { Db } from '../db/connect.ts';
 import { Credential, errors, IdParams, OptionalCredential } from '../http/schemas.ts';
 import { matchesEtag } from '../http/etag.ts';
-import { taggedResponse, type CachedList, type TaggedResponse, type ResponseCaches } from './response-cache.ts';
-import { CommentList, CommentRef, CreateBody, EditBody, ListQuery } from './schemas.ts';
-import { readPublicList, type SerializeComment } from './public-list.ts';
-import { createComment, deleteComment, editComment, getComment, listComments } from './service.ts';
-import { sessionReaderList, withReaderMarks } from './reader-list.ts';
-import { threadKey } from './thread-url.ts';
+import type { CommentCaches } from './caches.ts';
+import type { SerializeComment } from './public-list.ts';
+import { readerAnswer } from './reader-answer.ts';
+import { taggedResponse, type TaggedResponse } from './response-cache.ts';
+import { CommentList, CommentPage, CommentQuery, CommentRef, CreateBody, EditBody, ListQuery } from './schemas.ts';
+import { createComment, deleteComment, editComment, listComments, readComment } from './service.ts';
+import { SUBTREE_PAGE_DEFAULT, SUBTREE_PAGE_MAX } from './subtree-page.ts';
 
 function sendWithEtag(request: FastifyRequest, reply: FastifyReply, response: TaggedResponse) {
   reply.header('etag', response.etag);
@@ -25,8 +26,7 @@ function commentSerializer(reply: FastifyReply): SerializeComment {
 
 const notModified = Type.Null({ description: 'Not modified: the If-None-Match entity tag is current' });
 
-export const commentRoutes: FastifyPluginAsyncTypebox<{ db: Db; caches: ResponseCaches }> = async (app, { db, caches }) => {
-  const { lists: listCache, comments: commentCache, listParts } = caches;
+export const commentRoutes: FastifyPluginAsyncTypebox<{ db: Db; caches: CommentCaches }> = async (app, { db, caches }) => {
   app.get('/v1/comments', {
     schema: {
       tags: ['comments'],
@@ -39,47 +39,39 @@ export const commentRoutes: FastifyPluginAsyncTypebox<{ db: Db; caches: Response
       response: { 200: CommentList, 304: notModified, ...errors },
     },
     handler: async (request, reply) => {
-      // The public's list of this URL: from the cache, or assembled (see public-list.ts) and kept
-      // there while no write to its thread came after the read began.
-      const publicList = async (): Promise<CachedList> => {
-        const hit = listCache.get(request.url);
-        if (hit) return hit;
-        const readStartedAt = listCache.startRead();
-        const { response, page } = await readPublicList(db, listParts, request.query, commentSerializer(reply));
-        return listCache.set(request.url, request.query.site_id, threadKey(request.query.thread_url).href, readStartedAt, response, page);
-      };
-      if (request.caller.kind === 'public') return sendWithEtag(request, reply, await publicList());
-      let shown: CachedList | undefined;
-      const list = await listComments(db, request.caller, request.query, async () => (shown = await publicList()).page, listParts.readerMarks);
-      if ('own' in list) return sendWithEtag(request, reply, taggedResponse(Buffer.from(reply.serialize(list.own) as string)));
-      shown ??= await publicList();
+      // The public's list of this URL (see public-list.ts), which readers' lists are made of too.
+      const publicList = () => caches.lists.read(db, request.url, request.query, commentSerializer(reply));
       const { caller } = request;
-      const response = caller.kind === 'session' ? sessionReaderList(listParts.readerLists, caller, request.url, shown, list.marks) : withReaderMarks(shown, list.marks);
-      return sendWithEtag(request, reply, response);
+      if (caller.kind === 'public') return sendWithEtag(request, reply, await publicList());
+      const list = await listComments(db, caller, request.query, publicList, caches.readerMarks);
+      if ('own' in list) return sendWithEtag(request, reply, taggedResponse(Buffer.from(reply.serialize(list.own) as string)));
+      return sendWithEtag(request, reply, readerAnswer(caches.readerAnswers, caller, request.url, list.shown, list.marks));
     },
   });
 
   app.get('/v1/comments/:id', {
     schema: {
       tags: ['comments'],
-      summary: 'One comment with its whole visible subtree',
+      summary: 'One comment with its visible subtree, a part at a time',
       description:
-        'Carries an ETag as lists do. The public\'s answer is served from a response cache that every write to the thread clears.',
+        `Up to \`limit\` replies (default ${SUBTREE_PAGE_DEFAULT}, at most ${SUBTREE_PAGE_MAX}), walked depth first with replies oldest first ` +
+        'under each comment, as lists nest them. A comment whose replies were left for a later part carries has_more_replies; ' +
+        '`next_cursor`, passed as `after`, fetches the next part, until it is null. One answer nests at most 200 levels: ' +
+        'the comment at level 200 is marked has_more_replies, and GET on it continues below. ' +
+        'Carries an ETag as lists do. The public\'s answer is served from a response cache that every write to the thread clears, ' +
+        'and a signed-in reader who sees what the public sees gets it with their own marks.',
       security: OptionalCredential,
       params: IdParams,
-      response: { 200: CommentRef, 304: notModified, ...errors },
+      querystring: CommentQuery,
+      response: { 200: CommentPage, 304: notModified, ...errors },
     },
     handler: async (request, reply) => {
-      const { id } = request.params;
-      // Only the public's answer is the same for every caller.
-      const shared = request.caller.kind === 'public';
-      const hit = shared ? commentCache.get(id) : undefined;
-      if (hit) return sendWithEtag(request, reply, hit);
-      const readStartedAt = commentCache.startRead();
-      const comment = await getComment(db, request.caller, id);
-      const body = Buffer.from(reply.serialize(comment) as string);
-      if (!shared) return sendWithEtag(request, reply, taggedResponse(body));
-      return sendWithEtag(request, reply, commentCache.set(id, comment.site_id, comment.thread_url, readStartedAt, taggedResponse(body), null));
+      const { caller, query } = request;
+      const serialize = (page: unknown) => reply.serialize(page) as string;
+      const shared = caches.comments.at(db, request.url, request.params.id, query, serialize);
+      const answer = await readComment(db, caller, request.params.id, query, shared, caches.readerMarks);
+      if ('own' in answer) return sendWithEtag(request, reply, taggedResponse(Buffer.from(serialize(answer.own))));
+      return sendWithEtag(request, reply, readerAnswer(caches.readerAnswers, caller, request.url, answer.shown, answer.marks));
     },
   });
 
@@ -99,6 +91,9 @@ export const commentRoutes: FastifyPluginAsyncTypebox<{ db: Db; caches: Response
     schema: {
       tags: ['comments'],
       summary: "Edit one's own comment",
+      description:
+        'Where the site would hold a new comment by the caller for approval (moderation_mode `all`, moderators excepted), ' +
+        'the edit holds it too: a published comment goes back to pending, and the public sees nothing of it until a moderator approves it.',
       security: Credential,
       params: IdParams,
       body: EditBody,

@@ -1,6 +1,8 @@
 import { Type } from 'typebox';
 import { Timestamp } from '../http/schemas.ts';
 import { SORTS } from './repository.ts';
+import { SUBTREE_PAGE_DEFAULT, SUBTREE_PAGE_MAX } from './subtree-page.ts';
+import { NAME_PATTERN } from './text.ts';
 import type { CommentView } from './view.ts';
 
 /** Registered once with addSchema so replies can refer to it recursively. */
@@ -9,6 +11,7 @@ export const CommentSchema = Type.Object(
     id: Type.String({ description: 'cmt_<id>' }),
     content: Type.Union([Type.String(), Type.Null()], { description: 'Plain text; null once deleted' }),
     author_name: Type.String(),
+    author_is_guest: Type.Boolean({ description: 'Posted without a credential, under a name the poster chose: nobody vouches for it' }),
     upvotes: Type.Integer(),
     downvotes: Type.Integer(),
     reaction_counts: Type.Record(Type.String(), Type.Integer()),
@@ -26,7 +29,7 @@ export const CommentSchema = Type.Object(
       Type.Literal('shadow_banned'),
       Type.Null(),
     ]),
-    has_more_replies: Type.Boolean({ description: 'The reply tree below was cut; GET /v1/comments/{id} returns all of it' }),
+    has_more_replies: Type.Boolean({ description: 'Replies below were left out of this answer; GET /v1/comments/{id} pages through them' }),
     user_vote: Type.Union([Type.Literal('up'), Type.Literal('down'), Type.Null()], { description: "The caller's vote" }),
     user_reaction: Type.Union([Type.String(), Type.Null()], { description: "The caller's reaction" }),
     user_is_author: Type.Boolean({ description: 'The caller wrote this comment (so may edit and delete it)' }),
@@ -37,8 +40,38 @@ export const CommentSchema = Type.Object(
 
 export const CommentRef = Type.Unsafe<CommentView>(Type.Ref('Comment'));
 
+export const CommentQuery = Type.Object({
+  limit: Type.Optional(
+    Type.Integer({
+      minimum: 1,
+      maximum: SUBTREE_PAGE_MAX,
+      default: SUBTREE_PAGE_DEFAULT,
+      description: 'Replies in this answer, at most',
+    }),
+  ),
+  after: Type.Optional(
+    Type.String({
+      minLength: 1,
+      maxLength: 100,
+      description: 'The next_cursor of the previous answer: continues the subtree after it',
+    }),
+  ),
+});
+
+export const CommentPage = Type.Object({
+  ...CommentSchema.properties,
+  replies: Type.Array(Type.Ref('Comment'), {
+    description:
+      'Replies, oldest first under each comment, walked depth first. After the first part (`after`), a reply whose ' +
+      'parent came in an earlier part stands here, its parent_id saying where it belongs',
+  }),
+  next_cursor: Type.Union([Type.String(), Type.Null()], {
+    description: 'Pass as `after` for the next part of the subtree; null when none is left',
+  }),
+});
+
 export const ListQuery = Type.Object({
-  thread_url: Type.String({ description: 'Absolute http(s) URL of the page', maxLength: 2048 }),
+  thread_url: Type.String({ description: 'Absolute http(s) URL of the page, without a user name or password', maxLength: 2048 }),
   site_id: Type.String({ maxLength: 100 }),
   sort: Type.Optional(Type.Enum([...SORTS], { default: 'newest' })),
   page: Type.Optional(Type.Integer({ minimum: 1, maximum: 1_000_000, default: 1 })),
@@ -52,11 +85,18 @@ export const CommentList = Type.Object({
 });
 
 export const CreateBody = Type.Object({
-  thread_url: Type.String({ maxLength: 4096 }),
+  thread_url: Type.String({ maxLength: 4096, description: 'Absolute http(s) URL of the page, at most 2,048 characters, without a user name or password' }),
   site_id: Type.String({ maxLength: 100 }),
   content: Type.String({ description: '1 to 10,000 characters after trimming' }),
   parent_id: Type.Optional(Type.Union([Type.String({ maxLength: 100 }), Type.Null()])),
-  author_name: Type.Optional(Type.String({ description: 'Guests and API keys only; 1 to 100 characters' })),
+  author_name: Type.Optional(
+    Type.String({
+      pattern: NAME_PATTERN,
+      description:
+        'Guests and API keys only; 1 to 100 characters after trimming. Refused (400) when it holds a bidirectional control ' +
+        '(U+200E, U+200F, U+202A-U+202E, U+2066-U+2069) or a zero-width character (U+200B-U+200D, U+2060, U+FEFF): never stripped',
+    }),
+  ),
 });
 
 export const EditBody = Type.Object({ content: Type.String() });

@@ -1,4 +1,4 @@
-import type { Kysely, Transaction } from 'kysely';
+import { sql, type Kysely, type Transaction } from 'kysely';
 import { actorRef, isModerator, requireCredential, type Caller, type SiteOwnership } from '../auth/caller.ts';
 import type { Db } from '../db/connect.ts';
 import { lockAuthor } from '../db/dialect.ts';
@@ -9,64 +9,26 @@ import { recordEvent, withEvents } from '../events/record.ts';
 import { newId } from '../ids.ts';
 import { assertNotBanned, checkAuthorBans } from '../moderation/bans.ts';
 import { findSite, findSiteFor, siteOrNotFound, type Site } from '../sites/repository.ts';
-import {
-  findComment,
-  findThread,
-  hasCommentsOnlyAuthorSees,
-  isVisible,
-  LIST_REPLY_CAP,
-  listReplies,
-  listSubtree,
-  listTopLevel,
-  marksOf,
-  SUBTREE_CAP,
-  type Sort,
-} from './repository.ts';
+import { findComment, findThread, hasCommentsOnlyAuthorSees, isVisible, listTopLevel, marksOf } from './repository.ts';
 import { countNewTopLevel, listedPublicly, refreshListing } from './listing.ts';
+import { commentsOf, type PlacedPage, type SharedAnswer, type SharedPage } from './public-bytes.ts';
+import type { CachedList, ListQuery } from './public-list.ts';
+import { marksOfReader, type KnownMarks } from './reader-marks.ts';
+import { readReplyTrees } from './reply-trees.ts';
+import type { RevisionCache } from './revision-cache.ts';
 import { MAX_AUTHOR_NAME, MAX_CONTENT, cleanText } from './text.ts';
 import { assertAllowedHost, threadKey } from './thread-url.ts';
-import { capPerRoot, isEmptyPlaceholder, nestReplies } from './tree.ts';
-import type { PublicPage } from './public-list.ts';
-import { readerMarksOf, type KnownMarks } from './reader-marks.ts';
-import type { RevisionCache } from './revision-cache.ts';
-import { authorMarks, eventComment, markableRow, NO_MARKS, toView, type CommentRow, type CommentView, type ViewerMarks, type ViewRow } from './view.ts';
+import { readCommentPage, type CommentPage, type SubtreeQuery } from './subtree-page.ts';
+import type { CachedResponse } from './response-cache.ts';
+import { isEmptyPlaceholder } from './tree.ts';
+import { authorMarks, eventComment, markableRow, toView, type CommentRow, type CommentView, type ViewerMarks } from './view.ts';
 import { viewerFor, type Viewer } from './visibility.ts';
 import { nowIso } from '../clock.ts';
-
-export interface ListQuery {
-  thread_url: string;
-  site_id: string;
-  sort?: Sort;
-  page?: number;
-  limit?: number;
-}
 
 export interface CommentList {
   comments: CommentView[];
   total: number;
   page: number;
-}
-
-/**
- * These top-level rows as comments with their visible replies nested under them (capped per
- * top-level comment as every list is), and every row read. `marksFor` gives the viewer's marks on
- * those rows (none by default).
- */
-export async function readReplyTrees(
-  db: Kysely<Database>,
-  viewer: Viewer,
-  rows: ViewRow[],
-  threadUrl: string,
-  marksFor: (rows: ViewRow[]) => Promise<ViewerMarks> = async () => NO_MARKS,
-): Promise<{ roots: CommentView[]; rows: ViewRow[] }> {
-  const replies = await listReplies(db, viewer, rows.map((row) => row.id), LIST_REPLY_CAP);
-  const { kept, cut } = capPerRoot(replies, LIST_REPLY_CAP);
-  const all = [...rows, ...kept];
-  const marks = await marksFor(all);
-  const view = (row: ViewRow) => toView(row, threadUrl, marks);
-  const roots = rows.map(view);
-  nestReplies(roots, kept, view, cut);
-  return { roots, rows: all };
 }
 
 /** A page of top-level comments, each with its visible reply tree (capped), read for this viewer alone. */
@@ -90,16 +52,16 @@ async function listedSite(db: Db, caller: Caller, siteId: string): Promise<SiteO
 }
 
 /** Whether the reader has comments in the thread that only they see; a session tells when they have none on the site. */
-async function mayHaveCommentsOnlyTheySee(db: Db, caller: Caller, site: SiteOwnership, query: ListQuery, readerRef: string): Promise<boolean> {
+async function mayHaveCommentsOnlyTheySee(db: Db, caller: Caller, siteId: string, threadUrl: string, readerRef: string): Promise<boolean> {
   if (caller.kind === 'session' && !caller.hasCommentsOnlyTheySee) return false;
-  return hasCommentsOnlyAuthorSees(db.kysely, site.id, threadKey(query.thread_url, 'querystring/thread_url').href, readerRef);
+  return hasCommentsOnlyAuthorSees(db.kysely, siteId, threadUrl, readerRef);
 }
 
 /**
- * What a caller reads: a list read for them alone (`own`), or the public's page with their marks
- * laid over it (`marks`; null for a caller who reads exactly the public's list).
+ * What a caller reads: an answer read for them alone (`own`), or the public's answer (`shown`) with
+ * their marks to lay over it (null for a caller who reads exactly the public's).
  */
-export type CallerList = { own: CommentList } | { marks: ViewerMarks | null };
+export type CallerAnswer<Own> = { own: Own } | { shown: CachedResponse<SharedPage>; marks: ViewerMarks | null };
 
 /**
  * The list for this caller. A reader who moderates nothing here and has no comment in the thread
@@ -110,18 +72,18 @@ export async function listComments(
   db: Db,
   caller: Caller,
   query: ListQuery,
-  publicList: () => Promise<PublicPage>,
+  publicList: () => Promise<CachedList>,
   keptMarks: RevisionCache<KnownMarks>,
-): Promise<CallerList> {
+): Promise<CallerAnswer<CommentList>> {
   const site = await listedSite(db, caller, query.site_id);
   const viewer = viewerFor(caller, site);
   // The public, or a credential of another tenant (which reads the site as the public does).
-  if (viewer.ref === null) return { marks: null };
+  if (viewer.ref === null) return { shown: await publicList(), marks: null };
   if (viewer.moderator) return { own: await readList(db, site, viewer, query) };
-  if (await mayHaveCommentsOnlyTheySee(db, caller, site, query, viewer.ref)) return { own: await readList(db, site, viewer, query) };
-  const comments = (await publicList()).subtrees.flatMap((subtree) => subtree.comments);
-  const marks = caller.kind === 'session' ? readerMarksOf(db.kysely, keptMarks, caller, viewer, comments) : marksOf(db.kysely, viewer, comments);
-  return { marks: await marks };
+  const threadUrl = threadKey(query.thread_url, 'querystring/thread_url').href;
+  if (await mayHaveCommentsOnlyTheySee(db, caller, site.id, threadUrl, viewer.ref)) return { own: await readList(db, site, viewer, query) };
+  const shown = await publicList();
+  return { shown, marks: await marksOfReader(db.kysely, keptMarks, caller, viewer, commentsOf(shown.page)) };
 }
 
 /** A comment (with its thread URL) and its site; 404 when either is unknown. */
@@ -140,16 +102,36 @@ export async function visibleComment(db: Db, caller: Caller, id: string) {
   return { comment, site, viewer };
 }
 
-/** One comment with its whole visible subtree (up to SUBTREE_CAP replies). */
-export async function getComment(db: Db, caller: Caller, id: string): Promise<CommentView> {
-  const { comment, viewer } = await visibleComment(db, caller, id);
-  const replies = await listSubtree(db.kysely, viewer, id, SUBTREE_CAP);
-  const kept = replies.slice(0, SUBTREE_CAP);
-  const marks = await marksOf(db.kysely, viewer, [comment, ...kept].map(markableRow));
-  const view = (row: ViewRow) => toView(row, comment.thread_url, marks);
-  const root = view(comment);
-  nestReplies([root], kept, view, replies.length > SUBTREE_CAP ? new Set([id]) : undefined);
-  return root;
+/**
+ * GET /v1/comments/:id for this caller. As with lists, a reader who moderates nothing on the site and
+ * has no comment in the thread that only they can see reads the public's answer (`shared`, see
+ * public-comment.ts) with their own votes, reactions and authorship laid over it. The site and
+ * thread are kept with that answer, so a kept one costs a reader no lookup of the comment.
+ */
+export async function readComment(
+  db: Db,
+  caller: Caller,
+  id: string,
+  query: SubtreeQuery,
+  shared: SharedAnswer<PlacedPage>,
+  keptMarks: RevisionCache<KnownMarks>,
+): Promise<CallerAnswer<CommentPage>> {
+  if (caller.kind === 'public') return { shown: await shared.read(), marks: null };
+  const kept = shared.kept();
+  const found = kept ? undefined : await commentWithSite(db, id);
+  const site: SiteOwnership = kept ? kept.page.site : found!.site;
+  const viewer = viewerFor(caller, site);
+  // A credential of another tenant reads the site as the public does.
+  if (viewer.ref === null) return { shown: kept ?? (await shared.read()), marks: null };
+  const threadUrl = kept ? kept.page.threadUrl : found!.comment.thread_url;
+  if (viewer.moderator || (await mayHaveCommentsOnlyTheySee(db, caller, site.id, threadUrl, viewer.ref))) {
+    const { comment } = found ?? (await commentWithSite(db, id));
+    if (!(await isVisible(db.kysely, viewer, id))) throw new AppError('not_found', `No comment ${id}`);
+    const { page } = await readCommentPage(db.kysely, viewer, comment, query, (rows) => marksOf(db.kysely, viewer, rows.map(markableRow)));
+    return { own: page };
+  }
+  const shown = kept ?? (await shared.read());
+  return { shown, marks: await marksOfReader(db.kysely, keptMarks, caller, viewer, commentsOf(shown.page)) };
 }
 
 export interface CreateInput {
@@ -166,11 +148,10 @@ function authorNameFor(caller: Caller, requested: string | undefined): string {
   return requested === undefined ? fallback : cleanText('body/author_name', requested, MAX_AUTHOR_NAME);
 }
 
-function initialStatus(site: Site, caller: Caller, moderator: boolean): 'published' | 'pending' {
-  if (moderator) return 'published';
-  if (site.moderationMode === 'all') return 'pending';
-  if (site.moderationMode === 'guests' && caller.kind === 'public') return 'pending';
-  return 'published';
+/** Whether the site's moderation mode holds what this caller writes (a new comment, or an edit) for approval. */
+function heldForApproval(site: Site, caller: Caller, moderator: boolean): boolean {
+  if (moderator) return false;
+  return site.moderationMode === 'all' || (site.moderationMode === 'guests' && caller.kind === 'public');
 }
 
 /** A new comment's site, author and parent, checked in the order a client is told what is wrong. */
@@ -210,7 +191,7 @@ export async function createComment(db: Db, caller: Caller, input: CreateInput):
     const { shadowBanned } = await checkAuthorBans(trx, site.id, author);
     const now = nowIso();
     const id = newId('cmt');
-    const status = initialStatus(site, caller, moderator);
+    const status = heldForApproval(site, caller, moderator) ? 'pending' : 'published';
     const moderationStatus = status === 'pending' ? 'pending' : shadowBanned ? 'shadow_banned' : null;
     const listedPublic = parent ? 0 : listedPublicly({ status, moderation_status: moderationStatus });
     const row: CommentRow = {
@@ -278,21 +259,35 @@ async function writableComment(db: Db, caller: Caller, id: string) {
   return { ...found, isAuthor: found.comment.author_ref !== null && found.comment.author_ref === found.viewer.ref };
 }
 
+/**
+ * Where the site holds new comments by this caller for approval, an edit is held too: a comment the
+ * public sees goes back to pending, or approving it once would let any later text reach the public.
+ * Decided in the statement, on the row as it is then (a pending, shadow-banned or removed one stays so).
+ */
+const PUBLIC_NOW = sql<boolean>`(status = 'published' and moderation_status is null)`;
+const HELD_AGAIN = {
+  status: sql<string>`case when ${PUBLIC_NOW} then 'pending' else status end`,
+  moderation_status: sql<string | null>`case when ${PUBLIC_NOW} then 'pending' else moderation_status end`,
+};
+
 export async function editComment(db: Db, caller: Caller, id: string, rawContent: string): Promise<CommentView> {
-  const { comment, site, isAuthor } = await writableComment(db, caller, id);
+  const { comment, site, viewer, isAuthor } = await writableComment(db, caller, id);
   if (!isAuthor) throw new AppError('forbidden', 'Only the author can edit a comment');
   if (comment.is_deleted) throw new AppError('conflict', 'A deleted comment cannot be edited');
   const content = cleanText('body/content', rawContent, MAX_CONTENT);
+  const held = heldForApproval(site, caller, viewer.moderator);
   const edited = await withEvents(db, async (trx) => {
     await assertNotBanned(trx, site.id, comment.author_ref);
     const updated = await trx
       .updateTable('comments')
-      .set({ content, is_edited: 1, updated_at: nowIso() })
+      .set({ content, is_edited: 1, updated_at: nowIso(), ...(held && HELD_AGAIN) })
       .where('id', '=', id)
       .where('is_deleted', '=', 0)
       .returningAll()
       .executeTakeFirst();
     if (!updated) throw new AppError('conflict', 'A deleted comment cannot be edited');
+    // Held, it may leave the public's list (or take its deleted top-level comment out of it).
+    if (held) await refreshListing(trx, [updated.root_id]);
     await recordEvent(trx, { accountId: site.accountId, siteId: site.id, type: 'comment.updated', data: { comment: eventComment(updated, comment.thread_url) } }, site);
     return toView(updated, comment.thread_url, authorMarks(comment.author_ref));
   });
@@ -305,6 +300,7 @@ export async function deleteComment(db: Db, caller: Caller, id: string): Promise
   const { comment, site, viewer, isAuthor } = await writableComment(db, caller, id);
   if (!isAuthor && !viewer.moderator) throw new AppError('forbidden', 'Only the author or a moderator can delete a comment');
   const deletedView = await withEvents(db, async (trx) => {
+    await assertNotBanned(trx, site.id, viewer.ref);
     const deleted = await trx
       .updateTable('comments')
       .set({ is_deleted: 1, content: null, updated_at: nowIso() })

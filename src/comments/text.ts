@@ -19,3 +19,11 @@ export function cleanText(path: string, raw: string, maxLength: number): string 
 
 export const MAX_CONTENT = 10_000;
 export const MAX_AUTHOR_NAME = 100;
+
+/**
+ * Names are refused when they hold bidirectional controls (U+200E, U+200F, U+202A-U+202E,
+ * U+2066-U+2069) or zero-width characters (U+200B-U+200D, U+2060, U+FEFF): unseen, they make a name
+ * read as another one (an override turns "evil" into "live") or look like a name it is not. As a
+ * JSON Schema pattern, so the API reference states the rule.
+ */
+export const NAME_PATTERN = '^[^\\u200B-\\u200F\\u202A-\\u202E\\u2060\\u2066-\\u2069\\uFEFF]*$';

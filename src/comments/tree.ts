@@ -41,8 +41,32 @@ export function nestReplies(
   for (const root of roots) dropEmptyPlaceholders(root);
 }
 
+/**
+ * Nests one part of a comment's subtree (rows in pre-order) under it: a reply under its parent when
+ * the parent is in the part, else directly under the comment, where its parent_id tells a client
+ * that has the earlier parts where it belongs. `cut` names the comments with replies left for later
+ * parts. A deleted reply is kept as a placeholder while it has replies here or left.
+ */
+export function nestSubtreePart(root: CommentView, rows: ViewRow[], toView: (row: ViewRow) => CommentView, cut: ReadonlySet<string>): void {
+  const byId = new Map<string, CommentView>([[root.id, root]]);
+  const nested: CommentView[] = [];
+  for (const row of rows) {
+    const view = toView(row);
+    (byId.get(row.parent_id!) ?? root).replies.push(view);
+    byId.set(view.id, view);
+    nested.push(view);
+  }
+  for (const id of cut) {
+    const view = byId.get(id);
+    if (view) view.has_more_replies = true;
+  }
+  for (let i = nested.length - 1; i >= 0; i--) dropEmptyPlaceholders(nested[i]);
+  dropEmptyPlaceholders(root);
+}
+
+/** A deleted comment with no reply to show, here or beyond a cut: left out. */
 export function isEmptyPlaceholder(view: CommentView): boolean {
-  return view.is_deleted && view.replies.length === 0;
+  return view.is_deleted && view.replies.length === 0 && !view.has_more_replies;
 }
 
 function dropEmptyPlaceholders(node: CommentView): void {

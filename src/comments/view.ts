@@ -36,6 +36,7 @@ export interface CommentView {
   id: string;
   content: string | null;
   author_name: string;
+  author_is_guest: boolean;
   upvotes: number;
   downvotes: number;
   reaction_counts: Record<string, number>;
@@ -82,6 +83,8 @@ export function toView(row: ViewRow, threadUrl: string, marks: ViewerMarks = NO_
     id: row.id,
     content: row.is_deleted ? null : row.content,
     author_name: row.author_name,
+    // Guests are the only authors without an identity (actorRef).
+    author_is_guest: row.author_ref === null,
     upvotes: Number(row.upvotes),
     downvotes: Number(row.downvotes),
     reaction_counts: JSON.parse(row.reaction_counts),

@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import type { FastifyBaseLogger } from 'fastify';
 import { Redis } from 'ioredis';
 
 /** A committed change that cached reads depend on: one thread of a site, or (threadKey null) all of them. */
@@ -9,7 +10,26 @@ export interface Change {
 
 type Listener = (change: Change) => void;
 
-const CHANNEL = 'parley:changes';
+/** The announcements' channel, under the deployment's Redis key prefix: deployments sharing a Redis stay apart. */
+export function changesChannel(redisKeyPrefix: string): string {
+  return `${redisKeyPrefix}:changes`;
+}
+
+type Announcement = Change & { from: string };
+
+/** What a message on the channel holds, or why it is to be ignored: anyone who can publish on that Redis can send anything. */
+function announcementIn(message: string): Announcement | 'not_json' | 'wrong_shape' {
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(message);
+  } catch {
+    return 'not_json';
+  }
+  if (typeof parsed !== 'object' || parsed === null) return 'wrong_shape';
+  const { from, siteId, threadKey } = parsed as Record<string, unknown>;
+  if (typeof from !== 'string' || typeof siteId !== 'string' || (threadKey !== null && typeof threadKey !== 'string')) return 'wrong_shape';
+  return { from, siteId, threadKey };
+}
 
 /**
  * Write paths announce here, after their transaction commits, which threads they changed; caches
@@ -22,6 +42,7 @@ export class ChangeFeed {
   readonly #instance = randomUUID();
   #publisher: Redis | null = null;
   #subscriber: Redis | null = null;
+  #channel = '';
   #hearsEveryChange: boolean;
 
   /**
@@ -69,7 +90,7 @@ export class ChangeFeed {
 
   #announce(change: Change): void {
     this.#deliver(change);
-    this.#publisher?.publish(CHANNEL, JSON.stringify({ from: this.#instance, ...change })).catch(() => {
+    this.#publisher?.publish(this.#channel, JSON.stringify({ from: this.#instance, ...change })).catch(() => {
       // Redis down: other instances miss this change until it is back; this one is already right.
     });
   }
@@ -79,22 +100,35 @@ export class ChangeFeed {
   }
 
   /**
-   * Shares announcements with the other instances on this Redis. Never fails: while Redis is away
-   * the feed says it does not hear every change, and when the subscription is back it resets.
+   * Shares announcements with the other instances on this Redis under the same key prefix. Never
+   * fails: while Redis is away the feed says it does not hear every change, and when the
+   * subscription is back it resets. A message that is not an announcement is ignored, and logged
+   * the first time one of its kind comes.
    */
-  connectRedis(url: string): void {
+  connectRedis(url: string, redisKeyPrefix: string, log: FastifyBaseLogger): void {
+    this.#channel = changesChannel(redisKeyPrefix);
     this.#publisher = new Redis(url, { maxRetriesPerRequest: 1 });
     this.#subscriber = new Redis(url, { maxRetriesPerRequest: null });
     for (const client of [this.#publisher, this.#subscriber]) client.on('error', () => undefined);
-    this.#subscriber.on('message', (_channel, message: string) => {
-      const { from, siteId, threadKey } = JSON.parse(message) as Change & { from: string };
-      if (from !== this.#instance) this.#deliver({ siteId, threadKey });
+    const logged = new Set<string>();
+    this.#subscriber.on('message', (channel: string, message: string) => {
+      const announcement = announcementIn(message);
+      if (typeof announcement === 'object') {
+        if (announcement.from !== this.#instance) this.#deliver({ siteId: announcement.siteId, threadKey: announcement.threadKey });
+        return;
+      }
+      if (logged.has(announcement)) return;
+      logged.add(announcement);
+      log.warn(
+        { channel, problem: announcement, received: message.slice(0, 200) },
+        'ignored a message on the change channel that is not a change announcement (logged once per kind of problem)',
+      );
     });
     this.#subscriber.on('close', () => {
       this.#hearsEveryChange = false;
     });
     this.#subscriber.on('ready', () => {
-      this.#subscriber!.subscribe(CHANNEL).then(
+      this.#subscriber!.subscribe(this.#channel).then(
         () => {
           for (const listener of this.#resetListeners) listener();
           this.#hearsEveryChange = true;

@@ -11,6 +11,7 @@ import * as listRevisions from './migrations/0007_list_revisions.ts';
 import * as marksRevision from './migrations/0008_marks_revision.ts';
 import * as commentsOnlyTheySee from './migrations/0009_comments_only_they_see.ts';
 import * as voteOrderListing from './migrations/0010_vote_order_listing.ts';
+import * as sessionKeys from './migrations/0011_session_keys.ts';
 import * as staff from './migrations/0012_staff.ts';
 
 /**
@@ -31,6 +32,7 @@ const MIGRATIONS: Record<string, Migration> = {
   '0008_marks_revision': marksRevision,
   '0009_comments_only_they_see': commentsOnlyTheySee,
   '0010_vote_order_listing': voteOrderListing,
+  '0011_session_keys': sessionKeys,
   '0012_staff': staff,
 };
 

@@ -61,6 +61,8 @@ export interface SessionTable {
   expires_at: string;
   revoked_at: string | null;
   created_at: string;
+  /** The API key that minted the session (migration 0011); null for sessions minted before it. */
+  key_id: string | null;
 }
 
 export interface ThreadTable {

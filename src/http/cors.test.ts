@@ -60,6 +60,32 @@ describe('CORS for the widget', () => {
     expect(list.body.total).toBe(1);
   });
 
+  it("takes the site from what the route acts on: a site_id in the query of a post does not lift the body's site's domains", async () => {
+    const thread = pageUrl();
+    const post = await parley.request('POST', `/v1/comments?site_id=${open.site_id}`, {
+      body: { site_id: listed.site_id, thread_url: thread, content: 'from elsewhere' },
+      headers: { origin: 'https://evil.test' },
+    });
+    expect(post.status).toBe(403);
+    expect(post.body.code).toBe('forbidden');
+    expect(post.headers.get('access-control-allow-origin')).toBeNull();
+    const list = await parley.request('GET', `/v1/comments?site_id=${listed.site_id}&thread_url=${encodeURIComponent(thread)}`);
+    expect(list.body.total).toBe(0);
+  });
+
+  it("takes a comment's site from the comment, whatever site_id the query names", async () => {
+    const comment = await parley.request('POST', '/v1/comments', { token: listed.api_key, body: { site_id: listed.site_id, thread_url: pageUrl(), content: 'hi' } });
+    const evil = { origin: 'https://evil.test' };
+    const flagged = await parley.request('POST', `/v1/comments/${comment.body.id}/flag?site_id=${open.site_id}`, { body: {}, headers: evil });
+    expect(flagged.status).toBe(403);
+    expect(flagged.headers.get('access-control-allow-origin')).toBeNull();
+    const preflighted = await preflight(`/v1/comments/${comment.body.id}/flag?site_id=${open.site_id}`, 'https://evil.test');
+    expect(preflighted.headers.get('access-control-allow-origin')).toBeNull();
+    const read = await parley.request('GET', `/v1/comments/${comment.body.id}?site_id=${open.site_id}`, { headers: evil });
+    expect(read.status).toBe(200);
+    expect(read.headers.get('access-control-allow-origin')).toBeNull();
+  });
+
   it('makes errors readable to allowed pages too (so the widget can show them)', async () => {
     const response = await parley.request('GET', '/v1/comments/cmt_missing', { headers: { origin: 'https://blog.example.com' } });
     expect(response.status).toBe(404);

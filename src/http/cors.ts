@@ -37,31 +37,36 @@ function allowedOrigin(origin: string, domains: Domains): string | null {
 }
 
 /**
- * The site a widget request belongs to: `site_id` in the query string (lists, the widget settings)
- * or the JSON body (posting), else the site of the comment named in the path. A preflight carries
- * neither body nor credential, so a preflight for posting is answered for any origin and the post
- * itself is checked once its body is read.
+ * The site a widget request acts on, read where its route reads it: the comment named in the path
+ * (/v1/comments/:id and below), the JSON body's site_id when posting, the query's site_id for lists
+ * and the widget settings. Never a site_id the route ignores: that would let any site without
+ * domains lift another site's restriction. A preflight carries neither body nor credential, so a
+ * preflight for posting is answered for any origin and the post itself is checked once its body is read.
  */
 async function siteDomains(db: Db, request: FastifyRequest): Promise<Domains> {
-  const fromQuery = new URL(request.url, 'http://parley').searchParams.get('site_id');
-  const body = request.body as { site_id?: unknown } | undefined;
-  const siteId = fromQuery ?? (typeof body?.site_id === 'string' ? body.site_id : null);
-  // This runs for refused requests too (onSend): an id with U+0000 names no site, and PostgreSQL
-  // would fail the lookup rather than find nothing.
-  if (siteId?.includes('\u0000')) return null;
-  if (siteId !== null) {
-    const site = await db.kysely.selectFrom('sites').select('domains').where('id', '=', siteId).executeTakeFirst();
-    return site ? (JSON.parse(site.domains) as string[]) : null;
-  }
-  const commentId = COMMENT_PATH.exec(request.url)?.[1];
-  if (commentId === undefined || decodeURIComponent(commentId).includes('\u0000')) return null;
-  const site = await db.kysely
-    .selectFrom('comments')
-    .innerJoin('sites', 'sites.id', 'comments.site_id')
-    .select('sites.domains')
-    .where('comments.id', '=', decodeURIComponent(commentId))
-    .executeTakeFirst();
+  const site = await siteActedOn(db, request);
   return site ? (JSON.parse(site.domains) as string[]) : null;
+}
+
+// Each lookup runs for refused requests too (onSend): an id with U+0000 names nothing, and
+// PostgreSQL would fail the lookup rather than find nothing.
+function siteActedOn(db: Db, request: FastifyRequest): Promise<{ domains: string } | undefined> | undefined {
+  const inPath = COMMENT_PATH.exec(request.url)?.[1];
+  if (inPath !== undefined) {
+    const commentId = decodeURIComponent(inPath);
+    if (commentId.includes('\u0000')) return undefined;
+    return db.kysely
+      .selectFrom('comments')
+      .innerJoin('sites', 'sites.id', 'comments.site_id')
+      .select('sites.domains')
+      .where('comments.id', '=', commentId)
+      .executeTakeFirst();
+  }
+  const method = request.method === 'OPTIONS' ? request.headers['access-control-request-method'] : request.method;
+  const body = request.body as { site_id?: unknown } | undefined;
+  const siteId = method === 'POST' ? (typeof body?.site_id === 'string' ? body.site_id : null) : new URL(request.url, 'http://parley').searchParams.get('site_id');
+  if (siteId === null || siteId.includes('\u0000')) return undefined;
+  return db.kysely.selectFrom('sites').select('domains').where('id', '=', siteId).executeTakeFirst();
 }
 
 /**

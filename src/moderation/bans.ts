@@ -7,6 +7,7 @@ import { newId } from '../ids.ts';
 import type { Site } from '../sites/repository.ts';
 import { refreshListing } from '../comments/listing.ts';
 import { nowIso } from '../clock.ts';
+import { endSessions } from '../sessions/service.ts';
 
 export const BAN_TYPES = ['ban', 'shadow_ban'] as const;
 export type BanType = (typeof BAN_TYPES)[number];
@@ -69,6 +70,8 @@ export async function banAuthor(
     .onConflict((oc) => oc.columns(['site_id', 'author_ref', 'ban_type']).doNothing())
     .executeTakeFirst();
   if (Number(inserted.numInsertedOrUpdatedRows ?? 0) === 0) return null;
+  // The sessions signed in before an outright ban end with it.
+  if (type === 'ban') await endSessions(trx, { siteId: site.id, userId: authorRef });
   if (type === 'shadow_ban') {
     await trx
       .updateTable('comments')

@@ -83,19 +83,44 @@ describe('flags', () => {
 
 describe('bans', () => {
   it('bans a site user outright: their writes are 403 banned', async () => {
-    const troll = await parley.signIn(site.api_key, site.site_id, { id: 'troll', name: 'Troll' });
     const trollUser = (await parley.request('POST', '/v1/sessions', { token: site.api_key, body: { site_id: site.site_id, user: { id: 'troll', name: 'Troll' } } })).body.user;
     const id = await pendingComment();
     await moderate(site.api_key, id, 'approve');
     const ban = await parley.request('POST', `/api/sites/${site.site_id}/bans`, { token: site.api_key, body: { user_id: trollUser.id, reason: 'spam' } });
     expect(ban.status).toBe(201);
     expect(ban.body).toMatchObject({ site_id: site.site_id, user_id: trollUser.id, ban_type: 'ban', reason: 'spam' });
+    // The ban ended the sessions signed in before it; one minted after it is refused every write.
+    const troll = await parley.signIn(site.api_key, site.site_id, { id: 'troll', name: 'Troll' });
     const write = await parley.request('POST', '/v1/comments', { token: troll, body: { thread_url: pageUrl(), site_id: site.site_id, content: 'hi' } });
     expect(write.status).toBe(403);
     expect(write.body.code).toBe('banned');
     expect((await parley.request('POST', `/v1/comments/${id}/vote`, { token: troll, body: { vote_type: 'up' } })).body.code).toBe('banned');
     const again = await parley.request('POST', `/api/sites/${site.site_id}/bans`, { token: site.api_key, body: { user_id: trollUser.id } });
     expect(again.status).toBe(409);
+  });
+
+  it("refuses every write of a banned user with 403 banned, their own comments' flag and delete included", async () => {
+    const sinner = await parley.signIn(site.api_key, site.site_id, { id: 'sinner', name: 'Sinner' });
+    const own = (await parley.request('POST', '/v1/comments', { token: sinner, body: { thread_url: pageUrl(), site_id: site.site_id, content: 'mine' } })).body.id;
+    await moderate(site.api_key, own, 'approve');
+    const user = (await parley.request('POST', '/v1/sessions', { token: site.api_key, body: { site_id: site.site_id, user: { id: 'sinner', name: 'Sinner' } } })).body.user;
+    expect((await parley.request('POST', `/api/sites/${site.site_id}/bans`, { token: site.api_key, body: { user_id: user.id } })).status).toBe(201);
+    const banned = await parley.signIn(site.api_key, site.site_id, { id: 'sinner', name: 'Sinner' });
+    const writes = [
+      () => parley.request('POST', '/v1/comments', { token: banned, body: { thread_url: pageUrl(), site_id: site.site_id, content: 'again' } }),
+      () => parley.request('PATCH', `/v1/comments/${own}`, { token: banned, body: { content: 'edited' } }),
+      () => parley.request('POST', `/v1/comments/${own}/vote`, { token: banned, body: { vote_type: 'up' } }),
+      () => parley.request('POST', `/v1/comments/${own}/react`, { token: banned, body: { reaction_type: 'funny' } }),
+      () => parley.request('POST', `/v1/comments/${own}/flag`, { token: banned, body: { reason: 'mine' } }),
+      () => parley.request('DELETE', `/v1/comments/${own}`, { token: banned }),
+    ];
+    for (const write of writes) {
+      const response = await write();
+      expect(response.status).toBe(403);
+      expect(response.body.code).toBe('banned');
+    }
+    const kept = await parley.request('GET', `/v1/comments/${own}`, { token: site.api_key });
+    expect(kept.body).toMatchObject({ content: 'mine', is_deleted: false });
   });
 
   it('needs an admin key and a user of that site', async () => {

@@ -6,9 +6,10 @@ import { recordEvent, withEvents } from '../events/record.ts';
 import { newId } from '../ids.ts';
 import { commentWithSite, visibleComment } from '../comments/service.ts';
 import { eventComment, type CommentRow } from '../comments/view.ts';
-import { banAuthor, liftShadowBan } from './bans.ts';
+import { assertNotBanned, banAuthor, liftShadowBan } from './bans.ts';
 import { refreshListing } from '../comments/listing.ts';
 import { nowIso } from '../clock.ts';
+import { clientKey } from '../ratelimits/client-key.ts';
 
 export const MODERATION_ACTIONS = ['approve', 'remove', 'spam', 'shadow_ban', 'unhide'] as const;
 export type ModerationAction = (typeof MODERATION_ACTIONS)[number];
@@ -111,8 +112,10 @@ export async function flagComment(db: Db, caller: Caller, id: string, reason: st
   // A credential that does not reach the site is another tenant's: it is never taken for a guest.
   if (caller.kind !== 'public' && viewer.ref === null) throw new AppError('not_found', `No comment ${id}`);
   if (comment.is_deleted) throw new AppError('conflict', 'A deleted comment cannot be flagged');
-  const flagger = viewer.ref ?? `ip:${caller.ip}`;
+  // A guest is one flagger per client key, as for its limits: an IPv6 client is its /64.
+  const flagger = viewer.ref ?? `ip:${clientKey(caller.ip)}`;
   return withEvents(db, async (trx) => {
+    await assertNotBanned(trx, site.id, viewer.ref);
     const inserted = await trx
       .insertInto('flags')
       .values({ comment_id: id, flagger_ref: flagger, reason, created_at: nowIso() })

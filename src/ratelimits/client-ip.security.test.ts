@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { pageUrl, parleysPerTest, type TestParley } from '../../test/helper.ts';
+import { startReceiver, subscribe, WEBHOOK_TEST_ENV } from '../../test/receiver.ts';
 import { ConfigError, loadConfig } from '../config.ts';
 
 const parleyWith = parleysPerTest();
@@ -40,5 +41,65 @@ describe('the client IP the limits count by', () => {
       expect(() => loadConfig({ TRUST_PROXY: blanket }), blanket).toThrow(ConfigError);
     }
     expect(loadConfig({ TRUST_PROXY: '10.0.0.1, 10.1.0.0/16,::1' }).trustProxy).toEqual(['10.0.0.1', '10.1.0.0/16', '::1']);
+  });
+});
+
+/** Requests come from 127.0.0.1, a trusted proxy here, so X-Forwarded-For sets each one's client address. */
+const BEHIND_PROXY = { TRUST_PROXY: '127.0.0.1' };
+
+describe('IPv6 clients count as their /64', () => {
+  it('shares the guest comment limit across the addresses of one /64, not across two /64s', async () => {
+    const parley = await parleyWith({ ...BEHIND_PROXY, PARLEY_RATE_LIMIT_GUEST_COMMENTS_PER_HOUR: '2' });
+    const site = await parley.newSite({ allowGuests: true });
+    expect((await guestPostFrom(parley, site.site_id, '2001:db8:a:b::1')).status).toBe(201);
+    expect((await guestPostFrom(parley, site.site_id, '2001:db8:a:b:ffff:ffff:ffff:ffff')).status).toBe(201);
+    const third = await guestPostFrom(parley, site.site_id, '2001:db8:a:b:1234::9');
+    expect(third.status).toBe(429);
+    expect(third.body.code).toBe('rate_limited');
+    expect((await guestPostFrom(parley, site.site_id, '2001:db8:a:c::1')).status).toBe(201);
+  });
+
+  it('shares the per-IP request limit across the addresses of one /64, not across two /64s', async () => {
+    const parley = await parleyWith({ ...BEHIND_PROXY, PARLEY_RATE_LIMIT_IP_PER_MINUTE: '2' });
+    const readFrom = (address: string) => parley.request('GET', '/v1/comments/cmt_unknown', { headers: { 'x-forwarded-for': address } });
+    const first = await readFrom('2001:db8:a:b::1');
+    expect(first.status).toBe(404);
+    expect(first.headers.get('x-ratelimit-remaining')).toBe('1');
+    expect((await readFrom('2001:db8:a:b::2')).headers.get('x-ratelimit-remaining')).toBe('0');
+    const refused = await readFrom('2001:db8:a:b:ffff::3');
+    expect(refused.status).toBe(429);
+    expect(Number(refused.headers.get('retry-after'))).toBeGreaterThanOrEqual(1);
+    const elsewhere = await readFrom('2001:db8:a:c::1');
+    expect(elsewhere.status).toBe(404);
+    expect(elsewhere.headers.get('x-ratelimit-remaining')).toBe('1');
+  });
+
+  it('keeps IPv4 clients per address, an IPv4-mapped IPv6 address counting as its IPv4 address', async () => {
+    const parley = await parleyWith({ ...BEHIND_PROXY, PARLEY_RATE_LIMIT_GUEST_COMMENTS_PER_HOUR: '1' });
+    const site = await parley.newSite({ allowGuests: true });
+    expect((await guestPostFrom(parley, site.site_id, '203.0.113.1')).status).toBe(201);
+    expect((await guestPostFrom(parley, site.site_id, '::ffff:203.0.113.1')).status).toBe(429);
+    expect((await guestPostFrom(parley, site.site_id, '203.0.113.2')).status).toBe(201);
+    expect((await guestPostFrom(parley, site.site_id, '::ffff:203.0.113.3')).status).toBe(201);
+  });
+
+  it('counts the guests of one /64 as one flagger (one comment.flagged), and of two /64s as two', async () => {
+    const receiver = await startReceiver();
+    try {
+      const parley = await parleyWith({ ...BEHIND_PROXY, ...WEBHOOK_TEST_ENV });
+      const site = await parley.newSite({ allowGuests: true });
+      await subscribe(parley, site, receiver.url, ['comment.flagged']);
+      const comment = await parley.request('POST', '/v1/comments', { token: site.api_key, body: { site_id: site.site_id, thread_url: pageUrl(), content: 'flag me' } });
+      const flagFrom = (address: string) =>
+        parley.request('POST', `/v1/comments/${comment.body.id}/flag`, { body: { reason: 'spam' }, headers: { 'x-forwarded-for': address } });
+      const flagDeliveries = async () =>
+        (await parley.request('GET', `/api/sites/${site.site_id}/webhooks/deliveries?event=comment.flagged`, { token: site.api_key })).body.total;
+      for (const address of ['2001:db8:a:b::1', '2001:db8:a:b::2', '2001:db8:a:b:ffff::3']) expect((await flagFrom(address)).status).toBe(200);
+      expect(await flagDeliveries()).toBe(1);
+      expect((await flagFrom('2001:db8:a:c::1')).status).toBe(200);
+      expect(await flagDeliveries()).toBe(2);
+    } finally {
+      await receiver.close();
+    }
   });
 });

@@ -1,6 +1,7 @@
 import proxyAddr from '@fastify/proxy-addr';
 import type { FastifyInstance, FastifyReply, FastifyRequest, onSendHookHandler } from 'fastify';
 import { RateLimiterRes } from 'rate-limiter-flexible';
+import BlockedKeys from 'rate-limiter-flexible/lib/component/BlockedKeys/BlockedKeys.js';
 import type { Caller } from '../auth/caller.ts';
 import type { Config } from '../config.ts';
 import { AppError } from '../errors.ts';
@@ -13,7 +14,7 @@ interface Counted extends Charge {
 
 declare module 'fastify' {
   interface FastifyRequest {
-    /** The comment-limit count this request took, to give back if it creates nothing. */
+    /** The comment-limit count this request took: if it creates nothing, given back and counted under `failure` instead. */
     rateLimitRefund: Counted | null;
   }
   interface FastifyInstance {
@@ -39,6 +40,12 @@ function setHeaders(reply: FastifyReply, policy: Policy, state: RateLimiterRes, 
   reply.header('ratelimit', `${policy.fields.stateStart}${state.remainingPoints};t=${secondsLeft}`);
 }
 
+/** A count from Redis past the limit rejects with the state; any other failure stays one. */
+function pastTheLimit(outcome: unknown): RateLimiterRes {
+  if (outcome instanceof RateLimiterRes) return outcome;
+  throw outcome;
+}
+
 function hooksOf(hooks: onSendHookHandler | onSendHookHandler[] | undefined): onSendHookHandler[] {
   if (!hooks) return [];
   return Array.isArray(hooks) ? hooks : [hooks];
@@ -59,37 +66,56 @@ export async function registerRateLimits(app: FastifyInstance, config: Config): 
   app.decorateRequest('rateLimitRefund', null);
   const { draftHeaders } = config.rateLimits;
 
-  const refund = async (request: FastifyRequest, reply: FastifyReply, { policy, subject }: Counted) => {
+  // Clients whose IP limit this process has seen used up, until their window ends. A comment creation
+  // counts under that limit only when it fails, so it is checked against this rather than counted:
+  // the check costs no count, and a flood of refused posts ends in 429s like any other requests.
+  const spent = new BlockedKeys();
+  const noteIfSpent = ({ policy, subject }: Charge, state: RateLimiterRes) => {
+    if (policy.name === 'ip' && state.remainingPoints === 0) spent.addMs(subject, state.msBeforeNext);
+  };
+
+  // A failed creation's count moves from its comment limit to its IP limit; the answer's fields are
+  // then the IP limit's, the one it counted against.
+  const countFailure = async (request: FastifyRequest, reply: FastifyReply, { policy, subject, failure, windowEndsAt }: Counted) => {
     try {
-      setHeaders(reply, policy, await counters.giveBack(policy, subject), Date.now(), draftHeaders);
+      const givenBack = Date.now() < windowEndsAt ? counters.giveBack(policy, subject) : null;
+      if (failure === null) {
+        if (givenBack) setHeaders(reply, policy, await givenBack, Date.now(), draftHeaders);
+        return;
+      }
+      const [state] = await Promise.all([Promise.resolve(counters.take(failure.policy, failure.subject)).catch(pastTheLimit), givenBack]);
+      noteIfSpent(failure, state);
+      setHeaders(reply, failure.policy, state, Date.now(), draftHeaders);
     } catch (err) {
-      request.log.error({ err }, 'rate limit refund failed');
+      request.log.error({ err }, 'rate limit count of a failed comment creation failed');
     }
   };
-  // Only comment creation counts what a request makes, and gives the count back when it makes
-  // nothing, so only its routes carry the hook: every other response goes without it. A callback
-  // rather than an async hook: it almost always has nothing to do, and then it should cost no promise.
-  const giveBackIfFailed: onSendHookHandler = (request, reply, payload, done) => {
+  // Only comment creation counts what a request makes, and moves the count when it makes nothing, so
+  // only its routes carry the hook: every other response goes without it. A callback rather than an
+  // async hook: it almost always has nothing to do, and then it should cost no promise.
+  const countIfFailed: onSendHookHandler = (request, reply, payload, done) => {
     const counted = request.rateLimitRefund;
-    if (!counted || reply.statusCode < 400 || Date.now() >= counted.windowEndsAt) return done(null, payload);
-    void refund(request, reply, counted).then(() => done(null, payload));
+    if (!counted || reply.statusCode < 400) return done(null, payload);
+    void countFailure(request, reply, counted).then(() => done(null, payload));
   };
   if ([...policies.values()].some((policy) => policy.refundsFailures)) {
     app.addHook('onRoute', (route) => {
-      if (route.config?.commentCreation) route.onSend = [...hooksOf(route.onSend), giveBackIfFailed];
+      if (route.config?.commentCreation) route.onSend = [...hooksOf(route.onSend), countIfFailed];
     });
   }
 
-  const admitted = (request: FastifyRequest, reply: FastifyReply, { policy, subject }: Charge, state: RateLimiterRes) => {
+  const admitted = (request: FastifyRequest, reply: FastifyReply, { policy, subject, failure }: Charge, state: RateLimiterRes) => {
     const now = Date.now();
     setHeaders(reply, policy, state, now, draftHeaders);
-    if (policy.refundsFailures) request.rateLimitRefund = { policy, subject, windowEndsAt: now + state.msBeforeNext };
+    if (policy.refundsFailures) request.rateLimitRefund = { policy, subject, failure, windowEndsAt: now + state.msBeforeNext };
   };
-  const refused = (request: FastifyRequest, reply: FastifyReply, { policy }: Charge, outcome: unknown) => {
+  const refused = (request: FastifyRequest, reply: FastifyReply, charge: Charge, outcome: unknown) => {
     if (!(outcome instanceof RateLimiterRes)) {
       request.log.error({ err: outcome }, 'rate limit unavailable; request let through');
       return;
     }
+    const { policy } = charge;
+    noteIfSpent(charge, outcome);
     setHeaders(reply, policy, outcome, Date.now(), draftHeaders);
     const retryAfter = Math.max(1, Math.ceil(outcome.msBeforeNext / 1000));
     reply.header('retry-after', retryAfter);
@@ -108,7 +134,12 @@ export async function registerRateLimits(app: FastifyInstance, config: Config): 
   };
   const check = (request: FastifyRequest, reply: FastifyReply, caller: Caller | null, ip: string) => {
     const charge = chargeFor(request, caller, policies, ip);
-    return charge ? count(request, reply, charge) : undefined;
+    if (!charge) return undefined;
+    if (charge.failure) {
+      const msLeft = spent.msBeforeExpire(charge.failure.subject);
+      if (msLeft > 0) refused(request, reply, charge.failure, new RateLimiterRes(0, msLeft));
+    }
+    return count(request, reply, charge);
   };
   const trusted = proxyAddr.compile(config.trustProxy);
   app.decorate('admitUnrouted', async (request: FastifyRequest, reply: FastifyReply) => check(request, reply, null, proxyAddr(request.raw, trusted)));

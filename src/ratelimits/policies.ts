@@ -1,6 +1,7 @@
 import type { FastifyRequest } from 'fastify';
 import type { Caller } from '../auth/caller.ts';
 import type { Config } from '../config.ts';
+import { clientKey } from './client-key.ts';
 
 /** The names also appear to clients, in the RateLimit-Policy and RateLimit fields. */
 export type PolicyName = 'api-key' | 'session-comments' | 'guest-comments' | 'ip' | LoginPolicyName;
@@ -67,26 +68,33 @@ function isUnlimited(request: FastifyRequest, route: string | undefined): boolea
 
 export interface Charge {
   policy: Policy;
-  /** Whose counter: the key id, the user id or the client IP. */
+  /** Whose counter: the key id, the user id or the client's key (clientKey). */
   subject: string;
+  /**
+   * A comment creation's: the client's IP limit, which the creation counts under instead when it
+   * fails, so a flood of refused posts is limited like any other requests.
+   */
+  failure: Charge | null;
 }
 
 /**
- * The one limit a request counts against. `caller` is null when the request's credential was
- * refused (or never looked at): such a request counts as its IP's (`ip`, the client address), so
- * credentials cannot be guessed at leisure.
+ * The one limit a request counts against (a comment creation that fails counts under its `failure`
+ * instead). `caller` is null when the request's credential was refused (or never looked at): such a
+ * request counts as its IP's (`ip`, the client address), so credentials cannot be guessed at leisure.
  */
 export function chargeFor(request: FastifyRequest, caller: Caller | null, policies: Map<PolicyName, Policy>, ip: string): Charge | null {
   // Read once: Fastify builds a new object on every read of routeOptions.
   const { url: route, config } = request.routeOptions;
   if (isUnlimited(request, route)) return null;
-  if (caller?.kind === 'key') return charge(policies.get('api-key'), caller.keyId);
+  if (caller?.kind === 'key') return charge(policies.get('api-key'), caller.keyId, null);
+  const client = clientKey(ip);
+  const byIp = charge(policies.get('ip'), client, null);
   if (config.commentCreation && caller) {
-    return caller.kind === 'session' ? charge(policies.get('session-comments'), caller.userId) : charge(policies.get('guest-comments'), caller.ip);
+    return caller.kind === 'session' ? charge(policies.get('session-comments'), caller.userId, byIp) : charge(policies.get('guest-comments'), client, byIp);
   }
-  return charge(policies.get('ip'), ip);
+  return byIp;
 }
 
-function charge(policy: Policy | undefined, subject: string): Charge | null {
-  return policy ? { policy, subject } : null;
+function charge(policy: Policy | undefined, subject: string, failure: Charge | null): Charge | null {
+  return policy ? { policy, subject, failure } : null;
 }

@@ -45,6 +45,7 @@ describe('rate limits shared through Redis', () => {
       PARLEY_RATE_LIMIT_IP_PER_MINUTE: '10',
       PARLEY_RATE_LIMIT_GUEST_COMMENTS_PER_HOUR: '5',
       PARLEY_RATE_LIMIT_COMMENT_WINDOW: '1m',
+      TRUST_PROXY: '127.0.0.1',
     };
     const [first, second] = [await parleyWith(env), await parleyWith(env)];
     const instances = [first, second];
@@ -53,14 +54,31 @@ describe('rate limits shared through Redis', () => {
     expect(reads.filter((response) => response.status === 404)).toHaveLength(10);
     expect(reads.filter((response) => response.status === 429)).toHaveLength(20);
 
+    // From another client: 127.0.0.1 has used up its requests, and a creation waits for them too.
     const sites = [await first.newSite({ allowGuests: true }), await second.newSite({ allowGuests: true })];
-    const posts = await Promise.all(
-      Array.from({ length: 20 }, (_, i) =>
-        instances[i % 2].request('POST', '/v1/comments', { body: { thread_url: pageUrl(), site_id: sites[i % 2].site_id, content: `post ${i}`, author_name: 'Guest' } }),
-      ),
-    );
+    const posts = await Promise.all(Array.from({ length: 20 }, (_, i) => guestPost(instances[i % 2], sites[i % 2].site_id, '203.0.113.5')));
     expect(posts.filter((response) => response.status === 201)).toHaveLength(5);
     expect(posts.filter((response) => response.status === 429)).toHaveLength(15);
+  });
+
+  it('count failed comment creations under the IP limit in sum across two instances', async () => {
+    const env = {
+      REDIS_URL: SHARED_REDIS_URL,
+      PARLEY_RATE_LIMIT_REDIS_PREFIX: ownPrefix(SHARED_REDIS_URL),
+      PARLEY_RATE_LIMIT_IP_PER_MINUTE: '10',
+      PARLEY_RATE_LIMIT_GUEST_COMMENTS_PER_HOUR: '5',
+    };
+    const instances = [await parleyWith(env), await parleyWith(env)];
+    const sites = [await instances[0].newSite({ allowGuests: true }), await instances[1].newSite({ allowGuests: true })];
+    const statuses: number[] = [];
+    for (let i = 0; i < 16; i++) {
+      const invalid = await instances[i % 2].request('POST', '/v1/comments', { body: { thread_url: pageUrl(), site_id: sites[i % 2].site_id, content: '   ' } });
+      statuses.push(invalid.status);
+    }
+    expect(statuses.slice(0, 10)).toEqual(Array(10).fill(400));
+    // An instance learns that the IP is spent from a count of its own: at most one more failure each.
+    expect(statuses.filter((status) => status === 400).length).toBeLessThanOrEqual(12);
+    expect(statuses.slice(-4)).toEqual([429, 429, 429, 429]);
   });
 
   it('keep answering without a 5xx while Redis restarts, and are shared again once it is back', async () => {

@@ -1,8 +1,10 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
 import type { Db } from '../db/connect.ts';
-import { Credential, errors, Timestamp } from '../http/schemas.ts';
-import { createSession, revokeCurrentSession } from './service.ts';
+import { Credential, errors, IdParams, Timestamp } from '../http/schemas.ts';
+import { findSiteToAdminister } from '../sites/repository.ts';
+import { createSession, endSessions, listSessions, revokeCurrentSession, revokeSession } from './service.ts';
+import { NAME_PATTERN } from '../comments/text.ts';
 
 const SessionUser = Type.Object({
   id: Type.String({ description: 'usr_<id>' }),
@@ -11,6 +13,20 @@ const SessionUser = Type.Object({
   avatar_url: Type.Union([Type.String(), Type.Null()]),
   moderator: Type.Boolean(),
 });
+
+const ManagedSession = Type.Object({
+  id: Type.String({ description: 'sess_<id>; the token itself is never shown again' }),
+  user: Type.Object({ id: Type.String({ description: 'usr_<id>' }), external_id: Type.String(), name: Type.String() }),
+  moderator: Type.Boolean(),
+  key_id: Type.Union([Type.String(), Type.Null()], { description: 'The API key that minted the session; revoking it ends the session' }),
+  created_at: Timestamp,
+  expires_at: Timestamp,
+  revoked_at: Type.Union([Timestamp, Type.Null()]),
+});
+
+const UserFilter = Type.String({ maxLength: 100, description: 'usr_<id>: only this user\'s sessions' });
+
+const SessionParams = Type.Object({ id: IdParams.properties.id, session_id: IdParams.properties.id });
 
 export const sessionRoutes: FastifyPluginAsyncTypebox<{ db: Db }> = async (app, { db }) => {
   app.post('/v1/sessions', {
@@ -22,7 +38,10 @@ export const sessionRoutes: FastifyPluginAsyncTypebox<{ db: Db }> = async (app, 
         site_id: Type.String({ maxLength: 100 }),
         user: Type.Object({
           id: Type.String({ description: "The site's own user id" }),
-          name: Type.String(),
+          name: Type.String({
+            pattern: NAME_PATTERN,
+            description: "The user's display name, their comments' author_name; refused (400) with a bidirectional control or zero-width character",
+          }),
           avatar_url: Type.Optional(Type.Union([Type.String({ format: 'uri', pattern: '^https?://', maxLength: 2048 }), Type.Null()])),
           moderator: Type.Optional(Type.Boolean()),
         }),
@@ -40,6 +59,55 @@ export const sessionRoutes: FastifyPluginAsyncTypebox<{ db: Db }> = async (app, 
     handler: async (request, reply) => {
       await revokeCurrentSession(db, request.caller);
       return reply.code(204).send(null);
+    },
+  });
+
+  app.get('/api/sites/:id/sessions', {
+    schema: {
+      tags: ['sessions'],
+      summary: "The site's live sessions (neither revoked nor expired), newest first",
+      security: Credential,
+      params: IdParams,
+      querystring: Type.Object({
+        user_id: Type.Optional(UserFilter),
+        page: Type.Optional(Type.Integer({ minimum: 1, default: 1 })),
+        limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 100, default: 20 })),
+      }),
+      response: { 200: Type.Object({ sessions: Type.Array(ManagedSession), total: Type.Integer(), page: Type.Integer() }), ...errors },
+    },
+    handler: async (request) => {
+      const site = await findSiteToAdminister(db.kysely, request.caller, request.params.id);
+      const { user_id: userId, page = 1, limit = 20 } = request.query;
+      return listSessions(db.kysely, site, { userId, page, limit });
+    },
+  });
+
+  app.delete('/api/sites/:id/sessions', {
+    schema: {
+      tags: ['sessions'],
+      summary: 'End every live session of the site, or of one of its users',
+      security: Credential,
+      params: IdParams,
+      querystring: Type.Object({ user_id: Type.Optional(UserFilter) }),
+      response: { 200: Type.Object({ revoked: Type.Integer({ description: 'How many live sessions ended' }) }), ...errors },
+    },
+    handler: async (request) => {
+      const site = await findSiteToAdminister(db.kysely, request.caller, request.params.id);
+      return { revoked: await endSessions(db.kysely, { siteId: site.id, userId: request.query.user_id }) };
+    },
+  });
+
+  app.delete('/api/sites/:id/sessions/:session_id', {
+    schema: {
+      tags: ['sessions'],
+      summary: 'End one session of the site; idempotent',
+      security: Credential,
+      params: SessionParams,
+      response: { 200: ManagedSession, ...errors },
+    },
+    handler: async (request) => {
+      const site = await findSiteToAdminister(db.kysely, request.caller, request.params.id);
+      return revokeSession(db.kysely, site, request.params.session_id);
     },
   });
 };

@@ -1,10 +1,13 @@
+import type { Kysely } from 'kysely';
 import { requireCredential, type Caller } from '../auth/caller.ts';
 import { hashSecret, newSessionToken } from '../auth/secrets.ts';
 import type { Db } from '../db/connect.ts';
+import { toCount } from '../db/dialect.ts';
+import type { Database } from '../db/schema.ts';
 import { AppError } from '../errors.ts';
 import { newId } from '../ids.ts';
 import { cleanText, MAX_AUTHOR_NAME } from '../comments/text.ts';
-import { findSiteFor } from '../sites/repository.ts';
+import { findSiteFor, type Site } from '../sites/repository.ts';
 import { nowIso } from '../clock.ts';
 
 export const SESSION_LIFETIME_MS = 30 * 24 * 3600 * 1000;
@@ -50,6 +53,7 @@ export async function createSession(db: Db, caller: Caller, input: SessionReques
         expires_at: expiresAt,
         revoked_at: null,
         created_at: now.toISOString(),
+        key_id: caller.keyId,
       })
       .execute();
     return row;
@@ -65,4 +69,98 @@ export async function revokeCurrentSession(db: Db, caller: Caller): Promise<void
   requireCredential(caller);
   if (caller.kind !== 'session') throw new AppError('forbidden', 'Only a session token can revoke itself');
   await db.kysely.updateTable('sessions').set({ revoked_at: nowIso() }).where('id', '=', caller.sessionId).execute();
+}
+
+/** The sessions to end: every one a key minted, or a site's, or one user's on a site. */
+export type SessionScope = { keyId: string } | { siteId: string; userId?: string };
+
+/**
+ * Ends the live sessions of the scope at once, in the caller's transaction when it has one (a key's
+ * revocation, a ban): the per-request credential lookup then finds them revoked. Returns how many.
+ */
+export async function endSessions(db: Kysely<Database>, scope: SessionScope): Promise<number> {
+  const now = nowIso();
+  let query = db.updateTable('sessions').set({ revoked_at: now }).where('revoked_at', 'is', null).where('expires_at', '>', now);
+  if ('keyId' in scope) query = query.where('key_id', '=', scope.keyId);
+  else {
+    query = query.where('site_id', '=', scope.siteId);
+    if (scope.userId !== undefined) query = query.where('user_id', '=', scope.userId);
+  }
+  const result = await query.executeTakeFirst();
+  return Number(result.numUpdatedRows);
+}
+
+function sessionsOfSite(db: Kysely<Database>, siteId: string) {
+  return db
+    .selectFrom('sessions')
+    .innerJoin('site_users', 'site_users.id', 'sessions.user_id')
+    .where('sessions.site_id', '=', siteId);
+}
+
+const SESSION_COLUMNS = [
+  'sessions.id',
+  'sessions.user_id',
+  'site_users.external_id',
+  'site_users.name',
+  'sessions.moderator',
+  'sessions.key_id',
+  'sessions.created_at',
+  'sessions.expires_at',
+  'sessions.revoked_at',
+] as const;
+
+type SessionRow = Awaited<ReturnType<typeof readSession>>;
+
+function readSession(db: Kysely<Database>, siteId: string, sessionId: string) {
+  return sessionsOfSite(db, siteId)
+    .select(SESSION_COLUMNS)
+    .where('sessions.id', '=', sessionId)
+    .executeTakeFirst();
+}
+
+/** A session as the management API shows it: never its token, nor the token's hash. */
+function sessionView(row: NonNullable<SessionRow>) {
+  return {
+    id: row.id,
+    user: { id: row.user_id, external_id: row.external_id, name: row.name },
+    moderator: row.moderator === 1,
+    key_id: row.key_id,
+    created_at: row.created_at,
+    expires_at: row.expires_at,
+    revoked_at: row.revoked_at,
+  };
+}
+
+export interface SessionFilter {
+  userId?: string;
+  page: number;
+  limit: number;
+}
+
+/** The site's live sessions (neither revoked nor expired), newest first. */
+export async function listSessions(db: Kysely<Database>, site: Site, filter: SessionFilter) {
+  let live = sessionsOfSite(db, site.id).where('sessions.revoked_at', 'is', null).where('sessions.expires_at', '>', nowIso());
+  if (filter.userId !== undefined) live = live.where('sessions.user_id', '=', filter.userId);
+  const [rows, count] = await Promise.all([
+    live
+      .select(SESSION_COLUMNS)
+      .orderBy('sessions.created_at', 'desc')
+      .orderBy('sessions.id', 'desc')
+      .limit(filter.limit)
+      .offset((filter.page - 1) * filter.limit)
+      .execute(),
+    live.select((eb) => eb.fn.countAll().as('total')).executeTakeFirstOrThrow(),
+  ]);
+  return { sessions: rows.map(sessionView), total: toCount(count.total as number), page: filter.page };
+}
+
+/** Ends one session of the site; ending it again answers the same. */
+export async function revokeSession(db: Kysely<Database>, site: Site, sessionId: string) {
+  const found = await readSession(db, site.id, sessionId);
+  if (!found) throw new AppError('not_found', `No session ${sessionId}`);
+  if (found.revoked_at === null) {
+    found.revoked_at = nowIso();
+    await db.updateTable('sessions').set({ revoked_at: found.revoked_at }).where('id', '=', sessionId).where('revoked_at', 'is', null).execute();
+  }
+  return sessionView(found);
 }

@@ -5,21 +5,23 @@ import type { Db } from '../db/connect.ts';
 import { AppError } from '../errors.ts';
 import { Credential, errors, IdParams } from '../http/schemas.ts';
 import { findSiteToAdminister, listSitesFor } from './repository.ts';
-import { KeySchema, NewKeyBody, NewKeyResponse, NewSiteBody, SiteSchema, SiteSettingsBody, UpdatedSiteSchema } from './schemas.ts';
+import { KeySchema, NewKeyBody, NewKeyResponse, NewSiteBody, PublicSiteSchema, SiteSchema, SiteSettingsBody, UpdatedSiteSchema } from './schemas.ts';
 import { createKeyFor, createSite, revokeKey, updateSite } from './service.ts';
-import { siteView } from './view.ts';
+import { publicSiteView, siteView } from './view.ts';
 
 export const siteRoutes: FastifyPluginAsyncTypebox<{ db: Db }> = async (app, { db }) => {
   app.get('/v1/sites', {
     schema: {
       tags: ['sites'],
       summary: 'Sites visible to the credential',
+      description: "An API key sees each site's settings in full; a session (its token is printed into pages) sees only its own site's public settings",
       security: Credential,
-      response: { 200: Type.Object({ sites: Type.Array(SiteSchema) }), ...errors },
+      response: { 200: Type.Object({ sites: Type.Array(Type.Union([SiteSchema, PublicSiteSchema])) }), ...errors },
     },
     handler: async (request) => {
       requireCredential(request.caller);
-      return { sites: (await listSitesFor(db.kysely, request.caller)).map(siteView) };
+      const view = request.caller.kind === 'session' ? publicSiteView : siteView;
+      return { sites: (await listSitesFor(db.kysely, request.caller)).map(view) };
     },
   });
 

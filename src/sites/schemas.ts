@@ -17,6 +17,14 @@ export const SiteSchema = Type.Object({
   created_at: Timestamp,
 });
 
+/** What a session (a token printed into pages) sees of its site: what the widget draws with, nothing of its configuration. */
+export const PublicSiteSchema = Type.Object({
+  id: Type.String({ description: 'site_<uuid>' }),
+  name: Type.String(),
+  allow_guests: Type.Boolean({ description: 'Whether readers without a session may post' }),
+  reactions: Type.Array(Type.String(), { description: 'The reaction types the site accepts' }),
+});
+
 const Reaction = Type.String({ minLength: 1, maxLength: 32, pattern: '^[a-z0-9_-]+$' });
 
 const GeneralSettings = {
@@ -36,7 +44,10 @@ export const SiteSettingsBody = Type.Object({
   ),
   webhook_secret: Type.Optional(
     Type.Union([Type.String({ maxLength: 200 }), Type.Null()], {
-      description: 'Signing secret, 16+ characters; left out or null with a URL set: a whsec_ secret is generated and shown once',
+      description:
+        'Signing secret: 16 to 200 printable ASCII characters (0x21-0x7E), in any form. X-Service-Signature is keyed with it as given; ' +
+        'webhook-signature with the base64-decoded part when it is whsec_<base64>, else with it as given (the raw format of the Standard Webhooks libraries). ' +
+        'Left out or null with a URL set: a whsec_ secret is generated and shown once',
     }),
   ),
   webhook_events: Type.Optional(Type.Array(Type.Enum([...EVENT_TYPES]), { maxItems: EVENT_TYPES.length * 2, description: 'Events to deliver' })),

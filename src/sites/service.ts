@@ -10,6 +10,7 @@ import type { Plan } from './plans.ts';
 import { requireWebhookPlan, touchesWebhooks, webhookColumns, type WebhookColumns, type WebhookSettings } from '../webhooks/settings.ts';
 import { DEFAULT_REACTIONS, findSite, type ModerationMode, type Site } from './repository.ts';
 import { nowIso } from '../clock.ts';
+import { endSessions } from '../sessions/service.ts';
 
 export interface SiteSettings {
   name?: string;
@@ -151,7 +152,12 @@ export async function revokeKey(db: Kysely<Database>, caller: Caller, keyId: str
   if (!key || !reachable) throw new AppError('not_found', `No key ${keyId}`);
   if (key.revoked_at === null) {
     key.revoked_at = nowIso();
-    await db.updateTable('api_keys').set({ revoked_at: key.revoked_at }).where('id', '=', keyId).execute();
+    const revokedAt = key.revoked_at;
+    // The sessions the key minted end with it.
+    await db.transaction().execute(async (trx) => {
+      await trx.updateTable('api_keys').set({ revoked_at: revokedAt }).where('id', '=', keyId).execute();
+      await endSessions(trx, { keyId });
+    });
   }
   return keyView(key);
 }

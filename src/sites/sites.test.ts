@@ -46,6 +46,28 @@ describe('sites', () => {
     expect((await parley.request('PATCH', `/api/sites/${site.site_id}`, { token: site.api_key, body: { reactions: [] } })).status).toBe(400);
   });
 
+  it("shows a session only its site's public settings in /v1/sites: no webhook, domains or moderation", async () => {
+    const configured = await parley.newSite({ domains: ['news.example.com'], moderation: 'all', plan: 'publisher' });
+    await parley.app.db.kysely
+      .updateTable('sites')
+      .set({ webhook_url: 'https://hooks.example.com/in?token=hook-token', webhook_secret: 'whsec_c2VjcmV0LXNlY3JldC1zZWNyZXQ=', webhook_events: '["comment.created"]' })
+      .where('id', '=', configured.site_id)
+      .execute();
+    const session = await parley.signIn(configured.api_key, configured.site_id, { id: 'reader', name: 'Reader' });
+    const seen = await parley.request('GET', '/v1/sites', { token: session });
+    expect(seen.status).toBe(200);
+    expect(seen.body).toEqual({ sites: [{ id: configured.site_id, name: expect.any(String), allow_guests: true, reactions: ['funny', 'interesting', 'insightful'] }] });
+    expect(JSON.stringify(seen.body)).not.toMatch(/hook|whsec|news\.example|moderation|domains/);
+    const byKey = await parley.request('GET', '/v1/sites', { token: configured.api_key });
+    expect(byKey.body.sites[0]).toMatchObject({
+      domains: ['news.example.com'],
+      moderation_mode: 'all',
+      webhook_url: 'https://hooks.example.com/in?token=hook-token',
+      webhook_secret: 'whsec_…ZXQ=',
+      webhook_events: ['comment.created'],
+    });
+  });
+
   it('keeps management to admin keys and tenants to themselves', async () => {
     const moderatorKey = (await newKey({ role: 'moderator' })).body.api_key;
     expect((await parley.request('GET', `/api/sites/${site.site_id}`, { token: moderatorKey })).status).toBe(403);

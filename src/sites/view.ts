@@ -1,9 +1,18 @@
+import { WEBHOOK_SECRET_PREFIX } from '../webhooks/secret.ts';
 import type { Site } from './repository.ts';
 
-/** Shows enough of a secret to recognise it, never the whole of it. */
+/**
+ * Shows enough of a secret to recognise it, never the whole of it: the last four characters, after
+ * the fixed `whsec_` prefix when it has one (a chosen secret's own text before an underscore is secret too).
+ */
 export function maskSecret(secret: string | null): string | null {
   if (secret === null) return null;
-  return `${secret.slice(0, secret.indexOf('_') + 1)}…${secret.slice(-4)}`;
+  return `${secret.startsWith(WEBHOOK_SECRET_PREFIX) ? WEBHOOK_SECRET_PREFIX : ''}…${secret.slice(-4)}`;
+}
+
+/** A site as a session or the widget sees it (PublicSiteSchema). */
+export function publicSiteView(site: Site) {
+  return { id: site.id, name: site.name, allow_guests: site.allowGuests, reactions: site.reactions };
 }
 
 export function siteView(site: Site) {

@@ -92,19 +92,27 @@ export async function staffCallerOf(db: Db, request: FastifyRequest): Promise<St
   return signedIn.caller;
 }
 
-/** Sets the session cookie: httpOnly, SameSite=Lax, Secure when the request came over HTTPS (TRUST_PROXY applied). */
-export function setStaffCookie(request: FastifyRequest, reply: FastifyReply, session: OpenedSession): void {
-  reply.setCookie(STAFF_COOKIE, session.token, {
+/**
+ * The cookie's attributes: httpOnly, SameSite=Lax, under /api/ only, Secure when the request came
+ * over HTTPS (TRUST_PROXY applied). Written as a header here because the cookie plugin, registered
+ * without its hooks, leaves replies alone.
+ */
+function cookieHeader(request: FastifyRequest, value: string, maxAgeSeconds: number): string {
+  return request.server.serializeCookie(STAFF_COOKIE, value, {
     path: COOKIE_PATH,
     httpOnly: true,
     sameSite: 'lax',
     secure: request.protocol === 'https',
-    maxAge: STAFF_SESSION_LIFETIME_MS / 1000,
+    maxAge: maxAgeSeconds,
   });
 }
 
+export function setStaffCookie(request: FastifyRequest, reply: FastifyReply, session: OpenedSession): void {
+  reply.header('set-cookie', cookieHeader(request, session.token, STAFF_SESSION_LIFETIME_MS / 1000));
+}
+
 export function clearStaffCookie(request: FastifyRequest, reply: FastifyReply): void {
-  reply.clearCookie(STAFF_COOKIE, { path: COOKIE_PATH, httpOnly: true, sameSite: 'lax', secure: request.protocol === 'https' });
+  reply.header('set-cookie', cookieHeader(request, '', 0));
 }
 
 /** A CSRF token of the session (a fresh one on every call; all of them stay valid while it lasts). */

@@ -12,12 +12,24 @@ export class TargetError extends Error {
 }
 
 /**
+ * IPv4-compatible IPv6 addresses (`::a.b.c.d`, deprecated by RFC 4291) embed an IPv4 address, yet
+ * ipaddr.js names no range for them, so they would pass as unicast.
+ */
+const IPV4_COMPATIBLE = ipaddr.parseCIDR('::/96') as [ipaddr.IPv6, number];
+
+/**
  * Only global unicast addresses are public. ipaddr.js names every other range (loopback, private,
- * link-local, multicast, unique-local, carrier-grade NAT, 6to4 and the other tunnels that can embed
- * a private IPv4 address...), so this is an allow-list, not a list of what to refuse.
+ * link-local, multicast, unique-local, carrier-grade NAT...), so this is an allow-list, not a list
+ * of what to refuse. Of the IPv6 forms that embed an IPv4 address, an IPv4-mapped one is judged by
+ * the address it embeds (ipaddr.process unwraps it); the others ipaddr.js knows (IPv4-translated,
+ * NAT64 in both prefixes, 6to4, Teredo) are named ranges, refused whatever they embed, as is the
+ * IPv4-compatible form.
  */
 export function isPublicAddress(address: string): boolean {
-  return ipaddr.isValid(address) && ipaddr.process(address).range() === 'unicast';
+  if (!ipaddr.isValid(address)) return false;
+  const parsed = ipaddr.process(address);
+  if (parsed.range() !== 'unicast') return false;
+  return !(parsed instanceof ipaddr.IPv6 && parsed.match(IPV4_COMPATIBLE));
 }
 
 export interface ResolvedTarget {

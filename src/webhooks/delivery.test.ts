@@ -1,3 +1,4 @@
+import { createHmac, randomUUID } from 'node:crypto';
 import { verify as verifyGithubStyle } from '@octokit/webhooks-methods';
 import { Webhook } from 'standardwebhooks';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -79,6 +80,20 @@ describe('a delivery', () => {
     await comment(site);
     const [delivery] = await target.waitFor(1);
     expect(await verifyGithubStyle(secret, delivery.raw, delivery.headers['x-service-signature'] as string)).toBe(true);
+    expect(new Webhook(secret, { format: 'raw' }).verify(delivery.raw, delivery.headers as Record<string, string>)).toEqual(delivery.body);
+  });
+
+  it('is signed with a whsec_ secret that is not base64 (a UUID): both headers verify, the Standard Webhooks one with the raw key', async () => {
+    const { site, target } = await subscribedSite();
+    const secret = `whsec_${randomUUID()}`;
+    expect((await parley.request('PATCH', `/api/sites/${site.site_id}`, { token: site.api_key, body: { webhook_secret: secret } })).status).toBe(200);
+    await comment(site);
+    const [delivery] = await target.waitFor(1);
+    const signature = delivery.headers['x-service-signature'] as string;
+    // Specification part 6.3: HMAC-SHA256 of the raw body keyed with the secret as given, hex, after sha256=.
+    expect(signature).toBe(`sha256=${createHmac('sha256', secret).update(delivery.raw).digest('hex')}`);
+    expect(await verifyGithubStyle(secret, delivery.raw, signature)).toBe(true);
+    expect(verifyWebhookSignature(delivery.raw, secret, signature)).toBe(true);
     expect(new Webhook(secret, { format: 'raw' }).verify(delivery.raw, delivery.headers as Record<string, string>)).toEqual(delivery.body);
   });
 

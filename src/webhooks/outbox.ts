@@ -1,6 +1,5 @@
 import type { Transaction } from 'kysely';
 import type { Database } from '../db/schema.ts';
-import type { DomainEvent } from '../events/record.ts';
 import { newId } from '../ids.ts';
 import { planAtLeast } from '../sites/plans.ts';
 import type { Site } from '../sites/repository.ts';
@@ -11,11 +10,18 @@ export function deliveryBody(event: string, siteId: string, timestamp: string, d
   return JSON.stringify({ event, site_id: siteId, timestamp, data, ...(test && { test: true }) });
 }
 
+/** What the outbox needs of a recorded event (events/record.ts records them and queues their delivery here). */
+interface DeliverableEvent {
+  siteId: string | null;
+  type: string;
+  data: Record<string, unknown>;
+}
+
 /**
  * The plan that decides whether an event is delivered. A subscription change is judged by the
  * better of the two plans, so the event announcing a downgrade still reaches the site; nothing after.
  */
-function deciding(event: DomainEvent, plan: string): string[] {
+function deciding(event: DeliverableEvent, plan: string): string[] {
   const previous = event.type === 'subscription.changed' ? event.data.previous_plan : undefined;
   return typeof previous === 'string' ? [plan, previous] : [plan];
 }
@@ -38,7 +44,7 @@ function subscribed(settings: Pick<Site, 'webhookUrl' | 'webhookEvents'>, type: 
  * `loaded` is the event's site as the request read it: when it is not subscribed, there is nothing to
  * look up (a subscription saved after that read is as concurrent as a change racing this lookup).
  */
-export async function queueDelivery(trx: Transaction<Database>, eventId: string, event: DomainEvent, createdAt: string, loaded?: Site): Promise<void> {
+export async function queueDelivery(trx: Transaction<Database>, eventId: string, event: DeliverableEvent, createdAt: string, loaded?: Site): Promise<void> {
   if (event.siteId === null) return;
   if (loaded?.id === event.siteId && !subscribed(loaded, event.type)) return;
   const site = await trx

@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Webhook } from 'standardwebhooks';
 import { freshDatabaseUrl, pageUrl, startParley, type TestParley } from '../../test/helper.ts';
@@ -52,12 +53,36 @@ describe('webhook settings', () => {
       [{ webhook_url: 'not a url' }, 'body/webhook_url'],
       [{ webhook_url: 'https://user:pw@example.com/hooks' }, 'body/webhook_url'],
       [{ webhook_secret: 'short' }, 'body/webhook_secret'],
-      [{ webhook_secret: 'whsec_not*base64*at*all!!' }, 'body/webhook_secret'],
+      [{ webhook_secret: 'a secret with spaces in it' }, 'body/webhook_secret'],
+      [{ webhook_secret: 'ünïcödé-secret-of-some-length' }, 'body/webhook_secret'],
+      [{ webhook_secret: 'tab\tseparated-secret-1234' }, 'body/webhook_secret'],
+      [{ webhook_secret: 'x'.repeat(201) }, 'body/webhook_secret'],
     ] as const) {
       const response = await patch(body);
       expect(response.status, JSON.stringify(body)).toBe(400);
       expect(response.body.code).toBe('validation_failed');
       expect(response.body.errors[0].path).toBe(path);
+    }
+  });
+
+  it('accepts any secret of 16 to 200 printable ASCII characters, whsec_ followed by something not base64 too', async () => {
+    for (const secret of [`whsec_${randomUUID()}`, 'whsec_not*base64*at*all!!', randomUUID(), '!"#$%&\'()*+,-./0123456789:;<=>?@[\\]^`{|}~', 'x'.repeat(200)]) {
+      const response = await patch({ webhook_secret: secret });
+      expect(response.status, secret).toBe(200);
+      expect(response.body.webhook_secret).toBe(`${secret.startsWith('whsec_') ? 'whsec_' : ''}…${secret.slice(-4)}`);
+    }
+  });
+
+  it('shows no more of a chosen secret with underscores than a whsec_ prefix and its last four characters', async () => {
+    for (const [secret, masked] of [
+      ['my_very_long_and_secret_value', '…alue'],
+      ['whsec_a_uuid_or_anything_else', 'whsec_…else'],
+    ]) {
+      const response = await patch({ webhook_secret: secret });
+      expect(response.status).toBe(200);
+      expect(response.body.webhook_secret).toBe(masked);
+      const read = await parley.request('GET', `/api/sites/${site.site_id}`, { token: site.api_key });
+      expect(read.body.webhook_secret).toBe(masked);
     }
   });
 
@@ -102,6 +127,32 @@ describe('private targets, without PARLEY_WEBHOOK_ALLOW_PRIVATE', () => {
         const response = await strict.request('PATCH', `/api/sites/${own.site_id}`, { token: own.api_key, body: { webhook_url: url } });
         expect(response.status, url).toBe(400);
         expect(response.body.code).toBe('validation_failed');
+        expect(response.body.errors[0].path).toBe('body/webhook_url');
+      }
+    } finally {
+      await strict.close();
+    }
+  });
+
+  it('refuses IPv6 forms that embed a loopback or private IPv4 address: IPv4-compatible, IPv4-mapped, IPv4-translated, NAT64, 6to4, Teredo', async () => {
+    const strict = await startParley();
+    try {
+      const own = await strict.newSite();
+      for (const host of [
+        '[::127.0.0.1]',
+        '[::10.0.0.1]',
+        '[::192.168.1.1]',
+        '[::ffff:10.0.0.1]',
+        '[::ffff:0:127.0.0.1]',
+        '[64:ff9b::127.0.0.1]',
+        '[64:ff9b:1::a00:1]',
+        '[2002:7f00:1::1]',
+        '[2002:c0a8:101::1]',
+        '[2001:0:7f00:1::1]',
+        '[2001:0:4136:e378:8000:63bf:80ff:fffe]',
+      ]) {
+        const response = await strict.request('PATCH', `/api/sites/${own.site_id}`, { token: own.api_key, body: { webhook_url: `http://${host}/hooks` } });
+        expect(response.status, host).toBe(400);
         expect(response.body.errors[0].path).toBe('body/webhook_url');
       }
     } finally {

@@ -6,16 +6,13 @@ import { AppError } from '../errors.ts';
 import { matchesEtag } from '../http/etag.ts';
 import { errors, OptionalCredential } from '../http/schemas.ts';
 import { findSite } from '../sites/repository.ts';
+import { PublicSiteSchema } from '../sites/schemas.ts';
+import { publicSiteView } from '../sites/view.ts';
 import { widgetBundle } from './bundle.ts';
 import { demoPage } from './demo.ts';
 
 const WidgetSettings = Type.Object({
-  site: Type.Object({
-    id: Type.String(),
-    name: Type.String(),
-    allow_guests: Type.Boolean({ description: 'Whether readers without a session may post' }),
-    reactions: Type.Array(Type.String(), { description: 'The reaction types the site accepts' }),
-  }),
+  site: PublicSiteSchema,
   viewer: Type.Object({
     signed_in: Type.Boolean({ description: 'The request carried a session (or key) of this site' }),
     name: Type.Union([Type.String(), Type.Null()]),
@@ -38,7 +35,7 @@ export const widgetRoutes: FastifyPluginAsyncTypebox<{ db: Db }> = async (app, {
       const caller = request.caller;
       const signedIn = canAccessSite(caller, site);
       return {
-        site: { id: site.id, name: site.name, allow_guests: site.allowGuests, reactions: site.reactions },
+        site: publicSiteView(site),
         viewer: {
           signed_in: signedIn,
           name: !signedIn ? null : caller.kind === 'session' ? caller.userName : caller.kind === 'key' ? caller.name : null,

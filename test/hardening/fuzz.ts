@@ -311,8 +311,8 @@ function mayBeUnrouted(path: string): boolean {
 
 /**
  * The policy a fuzzed request must count against, as the README's "Rate limits" states it: the
- * credential it sends (a live key, a live session, none, or a refused one) and whether it creates a
- * comment. undefined when the test cannot tell (repeated credential headers).
+ * credential it sends (a live key, a live session, none, or a refused one), whether it creates a
+ * comment and whether that failed. undefined when the test cannot tell (repeated credential headers).
  */
 function expectedPolicy(raw: RawRequest, response: RawResponse, world: World, pool: string[]): PolicyName | null | undefined {
   const headers = raw.headers ?? {};
@@ -329,12 +329,16 @@ function expectedPolicy(raw: RawRequest, response: RawResponse, world: World, po
   if (typeof authorization === 'string') token = /^Bearer\s+(\S+)\s*$/i.exec(authorization)?.[1] ?? 'refused';
   else if (authorization === undefined && typeof apiKey !== 'object') token = apiKey || null;
   else return undefined;
-  const createsComment = raw.method === 'POST' && raw.path.split('?')[0] === '/v1/comments';
-  if (token === null) return createsComment ? 'guest-comments' : 'ip';
   const { integrationKey, moderatorKey, adminKey, otherAccountKey, expiredSession } = world.credential;
-  if ([integrationKey, moderatorKey, adminKey, otherAccountKey].includes(token)) return 'api-key';
-  if (pool.includes(token) && token !== expiredSession && token.startsWith('sess_')) return createsComment ? 'session-comments' : 'ip';
-  return 'ip';
+  if (token !== null && [integrationKey, moderatorKey, adminKey, otherAccountKey].includes(token)) return 'api-key';
+  const createsComment = raw.method === 'POST' && raw.path.split('?')[0] === '/v1/comments';
+  const live = token === null || (pool.includes(token) && token !== expiredSession && token.startsWith('sess_'));
+  if (!createsComment || !live) return 'ip';
+  // A creation counts under its comment limit; one that fails, under the IP limit instead. A 429
+  // is either limit's, as its detail says: the comment limit used up, or the IP's requests.
+  const commentLimit = token === null ? 'guest-comments' : 'session-comments';
+  if (response.status === 429) return String(response.json?.detail).includes('(ip);') ? 'ip' : commentLimit;
+  return response.status >= 400 ? 'ip' : commentLimit;
 }
 
 /**

@@ -121,6 +121,17 @@ export const MATRIX: Array<[string, number[], Target]> = [
       return { path: `${team(w)}/invites/${invite.body.id}` };
     }],
   ['GET /api/accounts/:id/audit-log', teamRow(200), async (w) => ({ path: `${team(w)}/audit-log` })],
+  ['GET /api/sites/:id/sessions', [401, 401, 403, 403, 403, 403, 403, 200, 404, 401, 401, 200, 200, 403, 403, 404],
+    async (w) => ({ path: `/api/sites/${A(w)}/sessions` })],
+  // A user of their own per cell: ending every session of the site would sign the session callers out.
+  ['DELETE /api/sites/:id/sessions', [401, 401, 403, 403, 403, 403, 403, 200, 404, 401, 401, 200, 200, 403, 403, 404],
+    async (w) => ({ path: `/api/sites/${A(w)}/sessions?user_id=${(await w.newUser(`leaving-${Math.random()}`)).id}` })],
+  ['DELETE /api/sites/:id/sessions/:session_id', [401, 401, 403, 403, 403, 403, 403, 200, 404, 401, 401, 200, 200, 403, 403, 404],
+    async (w) => {
+      const user = await w.newUser(`signed-out-${Math.random()}`);
+      const listed = await w.parley.request('GET', `/api/sites/${A(w)}/sessions?user_id=${user.id}`, { token: w.adminKey });
+      return { path: `/api/sites/${A(w)}/sessions/${listed.body.sessions[0].id}` };
+    }],
   // Last: they sign the session and staff callers out.
   ['DELETE /v1/sessions/current', v1([401, 401, 204, 204, 204, 403, 403, 403, 403, 401, 401]),
     async () => ({ path: '/v1/sessions/current' })],

@@ -314,6 +314,8 @@ export class ParleyComments extends HTMLElement {
         'div',
         { class: 'meta' },
         !comment.is_deleted && h('span', { class: 'author' }, comment.author_name),
+        // Anyone can post under any name as a guest: the marker says nobody vouches for this one.
+        !comment.is_deleted && comment.author_is_guest && h('span', { class: 'badge guest' }, t.guest, h('span', { class: 'sr' }, ` (${t.guestHint})`)),
         h('time', { datetime: comment.created_at, title: fullDate(comment.created_at, this.#lang) }, relativeTime(comment.created_at, this.#lang)),
         comment.is_edited && !comment.is_deleted && h('span', {}, `· ${t.edited}`),
         badge && h('span', { class: 'badge' }, badge),
@@ -520,10 +522,36 @@ export class ParleyComments extends HTMLElement {
   }
 
   async #showAllReplies(entry: Entry, button: HTMLButtonElement): Promise<void> {
-    const whole = await this.#attempt(entry, () => this.#api.call<Comment>('GET', `/v1/comments/${entry.data.id}`));
-    if (!whole) return;
-    entry.replies.replaceChildren(...whole.replies.map((reply) => this.#render(reply)));
+    const replies = await this.#attempt(entry, () => this.#wholeSubtree(entry.data.id));
+    if (!replies) return;
+    entry.replies.replaceChildren(...replies.map((reply) => this.#render(reply)));
     button.remove();
+  }
+
+  /**
+   * A comment's replies, fetched part after part (GET /v1/comments/:id answers at most 200 at once):
+   * a reply whose parent came in an earlier part is put under it.
+   */
+  async #wholeSubtree(id: string): Promise<Comment[]> {
+    const top: Comment[] = [];
+    const byId = new Map<string, Comment>();
+    const keep = (reply: Comment): void => {
+      byId.set(reply.id, reply);
+      reply.replies.forEach(keep);
+    };
+    let after: string | null = null;
+    do {
+      const query: string = after === null ? '' : `&after=${encodeURIComponent(after)}`;
+      const part: Comment & { next_cursor: string | null } = await this.#api.call('GET', `/v1/comments/${id}?limit=200${query}`);
+      for (const reply of part.replies) {
+        (reply.parent_id === id ? top : byId.get(reply.parent_id!)?.replies)?.push(reply);
+        keep(reply);
+      }
+      after = part.next_cursor;
+    } while (after !== null);
+    // Cut between parts, a reply has all its replies now; one cut for depth (none below it here) keeps its button.
+    for (const reply of byId.values()) reply.has_more_replies &&= reply.replies.length === 0;
+    return top;
   }
 
   #showProblem(target: HTMLElement, error: unknown): void {

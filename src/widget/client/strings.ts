@@ -27,6 +27,8 @@ export const ENGLISH = {
   flagged: 'Reported. Thank you, a moderator will look at it.',
   deleted: 'This comment was deleted.',
   edited: 'edited',
+  guest: 'Guest',
+  guestHint: 'posted without signing in, the name is not verified',
   upvote: 'Upvote',
   downvote: 'Downvote',
   upvotes: 'upvotes',
