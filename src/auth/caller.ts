@@ -1,6 +1,6 @@
 import type { FastifyRequest } from 'fastify';
 import type { Db } from '../db/connect.ts';
-import { AppError, invalid } from '../errors.ts';
+import { AppError } from '../errors.ts';
 import { preparedQuery } from '../db/prepared.ts';
 import { hashSecret, sameSecret } from './secrets.ts';
 import { nowIso } from '../clock.ts';
@@ -215,45 +215,6 @@ export function isModerator(caller: Caller, site: SiteOwnership): boolean {
   return membership !== null && MODERATOR_ROLES.has(membership.role);
 }
 
-export function isSiteAdmin(caller: Caller, site: SiteOwnership): boolean {
-  const membership = membershipOfSite(caller, site);
-  return membership !== null && ADMIN_ROLES.has(membership.role);
-}
-
 export function requireCredential(caller: Caller): asserts caller is KeyCaller | SessionCaller | StaffCaller {
   if (caller.kind === 'public') throw new AppError('unauthorized', 'This endpoint needs an API key or a session');
-}
-
-const NEEDS_ADMIN = 'This endpoint needs an admin API key, or an owner or admin signed in';
-
-/**
- * Management endpoints: an admin key, or an owner or admin of some account. Answered by role before
- * any lookup (401, 403), so other callers learn nothing of other tenants' ids; the account or site
- * itself is checked once known (`requireSiteAdmin`, `accountToAdminister`).
- */
-export function requireAccountAdmin(caller: Caller): asserts caller is KeyCaller | StaffCaller {
-  requireCredential(caller);
-  if (!membershipsOf(caller).some((membership) => ADMIN_ROLES.has(membership.role))) throw new AppError('forbidden', NEEDS_ADMIN);
-}
-
-/** Admin rights over a site the caller reaches (a moderator of it is 403). */
-export function requireSiteAdmin(caller: Caller, site: SiteOwnership): void {
-  if (!isSiteAdmin(caller, site)) throw new AppError('forbidden', NEEDS_ADMIN);
-}
-
-/**
- * The account a management call without a site acts in (creating a site or a key): the one the
- * caller administers, or the `account_id` it names when it administers several.
- */
-export function accountToAdminister(caller: Caller, accountId: string | undefined): Membership {
-  requireAccountAdmin(caller);
-  const administered = membershipsOf(caller).filter((membership) => ADMIN_ROLES.has(membership.role));
-  if (accountId === undefined) {
-    if (administered.length > 1) throw invalid('body/account_id', 'is required: you administer several accounts');
-    return administered[0];
-  }
-  const membership = administered.find((candidate) => candidate.accountId === accountId);
-  if (membership) return membership;
-  if (membershipFor(caller, accountId)) throw new AppError('forbidden', NEEDS_ADMIN);
-  throw new AppError('not_found', `No account ${accountId}`);
 }

@@ -1,4 +1,4 @@
-import { Type } from 'typebox';
+import { Type, type TSchema, type TSchemaOptions } from 'typebox';
 import { ERROR_STATUS } from '../errors.ts';
 
 /** RFC 9457 problem details, as every error leaves the API. */
@@ -31,3 +31,8 @@ export const ManagementRead: Security = [...Credential, { staffCookie: [] }];
 export const ManagementWrite: Security = [...Credential, { staffCookie: [], csrfToken: [] }];
 export const StaffRead: Security = [{ staffCookie: [] }];
 export const StaffWrite: Security = [{ staffCookie: [], csrfToken: [] }];
+
+/** A value or null. */
+export function Nullable<T extends TSchema>(schema: T, options?: TSchemaOptions) {
+  return Type.Union([schema, Type.Null()], options);
+}

@@ -5,7 +5,8 @@ import type { Database } from '../db/schema.ts';
 import { createLink } from '../staff/links.ts';
 import type { Plan } from './plans.ts';
 import type { ModerationMode } from './repository.ts';
-import { createAccount, createKey, createSite } from './service.ts';
+import { createKey } from '../keys/service.ts';
+import { createAccount, createSite } from './service.ts';
 
 export interface BootstrapOptions {
   siteName: string;

@@ -1,5 +1,4 @@
 import { Type } from 'typebox';
-import { ROLES } from '../auth/caller.ts';
 import { EVENT_TYPES } from '../events/record.ts';
 import { Timestamp } from '../http/schemas.ts';
 import { MODERATION_MODES } from './repository.ts';
@@ -53,13 +52,12 @@ export const SiteSettingsBody = Type.Object({
   webhook_events: Type.Optional(Type.Array(Type.Enum([...EVENT_TYPES]), { maxItems: EVENT_TYPES.length * 2, description: 'Events to deliver' })),
 });
 
-/** Which account a call acts in, for staff who administer several (a key has one). */
-const AccountChoice = {
-  account_id: Type.Optional(Type.String({ maxLength: 100, description: 'Required for staff who administer several accounts; a key acts in its own' })),
-};
-
 /** Webhook settings need the publisher plan and are set with PATCH once the site exists. */
-export const NewSiteBody = Type.Object({ ...GeneralSettings, name: Type.String(), ...AccountChoice });
+export const NewSiteBody = Type.Object({
+  ...GeneralSettings,
+  name: Type.String(),
+  account_id: Type.Optional(Type.String({ maxLength: 100, description: "The account; default: the caller's only one" })),
+});
 
 export const UpdatedSiteSchema = Type.Object({
   ...SiteSchema.properties,
@@ -68,25 +66,12 @@ export const UpdatedSiteSchema = Type.Object({
   ),
 });
 
-export const Role = Type.Enum([...ROLES]);
+export const DeleteSiteBody = Type.Object({
+  confirm: Type.String({ maxLength: 200, description: "The site's name or id, to confirm" }),
+});
 
-export const KeySchema = Type.Object({
+export const DeletedSite = Type.Object({
   id: Type.String(),
-  name: Type.String(),
-  role: Role,
-  site_ids: Type.Union([Type.Array(Type.String()), Type.Null()], { description: 'null: every site of the account' }),
-  created_at: Timestamp,
-  revoked_at: Type.Union([Timestamp, Type.Null()]),
-});
-
-export const NewKeyBody = Type.Object({
-  ...AccountChoice,
-  role: Role,
-  name: Type.Optional(Type.String({ minLength: 1, maxLength: 100 })),
-  site_ids: Type.Optional(Type.Union([Type.Array(Type.String({ maxLength: 100 }), { maxItems: 100 }), Type.Null()])),
-});
-
-export const NewKeyResponse = Type.Object({
-  ...KeySchema.properties,
-  api_key: Type.String({ description: 'The secret, shown this once; only its hash is stored' }),
+  deleted: Type.Literal(true),
+  comments: Type.Integer({ description: 'Comments deleted with the site' }),
 });

@@ -1,5 +1,6 @@
 import type { Kysely } from 'kysely';
-import { isAdminRole, membershipFor, requireAccountAdmin, type AccountRole, type Caller, type Membership } from '../auth/caller.ts';
+import { isAdminRole, membershipFor, type AccountRole, type Caller, type Membership } from '../auth/caller.ts';
+import { administeredAccount } from '../auth/management.ts';
 import type { Db } from '../db/connect.ts';
 import { lockRow } from '../db/dialect.ts';
 import type { Database } from '../db/schema.ts';
@@ -15,10 +16,8 @@ const RANK: Record<AccountRole, number> = { integration: 0, moderator: 1, admin:
  * sites). Other roles are 403 before any lookup; other accounts 404.
  */
 function teamManager(caller: Caller, accountId: string): Membership {
-  requireAccountAdmin(caller);
-  const manager = membershipFor(caller, accountId);
-  if (!manager) throw new AppError('not_found', `No account ${accountId}`);
-  if (!isAdminRole(manager.role) || manager.siteIds !== null) {
+  const manager = administeredAccount(caller, accountId);
+  if (manager.siteIds !== null) {
     throw new AppError('forbidden', "Managing the team needs an owner or admin of the account, or an admin key for all of its sites");
   }
   return manager;

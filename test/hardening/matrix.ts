@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createLink } from '../../src/staff/links.ts';
-import { startParley, type ApiResponse } from '../helper.ts';
+import { pageUrl, startParley, type ApiResponse } from '../helper.ts';
 import { startReceiver, subscribe, WEBHOOK_TEST_ENV, type Receiver } from '../receiver.ts';
 import { addStaff, signInStaff, staffEmail, STAFF_PASSWORD } from '../staff.ts';
 import { CALLERS, buildWorld, STAFF_CALLERS, type CallerName, type World } from './world.ts';
@@ -23,8 +23,10 @@ const newModerator = (w: World) => addStaff(w.parley, w.accountA, 'moderator');
 
 /** A /v1 row: staff callers' cookies are not read there, so each answers as `none` does. */
 const v1 = (statuses: number[]) => [...statuses, ...STAFF_CALLERS.map(() => statuses[0])];
-/** Team management: owners and admins of the account and its admin key; other roles 403 before any lookup, other accounts 404. */
-const teamRow = (ok: number) => [401, 401, 403, 403, 403, 403, 403, ok, 404, 401, 401, ok, ok, 403, 403, 404];
+/** Administering (sites, keys, webhooks, the team): owners and admins of the account and its admin key; other roles 403 before any lookup, other accounts 404. */
+const adminRow = (ok: number) => [401, 401, 403, 403, 403, 403, 403, ok, 404, 401, 401, ok, ok, 403, 403, 404];
+/** Moderating site A: its account's owners, admins and moderators, and its moderator and admin keys; a moderator of another site and other accounts 404. */
+const moderateRow = (ok: number) => [401, 401, 403, 403, 403, 403, ok, ok, 404, 401, 401, ok, ok, ok, 404, 404];
 /** Anyone may use it (it proves itself in its body), but a refused credential is 401. */
 const signInRow = (ok: number) => [ok, ok, ok, ok, ok, ok, ok, ok, ok, 401, 401, ok, ok, ok, ok, ok];
 /** A staff member's own sign-in: the cookie only. */
@@ -60,24 +62,24 @@ export const MATRIX: Array<[string, number[], Target]> = [
     async () => ({ path: '/v1/sites' })],
   ['POST /api/sites', [401, 401, 403, 403, 403, 403, 403, 201, 201, 401, 401, 201, 201, 403, 403, 201],
     async () => ({ path: '/api/sites', body: { name: 'Another site' } })],
-  ['GET /api/sites/:id', [401, 401, 403, 403, 403, 403, 403, 200, 404, 401, 401, 200, 200, 403, 403, 404],
+  ['GET /api/sites/:id', adminRow(200),
     async (w) => ({ path: `/api/sites/${A(w)}` })],
-  ['PATCH /api/sites/:id', [401, 401, 403, 403, 403, 403, 403, 200, 404, 401, 401, 200, 200, 403, 403, 404],
+  ['PATCH /api/sites/:id', adminRow(200),
     async (w) => ({ path: `/api/sites/${A(w)}`, body: { name: 'Home' } })],
   ['POST /api/keys', [401, 401, 403, 403, 403, 403, 403, 201, 201, 401, 401, 201, 201, 403, 403, 201],
     async () => ({ path: '/api/keys', body: { role: 'integration' } })],
-  ['DELETE /api/keys/:id', [401, 401, 403, 403, 403, 403, 403, 200, 404, 401, 401, 200, 200, 403, 403, 404],
+  ['DELETE /api/keys/:id', adminRow(200),
     async (w) => {
       const key = await w.parley.request('POST', '/api/keys', { token: w.adminKey, body: { role: 'integration' } });
       return { path: `/api/keys/${key.body.id}` };
     }],
-  ['POST /api/sites/:id/bans', [401, 401, 403, 403, 403, 403, 403, 201, 404, 401, 401, 201, 201, 403, 403, 404],
+  ['POST /api/sites/:id/bans', moderateRow(201),
     async (w) => ({ path: `/api/sites/${A(w)}/bans`, body: { user_id: (await w.newUser(`target-${Math.random()}`)).id } })],
-  ['GET /api/sites/:id/webhooks/deliveries', [401, 401, 403, 403, 403, 403, 403, 200, 404, 401, 401, 200, 200, 403, 403, 404],
+  ['GET /api/sites/:id/webhooks/deliveries', adminRow(200),
     async (w) => ({ path: `/api/sites/${A(w)}/webhooks/deliveries` })],
-  ['POST /api/sites/:id/webhooks/test', [401, 401, 403, 403, 403, 403, 403, 200, 404, 401, 401, 200, 200, 403, 403, 404],
+  ['POST /api/sites/:id/webhooks/test', adminRow(200),
     async (w) => ({ path: `/api/sites/${A(w)}/webhooks/test`, body: {} })],
-  ['POST /api/sites/:id/webhooks/deliveries/:deliveryId/redeliver', [401, 401, 403, 403, 403, 403, 403, 200, 404, 401, 401, 200, 200, 403, 403, 404],
+  ['POST /api/sites/:id/webhooks/deliveries/:deliveryId/redeliver', adminRow(200),
     async (w) => {
       const sent = await w.parley.request('POST', `/api/sites/${A(w)}/webhooks/test`, { token: w.adminKey, body: {} });
       return { path: `/api/sites/${A(w)}/webhooks/deliveries/${sent.body.id}/redeliver` };
@@ -107,31 +109,86 @@ export const MATRIX: Array<[string, number[], Target]> = [
       const link = await w.parley.request('POST', `${team(w)}/members/${(await newModerator(w)).id}/reset-link`, { token: w.adminKey });
       return { path: '/api/auth/reset', body: { token: link.body.token, password: STAFF_PASSWORD } };
     }],
-  ['GET /api/accounts/:id/members', teamRow(200), async (w) => ({ path: `${team(w)}/members` })],
-  ['PATCH /api/accounts/:id/members/:staffId', teamRow(200),
+  ['GET /api/accounts/:id/members', adminRow(200), async (w) => ({ path: `${team(w)}/members` })],
+  ['PATCH /api/accounts/:id/members/:staffId', adminRow(200),
     async (w) => ({ path: `${team(w)}/members/${(await newModerator(w)).id}`, body: { role: 'admin' } })],
-  ['DELETE /api/accounts/:id/members/:staffId', teamRow(200), async (w) => ({ path: `${team(w)}/members/${(await newModerator(w)).id}` })],
-  ['POST /api/accounts/:id/members/:staffId/reset-link', teamRow(201),
+  ['DELETE /api/accounts/:id/members/:staffId', adminRow(200), async (w) => ({ path: `${team(w)}/members/${(await newModerator(w)).id}` })],
+  ['POST /api/accounts/:id/members/:staffId/reset-link', adminRow(201),
     async (w) => ({ path: `${team(w)}/members/${(await newModerator(w)).id}/reset-link` })],
-  ['GET /api/accounts/:id/invites', teamRow(200), async (w) => ({ path: `${team(w)}/invites` })],
-  ['POST /api/accounts/:id/invites', teamRow(201), async (w) => ({ path: `${team(w)}/invites`, body: { role: 'moderator' } })],
-  ['DELETE /api/accounts/:id/invites/:inviteId', teamRow(200),
+  ['GET /api/accounts/:id/invites', adminRow(200), async (w) => ({ path: `${team(w)}/invites` })],
+  ['POST /api/accounts/:id/invites', adminRow(201), async (w) => ({ path: `${team(w)}/invites`, body: { role: 'moderator' } })],
+  ['DELETE /api/accounts/:id/invites/:inviteId', adminRow(200),
     async (w) => {
       const invite = await w.parley.request('POST', `${team(w)}/invites`, { token: w.adminKey, body: { role: 'moderator' } });
       return { path: `${team(w)}/invites/${invite.body.id}` };
     }],
-  ['GET /api/accounts/:id/audit-log', teamRow(200), async (w) => ({ path: `${team(w)}/audit-log` })],
-  ['GET /api/sites/:id/sessions', [401, 401, 403, 403, 403, 403, 403, 200, 404, 401, 401, 200, 200, 403, 403, 404],
+  ['GET /api/accounts/:id/audit-log', adminRow(200), async (w) => ({ path: `${team(w)}/audit-log` })],
+  ['GET /api/sites/:id/sessions', adminRow(200),
     async (w) => ({ path: `/api/sites/${A(w)}/sessions` })],
   // A user of their own per cell: ending every session of the site would sign the session callers out.
-  ['DELETE /api/sites/:id/sessions', [401, 401, 403, 403, 403, 403, 403, 200, 404, 401, 401, 200, 200, 403, 403, 404],
+  ['DELETE /api/sites/:id/sessions', adminRow(200),
     async (w) => ({ path: `/api/sites/${A(w)}/sessions?user_id=${(await w.newUser(`leaving-${Math.random()}`)).id}` })],
-  ['DELETE /api/sites/:id/sessions/:session_id', [401, 401, 403, 403, 403, 403, 403, 200, 404, 401, 401, 200, 200, 403, 403, 404],
+  ['DELETE /api/sites/:id/sessions/:session_id', adminRow(200),
     async (w) => {
       const user = await w.newUser(`signed-out-${Math.random()}`);
       const listed = await w.parley.request('GET', `/api/sites/${A(w)}/sessions?user_id=${user.id}`, { token: w.adminKey });
       return { path: `/api/sites/${A(w)}/sessions/${listed.body.sessions[0].id}` };
     }],
+  // The management API: moderating (owner, admin, moderator) or administering (owner, admin).
+  ['GET /api/sites', [401, 401, 403, 403, 403, 403, 200, 200, 200, 401, 401, 200, 200, 200, 200, 200],
+    async () => ({ path: '/api/sites' })],
+  ['DELETE /api/sites/:id', adminRow(200),
+    async (w) => {
+      const site = await w.parley.request('POST', '/api/sites', { token: w.adminKey, body: { name: 'Doomed' } });
+      return { path: `/api/sites/${site.body.id}`, body: { confirm: 'Doomed' } };
+    }],
+  ['GET /api/keys', [401, 401, 403, 403, 403, 403, 403, 200, 200, 401, 401, 200, 200, 403, 403, 200],
+    async () => ({ path: '/api/keys' })],
+  ['PATCH /api/keys/:id', adminRow(200),
+    async (w) => {
+      const key = await w.parley.request('POST', '/api/keys', { token: w.adminKey, body: { role: 'integration' } });
+      return { path: `/api/keys/${key.body.id}`, body: { name: 'renamed' } };
+    }],
+  ['GET /api/comments', moderateRow(200),
+    async (w) => ({ path: `/api/comments?site_id=${A(w)}&status=all&q=written` })],
+  ['POST /api/comments/moderate', [401, 401, 403, 403, 403, 403, 200, 200, 200, 401, 401, 200, 200, 200, 200, 200],
+    async (w) => ({ path: '/api/comments/moderate', body: { ids: [await w.post(w.credential.integrationKey, 'to approve')], action: 'approve' } })],
+  ['GET /api/comments/:id/flags', moderateRow(200),
+    async (w) => ({ path: `/api/comments/${w.userComment}/flags` })],
+  ['GET /api/sites/:id/moderation-log', moderateRow(200),
+    async (w) => ({ path: `/api/sites/${A(w)}/moderation-log` })],
+  ['GET /api/sites/:id/users/:user_id', moderateRow(200),
+    async (w) => ({ path: `/api/sites/${A(w)}/users/${await w.userId('alice')}` })],
+  ['POST /api/sites/:id/users/:user_id/notes', moderateRow(201),
+    async (w) => ({ path: `/api/sites/${A(w)}/users/${await w.userId('alice')}/notes`, body: { body: 'a note' } })],
+  ['DELETE /api/sites/:id/users/:user_id/notes/:note_id', moderateRow(200),
+    async (w) => {
+      const user = await w.userId('alice');
+      const note = await w.parley.request('POST', `/api/sites/${A(w)}/users/${user}/notes`, { token: w.adminKey, body: { body: 'to delete' } });
+      return { path: `/api/sites/${A(w)}/users/${user}/notes/${note.body.id}` };
+    }],
+  ['POST /api/sites/:id/users/:user_id/moderate', moderateRow(200),
+    async (w) => ({ path: `/api/sites/${A(w)}/users/${(await w.newUser(`quiet-${Math.random()}`)).id}/moderate`, body: { action: 'remove' } })],
+  ['GET /api/sites/:id/bans', moderateRow(200),
+    async (w) => ({ path: `/api/sites/${A(w)}/bans` })],
+  ['DELETE /api/sites/:id/bans/:ban_id', moderateRow(200),
+    async (w) => {
+      const user = await w.newUser(`banned-${Math.random()}`);
+      const ban = await w.parley.request('POST', `/api/sites/${A(w)}/bans`, { token: w.adminKey, body: { user_id: user.id } });
+      return { path: `/api/sites/${A(w)}/bans/${ban.body.id}` };
+    }],
+  ['GET /api/sites/:id/threads', moderateRow(200),
+    async (w) => ({ path: `/api/sites/${A(w)}/threads` })],
+  ['PATCH /api/sites/:id/threads/:thread_id', moderateRow(200),
+    async (w) => {
+      // A thread of its own: closing the world's thread would refuse the comments other rows post.
+      const thread = pageUrl();
+      await w.parley.request('POST', '/v1/comments', { token: w.adminKey, body: { site_id: A(w), thread_url: thread, content: 'x' } });
+      const listed = await w.parley.request('GET', `/api/sites/${A(w)}/threads?url=${encodeURIComponent(thread)}`, { token: w.adminKey });
+      return { path: `/api/sites/${A(w)}/threads/${listed.body.threads[0].id}`, body: { closed: true } };
+    }],
+  ['GET /api/sites/:id/stats', moderateRow(200),
+    async (w) => ({ path: `/api/sites/${A(w)}/stats` })],
   // Last: they sign the session and staff callers out.
   ['DELETE /v1/sessions/current', v1([401, 401, 204, 204, 204, 403, 403, 403, 403, 401, 401]),
     async () => ({ path: '/v1/sessions/current' })],
@@ -149,10 +206,12 @@ export type CellSkip = (endpoint: string, caller: CallerName) => boolean;
 
 /**
  * Every row against every caller (but the cells `skip` names), on a fresh world served with `env`;
- * each cell's status, problem body and WWW-Authenticate asserted, then `check`. Returns the world,
- * for checks of the table itself.
+ * each cell's status, problem body and WWW-Authenticate asserted, then `check`. With `addressed`,
+ * each caller sends from an address of its own (X-Forwarded-For; `env` must trust 127.0.0.1), so
+ * the callers the limiter counts by address do not share one budget. Returns the world, for checks
+ * of the table itself.
  */
-export function describeMatrix(title: string, env: Record<string, string>, check?: CellCheck, skip?: CellSkip): () => World {
+export function describeMatrix(title: string, env: Record<string, string>, check?: CellCheck, skip?: CellSkip, addressed = false): () => World {
   let world: World;
   let receiver: Receiver;
   beforeAll(async () => {
@@ -172,7 +231,9 @@ export function describeMatrix(title: string, env: Record<string, string>, check
         const { path, body } = await target(world);
         const token = world.credential[caller] ?? undefined;
         const sentAt = Date.now();
-        const response = await world.parley.request(endpoint.split(' ')[0], path, { token, body, headers: world.staffHeaders[caller] });
+        const address: Record<string, string> = addressed ? { 'x-forwarded-for': `203.0.113.${CALLERS.indexOf(caller) + 1}` } : {};
+        const headers = { ...world.staffHeaders[caller], ...address };
+        const response = await world.parley.request(endpoint.split(' ')[0], path, { token, body, headers });
         expect(response.status, JSON.stringify(response.body)).toBe(status);
         if (status >= 400) {
           expect(response.headers.get('content-type')).toMatch(/^application\/problem\+json/);
@@ -182,9 +243,20 @@ export function describeMatrix(title: string, env: Record<string, string>, check
         if (endpoint === 'GET /v1/widget' && status === 200) {
           expect(response.body.viewer.signed_in).toBe(![...STAFF_CALLERS, 'none', 'guest', 'otherSiteSession', 'otherAccountKey'].includes(caller));
         }
-        if (endpoint === 'GET /v1/sites' && status === 200) {
+        if ((endpoint === 'GET /v1/sites' || endpoint === 'GET /api/sites') && status === 200) {
           const sees = response.body.sites.some((site: { id: string }) => site.id === world.siteA);
-          expect(sees).toBe(!['otherSiteSession', 'otherAccountKey'].includes(caller));
+          expect(sees).toBe(!['otherSiteSession', 'otherAccountKey', 'siteModeratorStaff', 'otherAccountStaff'].includes(caller));
+        }
+        // Tenancy in the account-wide lists: another account's caller sees none of site A's.
+        if (endpoint === 'GET /api/keys' && status === 200) {
+          const homeKeys = [world.credential.integrationKey, world.credential.moderatorKey, world.adminKey].map((key) => key!.slice(0, 10));
+          const sees = response.body.keys.some((key: { prefix: string }) => homeKeys.includes(key.prefix));
+          expect(sees).toBe(['adminKey', 'ownerStaff', 'adminStaff'].includes(caller));
+        }
+        if (endpoint === 'POST /api/comments/moderate' && status === 200) {
+          const [result] = response.body.results;
+          const outside = ['otherAccountKey', 'siteModeratorStaff', 'otherAccountStaff'].includes(caller);
+          expect(outside ? result.error.code : result.ok).toBe(outside ? 'not_found' : true);
         }
         check?.(response, endpoint, caller, status, sentAt);
       });

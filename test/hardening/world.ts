@@ -52,6 +52,8 @@ export interface World {
   post(token: string | null, content?: string): Promise<string>;
   /** A new site user of site A (as POST /v1/sessions makes one): their usr_ id and a session token. */
   newUser(name: string): Promise<{ id: string; token: string }>;
+  /** The usr_ id of a site user of site A by their own id (e.g. 'alice'). */
+  userId(externalId: string): Promise<string>;
 }
 
 export async function buildWorld(parley: TestParley): Promise<World> {
@@ -121,5 +123,7 @@ export async function buildWorld(parley: TestParley): Promise<World> {
     adminKey: a.api_key,
     post,
     newUser,
+    userId: async (externalId) =>
+      (await parley.app.db.kysely.selectFrom('site_users').select('id').where('site_id', '=', a.site_id).where('external_id', '=', externalId).executeTakeFirstOrThrow()).id,
   };
 }
