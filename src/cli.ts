@@ -6,15 +6,19 @@ import { ROLES, type Role } from './auth/caller.ts';
 import { bootstrap } from './sites/bootstrap.ts';
 import { PLANS, type Plan } from './sites/plans.ts';
 import { MODERATION_MODES, type ModerationMode } from './sites/repository.ts';
-import { createKey, setPlan } from './sites/service.ts';
+import { createKey } from './keys/service.ts';
+import { setPlan } from './sites/service.ts';
 import { serve } from './server.ts';
+import { readPassword } from './staff/password-prompt.ts';
+import { createOwner } from './staff/service.ts';
 
 const USAGE = `usage:
   parley serve
   parley migrate
   parley bootstrap --site-name NAME [--domain D]... [--plan P] [--moderation M] [--no-guests] --json
   parley keys create --account ID --role R [--name LABEL] [--site ID]... --json
-  parley plan set --account ID --plan P`;
+  parley plan set --account ID --plan P
+  parley admin create --email E [--name N] [--account ID]   (password from a terminal prompt, or stdin)`;
 
 class UsageError extends Error {}
 
@@ -52,6 +56,7 @@ export async function main(argv: string[]): Promise<void> {
       'no-guests': { type: 'boolean' },
       json: { type: 'boolean' },
       account: { type: 'string' },
+      email: { type: 'string' },
       role: { type: 'string' },
       name: { type: 'string' },
       site: { type: 'string', multiple: true },
@@ -97,6 +102,12 @@ export async function main(argv: string[]): Promise<void> {
       const accountId = required('--account', values.account);
       const plan = oneOf<Plan>('--plan', required('--plan', values.plan), PLANS)!;
       print(await withDb(config, (db) => setPlan(db.kysely, accountId, plan)));
+      return;
+    }
+    case 'admin create': {
+      const email = required('--email', values.email);
+      const password = await readPassword();
+      print(await withDb(config, (db) => createOwner(db, { email, name: values.name, password, accountId: values.account })));
       return;
     }
     default:

@@ -1,9 +1,8 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
-import { requireAdminKey } from '../auth/caller.ts';
 import type { Db } from '../db/connect.ts';
-import { Credential, errors, IdParams, Timestamp } from '../http/schemas.ts';
-import { findSiteFor } from '../sites/repository.ts';
+import { Credential, errors, IdParams, ManagementRead, ManagementWrite, Timestamp } from '../http/schemas.ts';
+import { managedSite } from '../sites/repository.ts';
 import { createSession, endSessions, listSessions, revokeCurrentSession, revokeSession } from './service.ts';
 import { NAME_PATTERN } from '../comments/text.ts';
 
@@ -67,7 +66,7 @@ export const sessionRoutes: FastifyPluginAsyncTypebox<{ db: Db }> = async (app, 
     schema: {
       tags: ['sessions'],
       summary: "The site's live sessions (neither revoked nor expired), newest first",
-      security: Credential,
+      security: ManagementRead,
       params: IdParams,
       querystring: Type.Object({
         user_id: Type.Optional(UserFilter),
@@ -77,8 +76,7 @@ export const sessionRoutes: FastifyPluginAsyncTypebox<{ db: Db }> = async (app, 
       response: { 200: Type.Object({ sessions: Type.Array(ManagedSession), total: Type.Integer(), page: Type.Integer() }), ...errors },
     },
     handler: async (request) => {
-      requireAdminKey(request.caller);
-      const site = await findSiteFor(db.kysely, request.caller, request.params.id);
+      const site = await managedSite(db.kysely, request.caller, request.params.id, 'administer');
       const { user_id: userId, page = 1, limit = 20 } = request.query;
       return listSessions(db.kysely, site, { userId, page, limit });
     },
@@ -88,14 +86,13 @@ export const sessionRoutes: FastifyPluginAsyncTypebox<{ db: Db }> = async (app, 
     schema: {
       tags: ['sessions'],
       summary: 'End every live session of the site, or of one of its users',
-      security: Credential,
+      security: ManagementWrite,
       params: IdParams,
       querystring: Type.Object({ user_id: Type.Optional(UserFilter) }),
       response: { 200: Type.Object({ revoked: Type.Integer({ description: 'How many live sessions ended' }) }), ...errors },
     },
     handler: async (request) => {
-      requireAdminKey(request.caller);
-      const site = await findSiteFor(db.kysely, request.caller, request.params.id);
+      const site = await managedSite(db.kysely, request.caller, request.params.id, 'administer');
       return { revoked: await endSessions(db.kysely, { siteId: site.id, userId: request.query.user_id }) };
     },
   });
@@ -104,13 +101,12 @@ export const sessionRoutes: FastifyPluginAsyncTypebox<{ db: Db }> = async (app, 
     schema: {
       tags: ['sessions'],
       summary: 'End one session of the site; idempotent',
-      security: Credential,
+      security: ManagementWrite,
       params: SessionParams,
       response: { 200: ManagedSession, ...errors },
     },
     handler: async (request) => {
-      requireAdminKey(request.caller);
-      const site = await findSiteFor(db.kysely, request.caller, request.params.id);
+      const site = await managedSite(db.kysely, request.caller, request.params.id, 'administer');
       return revokeSession(db.kysely, site, request.params.session_id);
     },
   });
