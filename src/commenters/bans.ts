@@ -1,3 +1,4 @@
+import { actorOf, recordAudit } from '../audit/audit.ts';
 import type { Caller } from '../auth/caller.ts';
 import { nowIso } from '../clock.ts';
 import type { Db } from '../db/connect.ts';
@@ -36,7 +37,9 @@ export async function createBan(db: Db, caller: Caller, site: Site, input: NewBa
   await siteUser(db, site, input.user_id);
   const ban = await withEvents(db, async (trx) => {
     await lockAuthor(db.dialect, trx, site.id, input.user_id);
-    return banAuthor(trx, site, input.user_id, type, input.reason ?? null, moderatorOf(caller).id, expiresAt);
+    const made = await banAuthor(trx, site, input.user_id, type, input.reason ?? null, moderatorOf(caller).id, expiresAt);
+    if (made) await recordAudit(trx, { accountId: site.accountId, actor: actorOf(caller), action: 'ban.created', target: made.id, data: { site_id: site.id, user_id: input.user_id, ban_type: type, expires_at: expiresAt } });
+    return made;
   });
   if (!ban) throw new AppError('conflict', `User ${input.user_id} already has a ${type} on this site`);
   if (type === 'shadow_ban') db.changes.siteChanged(site.id);
@@ -85,13 +88,14 @@ export async function listBans(db: Db, site: Site, filter: BanFilter) {
 }
 
 /** Lifts a ban: the user may write again; a lifted shadow ban shows their comments again. */
-export async function liftBan(db: Db, site: Site, banId: string) {
+export async function liftBan(db: Db, caller: Caller, site: Site, banId: string) {
   const ban = await db.kysely.selectFrom('bans').selectAll().where('id', '=', banId).where('site_id', '=', site.id).executeTakeFirst();
   if (!ban) throw new AppError('not_found', `No ban ${banId} on this site`);
   await db.kysely.transaction().execute(async (trx) => {
     await lockAuthor(db.dialect, trx, site.id, ban.author_ref);
     if (ban.ban_type === 'shadow_ban') await liftShadowBan(trx, site.id, ban.author_ref);
     else await trx.deleteFrom('bans').where('id', '=', banId).execute();
+    await recordAudit(trx, { accountId: site.accountId, actor: actorOf(caller), action: 'ban.lifted', target: banId, data: { site_id: site.id, user_id: ban.author_ref, ban_type: ban.ban_type } });
   });
   if (ban.ban_type === 'shadow_ban') db.changes.siteChanged(site.id);
   return {

@@ -94,7 +94,7 @@ export const commenterRoutes: FastifyPluginAsyncTypebox<{ db: Db }> = async (app
     schema: { tags: ['commenters'], summary: 'Lift a ban (a shadow ban: the comments it hid are shown again)', security: ManagementWrite, params: BanParams, response: { 200: BanSchema, ...errors } },
     handler: async (request) => {
       const site = await managedSite(db.kysely, request.caller, request.params.id, 'moderate');
-      return liftBan(db, site, request.params.ban_id);
+      return liftBan(db, request.caller, site, request.params.ban_id);
     },
   });
 };

@@ -1,6 +1,7 @@
 import type { Kysely, Selectable } from 'kysely';
 import { membershipFor, type Caller, type Membership, type Role } from '../auth/caller.ts';
 import { administeredAccount, grants, requireCapability } from '../auth/management.ts';
+import { actorOf, audited, CLI_ACTOR, type Actor } from '../audit/audit.ts';
 import { hashSecret, newApiKey } from '../auth/secrets.ts';
 import { nowIso } from '../clock.ts';
 import { cleanText, MAX_AUTHOR_NAME } from '../comments/text.ts';
@@ -41,7 +42,7 @@ function keyName(name: string): string {
 }
 
 /** A new key of the account (the CLI's and bootstrap's way in; no caller to check). */
-export async function createKey(db: Kysely<Database>, accountId: string, input: NewKey) {
+export async function createKey(db: Kysely<Database>, accountId: string, input: NewKey, actor: Actor = CLI_ACTOR) {
   const siteIds = input.site_ids ?? null;
   if (siteIds !== null) {
     if (siteIds.length === 0) throw invalid('body/site_ids', 'must name at least one site, or be left out for every site');
@@ -61,7 +62,8 @@ export async function createKey(db: Kysely<Database>, accountId: string, input: 
     prefix: apiKey.slice(0, PREFIX_LENGTH),
     last_used_at: null,
   };
-  await db.insertInto('api_keys').values(row).execute();
+  const entry = { accountId, actor, action: 'key.created', target: row.id, data: { name: row.name, role: row.role, site_ids: siteIds } };
+  await audited(db, entry, (trx) => trx.insertInto('api_keys').values(row).execute());
   return { ...keyView(row), api_key: apiKey };
 }
 
@@ -75,7 +77,7 @@ export async function createKeyFor(db: Kysely<Database>, caller: Caller, input: 
       throw new AppError('forbidden', 'A credential limited to some sites can only create keys limited to those sites');
     }
   }
-  return createKey(db, membership.accountId, input);
+  return createKey(db, membership.accountId, input, actorOf(caller));
 }
 
 /** Whether a membership may manage this key: it administers the account and reaches every site the key does. */
@@ -112,8 +114,10 @@ export async function listKeys(db: Kysely<Database>, caller: Caller, keyUse: Key
 export async function renameKey(db: Kysely<Database>, caller: Caller, keyId: string, name: string, keyUse: KeyUse) {
   const key = await managedKey(db, caller, keyId);
   if (key.revoked_at !== null) throw new AppError('conflict', 'A revoked key cannot be renamed');
+  const from = key.name;
   key.name = keyName(name);
-  await db.updateTable('api_keys').set({ name: key.name }).where('id', '=', keyId).execute();
+  const entry = { accountId: key.account_id, actor: actorOf(caller), action: 'key.renamed', target: keyId, data: { from, to: key.name } };
+  await audited(db, entry, (trx) => trx.updateTable('api_keys').set({ name: key.name }).where('id', '=', keyId).execute());
   return keyView(key, keyUse.lastUsedAt(key.id, key.last_used_at));
 }
 
@@ -124,7 +128,8 @@ export async function revokeKey(db: Kysely<Database>, caller: Caller, keyId: str
     const revokedAt = nowIso();
     key.revoked_at = revokedAt;
     // The sessions the key minted end with it.
-    await db.transaction().execute(async (trx) => {
+    const entry = { accountId: key.account_id, actor: actorOf(caller), action: 'key.revoked', target: keyId, data: { name: key.name } };
+    await audited(db, entry, async (trx) => {
       await trx.updateTable('api_keys').set({ revoked_at: revokedAt }).where('id', '=', keyId).execute();
       await endSessions(trx, { keyId });
     });

@@ -1,5 +1,6 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
+import { actorOf, audited } from '../audit/audit.ts';
 import type { Db } from '../db/connect.ts';
 import { Credential, errors, IdParams, ManagementRead, ManagementWrite, Timestamp } from '../http/schemas.ts';
 import { managedSite } from '../sites/repository.ts';
@@ -93,7 +94,9 @@ export const sessionRoutes: FastifyPluginAsyncTypebox<{ db: Db }> = async (app, 
     },
     handler: async (request) => {
       const site = await managedSite(db.kysely, request.caller, request.params.id, 'administer');
-      return { revoked: await endSessions(db.kysely, { siteId: site.id, userId: request.query.user_id }) };
+      const scope = { siteId: site.id, userId: request.query.user_id };
+      const entry = { accountId: site.accountId, actor: actorOf(request.caller), action: 'sessions.ended', target: site.id, data: { user_id: scope.userId ?? null } };
+      return { revoked: await audited(db.kysely, entry, (trx) => endSessions(trx, scope)) };
     },
   });
 
@@ -107,7 +110,8 @@ export const sessionRoutes: FastifyPluginAsyncTypebox<{ db: Db }> = async (app, 
     },
     handler: async (request) => {
       const site = await managedSite(db.kysely, request.caller, request.params.id, 'administer');
-      return revokeSession(db.kysely, site, request.params.session_id);
+      const entry = { accountId: site.accountId, actor: actorOf(request.caller), action: 'session.ended', target: request.params.session_id, data: { site_id: site.id } };
+      return audited(db.kysely, entry, (trx) => revokeSession(trx, site, request.params.session_id));
     },
   });
 };

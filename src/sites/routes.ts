@@ -2,6 +2,7 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
 import { requireCredential } from '../auth/caller.ts';
 import { accountToAdminister } from '../auth/management.ts';
+import { actorOf } from '../audit/audit.ts';
 import type { Db } from '../db/connect.ts';
 import { Credential, errors, IdParams, ManagementRead, ManagementWrite } from '../http/schemas.ts';
 import { listSitesFor, managedSite, sitesManagedBy } from './repository.ts';
@@ -45,7 +46,7 @@ export const siteRoutes: FastifyPluginAsyncTypebox<{ db: Db }> = async (app, { d
     },
     handler: async (request, reply) => {
       const { accountId } = accountToAdminister(request.caller, request.body.account_id);
-      return reply.code(201).send(siteView(await createSite(db.kysely, accountId, request.body)));
+      return reply.code(201).send(siteView(await createSite(db.kysely, accountId, request.body, actorOf(request.caller))));
     },
   });
 
@@ -66,7 +67,7 @@ export const siteRoutes: FastifyPluginAsyncTypebox<{ db: Db }> = async (app, { d
     handler: async (request) => {
       const site = await managedSite(db.kysely, request.caller, request.params.id, 'administer');
       const options = { allowPrivateWebhookTargets: app.config.webhookAllowPrivate };
-      const updated = await updateSite(db.kysely, site, request.body, options);
+      const updated = await updateSite(db.kysely, site, request.body, options, actorOf(request.caller));
       return { ...siteView(updated.site), ...(updated.generatedSecret && { generated_webhook_secret: updated.generatedSecret }) };
     },
   });
@@ -83,7 +84,7 @@ export const siteRoutes: FastifyPluginAsyncTypebox<{ db: Db }> = async (app, { d
     },
     handler: async (request) => {
       const site = await managedSite(db.kysely, request.caller, request.params.id, 'administer');
-      return deleteSite(db, site, request.body.confirm);
+      return deleteSite(db, site, request.body.confirm, actorOf(request.caller));
     },
   });
 };

@@ -1,5 +1,6 @@
 import type { Kysely } from 'kysely';
 import type { Db } from '../db/connect.ts';
+import { audited, CLI_ACTOR, type Actor } from '../audit/audit.ts';
 import type { Database } from '../db/schema.ts';
 import { AppError, invalid } from '../errors.ts';
 import { recordEvent } from '../events/record.ts';
@@ -50,9 +51,11 @@ export async function createAccount(db: Kysely<Database>, name: string, plan: Pl
   return id;
 }
 
-export async function createSite(db: Kysely<Database>, accountId: string, settings: SiteSettings & { name: string }): Promise<Site> {
+export async function createSite(db: Kysely<Database>, accountId: string, settings: SiteSettings & { name: string }, actor: Actor = CLI_ACTOR): Promise<Site> {
   const id = newSiteId();
-  await db
+  const entry = { accountId, actor, action: 'site.created', target: id, data: { name: settings.name } };
+  await audited(db, entry, (trx) =>
+    trx
     .insertInto('sites')
     .values({
       id,
@@ -68,7 +71,8 @@ export async function createSite(db: Kysely<Database>, accountId: string, settin
       created_at: nowIso(),
       ...settingsColumns(settings),
     })
-    .execute();
+    .execute(),
+  );
   return (await findSite(db, id))!;
 }
 
@@ -78,6 +82,7 @@ export async function updateSite(
   site: Site,
   settings: SiteSettings & WebhookSettings,
   options: { allowPrivateWebhookTargets: boolean },
+  actor: Actor,
 ): Promise<{ site: Site; generatedSecret: string | null }> {
   let webhook: WebhookColumns = { columns: {}, generatedSecret: null };
   if (touchesWebhooks(settings)) {
@@ -85,7 +90,11 @@ export async function updateSite(
     webhook = await webhookColumns(site, settings, options.allowPrivateWebhookTargets);
   }
   const columns = { ...settingsColumns(settings), ...webhook.columns };
-  if (Object.keys(columns).length > 0) await db.updateTable('sites').set(columns).where('id', '=', site.id).execute();
+  if (Object.keys(columns).length > 0) {
+    // Which settings changed, never their values: a webhook secret must not reach the log.
+    const entry = { accountId: site.accountId, actor, action: 'site.updated', target: site.id, data: { settings: Object.keys(settings) } };
+    await audited(db, entry, (trx) => trx.updateTable('sites').set(columns).where('id', '=', site.id).execute());
+  }
   return { site: (await findSite(db, site.id))!, generatedSecret: webhook.generatedSecret };
 }
 
@@ -114,9 +123,10 @@ export async function accountPlan(db: Kysely<Database>, accountId: string): Prom
  * Keys limited to some sites lose this one; a key limited to it alone is revoked (an empty list
  * would not mean "no site").
  */
-export async function deleteSite(db: Db, site: Site, confirm: string) {
+export async function deleteSite(db: Db, site: Site, confirm: string, actor: Actor) {
   if (confirm !== site.name && confirm !== site.id) throw invalid('body/confirm', "must be the site's name or id");
-  const comments = await db.kysely.transaction().execute(async (trx) => {
+  const entry = { accountId: site.accountId, actor, action: 'site.deleted', target: site.id, data: { name: site.name } };
+  const comments = await audited(db.kysely, entry, async (trx) => {
     const comments = trx.selectFrom('comments').select('id').where('site_id', '=', site.id);
     for (const table of ['votes', 'reactions', 'flags'] as const) {
       await trx.deleteFrom(table).where('comment_id', 'in', comments).execute();

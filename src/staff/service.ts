@@ -7,7 +7,7 @@ import { lockRow } from '../db/dialect.ts';
 import type { Database } from '../db/schema.ts';
 import { AppError, invalid } from '../errors.ts';
 import type { LoginLimiter } from '../ratelimits/login.ts';
-import { CLI_ACTOR, recordAudit } from './audit.ts';
+import { CLI_ACTOR, recordAudit } from '../audit/audit.ts';
 import { pendingLink, revokePendingLinks, spendLink, type LinkRow } from './links.ts';
 import { DUMMY_PASSWORD_HASH, hashPassword, MAX_PASSWORD_LENGTH, MIN_PASSWORD_LENGTH, verifyPassword } from './passwords.ts';
 import {

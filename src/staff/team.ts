@@ -5,7 +5,7 @@ import type { Db } from '../db/connect.ts';
 import { lockRow } from '../db/dialect.ts';
 import type { Database } from '../db/schema.ts';
 import { AppError, invalid } from '../errors.ts';
-import { actorOf, auditLog, recordAudit } from './audit.ts';
+import { actorOf, auditLog, recordAudit } from '../audit/audit.ts';
 import { createLink, linkState, linkUrl, revokePendingLinks, type LinkRow } from './links.ts';
 import { allSitesOfAccount, membershipsOfStaff, normaliseEmail, ownerCount, siteIdsOf, storedSiteIds, type StaffRole } from './repository.ts';
 

@@ -1,4 +1,5 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import { actorOf } from '../audit/audit.ts';
 import type { Db } from '../db/connect.ts';
 import { errors, IdParams, ManagementRead, ManagementWrite } from '../http/schemas.ts';
 import { managedSite } from '../sites/repository.ts';
@@ -33,7 +34,7 @@ export const threadRoutes: FastifyPluginAsyncTypebox<{ db: Db }> = async (app, {
     },
     handler: async (request) => {
       const site = await managedSite(db.kysely, request.caller, request.params.id, 'moderate');
-      return updateThread(db.kysely, site, request.params.thread_id, request.body);
+      return updateThread(db.kysely, site, request.params.thread_id, request.body, actorOf(request.caller));
     },
   });
 };

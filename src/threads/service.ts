@@ -1,4 +1,5 @@
 import type { Kysely, Selectable } from 'kysely';
+import { audited, type Actor } from '../audit/audit.ts';
 import { nowIso } from '../clock.ts';
 import { cleanText } from '../comments/text.ts';
 import { threadKey } from '../comments/thread-url.ts';
@@ -74,13 +75,15 @@ export async function listThreads(db: Kysely<Database>, site: Site, filter: Thre
 }
 
 /** Closes or reopens a thread, or sets its title. */
-export async function updateThread(db: Kysely<Database>, site: Site, threadId: string, patch: { closed?: boolean; title?: string | null }) {
+export async function updateThread(db: Kysely<Database>, site: Site, threadId: string, patch: { closed?: boolean; title?: string | null }, actor: Actor) {
   const thread = await db.selectFrom('threads').select(THREAD_COLUMNS).where('id', '=', threadId).where('site_id', '=', site.id).executeTakeFirst();
   if (!thread) throw new AppError('not_found', `No thread ${threadId} on this site`);
   const title = patch.title === undefined ? thread.title : patch.title === null ? null : cleanText('body/title', patch.title, MAX_TITLE);
   // Closing a closed thread keeps when it was closed.
   const closedAt = patch.closed === undefined ? thread.closed_at : patch.closed ? (thread.closed_at ?? nowIso()) : null;
-  await db.updateTable('threads').set({ title, closed_at: closedAt }).where('id', '=', threadId).execute();
+  const action = patch.closed === undefined ? 'thread.updated' : patch.closed ? 'thread.closed' : 'thread.reopened';
+  const entry = { accountId: site.accountId, actor, action, target: threadId, data: { site_id: site.id, url: thread.url_key, ...(patch.title !== undefined && { title }) } };
+  await audited(db, entry, (trx) => trx.updateTable('threads').set({ title, closed_at: closedAt }).where('id', '=', threadId).execute());
   const [view] = await threadViews(db, [{ ...thread, title, closed_at: closedAt }]);
   return view;
 }
