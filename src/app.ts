@@ -13,6 +13,8 @@ import { logRequest } from './http/logging.ts';
 import { clientErrorProblem, frameworkErrorProblem, registerProblemHandlers } from './http/problems.ts';
 import { Problem } from './http/schemas.ts';
 import { registerNulGuard, registerValidators } from './http/validation.ts';
+import { LiveHub } from './live/hub.ts';
+import { liveRoutes } from './live/routes.ts';
 import { moderationRoutes } from './moderation/routes.ts';
 import { registerRateLimits } from './ratelimits/limits.ts';
 import { sessionRoutes } from './sessions/routes.ts';
@@ -105,6 +107,10 @@ export async function buildApp(config: Config): Promise<FastifyInstance> {
 
   if (config.redisUrl) db.changes.connectRedis(config.redisUrl, config.rateLimits.redisKeyPrefix, app.log);
   const deps = { db };
+  const hub = new LiveHub(db, config.live, app.log);
+  // Before the server stops accepting: open streams would otherwise hold the close forever.
+  app.addHook('preClose', async () => hub.close());
+  await app.register(liveRoutes, { db, hub });
   await app.register(commentRoutes, { db, caches: commentCaches(db.changes, config.responseCacheMb, config.subtreeCacheMb) });
   await app.register(voteRoutes, deps);
   await app.register(moderationRoutes, deps);

@@ -12,6 +12,7 @@ import * as marksRevision from './migrations/0008_marks_revision.ts';
 import * as commentsOnlyTheySee from './migrations/0009_comments_only_they_see.ts';
 import * as voteOrderListing from './migrations/0010_vote_order_listing.ts';
 import * as sessionKeys from './migrations/0011_session_keys.ts';
+import * as liveAndSso from './migrations/0014_live_and_sso.ts';
 
 /**
  * Migrations are listed here explicitly (no directory scan), in order. They are additive only (new
@@ -32,6 +33,8 @@ const MIGRATIONS: Record<string, Migration> = {
   '0009_comments_only_they_see': commentsOnlyTheySee,
   '0010_vote_order_listing': voteOrderListing,
   '0011_session_keys': sessionKeys,
+  // 0012, 0013 and 0015 are other work's numbers.
+  '0014_live_and_sso': liveAndSso,
 };
 
 const provider: MigrationProvider = { getMigrations: async () => MIGRATIONS };

@@ -3,6 +3,7 @@ import type { Db } from '../db/connect.ts';
 import { forUpdate, lockAuthor } from '../db/dialect.ts';
 import { AppError } from '../errors.ts';
 import { recordEvent, withEvents } from '../events/record.ts';
+import { recordCommentChange, seenByPublic } from '../live/record.ts';
 import { newId } from '../ids.ts';
 import { commentWithSite, visibleComment } from '../comments/service.ts';
 import { eventComment, type CommentRow } from '../comments/view.ts';
@@ -64,6 +65,7 @@ export async function moderateComment(
     if (comment.author_ref !== null) await lockAuthor(db.dialect, trx, site.id, comment.author_ref);
     const current = await forUpdate(db.dialect, trx.selectFrom('comments').selectAll().where('id', '=', id)).executeTakeFirstOrThrow();
     const target = targetOf(action, current);
+    const seenBefore = await seenByPublic(trx, current);
     const now = nowIso();
     const changed = current.status !== target.status || current.moderation_status !== target.moderation_status;
     let authorChanged = false;
@@ -80,6 +82,7 @@ export async function moderateComment(
     if (changed || authorChanged) {
       const threadUrl = (await trx.selectFrom('threads').select('url_key').where('id', '=', updated.thread_id).executeTakeFirstOrThrow()).url_key;
       const comment = eventComment(updated, threadUrl);
+      await recordCommentChange(trx, seenBefore, updated, threadUrl);
       await trx
         .insertInto('moderation_log')
         .values({ id: newId('mod'), site_id: site.id, comment_id: id, action, reason, moderator_ref: moderatorRef, created_at: now })
