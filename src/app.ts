@@ -19,6 +19,7 @@ import { moderationRoutes } from './moderation/routes.ts';
 import { registerRateLimits } from './ratelimits/limits.ts';
 import { sessionRoutes } from './sessions/routes.ts';
 import { siteRoutes } from './sites/routes.ts';
+import { ssoRoutes } from './sso/routes.ts';
 import { voteRoutes } from './votes/routes.ts';
 import { webhookRoutes } from './webhooks/routes.ts';
 import { deliveryPolicy } from './webhooks/service.ts';
@@ -116,6 +117,7 @@ export async function buildApp(config: Config): Promise<FastifyInstance> {
   await app.register(moderationRoutes, deps);
   await app.register(sessionRoutes, deps);
   await app.register(siteRoutes, deps);
+  await app.register(ssoRoutes, deps);
   await app.register(webhookRoutes, deps);
   await app.register(widgetRoutes, deps);
 

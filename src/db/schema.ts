@@ -56,6 +56,8 @@ export interface SiteUserTable {
   comments_only_they_see: Generated<number>;
   /** `iat` (seconds) of the SSO token that last set the name and avatar (migration 0014). */
   profile_issued_at: number | null;
+  /** From an SSO token's `email` claim (migration 0014); never used to identify the user. */
+  email: string | null;
 }
 
 export interface SessionTable {

@@ -5,7 +5,8 @@ import type { Kysely } from 'kysely';
 // what they missed. Both are written in the transaction of the change.
 // Signed sign-on: a site's SSO secrets (HMAC keys, so kept as they are, like webhook secrets), the
 // token ids already exchanged (refused again until their token expires), and, per user, the issue
-// time of the token that last set their name and avatar (an older token does not set them back).
+// time of the token that last set their name and avatar (an older token does not set them back),
+// and the e-mail address a token gave (kept for the site's moderators; never an identity).
 export async function up(db: Kysely<unknown>): Promise<void> {
   await db.schema.alterTable('threads').addColumn('live_seq', 'integer', (c) => c.notNull().defaultTo(0)).execute();
   await db.schema
@@ -38,6 +39,7 @@ export async function up(db: Kysely<unknown>): Promise<void> {
     .execute();
   await db.schema.createIndex('sso_used_tokens_expiry').on('sso_used_tokens').column('expires_at').execute();
   await db.schema.alterTable('site_users').addColumn('profile_issued_at', 'integer').execute();
+  await db.schema.alterTable('site_users').addColumn('email', 'text').execute();
 }
 
 export async function down(): Promise<void> {
