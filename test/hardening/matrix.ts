@@ -16,12 +16,36 @@ type Target = (w: World) => Promise<{ path: string; body?: unknown }>;
 const A = (w: World) => w.siteA;
 const comment = (w: World) => `/v1/comments/${w.userComment}`;
 
+/** A site holds three SSO secrets at most: each cell that makes one first deletes the others. */
+async function roomForSecret(w: World): Promise<void> {
+  for (const { id } of (await w.parley.request('GET', `/api/sites/${A(w)}/sso-secrets`, { token: w.adminKey })).body.secrets) {
+    await w.parley.request('DELETE', `/api/sites/${A(w)}/sso-secrets/${id}`, { token: w.adminKey });
+  }
+}
+
 //                       none guest user other otherSite integ mod admin otherAcct revoked expired
 export const MATRIX: Array<[string, number[], Target]> = [
   ['GET /v1/comments', [200, 200, 200, 200, 200, 200, 200, 200, 200, 401, 401],
     async (w) => ({ path: `/v1/comments?site_id=${A(w)}&thread_url=${encodeURIComponent(w.thread)}` })],
   ['GET /v1/comments/:id', [200, 200, 200, 200, 200, 200, 200, 200, 200, 401, 401],
     async (w) => ({ path: comment(w) })],
+  ['GET /v1/comments/stream', [200, 200, 200, 200, 200, 200, 200, 200, 200, 401, 401],
+    async (w) => ({ path: `/v1/comments/stream?site_id=${A(w)}&thread_url=${encodeURIComponent(w.thread)}` })],
+  ['POST /v1/sso/exchange', [401, 401, 401, 401, 401, 401, 401, 401, 401, 401, 401],
+    async () => ({ path: '/v1/sso/exchange', body: { token: 'not.a.token' } })],
+  ['POST /api/sites/:id/sso-secrets', [401, 401, 403, 403, 403, 403, 403, 201, 404, 401, 401],
+    async (w) => {
+      await roomForSecret(w);
+      return { path: `/api/sites/${A(w)}/sso-secrets` };
+    }],
+  ['GET /api/sites/:id/sso-secrets', [401, 401, 403, 403, 403, 403, 403, 200, 404, 401, 401],
+    async (w) => ({ path: `/api/sites/${A(w)}/sso-secrets` })],
+  ['DELETE /api/sites/:id/sso-secrets/:secret_id', [401, 401, 403, 403, 403, 403, 403, 200, 404, 401, 401],
+    async (w) => {
+      await roomForSecret(w);
+      const made = await w.parley.request('POST', `/api/sites/${A(w)}/sso-secrets`, { token: w.adminKey });
+      return { path: `/api/sites/${A(w)}/sso-secrets/${made.body.id}` };
+    }],
   ['GET /v1/widget', [200, 200, 200, 200, 200, 200, 200, 200, 200, 401, 401],
     async (w) => ({ path: `/v1/widget?site_id=${A(w)}` })],
   ['POST /v1/comments', [201, 201, 201, 201, 404, 201, 201, 201, 404, 401, 401],
@@ -84,6 +108,15 @@ export const MATRIX: Array<[string, number[], Target]> = [
     async () => ({ path: '/v1/sessions/current' })],
 ];
 
+/** A stream's status and headers, and its body when it is a problem; an open stream is closed at once. */
+async function streamAnswer(url: string, token: string | undefined): Promise<ApiResponse> {
+  const abort = new AbortController();
+  const response = await fetch(url, { headers: token ? { authorization: `Bearer ${token}` } : {}, signal: abort.signal });
+  const body = response.status === 200 ? undefined : await response.json();
+  abort.abort();
+  return { status: response.status, headers: response.headers, body };
+}
+
 const CODE_OF: Record<number, string> = { 401: 'unauthorized', 403: 'forbidden', 404: 'not_found' };
 
 /** Extra checks a suite makes on every cell's answer. */
@@ -111,7 +144,9 @@ export function describeMatrix(title: string, env: Record<string, string>, check
       it.each(CALLERS.map((caller, i) => [caller, statuses[i]] as [CallerName, number]))('as %s answers %i', async (caller, status) => {
         const { path, body } = await target(world);
         const token = world.credential[caller] ?? undefined;
-        const response = await world.parley.request(endpoint.split(' ')[0], path, { token, body });
+        const response = endpoint === 'GET /v1/comments/stream'
+          ? await streamAnswer(world.parley.url + path, token)
+          : await world.parley.request(endpoint.split(' ')[0], path, { token, body });
         expect(response.status, JSON.stringify(response.body)).toBe(status);
         if (status >= 400) {
           expect(response.headers.get('content-type')).toMatch(/^application\/problem\+json/);
