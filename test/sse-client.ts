@@ -34,7 +34,10 @@ export class SseClient {
     const decoder = new TextDecoder();
     let buffer = '';
     try {
-      for await (const chunk of body) {
+      const reader = body.getReader();
+      for (;;) {
+        const { value: chunk, done } = await reader.read();
+        if (done) break;
         buffer += decoder.decode(chunk, { stream: true });
         let end: number;
         while ((end = buffer.indexOf('\n\n')) >= 0) {

@@ -15,7 +15,7 @@ let site: { site_id: string; api_key: string };
 
 beforeAll(async () => {
   database = await freshDatabaseUrl();
-  const shared = dialectName === 'postgres' ? { REDIS_URL: SHARED_REDIS_URL, PARLEY_RATE_LIMIT_REDIS_PREFIX: `live-test-${randomBytes(4).toString('hex')}` } : {};
+  const shared: Record<string, string> = dialectName === 'postgres' ? { REDIS_URL: SHARED_REDIS_URL, PARLEY_RATE_LIMIT_REDIS_PREFIX: `live-test-${randomBytes(4).toString('hex')}` } : {};
   writer = await startParley({ DATABASE_URL: database.url, ...shared });
   reader = dialectName === 'postgres' ? await startParley({ DATABASE_URL: database.url, ...shared }) : writer;
   site = await writer.newSite();
