@@ -41,7 +41,9 @@ const provider: MigrationProvider = { getMigrations: async () => MIGRATIONS };
 
 export async function migrateToLatest(db: Db): Promise<string[]> {
   return inMigrationSession(db.kysely, db.dialect, async (session) => {
-    const { error, results } = await new Migrator({ db: session, provider }).migrateToLatest();
+    // Numbers are handed out to work that lands in any order (0014 may be applied before 0012), and
+    // each migration is additive and independent of the others' order, so a later-landing lower number still runs.
+    const { error, results } = await new Migrator({ db: session, provider, allowUnorderedMigrations: true }).migrateToLatest();
     // Thrown inside the session, so SQLite rolls the failed run back as PostgreSQL does.
     if (error) throw error instanceof Error ? error : new Error(String(error));
     return (results ?? []).filter((r) => r.status === 'Success').map((r) => r.migrationName);
