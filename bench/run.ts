@@ -32,8 +32,23 @@ const { values: args } = parseArgs({
     limiter: { type: 'boolean', default: false },
     /** Only these cases (comma-separated), each counted in instructions per request under valgrind. */
     instructions: { type: 'string' },
+    /** Only the live fan-out case: this many streams on one instance, against a bare SSE server. */
+    live: { type: 'string' },
   },
 });
+if (args.live) {
+  const { liveCases } = await import('./live.ts');
+  const results = await liveCases(Number(args.live));
+  for (const r of results) {
+    process.stdout.write(
+      `live fan-out, ${r.service}: ${r.received}/${r.streams} streams got the comment; p50 ${r.p50Ms.toFixed(0)} ms, p99 ${r.p99Ms.toFixed(0)} ms, ` +
+        `max ${r.maxMs.toFixed(0)} ms; peak RSS ${r.peakRssMb.toFixed(0)} MB\n`,
+    );
+  }
+  const parley = results.find((r) => r.service === 'parley')!;
+  process.stdout.write(`goal p99 < 1000 ms and RSS < 300 MB: ${parley.p99Ms < 1000 && parley.peakRssMb < 300 ? 'met' : 'NOT met'}\n`);
+  process.exit(0);
+}
 const DURATION = Number(args.duration);
 const BASELINE_DURATION = Number(args['baseline-duration']);
 const WARMUP = Number(args.warmup);

@@ -18,6 +18,8 @@ import { registerNulGuard, registerValidators } from './http/validation.ts';
 import { keyRoutes } from './keys/routes.ts';
 import { KeyUse } from './keys/last-used.ts';
 import { moderationManagementRoutes } from './moderation/management-routes.ts';
+import { LiveHub } from './live/hub.ts';
+import { liveRoutes } from './live/routes.ts';
 import { moderationRoutes } from './moderation/routes.ts';
 import { registerRateLimits } from './ratelimits/limits.ts';
 import { sessionRoutes } from './sessions/routes.ts';
@@ -25,6 +27,7 @@ import { registerStaffAuth, staffCallerOf } from './staff/cookie-auth.ts';
 import { staffAuthRoutes } from './staff/routes.ts';
 import { teamRoutes } from './staff/team-routes.ts';
 import { siteRoutes } from './sites/routes.ts';
+import { ssoRoutes } from './sso/routes.ts';
 import { statsRoutes } from './stats/routes.ts';
 import { threadRoutes } from './threads/routes.ts';
 import { voteRoutes } from './votes/routes.ts';
@@ -122,6 +125,10 @@ export async function buildApp(config: Config): Promise<FastifyInstance> {
 
   if (config.redisUrl) db.changes.connectRedis(config.redisUrl, config.rateLimits.redisKeyPrefix, app.log);
   const deps = { db };
+  const hub = new LiveHub(db, config.live, app.log);
+  // Before the server stops accepting: open streams would otherwise hold the close forever.
+  app.addHook('preClose', async () => hub.close());
+  await app.register(liveRoutes, { db, hub });
   await app.register(commentRoutes, { db, caches: commentCaches(db.changes, config.responseCacheMb, config.subtreeCacheMb) });
   await app.register(voteRoutes, deps);
   await app.register(moderationRoutes, deps);
@@ -132,6 +139,7 @@ export async function buildApp(config: Config): Promise<FastifyInstance> {
   await app.register(commenterRoutes, deps);
   await app.register(threadRoutes, deps);
   await app.register(statsRoutes, deps);
+  await app.register(ssoRoutes, deps);
   await app.register(webhookRoutes, deps);
   await app.register(staffAuthRoutes, deps);
   await app.register(teamRoutes, deps);

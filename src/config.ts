@@ -36,6 +36,17 @@ export interface Config {
    * 0 turns it off.
    */
   subtreeCacheMb: number;
+  /** Live streams (GET /v1/comments/stream). */
+  live: {
+    /** Open streams this instance serves at most (PARLEY_LIVE_MAX_STREAMS, 10000); past it, 429. */
+    maxStreams: number;
+    /** Open streams per client IP at most (PARLEY_LIVE_MAX_STREAMS_PER_IP, 20): a reader's tabs, or one office behind NAT. */
+    maxStreamsPerIp: number;
+    /** A comment line is sent this often (PARLEY_LIVE_HEARTBEAT, 15s), and missed announcements are looked for. */
+    heartbeatMs: number;
+    /** A stream is closed after this long (PARLEY_LIVE_MAX_STREAM_AGE, 30m); the browser reconnects and resumes where it was. */
+    maxStreamAgeMs: number;
+  };
   /** Each limit counts per window; 0 turns that limit off. */
   rateLimits: {
     /** Requests per API key per request window, on every endpoint. */
@@ -101,6 +112,12 @@ export function parseDuration(name: string, raw: string): number {
 function durations(env: Env, name: string, fallback: string): number[] {
   const raw = env[name] || fallback;
   return raw.split(',').map((part) => parseDuration(name, part));
+}
+
+function positiveDuration(env: Env, name: string, fallback: string): number {
+  const ms = parseDuration(name, env[name] || fallback);
+  if (ms === 0) throw new ConfigError(`${name} must be above 0`);
+  return ms;
 }
 
 function windowSeconds(env: Env, name: string, fallback: string): number {
@@ -170,6 +187,12 @@ export function loadConfig(env: Env = process.env): Config {
     webhookAllowPrivate: boolean(env, 'PARLEY_WEBHOOK_ALLOW_PRIVATE', false),
     responseCacheMb: integer(env, 'PARLEY_RESPONSE_CACHE_MB', 32),
     subtreeCacheMb: integer(env, 'PARLEY_SUBTREE_CACHE_MB', 16),
+    live: Object.freeze({
+      maxStreams: integer(env, 'PARLEY_LIVE_MAX_STREAMS', 10_000),
+      maxStreamsPerIp: integer(env, 'PARLEY_LIVE_MAX_STREAMS_PER_IP', 20),
+      heartbeatMs: positiveDuration(env, 'PARLEY_LIVE_HEARTBEAT', '15s'),
+      maxStreamAgeMs: positiveDuration(env, 'PARLEY_LIVE_MAX_STREAM_AGE', '30m'),
+    }),
     rateLimits: Object.freeze({
       keyPerMinute: integer(env, 'PARLEY_RATE_LIMIT_KEY_PER_MINUTE', 1000),
       sessionCommentsPerHour: integer(env, 'PARLEY_RATE_LIMIT_SESSION_COMMENTS_PER_HOUR', 30),

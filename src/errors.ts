@@ -44,12 +44,19 @@ export interface FieldError {
   message: string;
 }
 
+/** What a problem may say beyond the standard fields: why a token was refused, and the server's clock. */
+export interface ProblemDetails {
+  reason?: string;
+  server_time?: string;
+}
+
 export class AppError extends Error {
   readonly status: number;
   constructor(
     readonly code: ErrorCode,
     detail: string,
     readonly errors?: FieldError[],
+    readonly details?: ProblemDetails,
   ) {
     super(detail);
     this.status = ERROR_STATUS[code];
@@ -68,9 +75,11 @@ export interface Problem {
   detail: string;
   code: ErrorCode;
   errors?: FieldError[];
+  reason?: string;
+  server_time?: string;
 }
 
-export function toProblem(code: ErrorCode, detail: string, errors?: FieldError[]): Problem {
+export function toProblem(code: ErrorCode, detail: string, errors?: FieldError[], details?: ProblemDetails): Problem {
   return {
     type: `https://parley.dev/problems/${code.replace(/_/g, '-')}`,
     title: TITLES[code],
@@ -78,5 +87,6 @@ export function toProblem(code: ErrorCode, detail: string, errors?: FieldError[]
     detail,
     code,
     ...(errors ? { errors } : {}),
+    ...details,
   };
 }

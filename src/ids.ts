@@ -3,7 +3,7 @@ import { monotonicFactory } from 'ulid';
 import { v7 as uuidv7 } from 'uuid';
 
 export type IdPrefix =
-  | 'acct' | 'cmt' | 'usr' | 'key' | 'del' | 'evt' | 'ban' | 'mod' | 'sess' | 'thr' | 'note'
+  | 'acct' | 'cmt' | 'usr' | 'key' | 'del' | 'evt' | 'ban' | 'mod' | 'sess' | 'thr' | 'note' | 'sso'
   // Staff (migration 0012): people, their sessions, invites, reset and setup links, audit entries.
   | 'stf' | 'sts' | 'inv' | 'rst' | 'stp' | 'aud';
 

@@ -24,6 +24,7 @@ import { isEmptyPlaceholder } from './tree.ts';
 import { authorMarks, eventComment, markableRow, toView, type CommentRow, type CommentView, type ViewerMarks } from './view.ts';
 import { viewerFor, type Viewer } from './visibility.ts';
 import { nowIso } from '../clock.ts';
+import { recordCommentChange, seenByPublic } from '../live/record.ts';
 
 export interface CommentList {
   comments: CommentView[];
@@ -223,6 +224,7 @@ export async function createComment(db: Db, caller: Caller, input: CreateInput):
     };
     await insertComment(trx, row);
     if (parent) await refreshListing(trx, [row.root_id]);
+    await recordCommentChange(trx, false, row, url.href);
     if (caller.kind === 'session' && !caller.hasCommented) await recordFirstComment(trx, site, caller.userId, now);
     await recordEvent(trx, { accountId: site.accountId, siteId: site.id, type: 'comment.created', data: { comment: eventComment(row, url.href) } }, site);
     return { created: toView(row, url.href, authorMarks(author)), siteId: site.id, threadUrl: url.href };
@@ -280,6 +282,7 @@ export async function editComment(db: Db, caller: Caller, id: string, rawContent
   const held = heldForApproval(site, caller, viewer.moderator);
   const edited = await withEvents(db, async (trx) => {
     await assertNotBanned(trx, site.id, comment.author_ref);
+    const before = await seenByPublic(trx, comment);
     const updated = await trx
       .updateTable('comments')
       .set({ content, is_edited: 1, updated_at: nowIso(), ...(held && HELD_AGAIN) })
@@ -290,6 +293,7 @@ export async function editComment(db: Db, caller: Caller, id: string, rawContent
     if (!updated) throw new AppError('conflict', 'A deleted comment cannot be edited');
     // Held, it may leave the public's list (or take its deleted top-level comment out of it).
     if (held) await refreshListing(trx, [updated.root_id]);
+    await recordCommentChange(trx, before, updated, comment.thread_url);
     await recordEvent(trx, { accountId: site.accountId, siteId: site.id, type: 'comment.updated', data: { comment: eventComment(updated, comment.thread_url) } }, site);
     return toView(updated, comment.thread_url, authorMarks(comment.author_ref));
   });
@@ -303,6 +307,7 @@ export async function deleteComment(db: Db, caller: Caller, id: string): Promise
   if (!isAuthor && !viewer.moderator) throw new AppError('forbidden', 'Only the author or a moderator can delete a comment');
   const deletedView = await withEvents(db, async (trx) => {
     await assertNotBanned(trx, site.id, viewer.ref);
+    const before = await seenByPublic(trx, comment);
     const deleted = await trx
       .updateTable('comments')
       .set({ is_deleted: 1, content: null, updated_at: nowIso() })
@@ -312,6 +317,7 @@ export async function deleteComment(db: Db, caller: Caller, id: string): Promise
       .executeTakeFirst();
     if (!deleted) return toView(comment, comment.thread_url, authorMarks(viewer.ref));
     await refreshListing(trx, [deleted.root_id]);
+    await recordCommentChange(trx, before, deleted, comment.thread_url);
     await recordEvent(trx, { accountId: site.accountId, siteId: site.id, type: 'comment.deleted', data: { comment: eventComment(deleted, comment.thread_url) } }, site);
     return toView(deleted, comment.thread_url, authorMarks(viewer.ref));
   });

@@ -14,6 +14,7 @@ import * as voteOrderListing from './migrations/0010_vote_order_listing.ts';
 import * as sessionKeys from './migrations/0011_session_keys.ts';
 import * as staff from './migrations/0012_staff.ts';
 import * as management from './migrations/0013_management.ts';
+import * as liveAndSso from './migrations/0014_live_and_sso.ts';
 
 /**
  * Migrations are listed here explicitly (no directory scan), in order. They are additive only (new
@@ -38,12 +39,15 @@ const MIGRATIONS: Record<string, Migration> = {
   '0011_session_keys': sessionKeys,
   '0012_staff': staff,
   '0013_management': management,
+  '0014_live_and_sso': liveAndSso,
 };
 
 const provider: MigrationProvider = { getMigrations: async () => MIGRATIONS };
 
 export async function migrateToLatest(db: Db): Promise<string[]> {
   return inMigrationSession(db.kysely, db.dialect, async (session) => {
+    // A migration may land after a higher-numbered one was applied; each is additive and independent
+    // of the others' order, so a later-landing lower number still runs.
     const { error, results } = await new Migrator({ db: session, provider, allowUnorderedMigrations: true }).migrateToLatest();
     // Thrown inside the session, so SQLite rolls the failed run back as PostgreSQL does.
     if (error) throw error instanceof Error ? error : new Error(String(error));

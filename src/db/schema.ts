@@ -25,6 +25,10 @@ export interface SiteTable {
   webhook_secret: string | null;
   webhook_events: string;
   created_at: string;
+  /** Whether the widget streams changes to readers (migration 0014). */
+  live_updates: Generated<Flag>;
+  /** Whether an SSO token's `moderator` claim is honoured (migration 0014). */
+  sso_moderators: Generated<Flag>;
 }
 
 export interface ApiKeyTable {
@@ -54,6 +58,10 @@ export interface SiteUserTable {
   marks_revision: Generated<number>;
   /** The user's comments that only they see: pending, or published while shadow-banned (migration 0009). */
   comments_only_they_see: Generated<number>;
+  /** `iat` (seconds) of the SSO token that last set the name and avatar (migration 0014). */
+  profile_issued_at: number | null;
+  /** From an SSO token's `email` claim (migration 0014); never used to identify the user. */
+  email: string | null;
 }
 
 export interface SessionTable {
@@ -82,6 +90,34 @@ export interface ThreadTable {
   title: string | null;
   /** Set while the thread takes no new comments. */
   closed_at: string | null;
+  /** The number of the thread's latest live event (migration 0014). */
+  live_seq: Generated<number>;
+}
+
+/** What the public saw change in a thread, numbered per thread (migration 0014); only the latest are kept. */
+export interface LiveEventTable {
+  thread_id: string;
+  seq: number;
+  type: string;
+  comment_id: string;
+  /** The comment as the public sees it, for events that show it; null for the others. */
+  data: string | null;
+  created_at: string;
+}
+
+/** A site's SSO signing secret; its id is the JWT `kid` (migration 0014). */
+export interface SsoSecretTable {
+  id: string;
+  site_id: string;
+  secret: string;
+  created_at: string;
+}
+
+/** SSO token ids already exchanged, kept until their token would have expired (migration 0014). */
+export interface SsoUsedTokenTable {
+  site_id: string;
+  jti: string;
+  expires_at: string;
 }
 
 export interface CommentTable {
@@ -299,6 +335,9 @@ export interface Database {
   site_users: SiteUserTable;
   sessions: SessionTable;
   threads: ThreadTable;
+  live_events: LiveEventTable;
+  sso_secrets: SsoSecretTable;
+  sso_used_tokens: SsoUsedTokenTable;
   comments: CommentTable;
   votes: VoteTable;
   reactions: ReactionTable;

@@ -6,8 +6,9 @@ import { AppError } from '../errors.ts';
  * CORS for the widget's endpoints only; the management API (/api/..., /v1/sites, /v1/sessions) is
  * called with API keys from servers and answers browsers on other origins with no CORS headers.
  */
-const WIDGET_PATH = /^\/v1\/(comments|widget)(?=[/?]|$)/;
-const COMMENT_PATH = /^\/v1\/comments\/([^/?]+)/;
+const WIDGET_PATH = /^\/v1\/(comments|widget|sso)(?=[/?]|$)/;
+/** A comment named in the path; the live stream (/v1/comments/stream) names its site in the query. */
+const COMMENT_PATH = /^\/v1\/comments\/(?!stream(?:\?|$))([^/?]+)/;
 const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
 
 const PREFLIGHT_HEADERS = {

@@ -2,14 +2,14 @@ import { STATUS_CODES } from 'node:http';
 import type { Socket } from 'node:net';
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { isDatabaseBusy } from '../db/dialect.ts';
-import { AppError, toProblem, type ErrorCode, type FieldError } from '../errors.ts';
+import { AppError, toProblem, type ErrorCode, type FieldError, type ProblemDetails } from '../errors.ts';
 
 export const PROBLEM_CONTENT_TYPE = 'application/problem+json';
 /** When a client may try again after the database was too busy to answer (seconds). */
 export const BUSY_RETRY_AFTER_SECONDS = 5;
 
-export function sendProblem(reply: FastifyReply, code: ErrorCode, detail: string, errors?: FieldError[]) {
-  const problem = toProblem(code, detail, errors);
+export function sendProblem(reply: FastifyReply, code: ErrorCode, detail: string, errors?: FieldError[], details?: ProblemDetails) {
+  const problem = toProblem(code, detail, errors, details);
   if (code === 'unauthorized') reply.header('WWW-Authenticate', 'Bearer');
   return reply.code(problem.status).type(PROBLEM_CONTENT_TYPE).send(problem);
 }
@@ -44,7 +44,7 @@ const FRAMEWORK_ERRORS: Record<string, ErrorCode> = {
 /** Every error leaves as RFC 9457 problem+json; a 500 never carries internals. */
 export function registerProblemHandlers(app: FastifyInstance): void {
   app.setErrorHandler((error: FastifyError | AppError, request, reply) => {
-    if (error instanceof AppError) return sendProblem(reply, error.code, error.message, error.errors);
+    if (error instanceof AppError) return sendProblem(reply, error.code, error.message, error.errors, error.details);
     if (error.validation) {
       const errors = fieldErrors(error.validationContext, error.validation as AjvIssue[]);
       return sendProblem(reply, 'validation_failed', errors.map((e) => `${e.path} ${e.message}`).join('; '), errors);

@@ -10,6 +10,8 @@ export const Problem = Type.Object(
     detail: Type.String(),
     code: Type.Enum(Object.keys(ERROR_STATUS)),
     errors: Type.Optional(Type.Array(Type.Object({ path: Type.String(), message: Type.String() }))),
+    reason: Type.Optional(Type.String({ description: 'Why a sign-on token was refused, as a stable snake_case word' })),
+    server_time: Type.Optional(Type.String({ format: 'date-time', description: "The server's clock, beside token time errors" })),
   },
   { $id: 'Problem', description: 'RFC 9457 problem details (application/problem+json)' },
 );

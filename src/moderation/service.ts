@@ -4,6 +4,7 @@ import type { Db } from '../db/connect.ts';
 import { forUpdate, lockAuthor } from '../db/dialect.ts';
 import { AppError } from '../errors.ts';
 import { recordEvent, withEvents } from '../events/record.ts';
+import { recordCommentChange, seenByPublic } from '../live/record.ts';
 import { newId } from '../ids.ts';
 import { commentWithSite, visibleComment } from '../comments/service.ts';
 import { eventComment, type CommentRow } from '../comments/view.ts';
@@ -118,6 +119,7 @@ export async function applyModeration(
     if (comment.author_ref !== null) await lockAuthor(db.dialect, trx, site.id, comment.author_ref);
     const current = await forUpdate(db.dialect, trx.selectFrom('comments').selectAll().where('id', '=', id)).executeTakeFirstOrThrow();
     const target = targetOf(action, current);
+    const seenBefore = await seenByPublic(trx, current);
     const now = nowIso();
     const changed = current.status !== target.status || current.moderation_status !== target.moderation_status;
     let authorChanged = false;
@@ -131,7 +133,10 @@ export async function applyModeration(
       ? await trx.updateTable('comments').set({ ...target, updated_at: now }).where('id', '=', id).returningAll().executeTakeFirstOrThrow()
       : await trx.selectFrom('comments').selectAll().where('id', '=', id).executeTakeFirstOrThrow();
     if (changed) await refreshListing(trx, [updated.root_id]);
-    if (changed || authorChanged) await recordModeration(trx, site, moderator, action, reason, updated);
+    if (changed || authorChanged) {
+      await recordCommentChange(trx, seenBefore, updated, comment.thread_url);
+      await recordModeration(trx, site, moderator, action, reason, updated);
+    }
     return { result: moderationResult(updated, action), authorChanged };
   });
   // A shadow ban or its lifting changes what the author's comments show everywhere on the site.

@@ -15,6 +15,13 @@ const SessionUser = Type.Object({
   moderator: Type.Boolean(),
 });
 
+/** What signing a user in answers, by key (POST /v1/sessions) or by token (POST /v1/sso/exchange). */
+export const SessionCreated = Type.Object({
+  token: Type.String({ description: 'sess_<random>; send as Authorization: Bearer' }),
+  expires_at: Timestamp,
+  user: SessionUser,
+});
+
 const ManagedSession = Type.Object({
   id: Type.String({ description: 'sess_<id>; the token itself is never shown again' }),
   user: Type.Object({ id: Type.String({ description: 'usr_<id>' }), external_id: Type.String(), name: Type.String() }),
@@ -48,7 +55,7 @@ export const sessionRoutes: FastifyPluginAsyncTypebox<{ db: Db }> = async (app, 
         }),
       }),
       response: {
-        201: Type.Object({ token: Type.String({ description: 'sess_<random>; send as Authorization: Bearer' }), expires_at: Timestamp, user: SessionUser }),
+        201: SessionCreated,
         ...errors,
       },
     },

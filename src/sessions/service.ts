@@ -31,15 +31,46 @@ export async function createSession(db: Db, caller: Caller, input: SessionReques
   }
   const name = cleanText('body/user/name', input.user.name, MAX_AUTHOR_NAME);
   const externalId = cleanText('body/user/id', input.user.id, 200);
-  const avatarUrl = input.user.avatar_url ?? null;
+  return startSession(db, site, { externalId, name, avatarUrl: input.user.avatar_url ?? null }, moderator, caller.keyId);
+}
+
+/** Who a session is for, as the site's backend (or its signed token) describes them. */
+export interface SiteUserProfile {
+  externalId: string;
+  name: string;
+  avatarUrl: string | null;
+  email?: string | null;
+  /** For a signed token: its `iat`. A profile from an older token than the one last applied is not applied. */
+  issuedAt?: number;
+}
+
+/**
+ * Creates the site's user on first sight (identity: the site and its own user id) and a session for
+ * them. The name and avatar are refreshed on every later session, unless this profile comes from a
+ * token older than the one that last set them.
+ */
+export async function startSession(db: Db, site: Site, profile: SiteUserProfile, moderator: boolean, keyId: string | null) {
+  const { externalId, name, avatarUrl } = profile;
+  const issuedAt = profile.issuedAt ?? null;
   const now = new Date();
   const token = newSessionToken();
   const expiresAt = new Date(now.getTime() + SESSION_LIFETIME_MS).toISOString();
   const user = await db.kysely.transaction().execute(async (trx) => {
+    const fresh = {
+      name,
+      avatar_url: avatarUrl,
+      ...(profile.email !== undefined && { email: profile.email }),
+      ...(issuedAt !== null && { profile_issued_at: issuedAt }),
+    };
     await trx
       .insertInto('site_users')
-      .values({ id: newId('usr'), site_id: site.id, external_id: externalId, name, avatar_url: avatarUrl, first_comment_at: null, created_at: now.toISOString() })
-      .onConflict((oc) => oc.columns(['site_id', 'external_id']).doUpdateSet({ name, avatar_url: avatarUrl }))
+      .values({ id: newId('usr'), site_id: site.id, external_id: externalId, first_comment_at: null, created_at: now.toISOString(), ...fresh })
+      .onConflict((oc) => {
+        const update = oc.columns(['site_id', 'external_id']).doUpdateSet(fresh);
+        return issuedAt === null
+          ? update
+          : update.where((eb) => eb.or([eb('site_users.profile_issued_at', 'is', null), eb('site_users.profile_issued_at', '<=', issuedAt)]));
+      })
       .execute();
     const row = await trx.selectFrom('site_users').selectAll().where('site_id', '=', site.id).where('external_id', '=', externalId).executeTakeFirstOrThrow();
     await trx
@@ -53,7 +84,7 @@ export async function createSession(db: Db, caller: Caller, input: SessionReques
         expires_at: expiresAt,
         revoked_at: null,
         created_at: now.toISOString(),
-        key_id: caller.keyId,
+        key_id: keyId,
       })
       .execute();
     return row;

@@ -22,6 +22,10 @@ export interface Site {
   webhookSecret: string | null;
   webhookEvents: string[];
   createdAt: string;
+  /** Whether the widget streams new comments and counts to readers. */
+  liveUpdates: boolean;
+  /** Whether an SSO token's `moderator` claim makes its user a moderator. */
+  ssoModerators: boolean;
 }
 
 export function toSite(row: Selectable<SiteTable>): Site {
@@ -37,6 +41,8 @@ export function toSite(row: Selectable<SiteTable>): Site {
     webhookSecret: row.webhook_secret,
     webhookEvents: JSON.parse(row.webhook_events),
     createdAt: row.created_at,
+    liveUpdates: row.live_updates === 1,
+    ssoModerators: row.sso_moderators === 1,
   };
 }
 

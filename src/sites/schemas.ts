@@ -13,6 +13,8 @@ export const SiteSchema = Type.Object({
   webhook_url: Type.Union([Type.String(), Type.Null()]),
   webhook_secret: Type.Union([Type.String(), Type.Null()], { description: 'Masked; never returned in full' }),
   webhook_events: Type.Array(Type.String()),
+  live_updates: Type.Boolean({ description: 'Whether the widget shows new comments and counts while the page is open (default true)' }),
+  sso_moderators: Type.Boolean({ description: "Whether an SSO token's moderator claim is honoured (default false)" }),
   created_at: Timestamp,
 });
 
@@ -22,6 +24,7 @@ export const PublicSiteSchema = Type.Object({
   name: Type.String(),
   allow_guests: Type.Boolean({ description: 'Whether readers without a session may post' }),
   reactions: Type.Array(Type.String(), { description: 'The reaction types the site accepts' }),
+  live_updates: Type.Boolean({ description: 'Whether the widget streams changes (GET /v1/comments/stream)' }),
 });
 
 const Reaction = Type.String({ minLength: 1, maxLength: 32, pattern: '^[a-z0-9_-]+$' });
@@ -32,6 +35,8 @@ const GeneralSettings = {
   moderation_mode: Type.Optional(Type.Enum([...MODERATION_MODES])),
   allow_guests: Type.Optional(Type.Boolean()),
   reactions: Type.Optional(Type.Array(Reaction, { minItems: 1, maxItems: 20 })),
+  live_updates: Type.Optional(Type.Boolean()),
+  sso_moderators: Type.Optional(Type.Boolean()),
 };
 
 export const SiteSettingsBody = Type.Object({

@@ -17,6 +17,8 @@ export interface SiteSettings {
   moderation_mode?: ModerationMode;
   allow_guests?: boolean;
   reactions?: string[];
+  live_updates?: boolean;
+  sso_moderators?: boolean;
 }
 
 const HOSTNAME = /^(?=.{1,253}$)([a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?)(\.[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?)*$/;
@@ -42,6 +44,8 @@ function settingsColumns(settings: SiteSettings) {
     ...(settings.moderation_mode !== undefined && { moderation_mode: settings.moderation_mode }),
     ...(settings.allow_guests !== undefined && { allow_guests: settings.allow_guests ? (1 as const) : (0 as const) }),
     ...(settings.reactions !== undefined && { reactions: JSON.stringify(cleanReactions(settings.reactions)) }),
+    ...(settings.live_updates !== undefined && { live_updates: settings.live_updates ? (1 as const) : (0 as const) }),
+    ...(settings.sso_moderators !== undefined && { sso_moderators: settings.sso_moderators ? (1 as const) : (0 as const) }),
   };
 }
 

@@ -12,7 +12,7 @@ export function maskSecret(secret: string | null): string | null {
 
 /** A site as a session or the widget sees it (PublicSiteSchema). */
 export function publicSiteView(site: Site) {
-  return { id: site.id, name: site.name, allow_guests: site.allowGuests, reactions: site.reactions };
+  return { id: site.id, name: site.name, allow_guests: site.allowGuests, reactions: site.reactions, live_updates: site.liveUpdates };
 }
 
 export function siteView(site: Site) {
@@ -26,6 +26,8 @@ export function siteView(site: Site) {
     webhook_url: site.webhookUrl,
     webhook_secret: maskSecret(site.webhookSecret),
     webhook_events: site.webhookEvents,
+    live_updates: site.liveUpdates,
+    sso_moderators: site.ssoModerators,
     created_at: site.createdAt,
   };
 }

@@ -9,6 +9,7 @@ import { AppError, invalid } from '../errors.ts';
 import { bannedError, isBanned } from '../moderation/bans.ts';
 import { wilsonLowerBound } from './wilson.ts';
 import { nowIso } from '../clock.ts';
+import { recordCountsChange } from '../live/record.ts';
 
 export type VoteType = 'up' | 'down';
 
@@ -29,6 +30,10 @@ interface Target {
   site_id: string;
   account_id: string;
   thread_url: string;
+  thread_id: string;
+  status: string;
+  moderation_status: string | null;
+  parent_id: string | null;
   is_deleted: number;
   banned: number | boolean;
   hidden: number | string;
@@ -44,7 +49,7 @@ function targetQuery(db: Kysely<Database>, id: string, actor: string, now: strin
     .selectFrom('comments as c')
     .innerJoin('threads as t', 't.id', 'c.thread_id')
     .innerJoin('sites as s', 's.id', 'c.site_id')
-    .select(['c.site_id', 's.account_id', 't.url_key as thread_url', 'c.is_deleted'])
+    .select(['c.site_id', 's.account_id', 't.url_key as thread_url', 'c.thread_id', 'c.status', 'c.moderation_status', 'c.parent_id', 'c.is_deleted'])
     .select([isBanned(sql.ref('c.site_id'), actor, now).as('banned'), hiddenInChain({ ref: actor, moderator: false }, id).as('hidden')])
     .where('c.id', '=', id);
 }
@@ -129,6 +134,7 @@ export function setVote(db: Db, caller: Caller, id: string, vote: VoteType | nul
       if (after === 0) await deleteVote(trx, null, id, actor);
       else await upsertVote(trx, null, id, actor, after, moderator ? 1 : 0, nowIso());
       await setVoteCounts(trx, null, id, upvotes, downvotes, upvotes - downvotes, wilsonLowerBound(upvotes, downvotes));
+      await recordCountsChange(trx, target.thread_id, { id, ...target });
     }
     // The caller's own upvote counts as the site owner's when it was (or is now) cast as a moderator.
     const mineLiked = after === 1 && (before === after ? target.previous_by_moderator === 1 : moderator);
@@ -190,6 +196,7 @@ export function toggleReaction(db: Db, caller: Caller, id: string, type: string)
     const rows = await reactionCounts(trx, null, id);
     const counts = Object.fromEntries(rows.map((row) => [row.type, Number(row.n)]));
     await setReactionCounts(trx, null, id, JSON.stringify(counts));
+    await recordCountsChange(trx, target.thread_id, { id, ...target });
     return { reaction_counts: counts, user_reaction: mine };
   });
 }

@@ -72,7 +72,7 @@ describe('GET /v1/widget', () => {
     const response = await parley.request('GET', `/v1/widget?site_id=${site.site_id}`);
     expect(response.status).toBe(200);
     expect(response.body).toEqual({
-      site: { id: site.site_id, name: 'Test site', allow_guests: true, reactions: ['funny', 'interesting', 'insightful'] },
+      site: { id: site.site_id, name: 'Test site', allow_guests: true, reactions: ['funny', 'interesting', 'insightful'], live_updates: true },
       viewer: { signed_in: false, name: null, moderator: false },
     });
   });

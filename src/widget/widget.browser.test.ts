@@ -8,6 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { chromiumForTests } from '../../test/chromium.ts';
 import { startParley, type TestParley } from '../../test/helper.ts';
 import { escapeHtml } from './demo.ts';
+import { createHmac, randomUUID } from 'node:crypto';
 
 /**
  * The widget in a real Chromium, on a page served from another origin than the API (as on a
@@ -36,7 +37,7 @@ function servePages(): Promise<Server> {
       [
         `site-id="${escapeHtml(url.searchParams.get('site') ?? site.site_id)}"`,
         `thread-url="${escapeHtml(pageOrigin + thread)}"`,
-        ...['session-token', 'theme', 'lang'].filter((name) => url.searchParams.has(name)).map((name) => `${name}="${escapeHtml(url.searchParams.get(name)!)}"`),
+        ...['session-token', 'sso-token', 'theme', 'lang'].filter((name) => url.searchParams.has(name)).map((name) => `${name}="${escapeHtml(url.searchParams.get(name)!)}"`),
       ].join(' ');
     const threads = [url.pathname, ...url.searchParams.getAll('also')];
     response.writeHead(200, { 'content-type': 'text/html; charset=utf-8' }).end(`<!doctype html>
@@ -455,6 +456,73 @@ describe.skipIf(!CHROMIUM)('the widget in Chromium', () => {
     console.log(`first render of 200 comments (best of 3): ${best.domMs.toFixed(1)} ms to DOM, ${best.paintedMs.toFixed(1)} ms to the next frame; goal < 100 ms`);
     // The goal is 100 ms; the bound leaves room for a loaded CI machine and still catches a regression.
     expect(best.domMs).toBeLessThan(250);
+    await page.close();
+  });
+
+  it('shows a comment posted elsewhere as "1 new comment" without reloading, on the right one of two widgets', async () => {
+    const thread = newThread();
+    const other = newThread();
+    await seed(thread, 'Already here');
+    const reader = await open(await browser.newPage(), thread, { also: other });
+    const [mine, theirs] = [reader.locator('parley-comments').first(), reader.locator('parley-comments').last()];
+    const before = await mine.locator('.c').first().boundingBox();
+    const writer = await open(await browser.newPage(), thread);
+    await writer.getByLabel('Write a comment').fill('Posted from another tab');
+    await writer.getByRole('button', { name: 'Post comment' }).click();
+    await expect.poll(() => comment(writer, 'Posted from another tab').count()).toBe(1);
+    // The writer's own comment came back on its stream too, and is shown once.
+    await new Promise((resolve) => setTimeout(resolve, 500));
+    expect(await comment(writer, 'Posted from another tab').count()).toBe(1);
+    const button = mine.getByRole('button', { name: 'Show 1 new comment' });
+    await expect.poll(() => button.count(), { timeout: 5000 }).toBe(1);
+    // The button had its place already: the thread did not move.
+    expect(await mine.locator('.c').first().boundingBox()).toEqual(before);
+    expect(await theirs.getByRole('button', { name: /new comment/ }).count()).toBe(0);
+    expect(await seriousViolations(reader)).toEqual([]);
+    await reader.screenshot({ path: join(ARTIFACTS, 'live-new-comment-light.png') });
+    await button.click();
+    await expect.poll(() => comment(reader, 'Posted from another tab').count()).toBe(1);
+
+    // A reply arrives under its parent; a vote's count changes in place.
+    const parent = (await list(thread)).comments.find((c: { content: string }) => c.content === 'Already here');
+    await seed(thread, 'A live reply', { parent_id: parent.id });
+    await expect.poll(() => comment(reader, 'A live reply').count(), { timeout: 5000 }).toBe(1);
+    await parley.request('POST', `/v1/comments/${parent.id}/vote`, { token: await session('Voter'), body: { vote_type: 'up' } });
+    await expect.poll(() => comment(reader, 'Already here').locator('.count').first().textContent(), { timeout: 5000 }).toContain('1');
+    await writer.close();
+    await reader.close();
+  });
+
+  it('renders the live button in dark and at phone width with no serious accessibility violations', async () => {
+    const thread = newThread();
+    await seed(thread, 'First');
+    for (const [theme, width] of [['dark', 760], ['light', 375]] as const) {
+      const page = await browser.newPage();
+      await page.setViewportSize({ width, height: 800 });
+      await open(page, thread, { theme });
+      await seed(thread, `Arrived while reading (${theme}, ${width})`);
+      await expect.poll(() => page.getByRole('button', { name: 'Show 1 new comment' }).count(), { timeout: 5000 }).toBe(1);
+      expect(await seriousViolations(page)).toEqual([]);
+      await page.screenshot({ path: join(ARTIFACTS, `live-new-comment-${theme}-${width}.png`) });
+      await page.close();
+    }
+  });
+
+  it('signs a reader in from an sso-token and posts as them', async () => {
+    const secret = (await parley.request('POST', `/api/sites/${site.site_id}/sso-secrets`, { token: site.api_key })).body;
+    const part = (value: object) => Buffer.from(JSON.stringify(value)).toString('base64url');
+    const now = Math.floor(Date.now() / 1000);
+    const body = `${part({ alg: 'HS256', typ: 'JWT', kid: secret.id })}.${part({ iss: site.site_id, aud: 'parley', sub: 'sso-ada', name: 'Ada Signed', iat: now, exp: now + 600, jti: randomUUID() })}`;
+    const token = `${body}.${createHmac('sha256', secret.secret).update(body).digest('base64url')}`;
+    const thread = newThread();
+    // Two widgets with the same token: it is exchanged once, and both are signed in.
+    const page = await open(await browser.newPage(), thread, { 'sso-token': token, also: newThread() });
+    expect(await page.getByText('Commenting as Ada Signed').count()).toBe(2);
+    await page.getByLabel('Write a comment').first().fill('Signed in by my site');
+    await page.getByRole('button', { name: 'Post comment' }).first().click();
+    await expect.poll(() => comment(page, 'Signed in by my site').locator('.author').textContent()).toBe('Ada Signed');
+    expect((await list(thread)).comments[0]).toMatchObject({ author_name: 'Ada Signed', author_is_guest: false });
+    expect(await seriousViolations(page)).toEqual([]);
     await page.close();
   });
 

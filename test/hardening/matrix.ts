@@ -32,12 +32,36 @@ const signInRow = (ok: number) => [ok, ok, ok, ok, ok, ok, ok, ok, ok, 401, 401,
 /** A staff member's own sign-in: the cookie only. */
 const staffRow = (ok: number) => [401, 401, 403, 403, 403, 403, 403, 403, 403, 401, 401, ok, ok, ok, ok, ok];
 
+/** A site holds three SSO secrets at most: each cell that makes one first deletes the others. */
+async function roomForSecret(w: World): Promise<void> {
+  for (const { id } of (await w.parley.request('GET', `/api/sites/${A(w)}/sso-secrets`, { token: w.adminKey })).body.secrets) {
+    await w.parley.request('DELETE', `/api/sites/${A(w)}/sso-secrets/${id}`, { token: w.adminKey });
+  }
+}
+
 //                       none guest user other otherSite integ mod admin otherAcct revoked expired | owner admin mod siteMod otherAcct (staff)
 export const MATRIX: Array<[string, number[], Target]> = [
   ['GET /v1/comments', v1([200, 200, 200, 200, 200, 200, 200, 200, 200, 401, 401]),
     async (w) => ({ path: `/v1/comments?site_id=${A(w)}&thread_url=${encodeURIComponent(w.thread)}` })],
   ['GET /v1/comments/:id', v1([200, 200, 200, 200, 200, 200, 200, 200, 200, 401, 401]),
     async (w) => ({ path: comment(w) })],
+  ['GET /v1/comments/stream', v1([200, 200, 200, 200, 200, 200, 200, 200, 200, 401, 401]),
+    async (w) => ({ path: `/v1/comments/stream?site_id=${A(w)}&thread_url=${encodeURIComponent(w.thread)}` })],
+  ['POST /v1/sso/exchange', v1([401, 401, 401, 401, 401, 401, 401, 401, 401, 401, 401]),
+    async () => ({ path: '/v1/sso/exchange', body: { token: 'not.a.token' } })],
+  ['POST /api/sites/:id/sso-secrets', adminRow(201),
+    async (w) => {
+      await roomForSecret(w);
+      return { path: `/api/sites/${A(w)}/sso-secrets` };
+    }],
+  ['GET /api/sites/:id/sso-secrets', adminRow(200),
+    async (w) => ({ path: `/api/sites/${A(w)}/sso-secrets` })],
+  ['DELETE /api/sites/:id/sso-secrets/:secret_id', adminRow(200),
+    async (w) => {
+      await roomForSecret(w);
+      const made = await w.parley.request('POST', `/api/sites/${A(w)}/sso-secrets`, { token: w.adminKey });
+      return { path: `/api/sites/${A(w)}/sso-secrets/${made.body.id}` };
+    }],
   ['GET /v1/widget', v1([200, 200, 200, 200, 200, 200, 200, 200, 200, 401, 401]),
     async (w) => ({ path: `/v1/widget?site_id=${A(w)}` })],
   ['POST /v1/comments', v1([201, 201, 201, 201, 404, 201, 201, 201, 404, 401, 401]),
@@ -196,6 +220,15 @@ export const MATRIX: Array<[string, number[], Target]> = [
   ['POST /api/auth/logout', [401, 401, 401, 401, 401, 403, 403, 403, 403, 401, 401, 204, 204, 204, 204, 204], async () => ({ path: '/api/auth/logout' })],
 ];
 
+/** A stream's status and headers, and its body when it is a problem; an open stream is closed at once. */
+async function streamAnswer(url: string, token: string | undefined, headers: Record<string, string>): Promise<ApiResponse> {
+  const abort = new AbortController();
+  const response = await fetch(url, { headers: { ...headers, ...(token && { authorization: `Bearer ${token}` }) }, signal: abort.signal });
+  const body = response.status === 200 ? undefined : await response.json();
+  abort.abort();
+  return { status: response.status, headers: response.headers, body };
+}
+
 const CODE_OF: Record<number, string> = { 401: 'unauthorized', 403: 'forbidden', 404: 'not_found' };
 
 /** Extra checks a suite makes on every cell's answer (`sentAt`: when its request was sent, ms). */
@@ -233,7 +266,9 @@ export function describeMatrix(title: string, env: Record<string, string>, check
         const sentAt = Date.now();
         const address: Record<string, string> = addressed ? { 'x-forwarded-for': `203.0.113.${CALLERS.indexOf(caller) + 1}` } : {};
         const headers = { ...world.staffHeaders[caller], ...address };
-        const response = await world.parley.request(endpoint.split(' ')[0], path, { token, body, headers });
+        const response = endpoint === 'GET /v1/comments/stream'
+          ? await streamAnswer(world.parley.url + path, token, headers)
+          : await world.parley.request(endpoint.split(' ')[0], path, { token, body, headers });
         expect(response.status, JSON.stringify(response.body)).toBe(status);
         if (status >= 400) {
           expect(response.headers.get('content-type')).toMatch(/^application\/problem\+json/);

@@ -11,7 +11,7 @@ export interface CommentPage {
 }
 
 export interface WidgetSettings {
-  site: { id: string; name: string; allow_guests: boolean; reactions: string[] };
+  site: { id: string; name: string; allow_guests: boolean; reactions: string[]; live_updates: boolean };
   viewer: { signed_in: boolean; name: string | null; moderator: boolean };
 }
 

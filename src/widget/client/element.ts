@@ -2,6 +2,7 @@
 import type { ReactionResult, VoteResult } from '../../votes/service.ts';
 import { Api, ApiProblem, type Comment, type CommentPage, type WidgetSettings } from './api.ts';
 import { fullDate, h, relativeTime, richText } from './dom.ts';
+import { LiveConnection, type LiveMessage } from './live.ts';
 import { format, problemMessage, setStrings, stringsFor, type Strings } from './strings.ts';
 import { STYLES } from './styles.ts';
 
@@ -34,6 +35,8 @@ interface FormOptions {
 
 let uniqueId = 0;
 const instances = new Set<ParleyComments>();
+/** Sessions exchanged for sign-on tokens: each token is exchanged once (a second exchange is refused), however many widgets carry it. */
+const ssoSessions = new Map<string, Promise<string>>();
 
 /** How often "5 minutes ago" is rewritten while the page stays open: the finest unit it shows is a minute. */
 const TIMES_REFRESH_MS = 30_000;
@@ -41,11 +44,12 @@ const TIMES_REFRESH_MS = 30_000;
 let timesRefresh: ReturnType<typeof setInterval> | undefined;
 
 /**
- * `<parley-comments site-id=… [thread-url] [session-token] [theme] [lang]>`: one thread, drawn in
- * its own shadow root. Every widget on a page keeps its own state; they share only the strings.
+ * `<parley-comments site-id=… [thread-url] [session-token | sso-token] [theme] [lang]>`: one thread,
+ * drawn in its own shadow root. Every widget on a page keeps its own state; they share only the
+ * strings and the sessions of sign-on tokens.
  */
 export class ParleyComments extends HTMLElement {
-  static observedAttributes = ['site-id', 'thread-url', 'session-token', 'lang'];
+  static observedAttributes = ['site-id', 'thread-url', 'session-token', 'sso-token', 'lang'];
   /** Where embed.js came from; the API lives there too. */
   static apiBase = '';
 
@@ -62,7 +66,7 @@ export class ParleyComments extends HTMLElement {
   #t: Strings = stringsFor('en').strings;
   #lang = 'en';
   #api = new Api('', null);
-  #settings: WidgetSettings = { site: { id: '', name: '', allow_guests: false, reactions: [] }, viewer: { signed_in: false, name: null, moderator: false } };
+  #settings: WidgetSettings = { site: { id: '', name: '', allow_guests: false, reactions: [], live_updates: false }, viewer: { signed_in: false, name: null, moderator: false } };
   #sort: Sort = 'newest';
   #page = 1;
   #total = 0;
@@ -72,6 +76,10 @@ export class ParleyComments extends HTMLElement {
   #more = h('button');
   #generation = 0;
   #scheduled = false;
+  #live: LiveConnection | null = null;
+  /** New top-level comments that arrived live, shown when the reader asks (the page does not jump under them). */
+  #incoming: Comment[] = [];
+  #newButton = h('button');
 
   connectedCallback(): void {
     instances.add(this);
@@ -80,6 +88,8 @@ export class ParleyComments extends HTMLElement {
   }
 
   disconnectedCallback(): void {
+    this.#live?.stop();
+    this.#live = null;
     instances.delete(this);
     if (instances.size > 0) return;
     clearInterval(timesRefresh);
@@ -124,6 +134,9 @@ export class ParleyComments extends HTMLElement {
 
   async #load(): Promise<void> {
     const generation = ++this.#generation;
+    this.#live?.stop();
+    this.#live = null;
+    this.#incoming = [];
     ({ lang: this.#lang, strings: this.#t } = stringsFor(this.getAttribute('lang') || this.closest('[lang]')?.getAttribute('lang') || 'en'));
     this.#api = new Api(ParleyComments.apiBase, this.getAttribute('session-token'));
     const t = this.#t;
@@ -137,6 +150,8 @@ export class ParleyComments extends HTMLElement {
     this.#list = h('div');
     this.#status = h('p', { class: 'msg', role: 'status' }, t.loading);
     this.#more = h('button', { type: 'button', class: 'more', hidden: true, onclick: () => void this.#loadMore() }, t.loadMore);
+    this.#newButton = h('button', { type: 'button', class: 'new', onclick: () => this.#showIncoming() });
+    this.#updateNew();
     this.#root.replaceChildren(
       h('style', {}, STYLES),
       h(
@@ -145,11 +160,13 @@ export class ParleyComments extends HTMLElement {
         h('div', { class: 'top' }, h('h2', {}, t.heading), h('div', {}, h('label', { for: sortId }, t.sortBy), sort)),
         composer,
         this.#status,
+        this.#newButton,
         this.#list,
         this.#more,
       ),
     );
     try {
+      this.#api = new Api(ParleyComments.apiBase, this.getAttribute('session-token') ?? (await this.#ssoSession()));
       const [settings, page] = await Promise.all([
         this.#api.call<WidgetSettings>('GET', `/v1/widget?site_id=${encodeURIComponent(this.#siteId)}`),
         this.#api.call<CommentPage>('GET', this.#listPath(1)),
@@ -161,11 +178,102 @@ export class ParleyComments extends HTMLElement {
       this.#showPage(page, true);
       this.renderTime = performance.now() - arrived;
       performance.measure('parley:render', { start: arrived, duration: this.renderTime });
+      if (settings.site.live_updates) this.#live = new LiveConnection(this.#streamUrl(), (message) => this.#onLive(message), () => this.#pollNew());
     } catch (error) {
       if (generation !== this.#generation) return;
       this.#showProblem(this.#status, error);
       this.#status.append(' ', h('button', { type: 'button', onclick: () => this.#schedule() }, t.retry));
     }
+  }
+
+  /** The session for the `sso-token` attribute: the token is exchanged once for a session token. */
+  #ssoSession(): Promise<string | null> {
+    const token = this.getAttribute('sso-token');
+    if (!token) return Promise.resolve(null);
+    let session = ssoSessions.get(token);
+    if (!session) {
+      session = new Api(ParleyComments.apiBase, null).call<{ token: string }>('POST', '/v1/sso/exchange', { token }).then((answer) => answer.token);
+      ssoSessions.set(token, session);
+      session.catch(() => ssoSessions.delete(token));
+    }
+    return session;
+  }
+
+  #streamUrl(): string {
+    return `${ParleyComments.apiBase}/v1/comments/stream?${new URLSearchParams({ site_id: this.#siteId, thread_url: this.#threadUrl })}`;
+  }
+
+  #onLive(message: LiveMessage): void {
+    if (message.type === 'reset') return void this.#reloadList();
+    if (message.type === 'ready') return;
+    if (message.type === 'comment.created') return this.#arrived(message.comment);
+    if (message.type === 'comment.hidden') {
+      this.#incoming = this.#incoming.filter((comment) => comment.id !== message.comment_id);
+      this.#updateNew();
+      const entry = this.#entries.get(message.comment_id);
+      // Moderators see hidden comments too; their own list is right as it is.
+      if (entry && !this.#settings.viewer.moderator) this.#drop(entry);
+      return;
+    }
+    if (message.type === 'comment.counts') {
+      const entry = this.#entries.get(message.comment_id);
+      if (!entry) return;
+      Object.assign(entry.data, { upvotes: message.upvotes, downvotes: message.downvotes, reaction_counts: message.reaction_counts });
+      return this.#fillBody(entry);
+    }
+    const entry = this.#entries.get(message.comment.id);
+    if (!entry) return;
+    if (message.type === 'comment.deleted' && entry.replies.childElementCount === 0) return this.#drop(entry);
+    // The reader's own marks are theirs, not the public's.
+    const { user_vote, user_reaction, user_is_author, replies } = entry.data;
+    entry.data = { ...message.comment, user_vote, user_reaction, user_is_author, replies };
+    this.#fillBody(entry);
+  }
+
+  /** A comment the public can now see: a reply goes under its parent, a new thread waits behind the button. */
+  #arrived(comment: Comment): void {
+    if (this.#entries.has(comment.id)) return;
+    if (comment.parent_id !== null) {
+      this.#entries.get(comment.parent_id)?.replies.append(this.#render(comment));
+      return;
+    }
+    if (this.#incoming.some((waiting) => waiting.id === comment.id)) return;
+    this.#incoming.push(comment);
+    this.#updateNew();
+  }
+
+  /** Space for the button is always kept, so the thread below never moves when it appears. */
+  #updateNew(): void {
+    const count = this.#incoming.length;
+    this.#newButton.textContent = count === 1 ? this.#t.newComment : format(this.#t.newComments, { count: String(count) });
+    this.#newButton.setAttribute('aria-hidden', String(count === 0));
+    this.#newButton.disabled = count === 0;
+  }
+
+  #showIncoming(): void {
+    const shown = this.#incoming.filter((comment) => !this.#entries.has(comment.id));
+    this.#incoming = [];
+    for (const comment of shown) this.#list.prepend(this.#render(comment));
+    this.#total += shown.length;
+    this.#updateNew();
+    this.#updateFooter();
+    const first = this.#list.firstElementChild as HTMLElement | null;
+    first?.setAttribute('tabindex', '-1');
+    first?.focus();
+  }
+
+  /** Without a stream: the newest comments, read again; the ones not shown yet wait behind the button. */
+  async #pollNew(): Promise<void> {
+    const query = new URLSearchParams({ site_id: this.#siteId, thread_url: this.#threadUrl, sort: 'newest', page: '1', limit: String(PAGE_SIZE) });
+    const page = await this.#api.call<CommentPage>('GET', `/v1/comments?${query}`);
+    for (const comment of page.comments.reverse()) this.#arrived(comment);
+  }
+
+  #drop(entry: Entry): void {
+    entry.element.remove();
+    this.#entries.delete(entry.data.id);
+    if (entry.data.parent_id === null) this.#total -= 1;
+    this.#updateFooter();
   }
 
   async #reloadList(): Promise<void> {
@@ -219,6 +327,10 @@ export class ParleyComments extends HTMLElement {
         guestName: !viewer.signed_in,
         onSubmit: async (content, name) => {
           const comment = await this.#post(content, name, null);
+          // Its live announcement may have come first: it is shown once, here.
+          this.#incoming = this.#incoming.filter((waiting) => waiting.id !== comment.id);
+          this.#updateNew();
+          if (this.#entries.has(comment.id)) return;
           this.#list.prepend(this.#render(comment));
           this.#total += 1;
           this.#updateFooter();
@@ -464,7 +576,10 @@ export class ParleyComments extends HTMLElement {
         onCancel: () => close(),
         onSubmit: async (content, name) => {
           const reply = await this.#post(content, name, entry.data.id);
-          entry.replies.append(this.#render(reply));
+          const early = this.#entries.get(reply.id);
+          // Its live announcement may have come first, drawn for the public: drawn again as the author's.
+          if (early) early.element.replaceWith(this.#render(reply));
+          else entry.replies.append(this.#render(reply));
           close();
         },
       }),
@@ -503,10 +618,7 @@ export class ParleyComments extends HTMLElement {
         this.#fillBody(entry);
         return;
       }
-      entry.element.remove();
-      this.#entries.delete(entry.data.id);
-      if (entry.data.parent_id === null) this.#total -= 1;
-      this.#updateFooter();
+      this.#drop(entry);
     };
     const close = this.#open(
       entry,

@@ -34,6 +34,8 @@ export const ENGLISH = {
   upvotes: 'upvotes',
   downvotes: 'downvotes',
   loadMore: 'Load more comments',
+  newComment: 'Show 1 new comment',
+  newComments: 'Show {count} new comments',
   moreReplies: 'Show more replies',
   retry: 'Try again',
   status_pending: 'Awaiting moderation',

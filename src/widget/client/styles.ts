@@ -48,5 +48,7 @@ a{color:var(--parley-accent)}
 .msg:empty{display:none}
 .msg.error{color:var(--parley-danger)}
 .more{margin-top:14px}
+.new{display:block;min-height:32px;margin:4px 0;color:var(--parley-accent);border-color:var(--parley-accent)}
+.new[aria-hidden=true]{visibility:hidden}
 .sr{position:absolute;width:1px;height:1px;overflow:hidden;clip-path:inset(50%);white-space:nowrap}
 `;

@@ -1,0 +1,123 @@
+import type { FastifyBaseLogger } from 'fastify';
+import type { Config } from '../config.ts';
+import type { Db } from '../db/connect.ts';
+import { AppError } from '../errors.ts';
+import { Feed } from './feed.ts';
+import { HEARTBEAT, Reader } from './reader.ts';
+import { threadSeqs } from './repository.ts';
+
+const CHECK_BATCH = 500;
+
+/**
+ * Every live stream of this instance, grouped by thread. Write paths announce changed threads on
+ * db.changes after commit (from this process, or from other instances through Redis); the hub has
+ * the announced thread's feed read its new events. Every heartbeat it also compares each thread's
+ * sequence in the database with what it sent, so an announcement lost on the way is repaired
+ * within one heartbeat.
+ */
+export class LiveHub {
+  readonly #feeds = new Map<string, Feed>();
+  readonly #perIp = new Map<string, number>();
+  #open = 0;
+  #timer: ReturnType<typeof setInterval> | null = null;
+  #closing = false;
+
+  constructor(
+    private readonly db: Db,
+    private readonly limits: Config['live'],
+    private readonly log: FastifyBaseLogger,
+  ) {
+    db.changes.listen(({ siteId, threadKey }) => {
+      if (threadKey !== null) this.#feeds.get(feedKey(siteId, threadKey))?.pull();
+      else for (const feed of this.#feeds.values()) if (feed.siteId === siteId) void feed.pull();
+    });
+    db.changes.onReset(() => this.#feeds.forEach((feed) => void feed.pull()));
+    this.#timer = setInterval(() => void this.#beat(), limits.heartbeatMs);
+    this.#timer.unref();
+  }
+
+  get openStreams(): number {
+    return this.#open;
+  }
+
+  /** Refuses a stream past the per-IP or per-instance cap (429), before anything is sent. */
+  admit(ip: string): void {
+    if (this.#closing) throw new AppError('service_unavailable', 'The server is shutting down; reconnect in a moment');
+    if (this.#open >= this.limits.maxStreams) {
+      throw new AppError('rate_limited', `This server has ${this.limits.maxStreams} live streams open, its limit; try again later`);
+    }
+    if ((this.#perIp.get(ip) ?? 0) >= this.limits.maxStreamsPerIp) {
+      throw new AppError('rate_limited', `At most ${this.limits.maxStreamsPerIp} live streams per client address; close one first`);
+    }
+  }
+
+  /** Opens a stream of a thread for a reader; the returned reader's `out` is the response body. */
+  async open(ip: string, siteId: string, urlKey: string, lastEventId: number | null): Promise<Reader> {
+    this.admit(ip);
+    const reader = new Reader(ip, 1000 + Math.floor(Math.random() * 4000));
+    this.#open += 1;
+    this.#perIp.set(ip, (this.#perIp.get(ip) ?? 0) + 1);
+    const key = feedKey(siteId, urlKey);
+    let feed = this.#feeds.get(key);
+    if (!feed) {
+      feed = new Feed(this.db, siteId, urlKey, this.log);
+      this.#feeds.set(key, feed);
+    }
+    const thread = feed;
+    reader.onClose(() => {
+      this.#open -= 1;
+      const left = (this.#perIp.get(ip) ?? 1) - 1;
+      if (left > 0) this.#perIp.set(ip, left);
+      else this.#perIp.delete(ip);
+      thread.readers.delete(reader);
+      if (thread.readers.size === 0 && this.#feeds.get(key) === thread) {
+        thread.close();
+        this.#feeds.delete(key);
+      }
+    });
+    try {
+      await thread.attach(reader, lastEventId);
+    } catch (error) {
+      reader.close();
+      throw error;
+    }
+    return reader;
+  }
+
+  /** Heartbeat, streams past their age closed (their EventSource resumes), and the check for missed announcements. */
+  async #beat(): Promise<void> {
+    const oldest = Date.now() - this.limits.maxStreamAgeMs;
+    for (const feed of this.#feeds.values()) {
+      for (const reader of feed.readers) {
+        if (reader.openedAt < oldest) reader.close();
+        else reader.write(HEARTBEAT);
+      }
+    }
+    const located = [...this.#feeds.values()].filter((feed) => feed.threadId !== null);
+    try {
+      for (let i = 0; i < located.length; i += CHECK_BATCH) {
+        const batch = located.slice(i, i + CHECK_BATCH);
+        const seqs = await threadSeqs(this.db.kysely, batch.map((feed) => feed.threadId!));
+        for (const feed of batch) if ((seqs.get(feed.threadId!) ?? 0) > feed.cursor) void feed.pull();
+      }
+      for (const feed of this.#feeds.values()) if (feed.threadId === null) void feed.pull();
+    } catch (error) {
+      this.log.warn({ err: error }, 'live: checking threads for missed events failed');
+    }
+  }
+
+  /** Shutdown: ends every stream (their EventSource reconnects, to another instance or to this one once it is back). */
+  close(): void {
+    this.#closing = true;
+    if (this.#timer) clearInterval(this.#timer);
+    for (const feed of this.#feeds.values()) {
+      for (const reader of feed.readers) reader.close();
+      feed.close();
+    }
+    this.#feeds.clear();
+  }
+}
+
+function feedKey(siteId: string, urlKey: string): string {
+  return `${siteId} ${urlKey}`;
+}

@@ -1,0 +1,73 @@
+import type { Kysely, Transaction } from 'kysely';
+import { isVisible } from '../comments/repository.ts';
+import { toView, type CommentRow } from '../comments/view.ts';
+import { PUBLIC_VIEWER } from '../comments/visibility.ts';
+import type { Database } from '../db/schema.ts';
+import { nowIso } from '../clock.ts';
+
+/**
+ * What a live stream tells readers. Each names what the public may see of the change:
+ * - `comment.created`: a comment became visible to the public (posted and published, approved,
+ *   unhidden), with the comment;
+ * - `comment.updated` / `comment.deleted`: a visible comment was edited / deleted, with the comment;
+ * - `comment.hidden`: a visible comment left the public's view (removed, spam, held again, shadow-banned);
+ * - `comment.counts`: its votes or reactions changed (the counts are read when sent).
+ */
+export const LIVE_EVENT_TYPES = ['comment.created', 'comment.updated', 'comment.deleted', 'comment.hidden', 'comment.counts'] as const;
+export type LiveEventType = (typeof LIVE_EVENT_TYPES)[number];
+
+/** Events kept per thread for readers who reconnect; a longer gap is answered with `reset`. */
+export const KEPT_EVENTS = 1000;
+/** Older events are pruned once every this many, so pruning costs one statement per hundred changes. */
+const PRUNE_EVERY = 100;
+
+/**
+ * Numbers one change of a thread and keeps it, in the transaction of the change: the thread row's
+ * counter is the sequence, and the update locks that row until commit, so concurrent changes of one
+ * thread take consecutive numbers in commit order.
+ */
+export async function recordLiveEvent(
+  trx: Kysely<Database>,
+  threadId: string,
+  type: LiveEventType,
+  commentId: string,
+  data: object | null,
+): Promise<void> {
+  const { live_seq: seq } = await trx
+    .updateTable('threads')
+    .set((eb) => ({ live_seq: eb('live_seq', '+', 1) }))
+    .where('id', '=', threadId)
+    .returning('live_seq')
+    .executeTakeFirstOrThrow();
+  await trx
+    .insertInto('live_events')
+    .values({ thread_id: threadId, seq: Number(seq), type, comment_id: commentId, data: data && JSON.stringify(data), created_at: nowIso() })
+    .execute();
+  if (Number(seq) % PRUNE_EVERY === 0) {
+    await trx.deleteFrom('live_events').where('thread_id', '=', threadId).where('seq', '<=', Number(seq) - KEPT_EVENTS).execute();
+  }
+}
+
+/** Whether the public sees the comment: the row itself, and (for a reply) every ancestor. */
+export async function seenByPublic(trx: Kysely<Database>, row: Pick<CommentRow, 'id' | 'status' | 'moderation_status' | 'parent_id'>): Promise<boolean> {
+  if (row.status !== 'published' || row.moderation_status !== null) return false;
+  return row.parent_id === null || isVisible(trx, PUBLIC_VIEWER, row.id);
+}
+
+/**
+ * Records what the public saw change when a comment changed: `before` is whether the public saw it
+ * before the change (read in the same transaction). Nothing when the public sees it neither before
+ * nor after (a pending comment, one of a shadow-banned author): readers never learn of those.
+ */
+export async function recordCommentChange(trx: Transaction<Database>, before: boolean, row: CommentRow, threadUrl: string): Promise<void> {
+  const after = await seenByPublic(trx, row);
+  if (!before && !after) return;
+  if (!after) return recordLiveEvent(trx, row.thread_id, 'comment.hidden', row.id, null);
+  const type = !before ? 'comment.created' : row.is_deleted ? 'comment.deleted' : 'comment.updated';
+  await recordLiveEvent(trx, row.thread_id, type, row.id, toView(row, threadUrl));
+}
+
+/** Votes and reactions: the counts themselves are read when the event is sent, so bursts coalesce. */
+export async function recordCountsChange(trx: Transaction<Database>, threadId: string, row: Pick<CommentRow, 'id' | 'status' | 'moderation_status' | 'parent_id'>): Promise<void> {
+  if (await seenByPublic(trx, row)) await recordLiveEvent(trx, threadId, 'comment.counts', row.id, null);
+}

@@ -1,0 +1,68 @@
+import type { Kysely } from 'kysely';
+import type { Database } from '../db/schema.ts';
+
+/** A thread's place in its sequence: the latest event's number, and the oldest one still kept. */
+export interface ThreadPosition {
+  threadId: string;
+  seq: number;
+  oldestKept: number | null;
+}
+
+export async function threadPosition(db: Kysely<Database>, siteId: string, urlKey: string): Promise<ThreadPosition | null> {
+  const row = await db
+    .selectFrom('threads as t')
+    .select(['t.id', 't.live_seq'])
+    .select((eb) => eb.selectFrom('live_events as e').select((e) => e.fn.min('e.seq').as('oldest')).whereRef('e.thread_id', '=', 't.id').as('oldest'))
+    .where('t.site_id', '=', siteId)
+    .where('t.url_key', '=', urlKey)
+    .executeTakeFirst();
+  return row ? { threadId: row.id, seq: Number(row.live_seq), oldestKept: row.oldest === null ? null : Number(row.oldest) } : null;
+}
+
+/** The latest number of each of these threads, in one statement (a stream's check for missed announcements). */
+export async function threadSeqs(db: Kysely<Database>, threadIds: string[]): Promise<Map<string, number>> {
+  if (threadIds.length === 0) return new Map();
+  const rows = await db.selectFrom('threads').select(['id', 'live_seq']).where('id', 'in', threadIds).execute();
+  return new Map(rows.map((row) => [row.id, Number(row.live_seq)]));
+}
+
+/** The counts a `comment.counts` event shows, read when it is sent; null fields when the public no longer sees the comment. */
+export interface Counts {
+  upvotes: number;
+  downvotes: number;
+  reaction_counts: Record<string, number>;
+}
+
+export interface StoredEvent {
+  seq: number;
+  type: string;
+  comment_id: string;
+  data: string | null;
+}
+
+/** Events of a thread after `after`, oldest first, at most `limit`. */
+export async function eventsAfter(db: Kysely<Database>, threadId: string, after: number, limit: number): Promise<StoredEvent[]> {
+  const rows = await db
+    .selectFrom('live_events')
+    .select(['seq', 'type', 'comment_id', 'data'])
+    .where('thread_id', '=', threadId)
+    .where('seq', '>', after)
+    .orderBy('seq')
+    .limit(limit)
+    .execute();
+  return rows.map((row) => ({ ...row, seq: Number(row.seq) }));
+}
+
+/** Current counts of the comments the public still sees (a hidden comment's counts are nobody's business). */
+export async function publicCounts(db: Kysely<Database>, ids: string[]): Promise<Map<string, Counts>> {
+  if (ids.length === 0) return new Map();
+  const rows = await db
+    .selectFrom('comments')
+    .select(['id', 'upvotes', 'downvotes', 'reaction_counts'])
+    .where('id', 'in', ids)
+    .where('status', '=', 'published')
+    .where('moderation_status', 'is', null)
+    .where('is_deleted', '=', 0)
+    .execute();
+  return new Map(rows.map((row) => [row.id, { upvotes: Number(row.upvotes), downvotes: Number(row.downvotes), reaction_counts: JSON.parse(row.reaction_counts) }]));
+}
