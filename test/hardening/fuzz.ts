@@ -84,7 +84,7 @@ function field(valid: fc.Arbitrary<unknown>) {
   return fc.oneof({ weight: 6, arbitrary: valid }, { weight: 1, arbitrary: adversarialValue });
 }
 
-type Ids = { comment: string[]; site: string[]; key: string[]; user: string[]; delivery: string[] };
+type Ids = { comment: string[]; site: string[]; key: string[]; user: string[]; delivery: string[]; account: string[] };
 
 /** Replaced by site A's id when the request is built (the redeliver path names two ids). */
 const SITE_A = '{siteA}';
@@ -174,6 +174,23 @@ export const ENDPOINTS: Endpoint[] = [
   { method: 'GET', path: '/api/sites' },
   { method: 'GET', path: '/api/keys', query: () => ({ include_revoked: field(fc.boolean()) }) },
   { method: 'PATCH', path: '/api/keys/:id', ids: 'key', body: () => ({ name: field(text) }) },
+  // Staff sign-in and the team (the fuzzer's credentials are keys and sessions: the cookie's own
+  // routes answer them 401 or 403, the body-proven ones check what they are sent).
+  { method: 'POST', path: '/api/auth/login', body: () => ({ email: field(oneOf(['owner@example.com', 'nobody@example.com', 'OWNER@EXAMPLE.COM'])), password: field(text) }) },
+  { method: 'POST', path: '/api/auth/setup', body: () => ({ token: field(oneOf(['setup_x', 'inv_x'])), email: field(oneOf(['new@example.com'])), name: field(text), password: field(text) }) },
+  { method: 'POST', path: '/api/auth/invites/accept', body: () => ({ token: field(oneOf(['invite_x', 'setup_x'])), email: field(oneOf(['new@example.com'])), name: field(text), password: field(text) }) },
+  { method: 'POST', path: '/api/auth/reset', body: () => ({ token: field(oneOf(['reset_x'])), password: field(text) }) },
+  { method: 'GET', path: '/api/auth/me' },
+  { method: 'GET', path: '/api/accounts/:id/members', ids: 'account' },
+  { method: 'GET', path: '/api/accounts/:id/invites', ids: 'account' },
+  { method: 'POST', path: '/api/accounts/:id/invites', ids: 'account', body: (ids) => ({
+    role: field(oneOf(['owner', 'admin', 'moderator'])), site_ids: field(fc.array(oneOf(ids.site), { maxLength: 2 })), email: field(oneOf(['mo@example.com'])),
+  }) },
+  { method: 'GET', path: '/api/accounts/:id/audit-log', ids: 'account', query: () => ({ page: field(fc.integer({ min: 1, max: 3 })), limit: field(fc.integer({ min: 1, max: 100 })) }) },
+  // Signed sign-on. (The live stream stays open until the client leaves, so it is left out here.)
+  { method: 'POST', path: '/v1/sso/exchange', body: () => ({ token: field(oneOf(['a.b.c', 'eyJhbGciOiJub25lIn0.e30.'])) }) },
+  { method: 'GET', path: '/api/sites/:id/sso-secrets', ids: 'site' },
+  { method: 'POST', path: '/api/sites/:id/sso-secrets', ids: 'site' },
 ];
 
 const adversarialId = fc.oneof(
@@ -397,6 +414,7 @@ export async function fuzzTargets(world: World): Promise<Ids> {
     key: [key.body.id],
     user: [user.id],
     delivery: [delivery.body.deliveries?.[0]?.id ?? 'del_none'],
+    account: [world.accountA],
   };
 }
 
