@@ -4,7 +4,7 @@ import { createServer, type Server } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { chromium, type BrowserContext, type Page } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, onTestFinished } from 'vitest';
 import { chromiumForTests } from '../../test/chromium.ts';
 import { startParley, type TestParley } from '../../test/helper.ts';
 import { escapeHtml } from './demo.ts';
@@ -466,13 +466,16 @@ describe.skipIf(!CHROMIUM)('the widget in Chromium', () => {
     const reader = await open(await browser.newPage(), thread, { also: other });
     const [mine, theirs] = [reader.locator('parley-comments').first(), reader.locator('parley-comments').last()];
     const before = await mine.locator('.c').first().boundingBox();
-    const writer = await open(await browser.newPage(), thread);
-    await writer.getByLabel('Write a comment').fill('Posted from another tab');
+    // Another browser: its own cookies and storage, as another reader's would be.
+    const elsewhere = await chromium.launch({ executablePath: CHROMIUM, headless: true, args: CHROMIUM_ARGS });
+    onTestFinished(() => elsewhere.close());
+    const writer = await open(await (await elsewhere.newContext()).newPage(), thread);
+    await writer.getByLabel('Write a comment').fill('Posted from another browser');
     await writer.getByRole('button', { name: 'Post comment' }).click();
-    await expect.poll(() => comment(writer, 'Posted from another tab').count()).toBe(1);
+    await expect.poll(() => comment(writer, 'Posted from another browser').count()).toBe(1);
     // The writer's own comment came back on its stream too, and is shown once.
     await new Promise((resolve) => setTimeout(resolve, 500));
-    expect(await comment(writer, 'Posted from another tab').count()).toBe(1);
+    expect(await comment(writer, 'Posted from another browser').count()).toBe(1);
     const button = mine.getByRole('button', { name: 'Show 1 new comment' });
     await expect.poll(() => button.count(), { timeout: 5000 }).toBe(1);
     // The button had its place already: the thread did not move.
@@ -481,7 +484,7 @@ describe.skipIf(!CHROMIUM)('the widget in Chromium', () => {
     expect(await seriousViolations(reader)).toEqual([]);
     await reader.screenshot({ path: join(ARTIFACTS, 'live-new-comment-light.png') });
     await button.click();
-    await expect.poll(() => comment(reader, 'Posted from another tab').count()).toBe(1);
+    await expect.poll(() => comment(reader, 'Posted from another browser').count()).toBe(1);
 
     // A reply arrives under its parent; a vote's count changes in place.
     const parent = (await list(thread)).comments.find((c: { content: string }) => c.content === 'Already here');
@@ -489,7 +492,6 @@ describe.skipIf(!CHROMIUM)('the widget in Chromium', () => {
     await expect.poll(() => comment(reader, 'A live reply').count(), { timeout: 5000 }).toBe(1);
     await parley.request('POST', `/v1/comments/${parent.id}/vote`, { token: await session('Voter'), body: { vote_type: 'up' } });
     await expect.poll(() => comment(reader, 'Already here').locator('.count').first().textContent(), { timeout: 5000 }).toContain('1');
-    await writer.close();
     await reader.close();
   });
 
