@@ -12,6 +12,7 @@ import * as marksRevision from './migrations/0008_marks_revision.ts';
 import * as commentsOnlyTheySee from './migrations/0009_comments_only_they_see.ts';
 import * as voteOrderListing from './migrations/0010_vote_order_listing.ts';
 import * as sessionKeys from './migrations/0011_session_keys.ts';
+import * as importSources from './migrations/0015_import_sources.ts';
 
 /**
  * Migrations are listed here explicitly (no directory scan), in order. They are additive only (new
@@ -32,6 +33,7 @@ const MIGRATIONS: Record<string, Migration> = {
   '0009_comments_only_they_see': commentsOnlyTheySee,
   '0010_vote_order_listing': voteOrderListing,
   '0011_session_keys': sessionKeys,
+  '0015_import_sources': importSources,
 };
 
 const provider: MigrationProvider = { getMigrations: async () => MIGRATIONS };

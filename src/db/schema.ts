@@ -185,6 +185,14 @@ export interface WebhookAttemptTable {
   error: string | null;
 }
 
+/** An imported comment's source (migration 0015): `source_key` is "<format>:<source id>". */
+export interface ImportSourceTable {
+  site_id: string;
+  source_key: string;
+  comment_id: string;
+  created_at: string;
+}
+
 export interface Database {
   accounts: AccountTable;
   sites: SiteTable;
@@ -201,4 +209,5 @@ export interface Database {
   events: EventTable;
   webhook_deliveries: WebhookDeliveryTable;
   webhook_attempts: WebhookAttemptTable;
+  import_sources: ImportSourceTable;
 }

@@ -1,0 +1,155 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import SQLite from 'better-sqlite3';
+import { threadKey } from '../comments/thread-url.ts';
+import { MAX_AUTHOR_NAME, MAX_CONTENT } from '../comments/text.ts';
+import type { SourceComment, SourceThread } from './source.ts';
+
+/**
+ * The first pass writes every record of the file here (a private SQLite file in the temporary
+ * directory), so the whole file is read and checked before the site is touched, a reply found
+ * before its parent still finds it, and memory holds none of it. The second pass reads it back
+ * parent before child.
+ */
+export class Staging {
+  readonly db: SQLite.Database;
+  readonly #dir: string;
+  readonly #insertComment: SQLite.Statement;
+  readonly #insertThread: SQLite.Statement;
+
+  constructor() {
+    this.#dir = mkdtempSync(join(tmpdir(), 'parley-import-'));
+    this.db = new SQLite(join(this.#dir, 'staging.db'));
+    this.db.pragma('journal_mode = off');
+    this.db.pragma('synchronous = off');
+    this.db.exec(`
+      create table threads (source_id text primary key, url text, url_key text, parley_id text, created_at text);
+      create table comments (
+        seq integer primary key, source_id text not null unique, thread_source text not null, parent_source text,
+        author_key text, author_source text, author_parley_id text, author_external_id text, author_name text not null,
+        content text, status text not null, deleted integer not null, edited integer not null,
+        upvotes integer not null, downvotes integer not null, reactions text not null,
+        created_at text not null, updated_at text, zoneless integer not null, parley_id text, place text not null,
+        url_key text, parent_seq integer, depth integer, reparented integer not null default 0,
+        final_id text, final_root text, final_thread text);
+      create table pages (url_key text primary key, thread_id text);`);
+    this.#insertComment = this.db.prepare(`insert or ignore into comments
+      (source_id, thread_source, parent_source, author_key, author_source, author_parley_id, author_external_id, author_name, content, status, deleted, edited,
+       upvotes, downvotes, reactions, created_at, updated_at, zoneless, parley_id, place)
+      values (@source_id, @thread_source, @parent_source, @author_key, @author_source, @author_parley_id, @author_external_id, @author_name, @content, @status, @deleted, @edited,
+       @upvotes, @downvotes, @reactions, @created_at, @updated_at, @zoneless, @parley_id, @place)`);
+    this.#insertThread = this.db.prepare('insert or ignore into threads (source_id, url, parley_id, created_at) values (?, ?, ?, ?)');
+  }
+
+  begin(): void {
+    this.db.exec('begin');
+  }
+
+  commit(): void {
+    this.db.exec('commit');
+  }
+
+  /** false: a thread of that source id came earlier. */
+  addThread(thread: SourceThread): boolean {
+    return this.#insertThread.run(thread.sourceId, thread.url, thread.parleyId ?? null, thread.createdAt ?? null).changes === 1;
+  }
+
+  /** false: a comment of that source id came earlier (the later one is not kept). */
+  addComment(comment: SourceComment, content: string | null, authorName: string, authorKey: string | null): boolean {
+    return (
+      this.#insertComment.run({
+        source_id: comment.sourceId,
+        thread_source: comment.threadSourceId,
+        parent_source: comment.parentSourceId,
+        author_key: authorKey,
+        author_source: comment.author.sourceId,
+        author_parley_id: comment.author.parleyId ?? null,
+        author_external_id: comment.author.externalId ?? null,
+        author_name: authorName,
+        content,
+        status: comment.status,
+        deleted: comment.deleted ? 1 : 0,
+        edited: comment.edited ? 1 : 0,
+        upvotes: comment.upvotes,
+        downvotes: comment.downvotes,
+        reactions: JSON.stringify(comment.reactions),
+        created_at: comment.createdAt,
+        updated_at: comment.updatedAt ?? null,
+        zoneless: comment.zoneless ? 1 : 0,
+        parley_id: comment.parleyId ?? null,
+        place: comment.where,
+      }).changes === 1
+    );
+  }
+
+  /**
+   * Keys every thread by Parley's thread key of its page address (so http/https, host case and
+   * fragment variants of one page meet), hangs every reply on its parent in the same page, and gives
+   * each comment its depth. Returns the comments whose page is unusable, then those reparented.
+   */
+  resolve(allowedHost: (host: string) => boolean): { unusable: { place: string; source: string; url: string }[] } {
+    const setKey = this.db.prepare('update threads set url_key = ? where source_id = ?');
+    const unusable: { place: string; source: string; url: string }[] = [];
+    this.begin();
+    for (const thread of this.db.prepare('select source_id, url from threads').all() as { source_id: string; url: string }[]) {
+      try {
+        const url = threadKey(thread.url);
+        if (allowedHost(url.hostname)) setKey.run(url.href, thread.source_id);
+      } catch {
+        // Left without a key: its comments are skipped and reported.
+      }
+    }
+    this.db.exec(`
+      update comments set url_key = (select url_key from threads t where t.source_id = comments.thread_source);
+      create index comments_by_source_page on comments (source_id, url_key);
+      update comments set parent_seq = (select p.seq from comments p where p.source_id = comments.parent_source and p.url_key = comments.url_key)
+        where parent_source is not null and url_key is not null;
+      update comments set reparented = 1 where parent_source is not null and parent_seq is null and url_key is not null;
+      create index comments_by_parent on comments (parent_seq);`);
+    for (const row of this.db.prepare('select c.place, c.source_id as source, coalesce(t.url, c.thread_source) as url from comments c left join threads t on t.source_id = c.thread_source where c.url_key is null').iterate()) {
+      unusable.push(row as { place: string; source: string; url: string });
+    }
+    this.#giveDepths();
+    this.commit();
+    return { unusable };
+  }
+
+  /** Depth from the top, walking down from top-level comments; a comment in a parent cycle is made top-level. */
+  #giveDepths(): void {
+    for (;;) {
+      this.db.exec(`
+        with recursive walk(seq, depth) as (
+          select seq, 0 from comments where url_key is not null and parent_seq is null
+          union all
+          select c.seq, walk.depth + 1 from comments c join walk on c.parent_seq = walk.seq
+        )
+        update comments set depth = (select depth from walk where walk.seq = comments.seq) where url_key is not null`);
+      const cycle = this.db.prepare('select seq from comments where url_key is not null and depth is null limit 1').get() as { seq: number } | undefined;
+      if (!cycle) return;
+      this.db.prepare('update comments set parent_seq = null, reparented = 1 where seq = ?').run(cycle.seq);
+    }
+  }
+
+  close(): void {
+    this.db.close();
+    rmSync(this.#dir, { recursive: true, force: true });
+  }
+}
+
+// Zero-width and bidirectional controls make a name read as another one (see comments/text.ts).
+const HIDDEN_IN_NAMES = /[\u200B-\u200F\u202A-\u202E\u2060\u2066-\u2069\uFEFF]/g;
+const CONTROLS = /[\u0000-\u0008\u000B-\u001F\u007F-\u009F]/g;
+
+/** A source author's name as Parley keeps names: NFC, no hidden characters, at most 100 characters; empty → "Anonymous". */
+export function authorNameOf(raw: string): string {
+  const name = raw.normalize('NFC').replace(HIDDEN_IN_NAMES, '').replace(CONTROLS, '').replace(/\s+/g, ' ').trim();
+  return name === '' ? 'Anonymous' : [...name].slice(0, MAX_AUTHOR_NAME).join('');
+}
+
+/** A comment's text as Parley stores it (comments/text.ts's rules), and whether it had to be cut. */
+export function contentOf(raw: string): { content: string; cut: boolean } {
+  const text = raw.replace(/\r\n?/g, '\n').normalize('NFC').replace(CONTROLS, '').trim();
+  const chars = [...text];
+  return chars.length > MAX_CONTENT ? { content: chars.slice(0, MAX_CONTENT).join('').trimEnd(), cut: true } : { content: text, cut: false };
+}
