@@ -75,7 +75,9 @@ describe('parley migrate', () => {
     // Nor the sessions' key column of 0011.
     for (const index of ['sessions_key', 'sessions_site_user']) await sql`drop index ${sql.raw(index)}`.execute(kysely);
     await sql`alter table sessions drop column key_id`.execute(kysely);
-    await sql`delete from kysely_migration where name in ('0009_comments_only_they_see', '0010_vote_order_listing', '0011_session_keys')`.execute(kysely);
+    // Nor the import map of 0015.
+    await sql`drop table import_sources`.execute(kysely);
+    await sql`delete from kysely_migration where name in ('0009_comments_only_they_see', '0010_vote_order_listing', '0011_session_keys', '0015_import_sources')`.execute(kysely);
     await before.close();
 
     const after = await startParley({ DATABASE_URL: database.url });

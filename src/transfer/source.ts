@@ -9,8 +9,7 @@ export const MAX_FIELD = 1 << 20;
 /** A file that cannot be imported: the message names the line or record where it broke. */
 export class ImportFileError extends Error {}
 
-/** shadow_banned: published, seen only by its author (Parley's own format). */
-export type SourceStatus = 'published' | 'pending' | 'spam' | 'removed' | 'shadow_banned';
+export type SourceStatus = 'published' | 'pending' | 'spam' | 'removed';
 
 export interface SourceThread {
   kind: 'thread';
@@ -44,6 +43,8 @@ export interface SourceComment {
   /** Plain text (already converted from the source's HTML). */
   text: string;
   status: SourceStatus;
+  /** Parley's own format states it (e.g. shadow_banned); otherwise it follows from the status. */
+  moderationStatus?: string | null;
   deleted: boolean;
   edited: boolean;
   /** UTC ISO 8601 with milliseconds. */

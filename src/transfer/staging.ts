@@ -28,16 +28,16 @@ export class Staging {
       create table comments (
         seq integer primary key, source_id text not null unique, thread_source text not null, parent_source text,
         author_key text, author_source text, author_parley_id text, author_external_id text, author_name text not null,
-        content text, status text not null, deleted integer not null, edited integer not null,
+        content text, status text not null, moderation_status text, deleted integer not null, edited integer not null,
         upvotes integer not null, downvotes integer not null, reactions text not null,
         created_at text not null, updated_at text, zoneless integer not null, parley_id text, place text not null,
         url_key text, parent_seq integer, depth integer, reparented integer not null default 0,
         final_id text, final_root text, final_thread text);
       create table pages (url_key text primary key, thread_id text);`);
     this.#insertComment = this.db.prepare(`insert or ignore into comments
-      (source_id, thread_source, parent_source, author_key, author_source, author_parley_id, author_external_id, author_name, content, status, deleted, edited,
+      (source_id, thread_source, parent_source, author_key, author_source, author_parley_id, author_external_id, author_name, content, status, moderation_status, deleted, edited,
        upvotes, downvotes, reactions, created_at, updated_at, zoneless, parley_id, place)
-      values (@source_id, @thread_source, @parent_source, @author_key, @author_source, @author_parley_id, @author_external_id, @author_name, @content, @status, @deleted, @edited,
+      values (@source_id, @thread_source, @parent_source, @author_key, @author_source, @author_parley_id, @author_external_id, @author_name, @content, @status, @moderation_status, @deleted, @edited,
        @upvotes, @downvotes, @reactions, @created_at, @updated_at, @zoneless, @parley_id, @place)`);
     this.#insertThread = this.db.prepare('insert or ignore into threads (source_id, url, parley_id, created_at) values (?, ?, ?, ?)');
   }
@@ -69,6 +69,7 @@ export class Staging {
         author_name: authorName,
         content,
         status: comment.status,
+        moderation_status: comment.moderationStatus !== undefined ? comment.moderationStatus : comment.status === 'published' ? null : comment.status,
         deleted: comment.deleted ? 1 : 0,
         edited: comment.edited ? 1 : 0,
         upvotes: comment.upvotes,
@@ -111,6 +112,7 @@ export class Staging {
       unusable.push(row as { place: string; source: string; url: string });
     }
     this.#giveDepths();
+    this.db.exec('create index comments_in_order on comments (depth, seq) where url_key is not null');
     this.commit();
     return { unusable };
   }

@@ -8,7 +8,7 @@ const STATUSES = new Set(['published', 'pending', 'spam', 'removed']);
 function statusOf(value: Record<string, unknown>, where: string): SourceStatus {
   const status = text(value.status);
   if (!STATUSES.has(status)) throw new ImportFileError(`${where}: unknown status "${status}"`);
-  return status === 'published' && value.moderation_status === 'shadow_banned' ? 'shadow_banned' : (status as SourceStatus);
+  return status as SourceStatus;
 }
 
 /** Parley's own export (see parley-export.schema.json): a header, threads, comments, a footer with counts. */
@@ -43,6 +43,7 @@ export async function* readParley(path: string): AsyncGenerator<SourceRecord> {
         author: { sourceId: authorId, parleyId: authorId ?? undefined, name: text(value.author_name), externalId: text(value.author_external_id) || undefined },
         text: text(value.content),
         status: statusOf(value, where),
+        moderationStatus: typeof value.moderation_status === 'string' ? value.moderation_status : null,
         deleted: value.is_deleted === true,
         edited: value.is_edited === true,
         createdAt: toUtc(text(value.created_at), where).iso,
