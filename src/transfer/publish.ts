@@ -121,7 +121,9 @@ async function writeBatch(trx: Kysely<Database>, staging: Staging, rows: StagedR
   for (const row of fresh) {
     const id = row.parley_id && freeIds.has(row.parley_id) ? row.parley_id : newId('cmt');
     const topLevel = row.parent_seq === null;
-    const threadId = topLevel ? threads.get(row.url_key)! : row.parent_thread!;
+    // A parent in this batch (a lower depth) was placed a moment ago; one in an earlier batch, in staging.
+    const parent = topLevel ? null : (placed.get(row.parent_seq!) ?? { id: row.parent_final!, root_id: row.parent_root!, thread_id: row.parent_thread! });
+    const threadId = parent ? parent.thread_id : threads.get(row.url_key)!;
     const publicRow = row.status === 'published' && row.moderation_status === null;
     const listedAll = topLevel && !row.deleted ? 1 : 0;
     const listedPublic = listedAll && publicRow ? 1 : 0;
@@ -135,8 +137,8 @@ async function writeBatch(trx: Kysely<Database>, staging: Staging, rows: StagedR
       id,
       site_id: siteId,
       thread_id: threadId,
-      parent_id: topLevel ? null : row.parent_final,
-      root_id: topLevel ? id : row.parent_root!,
+      parent_id: parent ? parent.id : null,
+      root_id: parent ? parent.root_id : id,
       author_ref: authorRefOf(row, format, authors),
       author_name: row.author_name,
       content: row.deleted ? null : row.content,
@@ -154,7 +156,7 @@ async function writeBatch(trx: Kysely<Database>, staging: Staging, rows: StagedR
       listed_public: listedPublic,
       listed_all: listedAll,
     });
-    placed.set(row.seq, { id, root_id: topLevel ? id : row.parent_root!, thread_id: threadId });
+    placed.set(row.seq, { id, root_id: parent ? parent.root_id : id, thread_id: threadId });
     const counted = row.deleted ? 'deleted' : row.moderation_status === 'shadow_banned' ? 'shadow_banned' : (row.status as 'published');
     report.comments.by_status[counted] = (report.comments.by_status[counted] ?? 0) + 1;
     report.comments.imported++;

@@ -85,8 +85,8 @@ export class Staging {
   }
 
   /**
-   * Keys every thread by Parley's thread key of its page address (so http/https, host case and
-   * fragment variants of one page meet), hangs every reply on its parent in the same page, and gives
+   * Keys every thread by Parley's thread key of its page address (so host case and fragment
+   * variants of one page meet, and an http:// address meets its https:// twin in the file), hangs every reply on its parent in the same page, and gives
    * each comment its depth. Returns the comments whose page is unusable, then those reparented.
    */
   resolve(allowedHost: (host: string) => boolean): { unusable: { place: string; source: string; url: string }[] } {
@@ -101,7 +101,10 @@ export class Staging {
         // Left without a key: its comments are skipped and reported.
       }
     }
+    // The http:// address of a page whose https:// address the file also holds is that page.
     this.db.exec(`
+      update threads set url_key = 'https' || substr(url_key, 5)
+        where url_key like 'http:%' and exists (select 1 from threads t where t.url_key = 'https' || substr(threads.url_key, 5));
       update comments set url_key = (select url_key from threads t where t.source_id = comments.thread_source);
       create index comments_by_source_page on comments (source_id, url_key);
       update comments set parent_seq = (select p.seq from comments p where p.source_id = comments.parent_source and p.url_key = comments.url_key)
