@@ -1,4 +1,5 @@
 import { parseArgs } from 'node:util';
+import { pino } from 'pino';
 import { loadConfig, type Config } from './config.ts';
 import { connect } from './db/connect.ts';
 import { migrateToLatest } from './db/migrate.ts';
@@ -121,9 +122,12 @@ export async function main(argv: string[]): Promise<void> {
       const siteId = required('--site', values.site?.[0]);
       const path = required('FILE', file);
       const format = oneOf<Format>('--format', values.format, FORMATS);
-      const report = await withDb(config, (db) =>
-        importFile(db, { siteId, path, format, dryRun: values['dry-run'], baseUrl: values['base-url'], onProgress: progressOnTerminal() }),
-      );
+      const report = await withDb(config, (db) => {
+        // So that running instances drop their cached lists of the site's pages when the import is done.
+        if (config.redisUrl) db.changes.connectRedis(config.redisUrl, config.rateLimits.redisKeyPrefix, pino({ level: 'silent' }));
+        return importFile(db, { siteId, path, format, dryRun: values['dry-run'], baseUrl: values['base-url'], onProgress: progressOnTerminal() });
+      });
+      if (process.stderr.isTTY) process.stderr.write('\n');
       process.stdout.write(values.json ? `${JSON.stringify(report)}\n` : describeReport(report));
       return;
     }

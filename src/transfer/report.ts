@@ -52,12 +52,14 @@ export function skip(report: ImportReport, reason: string, sourceId: string, mes
   warn(report, sourceId, message);
 }
 
+const STATUS_ORDER = ['published', 'pending', 'spam', 'removed', 'shadow_banned', 'deleted'] as const;
+
 /** The report for people: one fact per line. */
 export function describeReport(report: ImportReport): string {
   const lines = [
     `${report.dry_run ? 'Dry run (nothing written)' : 'Imported'} from ${report.format}:`,
     `  threads: ${report.threads.created} new, ${report.threads.existing} already there`,
-    `  comments: ${report.comments.imported} ${report.dry_run ? 'to import' : 'imported'} (${Object.entries(report.comments.by_status).map(([status, n]) => `${n} ${status}`).join(', ') || 'none'}), ${report.comments.already_present} already there`,
+    `  comments: ${report.comments.imported} ${report.dry_run ? 'to import' : 'imported'} (${STATUS_ORDER.filter((status) => report.comments.by_status[status]).map((status) => `${report.comments.by_status[status]} ${status.replace('_', '-')}`).join(', ') || 'none'}), ${report.comments.already_present} already there`,
     `  skipped: ${Object.entries(report.skipped).map(([reason, n]) => `${n} ${reason.replaceAll('_', ' ')}`).join(', ') || 'none'}`,
     `  reparented (parent missing or skipped, now top-level): ${report.reparented}`,
     `  times without a zone (read as UTC): ${report.times_without_zone}`,
