@@ -4,6 +4,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Writable } from 'node:stream';
 import { gzipSync } from 'node:zlib';
+import { Ajv2020 } from 'ajv/dist/2020.js';
+import addFormats from 'ajv-formats';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { writeDisqusExport } from '../../test/generated-disqus.ts';
 import { freshDatabaseUrl, type FreshDatabase } from '../../test/helper.ts';
@@ -65,6 +67,10 @@ describe("Parley's own export", () => {
       seen.add(line.id);
       expect(line).not.toHaveProperty('author_external_id');
     }
+    const ajv = new Ajv2020({ allErrors: true });
+    addFormats.default(ajv);
+    const valid = ajv.compile(JSON.parse(readFileSync(join(import.meta.dirname, 'parley-export.schema.json'), 'utf8')));
+    for (const line of lines) expect(valid(line) ? null : ajv.errorsText(valid.errors)).toBeNull();
     expect(lines.at(-1)).toEqual({ type: 'footer', threads: 3, comments: 12, by_status: { published: 8, deleted: 2, pending: 1, spam: 1 } });
   });
 
