@@ -49,8 +49,29 @@ export interface PublishOptions {
   onBatch?: (written: number) => void;
 }
 
-/** Rows per multi-row INSERT: 21 columns each stays under SQLite's and PostgreSQL's bound-value limits. */
-const INSERT_ROWS = 200;
+/** Rows per multi-row INSERT at most: 21 columns each stays under SQLite's and PostgreSQL's bound-value limits. */
+const INSERT_ROWS = 128;
+
+/**
+ * Statements are kept prepared by their SQL (db/sqlite-driver.ts, kept-statements.ts): an `in (...)`
+ * list is padded to a power of two (repeating its first value) and inserts go in power-of-two groups,
+ * so that a long import prepares a dozen shapes, not one per batch size.
+ */
+function padded<T>(values: T[]): T[] {
+  if (values.length === 0) return values;
+  const size = 2 ** Math.ceil(Math.log2(Math.max(values.length, 8)));
+  return [...values, ...Array<T>(size - values.length).fill(values[0])];
+}
+
+function powerOfTwoGroups<T>(rows: T[]): T[][] {
+  const groups: T[][] = [];
+  for (let start = 0; start < rows.length; ) {
+    const size = Math.min(INSERT_ROWS, 2 ** Math.floor(Math.log2(rows.length - start)));
+    groups.push(rows.slice(start, start + size));
+    start += size;
+  }
+  return groups;
+}
 
 /**
  * The second pass: the staged comments, parents before their replies, written in batches of
@@ -162,14 +183,9 @@ async function writeBatch(trx: Kysely<Database>, staging: Staging, rows: StagedR
     report.comments.imported++;
   }
   if (dryRun) return placed;
-  for (let start = 0; start < inserts.length; start += INSERT_ROWS) {
-    const chunk = inserts.slice(start, start + INSERT_ROWS);
-    await trx.insertInto('comments').values(chunk).execute();
-    await trx
-      .insertInto('import_sources')
-      .values(chunk.map((comment, i) => ({ site_id: siteId, source_key: `${format}:${fresh[start + i].source_id}`, comment_id: comment.id, created_at: now })))
-      .execute();
-  }
+  const sources = inserts.map((comment, i) => ({ site_id: siteId, source_key: `${format}:${fresh[i].source_id}`, comment_id: comment.id!, created_at: now }));
+  for (const group of powerOfTwoGroups(inserts)) await trx.insertInto('comments').values(group).execute();
+  for (const group of powerOfTwoGroups(sources)) await trx.insertInto('import_sources').values(group).execute();
   for (const [threadId, total] of totals) await addToTotals(trx, threadId, total.public, total.all);
   return placed;
 }
@@ -182,12 +198,12 @@ async function alreadyPresent(trx: Kysely<Database>, siteId: string, format: For
     .innerJoin('comments as c', 'c.id', 's.comment_id')
     .select(['s.source_key', 'c.id', 'c.root_id', 'c.thread_id'])
     .where('s.site_id', '=', siteId)
-    .where('s.source_key', 'in', rows.map((row) => `${format}:${row.source_id}`))
+    .where('s.source_key', 'in', padded(rows.map((row) => `${format}:${row.source_id}`)))
     .execute();
   for (const row of mapped) found.set(row.source_key.slice(format.length + 1), { id: row.id, root_id: row.root_id, thread_id: row.thread_id });
   const ownIds = rows.flatMap((row) => (row.parley_id ? [row.parley_id] : []));
   if (ownIds.length > 0) {
-    const own = await trx.selectFrom('comments').select(['id', 'root_id', 'thread_id']).where('site_id', '=', siteId).where('id', 'in', ownIds).execute();
+    const own = await trx.selectFrom('comments').select(['id', 'root_id', 'thread_id']).where('site_id', '=', siteId).where('id', 'in', padded(ownIds)).execute();
     for (const row of own) found.set(row.id, row);
   }
   return found;
@@ -197,7 +213,7 @@ async function alreadyPresent(trx: Kysely<Database>, siteId: string, format: For
 async function freeCommentIds(trx: Kysely<Database>, rows: StagedRow[]): Promise<Set<string>> {
   const wanted = rows.flatMap((row) => (row.parley_id?.startsWith('cmt_') ? [row.parley_id] : []));
   if (wanted.length === 0) return new Set();
-  const taken = new Set((await trx.selectFrom('comments').select('id').where('id', 'in', wanted).execute()).map((row) => row.id));
+  const taken = new Set((await trx.selectFrom('comments').select('id').where('id', 'in', padded(wanted)).execute()).map((row) => row.id));
   return new Set(wanted.filter((id) => !taken.has(id)));
 }
 
@@ -212,7 +228,7 @@ async function threadsOf(trx: Kysely<Database>, staging: Staging, siteId: string
     else missing.add(row.url_key);
   }
   if (missing.size === 0) return threads;
-  const existing = await trx.selectFrom('threads').select(['id', 'url_key']).where('site_id', '=', siteId).where('url_key', 'in', [...missing]).execute();
+  const existing = await trx.selectFrom('threads').select(['id', 'url_key']).where('site_id', '=', siteId).where('url_key', 'in', padded([...missing])).execute();
   for (const thread of existing) {
     threads.set(thread.url_key, thread.id);
     missing.delete(thread.url_key);
@@ -261,12 +277,12 @@ async function authorsOf(trx: Kysely<Database>, siteId: string, format: Format, 
   }
   const authors = new Map<string, string>();
   if (wanted.size === 0) return authors;
-  const existing = await trx.selectFrom('site_users').select(['id', 'external_id']).where('site_id', '=', siteId).where('external_id', 'in', [...wanted.keys()]).execute();
+  const existing = await trx.selectFrom('site_users').select(['id', 'external_id']).where('site_id', '=', siteId).where('external_id', 'in', padded([...wanted.keys()])).execute();
   for (const user of existing) authors.set(user.external_id, user.id);
   const missing = [...wanted].filter(([external]) => !authors.has(external));
   if (missing.length === 0) return authors;
   const keep = missing.flatMap(([, row]) => (row.author_parley_id?.startsWith('usr_') ? [row.author_parley_id] : []));
-  const taken = new Set(keep.length ? (await trx.selectFrom('site_users').select('id').where('id', 'in', keep).execute()).map((user) => user.id) : []);
+  const taken = new Set(keep.length ? (await trx.selectFrom('site_users').select('id').where('id', 'in', padded(keep)).execute()).map((user) => user.id) : []);
   const now = nowIso();
   const users = missing.map(([external, row]) => {
     const id = row.author_parley_id?.startsWith('usr_') && !taken.has(row.author_parley_id) ? row.author_parley_id : newId('usr');

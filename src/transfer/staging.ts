@@ -120,19 +120,26 @@ export class Staging {
     return { unusable };
   }
 
-  /** Depth from the top, walking down from top-level comments; a comment in a parent cycle is made top-level. */
+  /**
+   * Depth from the top, one level at a time (an indexed update per level); a comment left without
+   * one is in a parent cycle (a hostile file) and is made top-level.
+   */
   #giveDepths(): void {
-    for (;;) {
-      this.db.exec(`
-        with recursive walk(seq, depth) as (
-          select seq, 0 from comments where url_key is not null and parent_seq is null
-          union all
-          select c.seq, walk.depth + 1 from comments c join walk on c.parent_seq = walk.seq
-        )
-        update comments set depth = (select depth from walk where walk.seq = comments.seq) where url_key is not null`);
-      const cycle = this.db.prepare('select seq from comments where url_key is not null and depth is null limit 1').get() as { seq: number } | undefined;
-      if (!cycle) return;
-      this.db.prepare('update comments set parent_seq = null, reparented = 1 where seq = ?').run(cycle.seq);
+    this.db.exec('create index comments_by_depth on comments (depth)');
+    const roots = this.db.prepare('update comments set depth = 0 where url_key is not null and parent_seq is null');
+    const level = this.db.prepare('update comments set depth = ? where depth is null and parent_seq in (select seq from comments where depth = ?)');
+    const cycle = this.db.prepare('select seq from comments where url_key is not null and depth is null limit 1');
+    const breakCycle = this.db.prepare('update comments set parent_seq = null, reparented = 1, depth = 0 where seq = ?');
+    roots.run();
+    for (let depth = 0; ; ) {
+      if (level.run(depth + 1, depth).changes > 0) {
+        depth++;
+        continue;
+      }
+      const stuck = cycle.get() as { seq: number } | undefined;
+      if (!stuck) return;
+      breakCycle.run(stuck.seq);
+      depth = 0;
     }
   }
 
