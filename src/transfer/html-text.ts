@@ -30,7 +30,7 @@ export function decodeEntities(text: string): string {
   });
 }
 
-const BLOCK = new Set(['p', 'div', 'ul', 'ol', 'li', 'h1', 'h2', 'h3', 'h4', 'h5', 'h6', 'pre', 'table', 'tr', 'hr', 'section', 'article', 'dl', 'dt', 'dd', 'figure']);
+const BLOCK = new Set(['p', 'div', 'ul', 'ol', 'h1', 'h2', 'h3', 'h4', 'h5', 'h6', 'pre', 'table', 'tr', 'hr', 'section', 'article', 'dl', 'dt', 'dd', 'figure']);
 const DROPPED = new Set(['script', 'style', 'template', 'head', 'title']);
 /** A paragraph break, written as a control character no comment keeps. */
 const BREAK = '\u0001';
@@ -115,10 +115,10 @@ export function htmlToText(html: string, newlines: 'kept' | 'collapsed'): string
     else if (tag === 'blockquote' || tag === 'a') {
       if (closing) closeTo(tag);
       else stack.push({ tag, parts: [], href: tag === 'a' ? attribute(attributes, 'href') : undefined });
-    } else if (tag === 'li' && !closing) top().parts.push(BREAK, '- ');
+    } else if (tag === 'li' && !closing) top().parts.push('\n- ');
     else if (BLOCK.has(tag)) top().parts.push(BREAK);
   }
   addText(html.slice(at));
   while (stack.length > 1) closeTo(top().tag);
-  return tidy(stack[0].parts.join('')).replace(/\n- /g, '\n- ');
+  return tidy(stack[0].parts.join(''));
 }
