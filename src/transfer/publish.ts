@@ -108,9 +108,13 @@ export async function publish(db: Db, staging: Staging, options: PublishOptions,
   if (!options.dryRun) await refreshDeletedRoots(db, staging);
 }
 
-/** A deleted top-level comment is listed while a live reply below it is shown: decided once its replies are in. */
+/**
+ * A deleted top-level comment is listed while a live reply below it is shown: decided once its
+ * replies are in. A few roots per statement: each walks down its replies (on PostgreSQL, 500 of
+ * them in one statement ran past the statement time-out).
+ */
 async function refreshDeletedRoots(db: Db, staging: Staging): Promise<void> {
-  const roots = staging.db.prepare('select seq, final_id from comments where depth = 0 and deleted = 1 and url_key is not null and seq > ? order by seq limit 500');
+  const roots = staging.db.prepare('select seq, final_id from comments where depth = 0 and deleted = 1 and url_key is not null and seq > ? order by seq limit 25');
   let after = 0;
   for (;;) {
     const rows = roots.all(after) as { seq: number; final_id: string }[];
