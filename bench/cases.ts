@@ -7,7 +7,9 @@ export type Target =
   | { kind: 'ratio'; min: number }
   | { kind: 'rps'; min: number }
   /** p50 latency at most `factor` times that of another case. */
-  | { kind: 'latency'; of: string; factor: number };
+  | { kind: 'latency'; of: string; factor: number }
+  /** p50 latency at most `ms`, reported as a multiple of another case's p50 in the same run. */
+  | { kind: 'p50'; ms: number; of: string };
 
 export interface Request {
   method: 'GET' | 'POST';
@@ -53,6 +55,8 @@ export function casesFor(seeded: Seeded): Case[] {
   const hugeFirst = listPath(seeded, threads.huge, 'limit=20');
   const hugeDeep = listPath(seeded, threads.huge, 'limit=20&page=500');
   const list = '/v1/comments';
+  const queue = (query: string) => `/api/comments?site_id=${seeded.siteId}&limit=20${query}`;
+  const admin = { authorization: `Bearer ${seeded.apiKey}` };
   return [
     { id: 'list-100', title: 'public list, 100-comment thread, page 1, limit=20', server: 'default', route: list, target: { kind: 'ratio', min: 0.6 }, request: get(small), variable: false },
     { id: 'whole-200', title: 'public list, whole 200-comment thread (50 top-level), limit=50', server: 'default', route: list, target: { kind: 'ratio', min: 0.6 }, request: get(whole), variable: false },
@@ -108,5 +112,10 @@ export function casesFor(seeded: Seeded): Case[] {
     // Nothing kept at all (subtrees off too): every request reads and serialises every comment, as
     // the first read of a thread after a start does (whole-200 so: see bench/after-write.ts).
     { id: 'list-100-cold', title: 'list-100 with nothing kept in memory', server: 'cold', route: list, baselineOf: 'list-100', request: get(small), variable: false },
+    // The management API's moderation queue over the whole site (every comment seeded), each item
+    // with its thread, parent excerpt, flags and author's record; and a full-text search in it: one
+    // author's comments (1 in 60) by name.
+    { id: 'queue-first-page', title: 'moderation queue, first page (GET /api/comments, admin key)', server: 'default', route: '/api/comments', target: { kind: 'p50', ms: 50, of: 'list-100' }, request: get(queue(''), admin), variable: false },
+    { id: 'queue-search', title: 'moderation queue, full-text search (q=reader 7)', server: 'default', route: '/api/comments', target: { kind: 'p50', ms: 50, of: 'list-100' }, request: get(queue('&q=reader+7'), admin), variable: false },
   ];
 }

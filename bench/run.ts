@@ -220,6 +220,7 @@ function describeTarget(spec: Case): string {
   if (!target) return '—';
   if (target.kind === 'ratio') return `≥ ${target.min * 100} % of baseline`;
   if (target.kind === 'rps') return `≥ ${target.min} req/s`;
+  if (target.kind === 'p50') return `p50 ≤ ${target.ms} ms`;
   return `p50 ≤ ${target.factor}× ${target.of}`;
 }
 
@@ -230,6 +231,7 @@ function judge(spec: Case, result: Measurement & { ratio: number | null }, resul
   if (result.non2xx + result.errors > result.requestsPerSecond * DURATION * 0.001) return false;
   if (target.kind === 'ratio') return result.ratio !== null && result.ratio >= target.min;
   if (target.kind === 'rps') return result.requestsPerSecond >= target.min;
+  if (target.kind === 'p50') return result.p50 <= target.ms;
   const reference = results.get(target.of);
   return reference ? result.p50 <= reference.p50 * target.factor : null;
 }
@@ -473,8 +475,10 @@ async function main(): Promise<void> {
           const result: CaseResult = { id: spec.id, title: spec.title, ...measured, baseline: reference, ratio, peakRssMb, target: describeTarget(spec), met: null, load1 };
           result.met = judge(spec, result, results);
           results.set(spec.id, result);
+          const latencyOf = spec.target?.kind === 'p50' ? results.get(spec.target.of) : undefined;
           log(
             `${spec.id}: ${measured.requestsPerSecond.toFixed(0)} req/s, p50 ${measured.p50} ms, p99 ${measured.p99} ms` +
+              (latencyOf && latencyOf.p50 > 0 ? ` (p50 ${(measured.p50 / latencyOf.p50).toFixed(1)}× ${latencyOf.id}'s)` : '') +
               (reference ? `, baseline ${reference.requestsPerSecond.toFixed(0)} req/s (${(ratio! * 100).toFixed(0)} %)` : '') +
               `, peak RSS ${peakRssMb.toFixed(0)} MB${measured.non2xx ? `, ${measured.non2xx} non-2xx` : ''}`,
           );

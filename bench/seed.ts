@@ -2,6 +2,7 @@ import { resolveCaller, type Caller } from '../src/auth/caller.ts';
 import { createComment } from '../src/comments/service.ts';
 import { connect, type Db } from '../src/db/connect.ts';
 import { migrateToLatest } from '../src/db/migrate.ts';
+import { catchUpSearchIndex } from '../src/db/search-index.ts';
 import { createSession } from '../src/sessions/service.ts';
 import { bootstrap } from '../src/sites/bootstrap.ts';
 import { setVote, toggleReaction } from '../src/votes/service.ts';
@@ -178,6 +179,8 @@ export async function seed(options: SeedOptions): Promise<Seeded> {
         if (t % 10 === 9) progress(`archive threads (${t + 1})`);
       }
     }
+    // As a running server leaves it: its indexer has indexed every comment for search.
+    if (db.dialect === 'sqlite') await catchUpSearchIndex(db.kysely);
     return {
       siteId: site.site_id,
       apiKey: site.api_key,

@@ -1,4 +1,5 @@
 import { createServer, type Server } from 'node:http';
+import { CLI_ACTOR } from '../src/audit/audit.ts';
 import { resolveCaller } from '../src/auth/caller.ts';
 import { createComment } from '../src/comments/service.ts';
 import { connect, type Db } from '../src/db/connect.ts';
@@ -41,7 +42,7 @@ export async function startReceiver(kind: 'fast' | 'hanging'): Promise<Receiver>
 
 async function pointWebhook(db: Db, siteId: string, url: string): Promise<void> {
   const site = (await findSite(db.kysely, siteId))!;
-  await updateSite(db.kysely, site, { webhook_url: url, webhook_events: ['comment.created'] }, { allowPrivateWebhookTargets: true });
+  await updateSite(db.kysely, site, { webhook_url: url, webhook_events: ['comment.created'] }, { allowPrivateWebhookTargets: true }, CLI_ACTOR);
 }
 
 async function postMany(db: Db, apiKey: string, siteId: string, count: number): Promise<void> {

@@ -1,8 +1,9 @@
 /**
  * Query plans at scale, on PostgreSQL: seeds 1,000,000 comments, as many votes and as many webhook
  * deliveries into a fresh database with INSERT … SELECT generate_series, VACUUM ANALYZEs, then runs
- * Parley's own list, reply, subtree, vote, moderation and delivery-claim paths with every query
- * captured, and EXPLAINs each one. A sequential scan of a large table fails the run (exit 1).
+ * Parley's own list, reply, subtree, vote, moderation and delivery-claim paths, and the management
+ * API's queue (filters and full-text search), threads, log, commenter profile and stats, with every
+ * query captured, and EXPLAINs each one. A sequential scan of a large table fails the run (exit 1).
  *
  *   node --import tsx scripts/explain.ts [postgres://server/db] [--keep] [--comments=1000000]
  *
@@ -20,7 +21,13 @@ import { loadConfig } from '../src/config.ts';
 import { connect, postgresUrl } from '../src/db/connect.ts';
 import type { Database } from '../src/db/schema.ts';
 import { migrateToLatest } from '../src/db/migrate.ts';
+import { commenterProfile } from '../src/commenters/service.ts';
+import { moderationLog } from '../src/moderation/log.ts';
+import { moderationQueue, type QueueQuery } from '../src/moderation/queue.ts';
 import { flagComment, moderateComment } from '../src/moderation/service.ts';
+import { findSite } from '../src/sites/repository.ts';
+import { siteStats } from '../src/stats/service.ts';
+import { listThreads } from '../src/threads/service.ts';
 import { bootstrap } from '../src/sites/bootstrap.ts';
 import { setVote, toggleReaction } from '../src/votes/service.ts';
 import { claim, dueOfSite, dueSites } from '../src/webhooks/repository.ts';
@@ -67,7 +74,7 @@ const isoTime = (seconds: string) => `to_char(timestamp '2024-01-01' + (${second
 /**
  * Comments come in groups of four: a top-level comment, two replies to it and a reply to the second
  * reply. The first BIG_THREAD_GROUPS groups form one thread; the rest spread over SMALL_THREADS.
- * About 2 % are pending, 1 % removed, 1 % deleted; authors are 5,000 site users.
+ * About 2 % are pending, 1 % removed, 1 % deleted, 0.5 % flagged; authors are 5,000 site users.
  */
 async function seed(db: Kysely<Database>, siteId: string): Promise<void> {
   const now = new Date().toISOString();
@@ -95,7 +102,7 @@ async function seed(db: Kysely<Database>, siteId: string): Promise<void> {
     .raw(
       `insert into comments (id, site_id, thread_id, parent_id, root_id, author_ref, author_name, content, status,
          moderation_status, is_deleted, is_edited, upvotes, downvotes, score, wilson, reaction_counts, created_at, updated_at,
-         listed_public, listed_all)
+         listed_public, listed_all, flag_count)
        select ${commentId('i')}, '${siteId}',
          'thr_' || lpad((case when g < ${BIG_THREAD_GROUPS} then 0 else 1 + g % ${SMALL_THREADS} end)::text, 8, '0'),
          case (i - 1) % 4 when 0 then null when 3 then ${commentId('i - 1')} else ${commentId('4 * g + 1')} end,
@@ -103,7 +110,8 @@ async function seed(db: Kysely<Database>, siteId: string): Promise<void> {
          case when i % 50 = 7 then 'pending' when i % 97 = 3 then 'removed' else 'published' end,
          case when i % 50 = 7 then 'pending' when i % 97 = 3 then 'removed' end,
          (i % 101 = 5)::int, 0, up, down, up - down, up::float / (up + down + 2), '{}', ${isoTime('i')}, ${isoTime('i')},
-         ((i - 1) % 4 = 0 and i % 50 <> 7 and i % 97 <> 3 and i % 101 <> 5)::int, ((i - 1) % 4 = 0 and i % 101 <> 5)::int
+         ((i - 1) % 4 = 0 and i % 50 <> 7 and i % 97 <> 3 and i % 101 <> 5)::int, ((i - 1) % 4 = 0 and i % 101 <> 5)::int,
+         case when i % 200 = 1 then 1 + i % 3 else 0 end
        from (select i, (i - 1) / 4 as g, (i::bigint * 7919 % 50)::int as up, (i::bigint * 104729 % 10)::int as down
              from generate_series(1, ${COMMENTS}) i) s`,
     )
@@ -237,6 +245,32 @@ async function main(): Promise<number> {
       const ids = (await Promise.all((await dueSites(db.kysely, now)).map((due) => dueOfSite(db.kysely, due.siteId, now, 50)))).flat();
       await claim(db, ids, now, new Date(Date.now() + 60_000).toISOString());
     }]);
+
+    const queue = (query: QueueQuery) => () => moderationQueue(db, admin, { site_id: site.site_id, ...query });
+    const siteRow = (await findSite(db.kysely, site.site_id))!;
+    // The second page too: its cursor's row-value comparison must seek the index as the first page does.
+    const twoPages = (query: QueueQuery) => async () => {
+      const first = await moderationQueue(db, admin, { site_id: site.site_id, ...query });
+      if (first.next_cursor) await moderationQueue(db, admin, { site_id: site.site_id, ...query, cursor: first.next_cursor });
+    };
+    scenarios.push(['queue first page', twoPages({})]);
+    scenarios.push(['queue all sites', () => moderationQueue(db, admin, {})]);
+    for (const status of ['pending', 'flagged', 'deleted', 'published'] as const) scenarios.push([`queue ${status}`, twoPages({ status })]);
+    scenarios.push(['queue most flagged', twoPages({ sort: 'most_flagged' })]);
+    scenarios.push(['queue oldest', twoPages({ sort: 'oldest' })]);
+    scenarios.push(['queue big thread', twoPages({ thread_url: bigThread })]);
+    scenarios.push(['queue author', twoPages({ author: 'usr_17' })]);
+    scenarios.push(['queue since', queue({ since: '2024-01-05T00:00:00.000Z', sort: 'oldest' })]);
+    // Every comment holds "number"; "17" is in 200 author names and one comment.
+    scenarios.push(['queue search, common word', twoPages({ q: 'number' })]);
+    // (Filtered as well, so that its SQL differs from the common word's and is explained too.)
+    scenarios.push(['queue search, rare word', queue({ q: '17', status: 'published' })]);
+    scenarios.push(['queue search + pending', queue({ q: 'comment', status: 'pending' })]);
+    scenarios.push(['threads', () => listThreads(db.kysely, siteRow, {})]);
+    scenarios.push(['moderation log', () => moderationLog(db, siteRow, {})]);
+    scenarios.push(['commenter profile', () => commenterProfile(db, siteRow, 'usr_17')]);
+    scenarios.push(['stats (days counted)', () => siteStats(db.kysely, siteRow)]);
+    scenarios.push(['stats (days kept)', () => siteStats(db.kysely, siteRow)]);
 
     for (const [label, run] of scenarios) {
       scenario = label;

@@ -1,11 +1,13 @@
 import Fastify, { type FastifyInstance } from 'fastify';
 import { resolveCaller, credentialOf } from './auth/caller.ts';
+import { commenterRoutes } from './commenters/routes.ts';
 import { commentRoutes } from './comments/routes.ts';
 import { commentCaches } from './comments/caches.ts';
 import { CommentSchema } from './comments/schemas.ts';
 import type { Config } from './config.ts';
 import { connect, type Db } from './db/connect.ts';
 import { migrateToLatest } from './db/migrate.ts';
+import { startSearchIndexer, type SearchIndexer } from './db/search-index.ts';
 import { registerCors } from './http/cors.ts';
 import { registerJsonParser } from './http/json-body.ts';
 import { registerOpenApi } from './http/openapi.ts';
@@ -13,10 +15,18 @@ import { logRequest } from './http/logging.ts';
 import { clientErrorProblem, frameworkErrorProblem, registerProblemHandlers } from './http/problems.ts';
 import { Problem } from './http/schemas.ts';
 import { registerNulGuard, registerValidators } from './http/validation.ts';
+import { keyRoutes } from './keys/routes.ts';
+import { KeyUse } from './keys/last-used.ts';
+import { moderationManagementRoutes } from './moderation/management-routes.ts';
 import { moderationRoutes } from './moderation/routes.ts';
 import { registerRateLimits } from './ratelimits/limits.ts';
 import { sessionRoutes } from './sessions/routes.ts';
+import { registerStaffAuth, staffCallerOf } from './staff/cookie-auth.ts';
+import { staffAuthRoutes } from './staff/routes.ts';
+import { teamRoutes } from './staff/team-routes.ts';
 import { siteRoutes } from './sites/routes.ts';
+import { statsRoutes } from './stats/routes.ts';
+import { threadRoutes } from './threads/routes.ts';
 import { voteRoutes } from './votes/routes.ts';
 import { webhookRoutes } from './webhooks/routes.ts';
 import { deliveryPolicy } from './webhooks/service.ts';
@@ -81,9 +91,16 @@ export async function buildApp(config: Config): Promise<FastifyInstance> {
     done(null, payload);
   });
   const admit = await registerRateLimits(app, config);
+  await registerStaffAuth(app);
+  const keyUse = new KeyUse();
   app.addHook('onRequest', async (request, reply) => {
     try {
-      request.caller = await resolveCaller(db, credentialOf(request), request.ip);
+      const credential = credentialOf(request);
+      // A staff cookie counts only where no credential header is sent (and only under /api/).
+      const staff = credential === null && request.headers.cookie !== undefined ? await staffCallerOf(db, request) : null;
+      request.caller = staff ?? (await resolveCaller(db, credential, request.ip));
+      // In memory; written once a minute per key (keys/last-used.ts).
+      if (request.caller.kind === 'key') keyUse.note(request.caller.keyId);
     } finally {
       // Also when the credential is refused: that request counts as its IP's, and may be a 429.
       // Counted in process, the check answers at once, and nothing is awaited.
@@ -110,14 +127,28 @@ export async function buildApp(config: Config): Promise<FastifyInstance> {
   await app.register(moderationRoutes, deps);
   await app.register(sessionRoutes, deps);
   await app.register(siteRoutes, deps);
+  await app.register(keyRoutes, { db, keyUse });
+  await app.register(moderationManagementRoutes, deps);
+  await app.register(commenterRoutes, deps);
+  await app.register(threadRoutes, deps);
+  await app.register(statsRoutes, deps);
   await app.register(webhookRoutes, deps);
+  await app.register(staffAuthRoutes, deps);
+  await app.register(teamRoutes, deps);
   await app.register(widgetRoutes, deps);
 
   // Hooks run in reverse order on close: the worker drains its attempts before the database closes.
   let worker: DeliveryWorker | undefined;
+  let indexer: SearchIndexer | undefined;
   app.addHook('onReady', async () => {
     worker = startDeliveryWorker(db, deliveryPolicy(config), app.log);
+    indexer = startSearchIndexer(db, (err) => app.log.warn({ err }, 'indexing comments for search failed; retried in a moment'));
+    keyUse.start(db.kysely, (err) => app.log.warn({ err }, "recording when API keys were last used failed; retried in a minute"));
   });
   app.addHook('onClose', () => worker?.stop());
+  app.addHook('onClose', async () => {
+    await indexer?.stop();
+    await keyUse.stop(db.kysely);
+  });
   return app;
 }

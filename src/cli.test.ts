@@ -1,13 +1,24 @@
 import { execFile, spawn } from 'node:child_process';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { freshDatabaseUrl, type FreshDatabase } from '../test/helper.ts';
+import { freshDatabaseUrl, startParley, type FreshDatabase } from '../test/helper.ts';
 
 const run = promisify(execFile);
 let cliDatabase: FreshDatabase;
 let serveDatabase: FreshDatabase;
 let env: NodeJS.ProcessEnv;
 const parley = (...args: string[]) => run('node', ['bin/parley.js', ...args], { env });
+
+/** The CLI with `input` on its stdin (not a terminal), as `printf ... | parley ...` runs it. */
+function parleyWithInput(input: string, args: string[], database = cliDatabase.url): Promise<{ code: number | null; stdout: string; stderr: string }> {
+  const child = spawn('node', ['bin/parley.js', ...args], { env: { ...env, DATABASE_URL: database } });
+  let stdout = '';
+  let stderr = '';
+  child.stdout.on('data', (chunk) => (stdout += chunk));
+  child.stderr.on('data', (chunk) => (stderr += chunk));
+  child.stdin.end(input);
+  return new Promise((resolve) => child.on('close', (code) => resolve({ code, stdout, stderr })));
+}
 
 beforeAll(async () => {
   [cliDatabase, serveDatabase] = await Promise.all([freshDatabaseUrl(), freshDatabaseUrl()]);
@@ -53,6 +64,45 @@ describe('the parley CLI', () => {
     });
   });
 
+  it('creates the first owner with admin create, the password from stdin, who then signs in', async () => {
+    const database = await freshDatabaseUrl();
+    try {
+      const none = await parleyWithInput('a long enough password\n', ['admin', 'create', '--email', 'owner@example.com'], database.url);
+      expect(none).toMatchObject({ code: 1, stderr: expect.stringContaining('there is no account yet') });
+      const boot = JSON.parse((await run('node', ['bin/parley.js', 'bootstrap', '--site-name', 'Blog', '--json'], { env: { ...env, DATABASE_URL: database.url } })).stdout);
+      const created = await parleyWithInput('a long enough password\n', ['admin', 'create', '--email', 'Owner@Example.com', '--name', 'Olive'], database.url);
+      expect(created.code).toBe(0);
+      expect(JSON.parse(created.stdout)).toEqual({ staff_id: expect.stringMatching(/^stf_/), email: 'owner@example.com', name: 'Olive', account_id: boot.account_id, role: 'owner' });
+      const server = await startParley({ DATABASE_URL: database.url });
+      try {
+        const login = await server.request('POST', '/api/auth/login', { body: { email: 'owner@example.com', password: 'a long enough password' } });
+        expect(login.status).toBe(200);
+        expect(login.body.memberships).toEqual([expect.objectContaining({ account_id: boot.account_id, role: 'owner' })]);
+      } finally {
+        await server.close();
+      }
+      const again = await parleyWithInput('another long password\n', ['admin', 'create', '--email', 'owner@example.com'], database.url);
+      expect(again).toMatchObject({ code: 1, stderr: expect.stringContaining('already a staff member') });
+    } finally {
+      await database.drop();
+    }
+  }, 90_000);
+
+  it('says which account admin create needs, and refuses a short password', async () => {
+    // The CLI database holds the accounts of the first test (and more below).
+    await parley('bootstrap', '--site-name', 'Another', '--json');
+    const several = await parleyWithInput('a long enough password\n', ['admin', 'create', '--email', 'someone@example.com']);
+    expect(several).toMatchObject({ code: 1, stderr: expect.stringMatching(/^parley: there are several accounts: name one with --account \(acct_/) });
+    const boot = JSON.parse((await parley('bootstrap', '--site-name', 'Third', '--json')).stdout);
+    const short = await parleyWithInput('short\n', ['admin', 'create', '--email', 'someone@example.com', '--account', boot.account_id]);
+    expect(short).toMatchObject({ code: 1, stderr: 'parley: the password must be 10 to 200 characters\n' });
+    const unknown = await parleyWithInput('a long enough password\n', ['admin', 'create', '--email', 'someone@example.com', '--account', 'acct_nope']);
+    expect(unknown).toMatchObject({ code: 1, stderr: 'parley: no account acct_nope\n' });
+    const created = await parleyWithInput('a long enough password', ['admin', 'create', '--email', 'someone@example.com', '--account', boot.account_id]);
+    expect(JSON.parse(created.stdout)).toMatchObject({ account_id: boot.account_id, role: 'owner' });
+    await expect(parley('admin', 'create')).rejects.toMatchObject({ code: 2, stderr: expect.stringContaining('--email is required') });
+  }, 90_000);
+
   it('serves, bootstraps a demo site on an empty database, and exits 0 on SIGTERM', async () => {
     const child = spawn('node', ['bin/parley.js', 'serve'], { env: { ...env, DATABASE_URL: serveDatabase.url, PORT: '0' } });
     let output = '';
@@ -70,6 +120,17 @@ describe('the parley CLI', () => {
     const key = /PARLEY_KEY=(\S+)/.exec(output)![1];
     const sites = await fetch(`${base}/v1/sites`, { headers: { authorization: `Bearer ${key}` } });
     expect(sites.status).toBe(200);
+    // The one-time setup link makes the demo account's first owner, once.
+    const link = /PARLEY_SETUP_LINK=(\S+)/.exec(output)![1];
+    expect(link).toMatch(new RegExp(`^${base}/dashboard/setup#token=setup_[0-9A-Za-z]{40}$`));
+    const setup = (email: string) =>
+      fetch(`${base}/api/auth/setup`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ token: link.split('#token=')[1], email, name: 'Olive', password: 'a long enough password' }),
+      });
+    expect((await setup('owner@example.com')).status).toBe(201);
+    expect((await setup('second@example.com')).status).toBe(404);
     const exit = new Promise((resolve) => child.on('exit', resolve));
     child.kill('SIGTERM');
     expect(await exit).toBe(0);

@@ -7,12 +7,15 @@ import { ROLES, type Role } from './auth/caller.ts';
 import { bootstrap } from './sites/bootstrap.ts';
 import { PLANS, type Plan } from './sites/plans.ts';
 import { MODERATION_MODES, type ModerationMode } from './sites/repository.ts';
-import { createKey, setPlan } from './sites/service.ts';
+import { createKey } from './keys/service.ts';
+import { setPlan } from './sites/service.ts';
 import { serve } from './server.ts';
 import { importFile } from './transfer/import.ts';
 import { EXPORT_FORMATS, exportSite, type ExportFormat } from './transfer/export.ts';
 import { describeReport } from './transfer/report.ts';
 import { FORMATS, type Format } from './transfer/source.ts';
+import { readPassword } from './staff/password-prompt.ts';
+import { createOwner } from './staff/service.ts';
 
 const USAGE = `usage:
   parley serve
@@ -20,6 +23,7 @@ const USAGE = `usage:
   parley bootstrap --site-name NAME [--domain D]... [--plan P] [--moderation M] [--no-guests] --json
   parley keys create --account ID --role R [--name LABEL] [--site ID]... --json
   parley plan set --account ID --plan P
+  parley admin create --email E [--name N] [--account ID]   (password from a terminal prompt, or stdin)
   parley import --site ID FILE [--dry-run] [--format F] [--base-url URL] [--json]
   parley export --site ID [--format parley|disqus] [--include-personal-data] > FILE`;
 
@@ -65,6 +69,7 @@ export async function main(argv: string[]): Promise<void> {
       'no-guests': { type: 'boolean' },
       json: { type: 'boolean' },
       account: { type: 'string' },
+      email: { type: 'string' },
       role: { type: 'string' },
       name: { type: 'string' },
       site: { type: 'string', multiple: true },
@@ -135,6 +140,12 @@ export async function main(argv: string[]): Promise<void> {
       const siteId = required('--site', values.site?.[0]);
       const format = oneOf<ExportFormat>('--format', values.format, EXPORT_FORMATS) ?? 'parley';
       await withDb(config, (db) => exportSite(db.kysely, { siteId, format, includePersonalData: Boolean(values['include-personal-data']) }, process.stdout));
+      return;
+    }
+    case 'admin create': {
+      const email = required('--email', values.email);
+      const password = await readPassword();
+      print(await withDb(config, (db) => createOwner(db, { email, name: values.name, password, accountId: values.account })));
       return;
     }
     default:

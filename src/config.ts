@@ -58,6 +58,15 @@ export interface Config {
      */
     draftHeaders: boolean;
   };
+  /** Failed staff sign-ins (README "Running a community"); each limit counts per window, 0 turns it off. */
+  loginLimits: {
+    /** Sign-in attempts per email address (PARLEY_LOGIN_ATTEMPTS_PER_ACCOUNT, 10); a success is not counted. */
+    perAccount: number;
+    /** Sign-in attempts per client IP (PARLEY_LOGIN_ATTEMPTS_PER_IP, 30); a success is not counted. */
+    perIp: number;
+    /** Length of both windows (PARLEY_LOGIN_WINDOW, 15m; whole seconds). */
+    windowSeconds: number;
+  };
 }
 
 export class ConfigError extends Error {}
@@ -170,6 +179,11 @@ export function loadConfig(env: Env = process.env): Config {
       commentWindowSeconds: windowSeconds(env, 'PARLEY_RATE_LIMIT_COMMENT_WINDOW', '1h'),
       redisKeyPrefix: env.PARLEY_RATE_LIMIT_REDIS_PREFIX || 'parley:ratelimit',
       draftHeaders: boolean(env, 'PARLEY_RATE_LIMIT_DRAFT_HEADERS', false),
+    }),
+    loginLimits: Object.freeze({
+      perAccount: integer(env, 'PARLEY_LOGIN_ATTEMPTS_PER_ACCOUNT', 10),
+      perIp: integer(env, 'PARLEY_LOGIN_ATTEMPTS_PER_IP', 30),
+      windowSeconds: windowSeconds(env, 'PARLEY_LOGIN_WINDOW', '15m'),
     }),
   });
 }

@@ -2,7 +2,10 @@ import { randomBytes, randomFillSync } from 'node:crypto';
 import { monotonicFactory } from 'ulid';
 import { v7 as uuidv7 } from 'uuid';
 
-export type IdPrefix = 'acct' | 'cmt' | 'usr' | 'key' | 'del' | 'evt' | 'ban' | 'mod' | 'sess' | 'thr';
+export type IdPrefix =
+  | 'acct' | 'cmt' | 'usr' | 'key' | 'del' | 'evt' | 'ban' | 'mod' | 'sess' | 'thr' | 'note'
+  // Staff (migration 0012): people, their sessions, invites, reset and setup links, audit entries.
+  | 'stf' | 'sts' | 'inv' | 'rst' | 'stp' | 'aud';
 
 /**
  * ULID's default source draws from the OS once per character; drawing 4 KiB at a time is as random

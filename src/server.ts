@@ -2,6 +2,7 @@ import type { FastifyInstance } from 'fastify';
 import { buildApp } from './app.ts';
 import type { Config } from './config.ts';
 import { bootstrapDemoIfEmpty } from './sites/bootstrap.ts';
+import { linkUrl } from './staff/links.ts';
 
 /**
  * `parley serve`: migrate, bootstrap a demo site on an empty database, listen, and on SIGTERM or
@@ -16,6 +17,8 @@ export async function serve(config: Config): Promise<FastifyInstance> {
     process.stdout.write(
       `\nParley created a demo site on this empty database. Its admin key is shown only now:\n\n` +
         `  export PARLEY_URL=${base}\n  export SITE_ID=${demo.site_id}\n  export PARLEY_KEY=${demo.api_key}\n\n` +
+        `The demo account's first owner signs up once through this link (7 days; or run npx parley admin create --email you@example.com):\n\n` +
+        `  export PARLEY_SETUP_LINK=${linkUrl(base, 'setup', demo.setup_token)}\n\n` +
         `API reference: ${base}/docs\n\n`,
     );
   }

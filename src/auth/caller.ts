@@ -8,6 +8,15 @@ import { nowIso } from '../clock.ts';
 export type Role = 'admin' | 'moderator' | 'integration';
 export const ROLES: readonly Role[] = ['admin', 'moderator', 'integration'];
 
+/** A key's role, or a staff member's role in an account (owner, admin, moderator; migration 0012). */
+export type AccountRole = 'owner' | 'admin' | 'moderator' | 'integration';
+export interface Membership {
+  accountId: string;
+  role: AccountRole;
+  /** null: every site of the account. */
+  siteIds: string[] | null;
+}
+
 interface Base {
   ip: string;
 }
@@ -38,7 +47,17 @@ export interface SessionCaller extends Base {
   /** The user had comments on the site that only they see when the request began (migration 0009). */
   hasCommentsOnlyTheySee: boolean;
 }
-export type Caller = PublicCaller | KeyCaller | SessionCaller;
+/** A person signed in to the management API with the staff cookie (only under /api/; see src/staff). */
+export interface StaffCaller extends Base {
+  kind: 'staff';
+  staffId: string;
+  /** The server-side session the cookie names. */
+  staffSessionId: string;
+  name: string;
+  email: string;
+  memberships: Membership[];
+}
+export type Caller = PublicCaller | KeyCaller | SessionCaller | StaffCaller;
 
 declare module 'fastify' {
   interface FastifyRequest {
@@ -139,10 +158,11 @@ export async function resolveCaller(db: Db, token: string | null, ip: string): P
   throw new AppError('unauthorized', UNKNOWN);
 }
 
-/** The identity a caller acts as on comments: a site user, an API key, or nobody (a guest). */
+/** The identity a caller acts as: a site user, an API key, a staff member, or nobody (a guest). */
 export function actorRef(caller: Caller): string | null {
   if (caller.kind === 'key') return caller.keyId;
   if (caller.kind === 'session') return caller.userId;
+  if (caller.kind === 'staff') return caller.staffId;
   return null;
 }
 
@@ -152,28 +172,49 @@ export interface SiteOwnership {
   accountId: string;
 }
 
+function keyMembership(caller: KeyCaller): Membership {
+  return { accountId: caller.accountId, role: caller.role, siteIds: caller.siteIds };
+}
+
+/** What the caller may do in each account it reaches: one entry for a key, one per account for staff, none for sessions and the public. */
+export function membershipsOf(caller: Caller): Membership[] {
+  if (caller.kind === 'key') return [keyMembership(caller)];
+  if (caller.kind === 'staff') return caller.memberships;
+  return [];
+}
+
+export function membershipFor(caller: Caller, accountId: string): Membership | null {
+  if (caller.kind === 'key') return caller.accountId === accountId ? keyMembership(caller) : null;
+  if (caller.kind === 'staff') return caller.memberships.find((membership) => membership.accountId === accountId) ?? null;
+  return null;
+}
+
+const ADMIN_ROLES: ReadonlySet<AccountRole> = new Set(['owner', 'admin']);
+const MODERATOR_ROLES: ReadonlySet<AccountRole> = new Set(['owner', 'admin', 'moderator']);
+
+/** Owners and admins (staff) and admin keys manage an account's sites, keys and webhooks. */
+export function isAdminRole(role: AccountRole): boolean {
+  return ADMIN_ROLES.has(role);
+}
+
+/** The membership of the site's account, when it reaches that site. */
+function membershipOfSite(caller: Caller, site: SiteOwnership): Membership | null {
+  const membership = membershipFor(caller, site.accountId);
+  return membership !== null && (membership.siteIds === null || membership.siteIds.includes(site.id)) ? membership : null;
+}
+
 /** Whether the caller's credential reaches this site at all (tenancy). */
 export function canAccessSite(caller: Caller, site: SiteOwnership): boolean {
-  if (caller.kind === 'key') {
-    return caller.accountId === site.accountId && (caller.siteIds === null || caller.siteIds.includes(site.id));
-  }
   if (caller.kind === 'session') return caller.siteId === site.id;
-  return false;
+  return membershipOfSite(caller, site) !== null;
 }
 
 export function isModerator(caller: Caller, site: SiteOwnership): boolean {
-  if (!canAccessSite(caller, site)) return false;
-  if (caller.kind === 'key') return caller.role === 'admin' || caller.role === 'moderator';
-  return caller.kind === 'session' && caller.moderator;
+  if (caller.kind === 'session') return caller.siteId === site.id && caller.moderator;
+  const membership = membershipOfSite(caller, site);
+  return membership !== null && MODERATOR_ROLES.has(membership.role);
 }
 
-export function requireCredential(caller: Caller): asserts caller is KeyCaller | SessionCaller {
+export function requireCredential(caller: Caller): asserts caller is KeyCaller | SessionCaller | StaffCaller {
   if (caller.kind === 'public') throw new AppError('unauthorized', 'This endpoint needs an API key or a session');
-}
-
-export function requireAdminKey(caller: Caller): asserts caller is KeyCaller {
-  requireCredential(caller);
-  if (caller.kind !== 'key' || caller.role !== 'admin') {
-    throw new AppError('forbidden', 'This endpoint needs an admin API key');
-  }
 }

@@ -1,6 +1,7 @@
 import { sql, type ExpressionBuilder, type Kysely } from 'kysely';
 import type { Database } from '../db/schema.ts';
 import { preparedQuery } from '../db/prepared.ts';
+import { AppError } from '../errors.ts';
 import { newId } from '../ids.ts';
 import { listable } from './repository.ts';
 import { PUBLIC_VIEWER, type Viewer } from './visibility.ts';
@@ -53,16 +54,29 @@ export async function addToTotals(trx: Kysely<Database>, threadId: string, publi
 }
 
 const countInThread = preparedQuery((db, _shape: null, listedPublic: 0 | 1, siteId: string, urlKey: string) =>
-  db.updateTable('threads').set(totalsPlus(listedPublic, 1)).where('site_id', '=', siteId).where('url_key', '=', urlKey).returning('id').compile(),
+  db
+    .updateTable('threads')
+    .set(totalsPlus(listedPublic, 1))
+    .where('site_id', '=', siteId)
+    .where('url_key', '=', urlKey)
+    .returning(['id', 'closed_at'])
+    .compile(),
 );
+
+/** A closed thread (src/threads) takes no new comments or replies. */
+export function threadClosed(): AppError {
+  return new AppError('conflict', 'The thread is closed to new comments');
+}
 
 /**
  * Adds a new top-level comment to its thread's totals and returns the thread's id: the thread is
- * found by the same statement that counts the comment, and created with its first comment.
+ * found by the same statement that counts the comment (which also says whether it is closed: the
+ * transaction is then rolled back), and created with its first comment.
  */
 export async function countNewTopLevel(trx: Kysely<Database>, siteId: string, urlKey: string, listedPublic: 0 | 1): Promise<string> {
   const count = async () => (await countInThread(trx, null, listedPublic, siteId, urlKey))[0];
   const counted = await count();
+  if (counted?.closed_at) throw threadClosed();
   if (counted) return counted.id;
   const id = newId('thr');
   const created = await trx

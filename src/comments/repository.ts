@@ -43,7 +43,7 @@ const commentById = preparedQuery((db, _shape: null, id: string) =>
     .selectFrom('comments')
     .innerJoin('threads', 'threads.id', 'comments.thread_id')
     .selectAll('comments')
-    .select('threads.url_key as thread_url')
+    .select(['threads.url_key as thread_url', 'threads.closed_at as thread_closed_at'])
     .where('comments.id', '=', id)
     .compile(),
 );

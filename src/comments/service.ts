@@ -10,7 +10,7 @@ import { newId } from '../ids.ts';
 import { assertNotBanned, checkAuthorBans } from '../moderation/bans.ts';
 import { findSite, findSiteFor, siteOrNotFound, type Site } from '../sites/repository.ts';
 import { findComment, findThread, hasCommentsOnlyAuthorSees, isVisible, listTopLevel, marksOf } from './repository.ts';
-import { countNewTopLevel, listedPublicly, refreshListing } from './listing.ts';
+import { countNewTopLevel, listedPublicly, refreshListing, threadClosed } from './listing.ts';
 import { commentsOf, type PlacedPage, type SharedAnswer, type SharedPage } from './public-bytes.ts';
 import type { CachedList, ListQuery } from './public-list.ts';
 import { marksOfReader, type KnownMarks } from './reader-marks.ts';
@@ -167,12 +167,13 @@ async function checkedPost(trx: Kysely<Database>, caller: Caller, input: CreateI
   const author = actorRef(caller);
   const moderator = isModerator(caller, site);
   const viewer: Viewer = { ref: author, moderator };
-  let parent: (CommentRow & { thread_url: string }) | undefined;
+  let parent: (CommentRow & { thread_url: string; thread_closed_at: string | null }) | undefined;
   if (input.parent_id) {
     parent = await findComment(trx, input.parent_id);
     if (!parent || parent.site_id !== site.id || parent.thread_url !== url.href || !(await isVisible(trx, viewer, parent.id))) {
       throw invalid('body/parent_id', 'must be a comment of the same site and thread');
     }
+    if (parent.thread_closed_at !== null) throw threadClosed();
   }
   return { site, content, authorName, url, author, moderator, parent };
 }
@@ -218,6 +219,7 @@ export async function createComment(db: Db, caller: Caller, input: CreateInput):
       listed_public: listedPublic,
       listed_all: parent ? 0 : 1,
       subtree_revision: 0,
+      flag_count: 0,
     };
     await insertComment(trx, row);
     if (parent) await refreshListing(trx, [row.root_id]);

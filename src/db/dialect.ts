@@ -1,5 +1,5 @@
 import SQLite from 'better-sqlite3';
-import { PostgresAdapter, sql, type Kysely, type RawBuilder, type SelectQueryBuilder, type Transaction } from 'kysely';
+import { PostgresAdapter, sql, type Kysely, type RawBuilder, type SelectQueryBuilder, type SqlBool, type Transaction } from 'kysely';
 import pg from 'pg';
 import type { Database } from './schema.ts';
 
@@ -154,4 +154,29 @@ export async function createTriggers(db: Kysely<unknown>, triggers: Trigger[]): 
       await sql`create trigger ${sql.raw(name)} ${sql.raw(when)} begin ${body}; end`.execute(db);
     }
   }
+}
+
+/** The words of a search: runs of letters and digits, as both engines' tokenizers split text. */
+export function searchTerms(query: string): string[] {
+  return [...new Set(query.normalize('NFC').toLowerCase().match(/[\p{L}\p{N}]+/gu) ?? [])];
+}
+
+/**
+ * PostgreSQL: the tsvector of a comment's content and author name that its search index
+ * (migration 0013) holds. A query must write the same expression to use the index; `alias` names
+ * the comments table (null inside the index's definition).
+ */
+export function searchedTextPostgres(alias: string | null): RawBuilder<unknown> {
+  const column = (name: string) => (alias === null ? sql.ref(name) : sql.ref(`${alias}.${name}`));
+  return sql`to_tsvector('simple', coalesce(${column('content')}, '') || ' ' || ${column('author_name')})`;
+}
+
+/**
+ * PostgreSQL: SQL for "comment `alias` contains every one of `words` (the terms, space-separated)",
+ * on the GIN index's tsvector; its planner chooses between that index and the page order's by its
+ * statistics. SQLite searches through its FTS5 index in page order instead (walkSearch in
+ * search-index.ts).
+ */
+export function matchesSearchPostgres(alias: string, words: unknown): RawBuilder<SqlBool> {
+  return sql<SqlBool>`${searchedTextPostgres(alias)} @@ plainto_tsquery('simple', ${words})`;
 }

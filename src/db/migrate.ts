@@ -12,6 +12,8 @@ import * as marksRevision from './migrations/0008_marks_revision.ts';
 import * as commentsOnlyTheySee from './migrations/0009_comments_only_they_see.ts';
 import * as voteOrderListing from './migrations/0010_vote_order_listing.ts';
 import * as sessionKeys from './migrations/0011_session_keys.ts';
+import * as staff from './migrations/0012_staff.ts';
+import * as management from './migrations/0013_management.ts';
 import * as importSources from './migrations/0015_import_sources.ts';
 
 /**
@@ -19,7 +21,9 @@ import * as importSources from './migrations/0015_import_sources.ts';
  * tables, new nullable or defaulted columns, new indexes; never a rename, drop or type change of a
  * table or column the previous release uses), so a migration can run while instances of the
  * previous version still serve. They run under a lock (see inMigrationSession), so two instances
- * starting at once do not both migrate.
+ * starting at once do not both migrate. Numbers are handed out to changes made side by side, so one
+ * may be applied before a lower one that lands later: that one is applied when it arrives (each
+ * touches only what it names).
  */
 const MIGRATIONS: Record<string, Migration> = {
   '0001_initial': initial,
@@ -33,6 +37,8 @@ const MIGRATIONS: Record<string, Migration> = {
   '0009_comments_only_they_see': commentsOnlyTheySee,
   '0010_vote_order_listing': voteOrderListing,
   '0011_session_keys': sessionKeys,
+  '0012_staff': staff,
+  '0013_management': management,
   '0015_import_sources': importSources,
 };
 
@@ -40,7 +46,7 @@ const provider: MigrationProvider = { getMigrations: async () => MIGRATIONS };
 
 export async function migrateToLatest(db: Db): Promise<string[]> {
   return inMigrationSession(db.kysely, db.dialect, async (session) => {
-    const { error, results } = await new Migrator({ db: session, provider }).migrateToLatest();
+    const { error, results } = await new Migrator({ db: session, provider, allowUnorderedMigrations: true }).migrateToLatest();
     // Thrown inside the session, so SQLite rolls the failed run back as PostgreSQL does.
     if (error) throw error instanceof Error ? error : new Error(String(error));
     return (results ?? []).filter((r) => r.status === 'Success').map((r) => r.migrationName);

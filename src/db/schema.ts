@@ -36,6 +36,10 @@ export interface ApiKeyTable {
   site_ids: string | null;
   created_at: string;
   revoked_at: string | null;
+  /** The secret's first characters, to recognise it in a list (null for keys made before 0013). */
+  prefix: string | null;
+  /** Written at most once a minute per key and instance (src/keys/last-used.ts). */
+  last_used_at: string | null;
 }
 
 export interface SiteUserTable {
@@ -75,6 +79,9 @@ export interface ThreadTable {
   all_total: number;
   /** Moves whenever a top-level comment is added or its listing flags change (migration 0007). */
   listing_revision: Generated<number>;
+  title: string | null;
+  /** Set while the thread takes no new comments. */
+  closed_at: string | null;
 }
 
 export interface CommentTable {
@@ -102,6 +109,8 @@ export interface CommentTable {
   listed_all: Flag;
   /** On top-level comments: moves with every change to what the public sees of it and its replies (migration 0007). */
   subtree_revision: Generated<number>;
+  /** Flags not dismissed by a moderator (migration 0013). */
+  flag_count: Generated<number>;
 }
 
 export interface VoteTable {
@@ -124,6 +133,7 @@ export interface FlagTable {
   flagger_ref: string;
   reason: string | null;
   created_at: string;
+  dismissed_at: string | null;
 }
 
 export interface BanTable {
@@ -134,6 +144,38 @@ export interface BanTable {
   reason: string | null;
   created_by: string;
   created_at: string;
+  /** An outright ban stops applying then; null: never. */
+  expires_at: string | null;
+}
+
+/** A moderator's note on a site user. */
+export interface CommenterNoteTable {
+  id: string;
+  site_id: string;
+  user_id: string;
+  body: string;
+  created_by: string;
+  created_at: string;
+}
+
+/** An author's comments on a site by status, kept by triggers (migration 0013). */
+export interface AuthorCountTable {
+  site_id: string;
+  author_ref: string;
+  published: number;
+  pending: number;
+  removed: number;
+  spam: number;
+}
+
+/** A finished day's comments of a site by status, counted once and then kept exact by triggers. */
+export interface SiteDailyCountTable {
+  site_id: string;
+  day: string;
+  published: number;
+  pending: number;
+  removed: number;
+  spam: number;
 }
 
 export interface ModerationLogTable {
@@ -185,6 +227,71 @@ export interface WebhookAttemptTable {
   error: string | null;
 }
 
+/** A person who runs sites (migration 0012); never a commenter. `email` is stored lower-cased. */
+export interface StaffTable {
+  id: string;
+  email: string;
+  name: string;
+  /** `scrypt$N$r$p$<salt base64>$<hash base64>`: the parameters travel with the hash. */
+  password_hash: string;
+  created_at: string;
+  updated_at: string;
+}
+
+export interface StaffMembershipTable {
+  staff_id: string;
+  account_id: string;
+  role: string;
+  /** JSON array of site ids a moderator is limited to; null: every site of the account. */
+  site_ids: string | null;
+  created_at: string;
+}
+
+export interface StaffSessionTable {
+  id: string;
+  token_hash: string;
+  staff_id: string;
+  /** The secret the session's CSRF tokens are made from and checked against. */
+  csrf_secret: string;
+  ip: string;
+  user_agent: string | null;
+  created_at: string;
+  expires_at: string;
+  revoked_at: string | null;
+}
+
+/** Single-use links: invites, password resets and the first run's setup link. */
+export interface StaffLinkTable {
+  id: string;
+  kind: string;
+  token_hash: string;
+  account_id: string;
+  /** The person a reset link is for. */
+  staff_id: string | null;
+  /** An invite limited to one address. */
+  email: string | null;
+  role: string | null;
+  site_ids: string | null;
+  created_by: string;
+  created_at: string;
+  expires_at: string;
+  used_at: string | null;
+  used_by: string | null;
+  revoked_at: string | null;
+}
+
+/** Who (a staff member, a key, the CLI) changed what in an account. */
+export interface AuditLogTable {
+  id: string;
+  account_id: string;
+  actor_ref: string;
+  actor_name: string;
+  action: string;
+  target_ref: string | null;
+  data: string;
+  created_at: string;
+}
+
 /** An imported comment's source (migration 0015): `source_key` is "<format>:<source id>". */
 export interface ImportSourceTable {
   site_id: string;
@@ -205,9 +312,17 @@ export interface Database {
   reactions: ReactionTable;
   flags: FlagTable;
   bans: BanTable;
+  commenter_notes: CommenterNoteTable;
+  author_counts: AuthorCountTable;
+  site_daily_counts: SiteDailyCountTable;
   moderation_log: ModerationLogTable;
   events: EventTable;
   webhook_deliveries: WebhookDeliveryTable;
   webhook_attempts: WebhookAttemptTable;
+  staff: StaffTable;
+  staff_memberships: StaffMembershipTable;
+  staff_sessions: StaffSessionTable;
+  staff_links: StaffLinkTable;
+  audit_log: AuditLogTable;
   import_sources: ImportSourceTable;
 }

@@ -36,6 +36,9 @@ const FRAMEWORK_ERRORS: Record<string, ErrorCode> = {
   FST_ERR_CTP_INVALID_CONTENT_LENGTH: 'invalid_json',
   FST_ERR_CTP_EMPTY_JSON_BODY: 'invalid_json',
   FST_ERR_CTP_INVALID_JSON_BODY: 'invalid_json',
+  // @fastify/csrf-protection: a staff write whose X-CSRF-Token is not its session's.
+  FST_CSRF_INVALID_TOKEN: 'forbidden',
+  FST_CSRF_MISSING_SECRET: 'forbidden',
 };
 
 /** Every error leaves as RFC 9457 problem+json; a 500 never carries internals. */

@@ -1,4 +1,4 @@
-import { Type } from 'typebox';
+import { Type, type TSchema, type TSchemaOptions } from 'typebox';
 import { ERROR_STATUS } from '../errors.ts';
 
 /** RFC 9457 problem details, as every error leaves the API. */
@@ -26,3 +26,13 @@ export const Timestamp = Type.String({ format: 'date-time', description: 'ISO 86
 type Security = Array<Record<string, string[]>>;
 export const Credential: Security = [{ bearer: [] }, { apiKey: [] }];
 export const OptionalCredential: Security = [{}, ...Credential];
+/** The management API also takes a staff member's cookie (reads) or cookie and CSRF token (writes). */
+export const ManagementRead: Security = [...Credential, { staffCookie: [] }];
+export const ManagementWrite: Security = [...Credential, { staffCookie: [], csrfToken: [] }];
+export const StaffRead: Security = [{ staffCookie: [] }];
+export const StaffWrite: Security = [{ staffCookie: [], csrfToken: [] }];
+
+/** A value or null. */
+export function Nullable<T extends TSchema>(schema: T, options?: TSchemaOptions) {
+  return Type.Union([schema, Type.Null()], options);
+}

@@ -12,13 +12,20 @@ import { endSessions } from '../sessions/service.ts';
 export const BAN_TYPES = ['ban', 'shadow_ban'] as const;
 export type BanType = (typeof BAN_TYPES)[number];
 
-/** SQL: whether the author is banned outright from the site (a value or a column of the query). */
-export function isBanned(siteId: string | Expression<string>, authorRef: string): RawBuilder<number | boolean> {
-  return sql<number | boolean>`exists (select 1 from bans where site_id = ${siteId} and author_ref = ${authorRef} and ban_type = 'ban')`;
+/** SQL: whether the author is banned outright from the site at `now` (a timed ban stops at its expiry). */
+export function isBanned(siteId: string | Expression<string>, authorRef: string, now: string): RawBuilder<number | boolean> {
+  return sql<number | boolean>`exists (select 1 from bans where site_id = ${siteId} and author_ref = ${authorRef} and ban_type = 'ban'
+    and (expires_at is null or expires_at > ${now}))`;
 }
 
-const bansOf = preparedQuery((db, _shape: null, siteId: string, authorRef: string) =>
-  db.selectFrom('bans').select('ban_type').where('site_id', '=', siteId).where('author_ref', '=', authorRef).compile(),
+const bansOf = preparedQuery((db, _shape: null, siteId: string, authorRef: string, now: string) =>
+  db
+    .selectFrom('bans')
+    .select('ban_type')
+    .where('site_id', '=', siteId)
+    .where('author_ref', '=', authorRef)
+    .where((eb) => eb.or([eb('expires_at', 'is', null), eb('expires_at', '>', now)]))
+    .compile(),
 );
 
 /**
@@ -27,7 +34,7 @@ const bansOf = preparedQuery((db, _shape: null, siteId: string, authorRef: strin
  */
 export async function checkAuthorBans(db: Kysely<Database>, siteId: string, authorRef: string | null): Promise<{ shadowBanned: boolean }> {
   if (authorRef === null) return { shadowBanned: false };
-  const bans = await bansOf(db, null, siteId, authorRef);
+  const bans = await bansOf(db, null, siteId, authorRef, nowIso());
   if (bans.some((ban) => ban.ban_type === 'ban')) throw bannedError();
   return { shadowBanned: bans.some((ban) => ban.ban_type === 'shadow_ban') };
 }
@@ -35,7 +42,7 @@ export async function checkAuthorBans(db: Kysely<Database>, siteId: string, auth
 /** A banned user's writes are refused outright (403 banned). */
 export async function assertNotBanned(db: Kysely<Database>, siteId: string, authorRef: string | null): Promise<void> {
   if (authorRef === null) return;
-  const { banned } = await db.selectNoFrom(isBanned(siteId, authorRef).as('banned')).executeTakeFirstOrThrow();
+  const { banned } = await db.selectNoFrom(isBanned(siteId, authorRef, nowIso()).as('banned')).executeTakeFirstOrThrow();
   if (Number(banned) === 1) throw bannedError();
 }
 
@@ -52,7 +59,8 @@ async function userPayload(db: Kysely<Database>, authorRef: string) {
 
 /**
  * Bans an author on a site and emits user.banned. A shadow ban also hides every comment of theirs,
- * past (here) and future (at creation). Returns null when that ban is already in force.
+ * past (here) and future (at creation). Returns null when that ban is already in force. An outright
+ * ban may end at `expiresAt`; an expired one gives way to the new one.
  */
 export async function banAuthor(
   trx: Transaction<Database>,
@@ -61,12 +69,14 @@ export async function banAuthor(
   type: BanType,
   reason: string | null,
   bannedBy: string,
+  expiresAt: string | null = null,
 ) {
   const now = nowIso();
   const id = newId('ban');
+  await trx.deleteFrom('bans').where('site_id', '=', site.id).where('author_ref', '=', authorRef).where('ban_type', '=', type).where('expires_at', '<=', now).execute();
   const inserted = await trx
     .insertInto('bans')
-    .values({ id, site_id: site.id, author_ref: authorRef, ban_type: type, reason, created_by: bannedBy, created_at: now })
+    .values({ id, site_id: site.id, author_ref: authorRef, ban_type: type, reason, created_by: bannedBy, created_at: now, expires_at: expiresAt })
     .onConflict((oc) => oc.columns(['site_id', 'author_ref', 'ban_type']).doNothing())
     .executeTakeFirst();
   if (Number(inserted.numInsertedOrUpdatedRows ?? 0) === 0) return null;
@@ -85,7 +95,7 @@ export async function banAuthor(
   }
   const user = await userPayload(trx, authorRef);
   await recordEvent(trx, { accountId: site.accountId, siteId: site.id, type: 'user.banned', data: { user, ban_type: type, reason } });
-  return { id, site_id: site.id, user_id: authorRef, ban_type: type, reason, created_at: now };
+  return { id, site_id: site.id, user_id: authorRef, ban_type: type, reason, created_at: now, expires_at: expiresAt };
 }
 
 /** Lifts a shadow ban: the author's hidden comments are public again. */

@@ -1,3 +1,4 @@
+import type { Transaction } from 'kysely';
 import { actorRef, canAccessSite, isModerator, requireCredential, type Caller } from '../auth/caller.ts';
 import type { Db } from '../db/connect.ts';
 import { forUpdate, lockAuthor } from '../db/dialect.ts';
@@ -6,6 +7,8 @@ import { recordEvent, withEvents } from '../events/record.ts';
 import { newId } from '../ids.ts';
 import { commentWithSite, visibleComment } from '../comments/service.ts';
 import { eventComment, type CommentRow } from '../comments/view.ts';
+import type { Database } from '../db/schema.ts';
+import type { Site } from '../sites/repository.ts';
 import { assertNotBanned, banAuthor, liftShadowBan } from './bans.ts';
 import { refreshListing } from '../comments/listing.ts';
 import { nowIso } from '../clock.ts';
@@ -36,13 +39,27 @@ function targetOf(action: ModerationAction, current: CommentRow): Target {
 
 const SIDE_EVENT = { approve: 'comment.approved', remove: 'comment.rejected' } as const;
 
+/** What the moderation log records: the actions, and dismissing a comment's flags. */
+export type LoggedAction = ModerationAction | 'dismiss_flags';
+
 export interface ModerationResult {
   id: string;
-  action: ModerationAction;
+  action: LoggedAction;
   status: string;
   moderation_status: string | null;
   content: string | null;
   author_name: string;
+}
+
+/** Who moderates, as the log and moderation.action name them. */
+export interface Moderator {
+  id: string;
+  name: string;
+}
+
+export function moderatorOf(caller: Caller): Moderator {
+  requireCredential(caller);
+  return { id: actorRef(caller)!, name: caller.kind === 'session' ? caller.userName : caller.name };
 }
 
 export async function moderateComment(
@@ -59,7 +76,44 @@ export async function moderateComment(
   if (!isModerator(caller, site)) {
     throw new AppError('forbidden', 'Moderating needs a moderator or admin credential for this site');
   }
-  const moderatorRef = actorRef(caller)!;
+  return applyModeration(db, moderatorOf(caller), comment, site, action, reason);
+}
+
+/**
+ * Writes an action to the moderation log and emits moderation.action (and, for approve and remove,
+ * comment.approved / comment.rejected), in the transaction of the change.
+ */
+export async function recordModeration(
+  trx: Transaction<Database>,
+  site: Site,
+  moderator: Moderator,
+  action: LoggedAction,
+  reason: string | null,
+  row: CommentRow,
+): Promise<void> {
+  const threadUrl = (await trx.selectFrom('threads').select('url_key').where('id', '=', row.thread_id).executeTakeFirstOrThrow()).url_key;
+  const comment = eventComment(row, threadUrl);
+  const now = nowIso();
+  await trx
+    .insertInto('moderation_log')
+    .values({ id: newId('mod'), site_id: site.id, comment_id: row.id, action, reason, moderator_ref: moderator.id, created_at: now })
+    .execute();
+  await recordEvent(trx, { accountId: site.accountId, siteId: site.id, type: 'moderation.action', data: { action, reason, moderator, comment } });
+  if (action === 'approve' || action === 'remove') {
+    await recordEvent(trx, { accountId: site.accountId, siteId: site.id, type: SIDE_EVENT[action], data: { comment } });
+  }
+}
+
+/** Applies an action to a comment the moderator may act on: the rules of the contract's moderation table. */
+export async function applyModeration(
+  db: Db,
+  moderator: Moderator,
+  comment: CommentRow & { thread_url: string },
+  site: Site,
+  action: ModerationAction,
+  reason: string | null,
+): Promise<ModerationResult> {
+  const id = comment.id;
   const { result, authorChanged } = await withEvents(db, async (trx) => {
     if (comment.author_ref !== null) await lockAuthor(db.dialect, trx, site.id, comment.author_ref);
     const current = await forUpdate(db.dialect, trx.selectFrom('comments').selectAll().where('id', '=', id)).executeTakeFirstOrThrow();
@@ -68,7 +122,7 @@ export async function moderateComment(
     const changed = current.status !== target.status || current.moderation_status !== target.moderation_status;
     let authorChanged = false;
     if (current.author_ref !== null && action === 'shadow_ban') {
-      authorChanged = (await banAuthor(trx, site, current.author_ref, 'shadow_ban', reason, moderatorRef)) !== null;
+      authorChanged = (await banAuthor(trx, site, current.author_ref, 'shadow_ban', reason, moderator.id)) !== null;
     }
     if (current.author_ref !== null && action === 'unhide') {
       authorChanged = await liftShadowBan(trx, site.id, current.author_ref);
@@ -77,33 +131,24 @@ export async function moderateComment(
       ? await trx.updateTable('comments').set({ ...target, updated_at: now }).where('id', '=', id).returningAll().executeTakeFirstOrThrow()
       : await trx.selectFrom('comments').selectAll().where('id', '=', id).executeTakeFirstOrThrow();
     if (changed) await refreshListing(trx, [updated.root_id]);
-    if (changed || authorChanged) {
-      const threadUrl = (await trx.selectFrom('threads').select('url_key').where('id', '=', updated.thread_id).executeTakeFirstOrThrow()).url_key;
-      const comment = eventComment(updated, threadUrl);
-      await trx
-        .insertInto('moderation_log')
-        .values({ id: newId('mod'), site_id: site.id, comment_id: id, action, reason, moderator_ref: moderatorRef, created_at: now })
-        .execute();
-      const moderator = { id: moderatorRef, name: caller.kind === 'key' ? caller.name : caller.userName };
-      await recordEvent(trx, { accountId: site.accountId, siteId: site.id, type: 'moderation.action', data: { action, reason, moderator, comment } });
-      if (action === 'approve' || action === 'remove') {
-        await recordEvent(trx, { accountId: site.accountId, siteId: site.id, type: SIDE_EVENT[action], data: { comment } });
-      }
-    }
-    const result: ModerationResult = {
-      id,
-      action,
-      status: updated.status,
-      moderation_status: updated.moderation_status,
-      content: updated.is_deleted ? null : updated.content,
-      author_name: updated.author_name,
-    };
-    return { result, authorChanged };
+    if (changed || authorChanged) await recordModeration(trx, site, moderator, action, reason, updated);
+    return { result: moderationResult(updated, action), authorChanged };
   });
   // A shadow ban or its lifting changes what the author's comments show everywhere on the site.
   if (authorChanged) db.changes.siteChanged(site.id);
   else db.changes.threadChanged(site.id, comment.thread_url);
   return result;
+}
+
+export function moderationResult(row: CommentRow, action: LoggedAction): ModerationResult {
+  return {
+    id: row.id,
+    action,
+    status: row.status,
+    moderation_status: row.moderation_status,
+    content: row.is_deleted ? null : row.content,
+    author_name: row.author_name,
+  };
 }
 
 /** Anyone, guests included, may flag a comment once; a repeat answers the same and emits nothing. */
@@ -122,6 +167,7 @@ export async function flagComment(db: Db, caller: Caller, id: string, reason: st
       .onConflict((oc) => oc.columns(['comment_id', 'flagger_ref']).doNothing())
       .executeTakeFirst();
     if (Number(inserted.numInsertedOrUpdatedRows ?? 0) > 0) {
+      await trx.updateTable('comments').set((eb) => ({ flag_count: eb('flag_count', '+', 1) })).where('id', '=', id).execute();
       await recordEvent(trx, {
         accountId: site.accountId,
         siteId: site.id,

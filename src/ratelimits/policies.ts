@@ -4,7 +4,9 @@ import type { Config } from '../config.ts';
 import { clientKey } from './client-key.ts';
 
 /** The names also appear to clients, in the RateLimit-Policy and RateLimit fields. */
-export type PolicyName = 'api-key' | 'session-comments' | 'guest-comments' | 'ip';
+export type PolicyName = 'api-key' | 'session-comments' | 'guest-comments' | 'ip' | LoginPolicyName;
+/** Failed staff sign-ins (src/ratelimits/login.ts). */
+export type LoginPolicyName = 'login-account' | 'login-ip';
 
 export interface Policy {
   name: PolicyName;
@@ -39,7 +41,7 @@ function resetField(): (endsAtMs: number) => string {
   };
 }
 
-function policy(name: PolicyName, limit: number, windowSeconds: number, refundsFailures: boolean): Policy {
+export function policy(name: PolicyName, limit: number, windowSeconds: number, refundsFailures: boolean): Policy {
   const fields = { limit: String(limit), policy: `"${name}";q=${limit};w=${windowSeconds}`, stateStart: `"${name}";r=`, reset: resetField() };
   return { name, limit, windowSeconds, refundsFailures, fields };
 }

@@ -1,9 +1,9 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
-import { requireAdminKey } from '../auth/caller.ts';
+import { actorOf, audited } from '../audit/audit.ts';
 import type { Db } from '../db/connect.ts';
-import { Credential, errors, IdParams, Timestamp } from '../http/schemas.ts';
-import { findSiteFor } from '../sites/repository.ts';
+import { Credential, errors, IdParams, ManagementRead, ManagementWrite, Timestamp } from '../http/schemas.ts';
+import { managedSite } from '../sites/repository.ts';
 import { createSession, endSessions, listSessions, revokeCurrentSession, revokeSession } from './service.ts';
 import { NAME_PATTERN } from '../comments/text.ts';
 
@@ -67,7 +67,7 @@ export const sessionRoutes: FastifyPluginAsyncTypebox<{ db: Db }> = async (app, 
     schema: {
       tags: ['sessions'],
       summary: "The site's live sessions (neither revoked nor expired), newest first",
-      security: Credential,
+      security: ManagementRead,
       params: IdParams,
       querystring: Type.Object({
         user_id: Type.Optional(UserFilter),
@@ -77,8 +77,7 @@ export const sessionRoutes: FastifyPluginAsyncTypebox<{ db: Db }> = async (app, 
       response: { 200: Type.Object({ sessions: Type.Array(ManagedSession), total: Type.Integer(), page: Type.Integer() }), ...errors },
     },
     handler: async (request) => {
-      requireAdminKey(request.caller);
-      const site = await findSiteFor(db.kysely, request.caller, request.params.id);
+      const site = await managedSite(db.kysely, request.caller, request.params.id, 'administer');
       const { user_id: userId, page = 1, limit = 20 } = request.query;
       return listSessions(db.kysely, site, { userId, page, limit });
     },
@@ -88,15 +87,16 @@ export const sessionRoutes: FastifyPluginAsyncTypebox<{ db: Db }> = async (app, 
     schema: {
       tags: ['sessions'],
       summary: 'End every live session of the site, or of one of its users',
-      security: Credential,
+      security: ManagementWrite,
       params: IdParams,
       querystring: Type.Object({ user_id: Type.Optional(UserFilter) }),
       response: { 200: Type.Object({ revoked: Type.Integer({ description: 'How many live sessions ended' }) }), ...errors },
     },
     handler: async (request) => {
-      requireAdminKey(request.caller);
-      const site = await findSiteFor(db.kysely, request.caller, request.params.id);
-      return { revoked: await endSessions(db.kysely, { siteId: site.id, userId: request.query.user_id }) };
+      const site = await managedSite(db.kysely, request.caller, request.params.id, 'administer');
+      const scope = { siteId: site.id, userId: request.query.user_id };
+      const entry = { accountId: site.accountId, actor: actorOf(request.caller), action: 'sessions.ended', target: site.id, data: { user_id: scope.userId ?? null } };
+      return { revoked: await audited(db.kysely, entry, (trx) => endSessions(trx, scope)) };
     },
   });
 
@@ -104,14 +104,14 @@ export const sessionRoutes: FastifyPluginAsyncTypebox<{ db: Db }> = async (app, 
     schema: {
       tags: ['sessions'],
       summary: 'End one session of the site; idempotent',
-      security: Credential,
+      security: ManagementWrite,
       params: SessionParams,
       response: { 200: ManagedSession, ...errors },
     },
     handler: async (request) => {
-      requireAdminKey(request.caller);
-      const site = await findSiteFor(db.kysely, request.caller, request.params.id);
-      return revokeSession(db.kysely, site, request.params.session_id);
+      const site = await managedSite(db.kysely, request.caller, request.params.id, 'administer');
+      const entry = { accountId: site.accountId, actor: actorOf(request.caller), action: 'session.ended', target: request.params.session_id, data: { site_id: site.id } };
+      return audited(db.kysely, entry, (trx) => revokeSession(trx, site, request.params.session_id));
     },
   });
 };

@@ -2,9 +2,11 @@ import type { Kysely } from 'kysely';
 import type { Db } from '../db/connect.ts';
 import { exclusiveTransaction } from '../db/dialect.ts';
 import type { Database } from '../db/schema.ts';
+import { createLink } from '../staff/links.ts';
 import type { Plan } from './plans.ts';
 import type { ModerationMode } from './repository.ts';
-import { createAccount, createKey, createSite } from './service.ts';
+import { createKey } from '../keys/service.ts';
+import { createAccount, createSite } from './service.ts';
 
 export interface BootstrapOptions {
   siteName: string;
@@ -32,14 +34,16 @@ export async function bootstrap(db: Kysely<Database>, options: BootstrapOptions)
 }
 
 /**
- * `npm start` on an empty database: a demo site so a newcomer can try the API at once. Instances
- * starting together on an empty database check and create under one lock, so exactly one of them
- * creates it.
+ * `npm start` on an empty database: a demo site so a newcomer can try the API at once, and a
+ * one-time setup link through which its first owner signs up (a staff member). Instances starting
+ * together on an empty database check and create under one lock, so exactly one of them creates it.
  */
 export async function bootstrapDemoIfEmpty(db: Db) {
   return exclusiveTransaction(db.kysely, db.dialect, 'parley:demo-bootstrap', async (trx) => {
     const any = await trx.selectFrom('accounts').select('id').limit(1).executeTakeFirst();
     if (any) return null;
-    return createAccountWithSite(trx, { siteName: 'Parley demo', plan: 'publisher' });
+    const demo = await createAccountWithSite(trx, { siteName: 'Parley demo', plan: 'publisher' });
+    const setup = await createLink(trx, { kind: 'setup', accountId: demo.account_id, createdBy: 'setup', role: 'owner' });
+    return { ...demo, setup_token: setup.token };
   });
 }

@@ -1,5 +1,6 @@
 import type { Kysely, Selectable } from 'kysely';
-import { canAccessSite, type Caller } from '../auth/caller.ts';
+import { canAccessSite, membershipsOf, type Caller } from '../auth/caller.ts';
+import { requireCapability, requireSiteCapability, type Capability } from '../auth/management.ts';
 import { preparedQuery } from '../db/prepared.ts';
 import type { Database, SiteTable } from '../db/schema.ts';
 import { AppError } from '../errors.ts';
@@ -63,14 +64,53 @@ export async function findSiteFor(db: Kysely<Database>, caller: Caller, siteId: 
 }
 
 export async function listSitesFor(db: Kysely<Database>, caller: Caller): Promise<Site[]> {
-  let query = db.selectFrom('sites').selectAll().orderBy('created_at').orderBy('id');
-  if (caller.kind === 'key') {
-    query = query.where('account_id', '=', caller.accountId);
-    if (caller.siteIds !== null) query = query.where('id', 'in', caller.siteIds.length ? caller.siteIds : ['']);
-  } else if (caller.kind === 'session') {
-    query = query.where('id', '=', caller.siteId);
-  } else {
-    return [];
-  }
-  return (await query.execute()).map(toSite);
+  const query = db.selectFrom('sites').selectAll().orderBy('created_at').orderBy('id');
+  if (caller.kind === 'session') return (await query.where('id', '=', caller.siteId).execute()).map(toSite);
+  const memberships = membershipsOf(caller);
+  if (memberships.length === 0) return [];
+  const rows = await query
+    .where((eb) =>
+      eb.or(
+        memberships.map((m) =>
+          m.siteIds === null
+            ? eb('account_id', '=', m.accountId)
+            : eb.and([eb('account_id', '=', m.accountId), eb('id', 'in', m.siteIds.length ? m.siteIds : [''])]),
+        ),
+      ),
+    )
+    .execute();
+  return rows.map(toSite);
+}
+
+/**
+ * The site for a management endpoint: 401/403 by the caller's role before any lookup, then 404 for
+ * a site they do not reach and 403 for one they reach without the role (auth/management.ts).
+ */
+export async function managedSite(db: Kysely<Database>, caller: Caller, siteId: string, capability: Capability): Promise<Site> {
+  requireCapability(caller, capability);
+  const site = await findSite(db, siteId);
+  if (!site) throw new AppError('not_found', `No site ${siteId}`);
+  requireSiteCapability(caller, site, capability);
+  return site;
+}
+
+/** Every site the caller may `capability` (401/403 when there is none by role), oldest first. */
+export async function sitesManagedBy(db: Kysely<Database>, caller: Caller, capability: Capability): Promise<Site[]> {
+  const memberships = requireCapability(caller, capability);
+  const rows = await db
+    .selectFrom('sites')
+    .selectAll()
+    .where((eb) =>
+      eb.or(
+        memberships.map((membership) =>
+          membership.siteIds === null
+            ? eb('account_id', '=', membership.accountId)
+            : eb.and([eb('account_id', '=', membership.accountId), eb('id', 'in', membership.siteIds.length ? membership.siteIds : [''])]),
+        ),
+      ),
+    )
+    .orderBy('created_at')
+    .orderBy('id')
+    .execute();
+  return rows.map(toSite);
 }

@@ -1,12 +1,13 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
-import { requireAdminKey, requireCredential } from '../auth/caller.ts';
+import { requireCredential } from '../auth/caller.ts';
+import { accountToAdminister } from '../auth/management.ts';
+import { actorOf } from '../audit/audit.ts';
 import type { Db } from '../db/connect.ts';
-import { AppError } from '../errors.ts';
-import { Credential, errors, IdParams } from '../http/schemas.ts';
-import { findSiteFor, listSitesFor } from './repository.ts';
-import { KeySchema, NewKeyBody, NewKeyResponse, NewSiteBody, PublicSiteSchema, SiteSchema, SiteSettingsBody, UpdatedSiteSchema } from './schemas.ts';
-import { createKeyFor, createSite, revokeKey, updateSite } from './service.ts';
+import { Credential, errors, IdParams, ManagementRead, ManagementWrite } from '../http/schemas.ts';
+import { listSitesFor, managedSite, sitesManagedBy } from './repository.ts';
+import { DeleteSiteBody, DeletedSite, NewSiteBody, PublicSiteSchema, SiteSchema, SiteSettingsBody, UpdatedSiteSchema } from './schemas.ts';
+import { createSite, deleteSite, updateSite } from './service.ts';
 import { publicSiteView, siteView } from './view.ts';
 
 export const siteRoutes: FastifyPluginAsyncTypebox<{ db: Db }> = async (app, { db }) => {
@@ -20,71 +21,70 @@ export const siteRoutes: FastifyPluginAsyncTypebox<{ db: Db }> = async (app, { d
     },
     handler: async (request) => {
       requireCredential(request.caller);
-      const view = request.caller.kind === 'key' ? siteView : publicSiteView;
+      const view = request.caller.kind === 'session' ? publicSiteView : siteView;
       return { sites: (await listSitesFor(db.kysely, request.caller)).map(view) };
     },
+  });
+
+  app.get('/api/sites', {
+    schema: {
+      tags: ['sites'],
+      summary: 'Sites the caller moderates or administers, oldest first',
+      security: ManagementRead,
+      response: { 200: Type.Object({ sites: Type.Array(SiteSchema) }), ...errors },
+    },
+    handler: async (request) => ({ sites: (await sitesManagedBy(db.kysely, request.caller, 'moderate')).map(siteView) }),
   });
 
   app.post('/api/sites', {
     schema: {
       tags: ['sites'],
-      summary: "Create a site in the admin key's account",
-      security: Credential,
+      summary: 'Create a site in an account the caller administers for every site',
+      security: ManagementWrite,
       body: NewSiteBody,
       response: { 201: SiteSchema, ...errors },
     },
     handler: async (request, reply) => {
-      requireAdminKey(request.caller);
-      if (request.caller.siteIds !== null) throw new AppError('forbidden', 'A key limited to some sites cannot create sites');
-      return reply.code(201).send(siteView(await createSite(db.kysely, request.caller.accountId, request.body)));
+      const { accountId } = accountToAdminister(request.caller, request.body.account_id);
+      return reply.code(201).send(siteView(await createSite(db.kysely, accountId, request.body, actorOf(request.caller))));
     },
   });
 
   app.get('/api/sites/:id', {
-    schema: { tags: ['sites'], summary: 'A site and its settings', security: Credential, params: IdParams, response: { 200: SiteSchema, ...errors } },
-    handler: async (request) => {
-      requireAdminKey(request.caller);
-      return siteView(await findSiteFor(db.kysely, request.caller, request.params.id));
-    },
+    schema: { tags: ['sites'], summary: 'A site and its settings', security: ManagementRead, params: IdParams, response: { 200: SiteSchema, ...errors } },
+    handler: async (request) => siteView(await managedSite(db.kysely, request.caller, request.params.id, 'administer')),
   });
 
   app.patch('/api/sites/:id', {
     schema: {
       tags: ['sites'],
       summary: "Change a site's settings",
-      security: Credential,
+      security: ManagementWrite,
       params: IdParams,
       body: SiteSettingsBody,
       response: { 200: UpdatedSiteSchema, ...errors },
     },
     handler: async (request) => {
-      requireAdminKey(request.caller);
-      const site = await findSiteFor(db.kysely, request.caller, request.params.id);
+      const site = await managedSite(db.kysely, request.caller, request.params.id, 'administer');
       const options = { allowPrivateWebhookTargets: app.config.webhookAllowPrivate };
-      const updated = await updateSite(db.kysely, site, request.body, options);
+      const updated = await updateSite(db.kysely, site, request.body, options, actorOf(request.caller));
       return { ...siteView(updated.site), ...(updated.generatedSecret && { generated_webhook_secret: updated.generatedSecret }) };
     },
   });
 
-  app.post('/api/keys', {
+  app.delete('/api/sites/:id', {
     schema: {
       tags: ['sites'],
-      summary: 'Create an API key; the secret is in this response only',
-      security: Credential,
-      body: NewKeyBody,
-      response: { 201: NewKeyResponse, ...errors },
+      summary: 'Delete a site with all its comments, threads, users, bans, logs and webhook deliveries',
+      description: 'Needs the body {"confirm": "<the site\'s name or id>"}. Keys limited to this site alone are revoked.',
+      security: ManagementWrite,
+      params: IdParams,
+      body: DeleteSiteBody,
+      response: { 200: DeletedSite, ...errors },
     },
-    handler: async (request, reply) => {
-      requireAdminKey(request.caller);
-      return reply.code(201).send(await createKeyFor(db.kysely, request.caller, request.body));
-    },
-  });
-
-  app.delete('/api/keys/:id', {
-    schema: { tags: ['sites'], summary: 'Revoke an API key; idempotent', security: Credential, params: IdParams, response: { 200: KeySchema, ...errors } },
     handler: async (request) => {
-      requireAdminKey(request.caller);
-      return revokeKey(db.kysely, request.caller, request.params.id);
+      const site = await managedSite(db.kysely, request.caller, request.params.id, 'administer');
+      return deleteSite(db, site, request.body.confirm, actorOf(request.caller));
     },
   });
 };

@@ -1,5 +1,4 @@
 import { Type } from 'typebox';
-import { ROLES } from '../auth/caller.ts';
 import { EVENT_TYPES } from '../events/record.ts';
 import { Timestamp } from '../http/schemas.ts';
 import { MODERATION_MODES } from './repository.ts';
@@ -54,7 +53,11 @@ export const SiteSettingsBody = Type.Object({
 });
 
 /** Webhook settings need the publisher plan and are set with PATCH once the site exists. */
-export const NewSiteBody = Type.Object({ ...GeneralSettings, name: Type.String() });
+export const NewSiteBody = Type.Object({
+  ...GeneralSettings,
+  name: Type.String(),
+  account_id: Type.Optional(Type.String({ maxLength: 100, description: "The account; default: the caller's only one" })),
+});
 
 export const UpdatedSiteSchema = Type.Object({
   ...SiteSchema.properties,
@@ -63,24 +66,12 @@ export const UpdatedSiteSchema = Type.Object({
   ),
 });
 
-export const Role = Type.Enum([...ROLES]);
+export const DeleteSiteBody = Type.Object({
+  confirm: Type.String({ maxLength: 200, description: "The site's name or id, to confirm" }),
+});
 
-export const KeySchema = Type.Object({
+export const DeletedSite = Type.Object({
   id: Type.String(),
-  name: Type.String(),
-  role: Role,
-  site_ids: Type.Union([Type.Array(Type.String()), Type.Null()], { description: 'null: every site of the account' }),
-  created_at: Timestamp,
-  revoked_at: Type.Union([Timestamp, Type.Null()]),
-});
-
-export const NewKeyBody = Type.Object({
-  role: Role,
-  name: Type.Optional(Type.String({ minLength: 1, maxLength: 100 })),
-  site_ids: Type.Optional(Type.Union([Type.Array(Type.String({ maxLength: 100 }), { maxItems: 100 }), Type.Null()])),
-});
-
-export const NewKeyResponse = Type.Object({
-  ...KeySchema.properties,
-  api_key: Type.String({ description: 'The secret, shown this once; only its hash is stored' }),
+  deleted: Type.Literal(true),
+  comments: Type.Integer({ description: 'Comments deleted with the site' }),
 });

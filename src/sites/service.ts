@@ -1,16 +1,15 @@
 import type { Kysely } from 'kysely';
-import type { KeyCaller, Role } from '../auth/caller.ts';
-import { hashSecret, newApiKey } from '../auth/secrets.ts';
+import type { Db } from '../db/connect.ts';
+import { audited, CLI_ACTOR, type Actor } from '../audit/audit.ts';
 import type { Database } from '../db/schema.ts';
 import { AppError, invalid } from '../errors.ts';
 import { recordEvent } from '../events/record.ts';
 import { newId, newSiteId } from '../ids.ts';
-import { cleanText, MAX_AUTHOR_NAME } from '../comments/text.ts';
+import { cleanText } from '../comments/text.ts';
 import type { Plan } from './plans.ts';
 import { requireWebhookPlan, touchesWebhooks, webhookColumns, type WebhookColumns, type WebhookSettings } from '../webhooks/settings.ts';
 import { DEFAULT_REACTIONS, findSite, type ModerationMode, type Site } from './repository.ts';
 import { nowIso } from '../clock.ts';
-import { endSessions } from '../sessions/service.ts';
 
 export interface SiteSettings {
   name?: string;
@@ -52,9 +51,11 @@ export async function createAccount(db: Kysely<Database>, name: string, plan: Pl
   return id;
 }
 
-export async function createSite(db: Kysely<Database>, accountId: string, settings: SiteSettings & { name: string }): Promise<Site> {
+export async function createSite(db: Kysely<Database>, accountId: string, settings: SiteSettings & { name: string }, actor: Actor = CLI_ACTOR): Promise<Site> {
   const id = newSiteId();
-  await db
+  const entry = { accountId, actor, action: 'site.created', target: id, data: { name: settings.name } };
+  await audited(db, entry, (trx) =>
+    trx
     .insertInto('sites')
     .values({
       id,
@@ -70,7 +71,8 @@ export async function createSite(db: Kysely<Database>, accountId: string, settin
       created_at: nowIso(),
       ...settingsColumns(settings),
     })
-    .execute();
+    .execute(),
+  );
   return (await findSite(db, id))!;
 }
 
@@ -80,6 +82,7 @@ export async function updateSite(
   site: Site,
   settings: SiteSettings & WebhookSettings,
   options: { allowPrivateWebhookTargets: boolean },
+  actor: Actor,
 ): Promise<{ site: Site; generatedSecret: string | null }> {
   let webhook: WebhookColumns = { columns: {}, generatedSecret: null };
   if (touchesWebhooks(settings)) {
@@ -87,76 +90,12 @@ export async function updateSite(
     webhook = await webhookColumns(site, settings, options.allowPrivateWebhookTargets);
   }
   const columns = { ...settingsColumns(settings), ...webhook.columns };
-  if (Object.keys(columns).length > 0) await db.updateTable('sites').set(columns).where('id', '=', site.id).execute();
+  if (Object.keys(columns).length > 0) {
+    // Which settings changed, never their values: a webhook secret must not reach the log.
+    const entry = { accountId: site.accountId, actor, action: 'site.updated', target: site.id, data: { settings: Object.keys(settings) } };
+    await audited(db, entry, (trx) => trx.updateTable('sites').set(columns).where('id', '=', site.id).execute());
+  }
   return { site: (await findSite(db, site.id))!, generatedSecret: webhook.generatedSecret };
-}
-
-export interface NewKey {
-  role: Role;
-  name?: string;
-  site_ids?: string[] | null;
-}
-
-export async function createKey(db: Kysely<Database>, accountId: string, input: NewKey) {
-  const siteIds = input.site_ids ?? null;
-  if (siteIds !== null) {
-    if (siteIds.length === 0) throw invalid('body/site_ids', 'must name at least one site, or be left out for every site');
-    const owned = await db.selectFrom('sites').select('id').where('account_id', '=', accountId).where('id', 'in', siteIds).execute();
-    if (owned.length !== new Set(siteIds).size) throw invalid('body/site_ids', 'must be sites of this account');
-  }
-  const apiKey = newApiKey();
-  const row = {
-    id: newId('key'),
-    account_id: accountId,
-    // The key's name is the default author_name of its comments, so it follows the same text rules.
-    name: input.name === undefined ? `${input.role} key` : cleanText('body/name', input.name, MAX_AUTHOR_NAME),
-    role: input.role,
-    key_hash: hashSecret(apiKey),
-    site_ids: siteIds === null ? null : JSON.stringify([...new Set(siteIds)]),
-    created_at: nowIso(),
-    revoked_at: null,
-  };
-  await db.insertInto('api_keys').values(row).execute();
-  return { ...keyView(row), api_key: apiKey };
-}
-
-function keyView(row: { id: string; name: string; role: string; site_ids: string | null; created_at: string; revoked_at: string | null }) {
-  return {
-    id: row.id,
-    name: row.name,
-    role: row.role as Role,
-    site_ids: row.site_ids === null ? null : (JSON.parse(row.site_ids) as string[]),
-    created_at: row.created_at,
-    revoked_at: row.revoked_at,
-  };
-}
-
-/** An admin key limited to some sites may only hand out keys within those sites. */
-export async function createKeyFor(db: Kysely<Database>, caller: KeyCaller, input: NewKey) {
-  if (caller.siteIds !== null) {
-    const requested = input.site_ids ?? null;
-    if (requested === null || requested.some((id) => !caller.siteIds!.includes(id))) {
-      throw new AppError('forbidden', 'A key limited to some sites can only create keys limited to those sites');
-    }
-  }
-  return createKey(db, caller.accountId, input);
-}
-
-export async function revokeKey(db: Kysely<Database>, caller: KeyCaller, keyId: string) {
-  const key = await db.selectFrom('api_keys').selectAll().where('id', '=', keyId).where('account_id', '=', caller.accountId).executeTakeFirst();
-  const sites: string[] | null = key?.site_ids ? JSON.parse(key.site_ids) : null;
-  const reachable = caller.siteIds === null || (sites !== null && sites.every((id) => caller.siteIds!.includes(id)));
-  if (!key || !reachable) throw new AppError('not_found', `No key ${keyId}`);
-  if (key.revoked_at === null) {
-    key.revoked_at = nowIso();
-    const revokedAt = key.revoked_at;
-    // The sessions the key minted end with it.
-    await db.transaction().execute(async (trx) => {
-      await trx.updateTable('api_keys').set({ revoked_at: revokedAt }).where('id', '=', keyId).execute();
-      await endSessions(trx, { keyId });
-    });
-  }
-  return keyView(key);
 }
 
 /** Changes an account's plan and tells each of its sites (subscription.changed). */
@@ -177,4 +116,45 @@ export async function setPlan(db: Kysely<Database>, accountId: string, plan: Pla
 export async function accountPlan(db: Kysely<Database>, accountId: string): Promise<Plan> {
   const account = await db.selectFrom('accounts').select('plan').where('id', '=', accountId).executeTakeFirstOrThrow();
   return account.plan as Plan;
+}
+
+/**
+ * Deletes a site and everything of it in one transaction, once `confirm` names it (its name or id).
+ * Keys limited to some sites lose this one; a key limited to it alone is revoked (an empty list
+ * would not mean "no site").
+ */
+export async function deleteSite(db: Db, site: Site, confirm: string, actor: Actor) {
+  if (confirm !== site.name && confirm !== site.id) throw invalid('body/confirm', "must be the site's name or id");
+  const entry = { accountId: site.accountId, actor, action: 'site.deleted', target: site.id, data: { name: site.name } };
+  const comments = await audited(db.kysely, entry, async (trx) => {
+    const comments = trx.selectFrom('comments').select('id').where('site_id', '=', site.id);
+    for (const table of ['votes', 'reactions', 'flags'] as const) {
+      await trx.deleteFrom(table).where('comment_id', 'in', comments).execute();
+    }
+    const deliveries = trx.selectFrom('webhook_deliveries').select('id').where('site_id', '=', site.id);
+    await trx.deleteFrom('webhook_attempts').where('delivery_id', 'in', deliveries).execute();
+    for (const table of ['moderation_log', 'bans', 'commenter_notes', 'author_counts', 'site_daily_counts', 'webhook_deliveries', 'events'] as const) {
+      await trx.deleteFrom(table).where('site_id', '=', site.id).execute();
+    }
+    const deleted = await trx.deleteFrom('comments').where('site_id', '=', site.id).executeTakeFirst();
+    for (const table of ['threads', 'sessions', 'site_users'] as const) {
+      await trx.deleteFrom(table).where('site_id', '=', site.id).execute();
+    }
+    await dropSiteFromKeys(trx, site);
+    await trx.deleteFrom('sites').where('id', '=', site.id).execute();
+    return Number(deleted.numDeletedRows);
+  });
+  db.changes.siteChanged(site.id);
+  return { id: site.id, deleted: true as const, comments };
+}
+
+async function dropSiteFromKeys(trx: Kysely<Database>, site: Site): Promise<void> {
+  const keys = await trx.selectFrom('api_keys').select(['id', 'site_ids']).where('account_id', '=', site.accountId).where('site_ids', 'is not', null).execute();
+  for (const key of keys) {
+    const sites = JSON.parse(key.site_ids!) as string[];
+    if (!sites.includes(site.id)) continue;
+    const rest = sites.filter((id) => id !== site.id);
+    const change = rest.length > 0 ? { site_ids: JSON.stringify(rest) } : { revoked_at: nowIso() };
+    await trx.updateTable('api_keys').set(change).where('id', '=', key.id).where('revoked_at', 'is', null).execute();
+  }
 }

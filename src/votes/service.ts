@@ -39,13 +39,13 @@ interface Target {
  * adds its own columns, so one statement reads all the change needs. The statements of both are
  * compiled once (see db/prepared.ts): building them had cost more CPU than SQLite spent on them.
  */
-function targetQuery(db: Kysely<Database>, id: string, actor: string) {
+function targetQuery(db: Kysely<Database>, id: string, actor: string, now: string) {
   return db
     .selectFrom('comments as c')
     .innerJoin('threads as t', 't.id', 'c.thread_id')
     .innerJoin('sites as s', 's.id', 'c.site_id')
     .select(['c.site_id', 's.account_id', 't.url_key as thread_url', 'c.is_deleted'])
-    .select([isBanned(sql.ref('c.site_id'), actor).as('banned'), hiddenInChain({ ref: actor, moderator: false }, id).as('hidden')])
+    .select([isBanned(sql.ref('c.site_id'), actor, now).as('banned'), hiddenInChain({ ref: actor, moderator: false }, id).as('hidden')])
     .where('c.id', '=', id);
 }
 
@@ -78,8 +78,8 @@ async function actOnComment<R extends Target, T>(
   return result;
 }
 
-const voteTarget = preparedQuery((db, _shape: null, id: string, actor: string) =>
-  targetQuery(db, id, actor)
+const voteTarget = preparedQuery((db, _shape: null, id: string, actor: string, now: string) =>
+  targetQuery(db, id, actor, now)
     .leftJoin('votes as v', (join) => join.onRef('v.comment_id', '=', 'c.id').on('v.voter_ref', '=', actor))
     .select(['c.upvotes', 'c.downvotes', 'v.value as previous', 'v.by_moderator as previous_by_moderator'])
     .select((eb) =>
@@ -118,7 +118,7 @@ const setVoteCounts = preparedQuery((db, _shape: null, id: string, upvotes: numb
 
 /** Sets (or with null removes) the caller's vote, adjusting the counters by the difference. */
 export function setVote(db: Db, caller: Caller, id: string, vote: VoteType | null): Promise<VoteResult> {
-  const read = async (trx: Transaction<Database>, actor: string) => (await voteTarget(trx, null, id, actor))[0];
+  const read = async (trx: Transaction<Database>, actor: string) => (await voteTarget(trx, null, id, actor, nowIso()))[0];
   return actOnComment(db, caller, id, read, async (trx, target, actor, moderator) => {
     const before = target.previous ?? 0;
     const after = vote === 'up' ? 1 : vote === 'down' ? -1 : 0;
@@ -141,8 +141,8 @@ export function setVote(db: Db, caller: Caller, id: string, vote: VoteType | nul
   });
 }
 
-const reactionTarget = preparedQuery((db, _shape: null, id: string, actor: string) =>
-  targetQuery(db, id, actor)
+const reactionTarget = preparedQuery((db, _shape: null, id: string, actor: string, now: string) =>
+  targetQuery(db, id, actor, now)
     .leftJoin('reactions as r', (join) => join.onRef('r.comment_id', '=', 'c.id').on('r.reactor_ref', '=', actor))
     .select(['s.reactions', 'r.type as previous'])
     .compile(),
@@ -176,7 +176,7 @@ const setReactionCounts = preparedQuery((db, _shape: null, id: string, reactionC
 
 /** Toggles the caller's reaction: the same type again removes it, another type replaces it. */
 export function toggleReaction(db: Db, caller: Caller, id: string, type: string): Promise<ReactionResult> {
-  const read = async (trx: Transaction<Database>, actor: string) => (await reactionTarget(trx, null, id, actor))[0];
+  const read = async (trx: Transaction<Database>, actor: string) => (await reactionTarget(trx, null, id, actor, nowIso()))[0];
   return actOnComment(db, caller, id, read, async (trx, target, actor) => {
     const allowed = JSON.parse(target.reactions) as string[];
     if (!allowed.includes(type)) throw invalid('body/reaction_type', `must be one of ${allowed.join(', ')}`);

@@ -1,10 +1,9 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
-import { requireAdminKey } from '../auth/caller.ts';
 import type { Db } from '../db/connect.ts';
 import { EVENT_TYPES } from '../events/record.ts';
-import { Credential, errors, IdParams, Timestamp } from '../http/schemas.ts';
-import { findSiteFor } from '../sites/repository.ts';
+import { errors, IdParams, ManagementRead, ManagementWrite, Timestamp } from '../http/schemas.ts';
+import { managedSite } from '../sites/repository.ts';
 import { DELIVERY_STATES } from './repository.ts';
 import { deliveryLog, deliveryPolicy, redeliver, sendTestDelivery } from './service.ts';
 
@@ -40,7 +39,7 @@ export const webhookRoutes: FastifyPluginAsyncTypebox<{ db: Db }> = async (app, 
     schema: {
       tags: ['webhooks'],
       summary: "The site's webhook deliveries, newest first, with every attempt",
-      security: Credential,
+      security: ManagementRead,
       params: IdParams,
       querystring: Type.Object({
         page: Type.Optional(Type.Integer({ minimum: 1, default: 1 })),
@@ -54,8 +53,7 @@ export const webhookRoutes: FastifyPluginAsyncTypebox<{ db: Db }> = async (app, 
       },
     },
     handler: async (request) => {
-      requireAdminKey(request.caller);
-      const site = await findSiteFor(db.kysely, request.caller, request.params.id);
+      const site = await managedSite(db.kysely, request.caller, request.params.id, 'administer');
       const { page = 1, limit = 20, event, state } = request.query;
       return deliveryLog(db.kysely, site, { page, limit, event, state });
     },
@@ -65,13 +63,12 @@ export const webhookRoutes: FastifyPluginAsyncTypebox<{ db: Db }> = async (app, 
     schema: {
       tags: ['webhooks'],
       summary: 'Queue a succeeded or failed delivery again (same id and body, a fresh retry schedule)',
-      security: Credential,
+      security: ManagementWrite,
       params: DeliveryParams,
       response: { 200: Delivery, ...errors },
     },
     handler: async (request) => {
-      requireAdminKey(request.caller);
-      const site = await findSiteFor(db.kysely, request.caller, request.params.id);
+      const site = await managedSite(db.kysely, request.caller, request.params.id, 'administer');
       return redeliver(db.kysely, site, request.params.deliveryId);
     },
   });
@@ -80,7 +77,7 @@ export const webhookRoutes: FastifyPluginAsyncTypebox<{ db: Db }> = async (app, 
     schema: {
       tags: ['webhooks'],
       summary: 'Send a signed sample delivery ("test": true) now and answer with the attempt',
-      security: Credential,
+      security: ManagementWrite,
       params: IdParams,
       body: Type.Optional(Type.Object({ event: Type.Optional(Type.Enum([...EVENT_TYPES], { default: 'comment.created' })) })),
       response: { 200: Delivery, ...errors },
@@ -90,8 +87,7 @@ export const webhookRoutes: FastifyPluginAsyncTypebox<{ db: Db }> = async (app, 
       request.body ??= {};
     },
     handler: async (request) => {
-      requireAdminKey(request.caller);
-      const site = await findSiteFor(db.kysely, request.caller, request.params.id);
+      const site = await managedSite(db.kysely, request.caller, request.params.id, 'administer');
       return sendTestDelivery(db.kysely, site, request.body?.event ?? 'comment.created', deliveryPolicy(app.config));
     },
   });

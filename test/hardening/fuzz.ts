@@ -152,7 +152,28 @@ export const ENDPOINTS: Endpoint[] = [
   { method: 'DELETE', path: '/api/keys/:id', ids: 'key' },
   { method: 'POST', path: '/api/sites/:id/bans', ids: 'site', body: (ids) => ({
     user_id: field(oneOf(ids.user)), ban_type: field(oneOf(['ban', 'shadow_ban'])), reason: field(text),
+    expires_at: field(oneOf([null as unknown as string, '2999-01-01T00:00:00Z', '2000-01-01T00:00:00Z'])),
   }) },
+  // The management API (DELETE /api/sites/:id is left out: a confirmed one would delete the world's site).
+  { method: 'GET', path: '/api/comments', query: (ids) => ({
+    site_id: field(oneOf(ids.site)), status: field(oneOf(['all', 'pending', 'flagged', 'spam', 'removed', 'published', 'deleted'])),
+    q: field(text), author: field(oneOf(ids.user)), thread_url: field(fc.constant(FUZZ_THREAD)), since: field(fc.constant('2020-01-01T00:00:00Z')),
+    until: field(fc.constant('2999-01-01T00:00:00.000Z')), sort: field(oneOf(['newest', 'oldest', 'most_flagged'])), limit: field(fc.integer({ min: 1, max: 100 })),
+    cursor: field(oneOf(['WyJxdWV1ZTpuZXdlc3QiLCIyMDMwIiwiY210X3oiXQ', 'e30'])),
+  }) },
+  { method: 'POST', path: '/api/comments/moderate', body: (ids) => ({
+    ids: field(fc.uniqueArray(oneOf(ids.comment), { minLength: 1, maxLength: 3 })), action: field(oneOf(['approve', 'dismiss_flags', 'unhide'])), reason: field(text),
+  }) },
+  { method: 'GET', path: '/api/comments/:id/flags', ids: 'comment' },
+  { method: 'GET', path: '/api/sites/:id/moderation-log', ids: 'site', query: () => ({ action: field(oneOf(['approve', 'remove'])), limit: field(fc.integer({ min: 1, max: 100 })) }) },
+  { method: 'GET', path: '/api/sites/:id/threads', ids: 'site', query: () => ({ url: field(fc.constant(FUZZ_THREAD)), closed: field(fc.boolean()), limit: field(fc.integer({ min: 1, max: 100 })) }) },
+  { method: 'GET', path: '/api/sites/:id/stats', ids: 'site' },
+  { method: 'GET', path: '/api/sites/:id/bans', ids: 'site', query: (ids) => ({ user_id: field(oneOf(ids.user)), active: field(fc.boolean()) }) },
+  { method: 'GET', path: `/api/sites/${SITE_A}/users/:id`, ids: 'user' },
+  { method: 'POST', path: `/api/sites/${SITE_A}/users/:id/notes`, ids: 'user', body: () => ({ body: field(text) }) },
+  { method: 'GET', path: '/api/sites' },
+  { method: 'GET', path: '/api/keys', query: () => ({ include_revoked: field(fc.boolean()) }) },
+  { method: 'PATCH', path: '/api/keys/:id', ids: 'key', body: () => ({ name: field(text) }) },
 ];
 
 const adversarialId = fc.oneof(

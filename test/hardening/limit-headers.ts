@@ -32,11 +32,15 @@ function configured(limits: Limits, policy: PolicyName): { limit: number; window
       return { limit: limits.guestCommentsPerHour, windowSeconds: 3600 };
     case 'session-comments':
       return { limit: limits.sessionCommentsPerHour, windowSeconds: 3600 };
+    default:
+      throw new Error(`${policy} limits sign-ins, not requests`);
   }
 }
 
 export interface LimitedAnswer {
   status: number;
+  /** When the request was sent (ms): it was counted between then and now. Default: now. */
+  sentAt?: number;
   headers: Record<string, string | string[] | undefined>;
   json?: { code?: string };
 }
@@ -75,7 +79,10 @@ export function brokenLimitHeaders(answer: LimitedAnswer, limits: Limits, expect
   if (secondsLeft < 1 || secondsLeft > windowSeconds) return `RateLimit t=${secondsLeft} outside 1..${windowSeconds}`;
   const reset = Number(field('x-ratelimit-reset'));
   const now = Date.now() / 1000;
-  if (!Number.isInteger(reset) || Math.abs(reset - (now + secondsLeft)) > 2) return `X-RateLimit-Reset ${field('x-ratelimit-reset')} is not now + t=${secondsLeft}`;
+  const sent = (answer.sentAt ?? Date.now()) / 1000;
+  if (!Number.isInteger(reset) || reset < sent + secondsLeft - 2 || reset > now + secondsLeft + 2) {
+    return `X-RateLimit-Reset ${field('x-ratelimit-reset')} is not the time of counting + t=${secondsLeft}`;
+  }
 
   const retryAfter = field('retry-after');
   if (answer.status === 429) {

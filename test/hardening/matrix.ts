@@ -1,7 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startParley, type ApiResponse } from '../helper.ts';
+import { createLink } from '../../src/staff/links.ts';
+import { pageUrl, startParley, type ApiResponse } from '../helper.ts';
 import { startReceiver, subscribe, WEBHOOK_TEST_ENV, type Receiver } from '../receiver.ts';
-import { CALLERS, buildWorld, type CallerName, type World } from './world.ts';
+import { addStaff, signInStaff, staffEmail, STAFF_PASSWORD } from '../staff.ts';
+import { CALLERS, buildWorld, STAFF_CALLERS, type CallerName, type World } from './world.ts';
 
 /**
  * The contract's permission rules as one table: every endpoint against every kind of caller.
@@ -9,91 +11,207 @@ import { CALLERS, buildWorld, type CallerName, type World } from './world.ts';
  * as a guest). 403: a credential of the right tenant without the role. 404: another tenant's
  * resource. `none` and `guest` send the same request (no credential): a guest is the public known
  * by its IP. Endpoints only admin keys (or only sessions) may use answer 403 by role before any
- * lookup, so they learn nothing about other tenants' ids either.
+ * lookup, so they learn nothing about other tenants' ids either. Staff callers send the cookie and
+ * CSRF token of a sign-in: under /v1 the cookie is never read, so there they are the public (`v1`).
  */
 type Target = (w: World) => Promise<{ path: string; body?: unknown }>;
 
 const A = (w: World) => w.siteA;
 const comment = (w: World) => `/v1/comments/${w.userComment}`;
+const team = (w: World) => `/api/accounts/${w.accountA}`;
+const newModerator = (w: World) => addStaff(w.parley, w.accountA, 'moderator');
 
-//                       none guest user other otherSite integ mod admin otherAcct revoked expired
+/** A /v1 row: staff callers' cookies are not read there, so each answers as `none` does. */
+const v1 = (statuses: number[]) => [...statuses, ...STAFF_CALLERS.map(() => statuses[0])];
+/** Administering (sites, keys, webhooks, the team): owners and admins of the account and its admin key; other roles 403 before any lookup, other accounts 404. */
+const adminRow = (ok: number) => [401, 401, 403, 403, 403, 403, 403, ok, 404, 401, 401, ok, ok, 403, 403, 404];
+/** Moderating site A: its account's owners, admins and moderators, and its moderator and admin keys; a moderator of another site and other accounts 404. */
+const moderateRow = (ok: number) => [401, 401, 403, 403, 403, 403, ok, ok, 404, 401, 401, ok, ok, ok, 404, 404];
+/** Anyone may use it (it proves itself in its body), but a refused credential is 401. */
+const signInRow = (ok: number) => [ok, ok, ok, ok, ok, ok, ok, ok, ok, 401, 401, ok, ok, ok, ok, ok];
+/** A staff member's own sign-in: the cookie only. */
+const staffRow = (ok: number) => [401, 401, 403, 403, 403, 403, 403, 403, 403, 401, 401, ok, ok, ok, ok, ok];
+
+//                       none guest user other otherSite integ mod admin otherAcct revoked expired | owner admin mod siteMod otherAcct (staff)
 export const MATRIX: Array<[string, number[], Target]> = [
-  ['GET /v1/comments', [200, 200, 200, 200, 200, 200, 200, 200, 200, 401, 401],
+  ['GET /v1/comments', v1([200, 200, 200, 200, 200, 200, 200, 200, 200, 401, 401]),
     async (w) => ({ path: `/v1/comments?site_id=${A(w)}&thread_url=${encodeURIComponent(w.thread)}` })],
-  ['GET /v1/comments/:id', [200, 200, 200, 200, 200, 200, 200, 200, 200, 401, 401],
+  ['GET /v1/comments/:id', v1([200, 200, 200, 200, 200, 200, 200, 200, 200, 401, 401]),
     async (w) => ({ path: comment(w) })],
-  ['GET /v1/widget', [200, 200, 200, 200, 200, 200, 200, 200, 200, 401, 401],
+  ['GET /v1/widget', v1([200, 200, 200, 200, 200, 200, 200, 200, 200, 401, 401]),
     async (w) => ({ path: `/v1/widget?site_id=${A(w)}` })],
-  ['POST /v1/comments', [201, 201, 201, 201, 404, 201, 201, 201, 404, 401, 401],
+  ['POST /v1/comments', v1([201, 201, 201, 201, 404, 201, 201, 201, 404, 401, 401]),
     async (w) => ({ path: '/v1/comments', body: { site_id: A(w), thread_url: w.thread, content: 'hello' } })],
-  ['PATCH /v1/comments/:id', [401, 401, 200, 403, 404, 403, 403, 403, 404, 401, 401],
+  ['PATCH /v1/comments/:id', v1([401, 401, 200, 403, 404, 403, 403, 403, 404, 401, 401]),
     async (w) => ({ path: comment(w), body: { content: 'edited' } })],
-  ['DELETE /v1/comments/:id', [401, 401, 200, 403, 404, 403, 200, 200, 404, 401, 401],
+  ['DELETE /v1/comments/:id', v1([401, 401, 200, 403, 404, 403, 200, 200, 404, 401, 401]),
     async (w) => ({ path: `/v1/comments/${await w.post(w.credential.user, 'to delete')}` })],
-  ['POST /v1/comments/:id/vote', [401, 401, 200, 200, 404, 200, 200, 200, 404, 401, 401],
+  ['POST /v1/comments/:id/vote', v1([401, 401, 200, 200, 404, 200, 200, 200, 404, 401, 401]),
     async (w) => ({ path: `${comment(w)}/vote`, body: { vote_type: 'up' } })],
-  ['DELETE /v1/comments/:id/vote', [401, 401, 200, 200, 404, 200, 200, 200, 404, 401, 401],
+  ['DELETE /v1/comments/:id/vote', v1([401, 401, 200, 200, 404, 200, 200, 200, 404, 401, 401]),
     async (w) => ({ path: `${comment(w)}/vote` })],
-  ['POST /v1/comments/:id/react', [401, 401, 200, 200, 404, 200, 200, 200, 404, 401, 401],
+  ['POST /v1/comments/:id/react', v1([401, 401, 200, 200, 404, 200, 200, 200, 404, 401, 401]),
     async (w) => ({ path: `${comment(w)}/react`, body: { reaction_type: 'funny' } })],
-  ['POST /v1/comments/:id/flag', [200, 200, 200, 200, 404, 200, 200, 200, 404, 401, 401],
+  ['POST /v1/comments/:id/flag', v1([200, 200, 200, 200, 404, 200, 200, 200, 404, 401, 401]),
     async (w) => ({ path: `${comment(w)}/flag`, body: { reason: 'spam?' } })],
-  ['PATCH /v1/comments/:id/moderate', [401, 401, 403, 403, 404, 403, 200, 200, 404, 401, 401],
+  ['PATCH /v1/comments/:id/moderate', v1([401, 401, 403, 403, 404, 403, 200, 200, 404, 401, 401]),
     async (w) => ({ path: `${comment(w)}/moderate`, body: { action: 'approve' } })],
-  ['POST /v1/sessions', [401, 401, 403, 403, 403, 201, 201, 201, 404, 401, 401],
+  ['POST /v1/sessions', v1([401, 401, 403, 403, 403, 201, 201, 201, 404, 401, 401]),
     async (w) => ({ path: '/v1/sessions', body: { site_id: A(w), user: { id: 'dave', name: 'Dave' } } })],
-  ['GET /v1/sites', [401, 401, 200, 200, 200, 200, 200, 200, 200, 401, 401],
+  ['GET /v1/sites', v1([401, 401, 200, 200, 200, 200, 200, 200, 200, 401, 401]),
     async () => ({ path: '/v1/sites' })],
-  ['POST /api/sites', [401, 401, 403, 403, 403, 403, 403, 201, 201, 401, 401],
+  ['POST /api/sites', [401, 401, 403, 403, 403, 403, 403, 201, 201, 401, 401, 201, 201, 403, 403, 201],
     async () => ({ path: '/api/sites', body: { name: 'Another site' } })],
-  ['GET /api/sites/:id', [401, 401, 403, 403, 403, 403, 403, 200, 404, 401, 401],
+  ['GET /api/sites/:id', adminRow(200),
     async (w) => ({ path: `/api/sites/${A(w)}` })],
-  ['PATCH /api/sites/:id', [401, 401, 403, 403, 403, 403, 403, 200, 404, 401, 401],
+  ['PATCH /api/sites/:id', adminRow(200),
     async (w) => ({ path: `/api/sites/${A(w)}`, body: { name: 'Home' } })],
-  ['POST /api/keys', [401, 401, 403, 403, 403, 403, 403, 201, 201, 401, 401],
+  ['POST /api/keys', [401, 401, 403, 403, 403, 403, 403, 201, 201, 401, 401, 201, 201, 403, 403, 201],
     async () => ({ path: '/api/keys', body: { role: 'integration' } })],
-  ['DELETE /api/keys/:id', [401, 401, 403, 403, 403, 403, 403, 200, 404, 401, 401],
+  ['DELETE /api/keys/:id', adminRow(200),
     async (w) => {
       const key = await w.parley.request('POST', '/api/keys', { token: w.adminKey, body: { role: 'integration' } });
       return { path: `/api/keys/${key.body.id}` };
     }],
-  ['POST /api/sites/:id/bans', [401, 401, 403, 403, 403, 403, 403, 201, 404, 401, 401],
+  ['POST /api/sites/:id/bans', moderateRow(201),
     async (w) => ({ path: `/api/sites/${A(w)}/bans`, body: { user_id: (await w.newUser(`target-${Math.random()}`)).id } })],
-  ['GET /api/sites/:id/webhooks/deliveries', [401, 401, 403, 403, 403, 403, 403, 200, 404, 401, 401],
+  ['GET /api/sites/:id/webhooks/deliveries', adminRow(200),
     async (w) => ({ path: `/api/sites/${A(w)}/webhooks/deliveries` })],
-  ['POST /api/sites/:id/webhooks/test', [401, 401, 403, 403, 403, 403, 403, 200, 404, 401, 401],
+  ['POST /api/sites/:id/webhooks/test', adminRow(200),
     async (w) => ({ path: `/api/sites/${A(w)}/webhooks/test`, body: {} })],
-  ['POST /api/sites/:id/webhooks/deliveries/:deliveryId/redeliver', [401, 401, 403, 403, 403, 403, 403, 200, 404, 401, 401],
+  ['POST /api/sites/:id/webhooks/deliveries/:deliveryId/redeliver', adminRow(200),
     async (w) => {
       const sent = await w.parley.request('POST', `/api/sites/${A(w)}/webhooks/test`, { token: w.adminKey, body: {} });
       return { path: `/api/sites/${A(w)}/webhooks/deliveries/${sent.body.id}/redeliver` };
     }],
-  ['GET /api/sites/:id/sessions', [401, 401, 403, 403, 403, 403, 403, 200, 404, 401, 401],
+  ['POST /api/auth/login', signInRow(200),
+    async (w) => ({ path: '/api/auth/login', body: { email: w.ownerStaffEmail, password: STAFF_PASSWORD } })],
+  ['GET /api/auth/me', staffRow(200), async () => ({ path: '/api/auth/me' })],
+  ['GET /api/auth/sessions', staffRow(200), async () => ({ path: '/api/auth/sessions' })],
+  // Another session of the owner's: only the owner may end it; other people do not see it.
+  ['DELETE /api/auth/sessions/:id', [401, 401, 403, 403, 403, 403, 403, 403, 403, 401, 401, 200, 404, 404, 404, 404],
+    async (w) => ({ path: `/api/auth/sessions/${(await signInStaff(w.parley, w.ownerStaffEmail)).body.session.id}` })],
+  ['POST /api/auth/password', staffRow(200),
+    async () => ({ path: '/api/auth/password', body: { current_password: STAFF_PASSWORD, new_password: STAFF_PASSWORD } })],
+  ['POST /api/auth/invites/accept', signInRow(201),
+    async (w) => {
+      const invite = await w.parley.request('POST', `${team(w)}/invites`, { token: w.adminKey, body: { role: 'moderator' } });
+      return { path: '/api/auth/invites/accept', body: { token: invite.body.token, email: staffEmail('invited'), name: 'Ivy', password: STAFF_PASSWORD } };
+    }],
+  ['POST /api/auth/setup', signInRow(201),
+    async (w) => {
+      const fresh = await w.parley.newSite();
+      const { token } = await createLink(w.parley.app.db.kysely, { kind: 'setup', accountId: fresh.account_id, createdBy: 'setup', role: 'owner' });
+      return { path: '/api/auth/setup', body: { token, email: staffEmail('owner'), name: 'Olive', password: STAFF_PASSWORD } };
+    }],
+  ['POST /api/auth/reset', signInRow(200),
+    async (w) => {
+      const link = await w.parley.request('POST', `${team(w)}/members/${(await newModerator(w)).id}/reset-link`, { token: w.adminKey });
+      return { path: '/api/auth/reset', body: { token: link.body.token, password: STAFF_PASSWORD } };
+    }],
+  ['GET /api/accounts/:id/members', adminRow(200), async (w) => ({ path: `${team(w)}/members` })],
+  ['PATCH /api/accounts/:id/members/:staffId', adminRow(200),
+    async (w) => ({ path: `${team(w)}/members/${(await newModerator(w)).id}`, body: { role: 'admin' } })],
+  ['DELETE /api/accounts/:id/members/:staffId', adminRow(200), async (w) => ({ path: `${team(w)}/members/${(await newModerator(w)).id}` })],
+  ['POST /api/accounts/:id/members/:staffId/reset-link', adminRow(201),
+    async (w) => ({ path: `${team(w)}/members/${(await newModerator(w)).id}/reset-link` })],
+  ['GET /api/accounts/:id/invites', adminRow(200), async (w) => ({ path: `${team(w)}/invites` })],
+  ['POST /api/accounts/:id/invites', adminRow(201), async (w) => ({ path: `${team(w)}/invites`, body: { role: 'moderator' } })],
+  ['DELETE /api/accounts/:id/invites/:inviteId', adminRow(200),
+    async (w) => {
+      const invite = await w.parley.request('POST', `${team(w)}/invites`, { token: w.adminKey, body: { role: 'moderator' } });
+      return { path: `${team(w)}/invites/${invite.body.id}` };
+    }],
+  ['GET /api/accounts/:id/audit-log', adminRow(200), async (w) => ({ path: `${team(w)}/audit-log` })],
+  ['GET /api/sites/:id/sessions', adminRow(200),
     async (w) => ({ path: `/api/sites/${A(w)}/sessions` })],
   // A user of their own per cell: ending every session of the site would sign the session callers out.
-  ['DELETE /api/sites/:id/sessions', [401, 401, 403, 403, 403, 403, 403, 200, 404, 401, 401],
+  ['DELETE /api/sites/:id/sessions', adminRow(200),
     async (w) => ({ path: `/api/sites/${A(w)}/sessions?user_id=${(await w.newUser(`leaving-${Math.random()}`)).id}` })],
-  ['DELETE /api/sites/:id/sessions/:session_id', [401, 401, 403, 403, 403, 403, 403, 200, 404, 401, 401],
+  ['DELETE /api/sites/:id/sessions/:session_id', adminRow(200),
     async (w) => {
       const user = await w.newUser(`signed-out-${Math.random()}`);
       const listed = await w.parley.request('GET', `/api/sites/${A(w)}/sessions?user_id=${user.id}`, { token: w.adminKey });
       return { path: `/api/sites/${A(w)}/sessions/${listed.body.sessions[0].id}` };
     }],
-  // Last: it signs the session callers out.
-  ['DELETE /v1/sessions/current', [401, 401, 204, 204, 204, 403, 403, 403, 403, 401, 401],
+  // The management API: moderating (owner, admin, moderator) or administering (owner, admin).
+  ['GET /api/sites', [401, 401, 403, 403, 403, 403, 200, 200, 200, 401, 401, 200, 200, 200, 200, 200],
+    async () => ({ path: '/api/sites' })],
+  ['DELETE /api/sites/:id', adminRow(200),
+    async (w) => {
+      const site = await w.parley.request('POST', '/api/sites', { token: w.adminKey, body: { name: 'Doomed' } });
+      return { path: `/api/sites/${site.body.id}`, body: { confirm: 'Doomed' } };
+    }],
+  ['GET /api/keys', [401, 401, 403, 403, 403, 403, 403, 200, 200, 401, 401, 200, 200, 403, 403, 200],
+    async () => ({ path: '/api/keys' })],
+  ['PATCH /api/keys/:id', adminRow(200),
+    async (w) => {
+      const key = await w.parley.request('POST', '/api/keys', { token: w.adminKey, body: { role: 'integration' } });
+      return { path: `/api/keys/${key.body.id}`, body: { name: 'renamed' } };
+    }],
+  ['GET /api/comments', moderateRow(200),
+    async (w) => ({ path: `/api/comments?site_id=${A(w)}&status=all&q=written` })],
+  ['POST /api/comments/moderate', [401, 401, 403, 403, 403, 403, 200, 200, 200, 401, 401, 200, 200, 200, 200, 200],
+    async (w) => ({ path: '/api/comments/moderate', body: { ids: [await w.post(w.credential.integrationKey, 'to approve')], action: 'approve' } })],
+  ['GET /api/comments/:id/flags', moderateRow(200),
+    async (w) => ({ path: `/api/comments/${w.userComment}/flags` })],
+  ['GET /api/sites/:id/moderation-log', moderateRow(200),
+    async (w) => ({ path: `/api/sites/${A(w)}/moderation-log` })],
+  ['GET /api/sites/:id/users/:user_id', moderateRow(200),
+    async (w) => ({ path: `/api/sites/${A(w)}/users/${await w.userId('alice')}` })],
+  ['POST /api/sites/:id/users/:user_id/notes', moderateRow(201),
+    async (w) => ({ path: `/api/sites/${A(w)}/users/${await w.userId('alice')}/notes`, body: { body: 'a note' } })],
+  ['DELETE /api/sites/:id/users/:user_id/notes/:note_id', moderateRow(200),
+    async (w) => {
+      const user = await w.userId('alice');
+      const note = await w.parley.request('POST', `/api/sites/${A(w)}/users/${user}/notes`, { token: w.adminKey, body: { body: 'to delete' } });
+      return { path: `/api/sites/${A(w)}/users/${user}/notes/${note.body.id}` };
+    }],
+  ['POST /api/sites/:id/users/:user_id/moderate', moderateRow(200),
+    async (w) => ({ path: `/api/sites/${A(w)}/users/${(await w.newUser(`quiet-${Math.random()}`)).id}/moderate`, body: { action: 'remove' } })],
+  ['GET /api/sites/:id/bans', moderateRow(200),
+    async (w) => ({ path: `/api/sites/${A(w)}/bans` })],
+  ['DELETE /api/sites/:id/bans/:ban_id', moderateRow(200),
+    async (w) => {
+      const user = await w.newUser(`banned-${Math.random()}`);
+      const ban = await w.parley.request('POST', `/api/sites/${A(w)}/bans`, { token: w.adminKey, body: { user_id: user.id } });
+      return { path: `/api/sites/${A(w)}/bans/${ban.body.id}` };
+    }],
+  ['GET /api/sites/:id/threads', moderateRow(200),
+    async (w) => ({ path: `/api/sites/${A(w)}/threads` })],
+  ['PATCH /api/sites/:id/threads/:thread_id', moderateRow(200),
+    async (w) => {
+      // A thread of its own: closing the world's thread would refuse the comments other rows post.
+      const thread = pageUrl();
+      await w.parley.request('POST', '/v1/comments', { token: w.adminKey, body: { site_id: A(w), thread_url: thread, content: 'x' } });
+      const listed = await w.parley.request('GET', `/api/sites/${A(w)}/threads?url=${encodeURIComponent(thread)}`, { token: w.adminKey });
+      return { path: `/api/sites/${A(w)}/threads/${listed.body.threads[0].id}`, body: { closed: true } };
+    }],
+  ['GET /api/sites/:id/stats', moderateRow(200),
+    async (w) => ({ path: `/api/sites/${A(w)}/stats` })],
+  // Last: they sign the session and staff callers out.
+  ['DELETE /v1/sessions/current', v1([401, 401, 204, 204, 204, 403, 403, 403, 403, 401, 401]),
     async () => ({ path: '/v1/sessions/current' })],
+  // The sessions were signed out by the row above.
+  ['POST /api/auth/logout', [401, 401, 401, 401, 401, 403, 403, 403, 403, 401, 401, 204, 204, 204, 204, 204], async () => ({ path: '/api/auth/logout' })],
 ];
 
 const CODE_OF: Record<number, string> = { 401: 'unauthorized', 403: 'forbidden', 404: 'not_found' };
 
-/** Extra checks a suite makes on every cell's answer. */
-export type CellCheck = (response: ApiResponse, endpoint: string, caller: CallerName, status: number) => void;
+/** Extra checks a suite makes on every cell's answer (`sentAt`: when its request was sent, ms). */
+export type CellCheck = (response: ApiResponse, endpoint: string, caller: CallerName, status: number, sentAt: number) => void;
+
+/** Cells a suite cannot run as the table states them. */
+export type CellSkip = (endpoint: string, caller: CallerName) => boolean;
 
 /**
- * Every row against every caller, on a fresh world served with `env`; each cell's status, problem
- * body and WWW-Authenticate asserted, then `check`. Returns the world, for checks of the table itself.
+ * Every row against every caller (but the cells `skip` names), on a fresh world served with `env`;
+ * each cell's status, problem body and WWW-Authenticate asserted, then `check`. With `addressed`,
+ * each caller sends from an address of its own (X-Forwarded-For; `env` must trust 127.0.0.1), so
+ * the callers the limiter counts by address do not share one budget. Returns the world, for checks
+ * of the table itself.
  */
-export function describeMatrix(title: string, env: Record<string, string>, check?: CellCheck): () => World {
+export function describeMatrix(title: string, env: Record<string, string>, check?: CellCheck, skip?: CellSkip, addressed = false): () => World {
   let world: World;
   let receiver: Receiver;
   beforeAll(async () => {
@@ -108,10 +226,14 @@ export function describeMatrix(title: string, env: Record<string, string>, check
 
   describe(title, () => {
     describe.each(MATRIX)('%s', (endpoint, statuses, target) => {
-      it.each(CALLERS.map((caller, i) => [caller, statuses[i]] as [CallerName, number]))('as %s answers %i', async (caller, status) => {
+      const cells = CALLERS.map((caller, i) => [caller, statuses[i]] as [CallerName, number]).filter(([caller]) => !skip?.(endpoint, caller));
+      it.each(cells)('as %s answers %i', async (caller, status) => {
         const { path, body } = await target(world);
         const token = world.credential[caller] ?? undefined;
-        const response = await world.parley.request(endpoint.split(' ')[0], path, { token, body });
+        const sentAt = Date.now();
+        const address: Record<string, string> = addressed ? { 'x-forwarded-for': `203.0.113.${CALLERS.indexOf(caller) + 1}` } : {};
+        const headers = { ...world.staffHeaders[caller], ...address };
+        const response = await world.parley.request(endpoint.split(' ')[0], path, { token, body, headers });
         expect(response.status, JSON.stringify(response.body)).toBe(status);
         if (status >= 400) {
           expect(response.headers.get('content-type')).toMatch(/^application\/problem\+json/);
@@ -119,13 +241,24 @@ export function describeMatrix(title: string, env: Record<string, string>, check
           if (status === 401) expect(response.headers.get('www-authenticate')).toBe('Bearer');
         }
         if (endpoint === 'GET /v1/widget' && status === 200) {
-          expect(response.body.viewer.signed_in).toBe(!['none', 'guest', 'otherSiteSession', 'otherAccountKey'].includes(caller));
+          expect(response.body.viewer.signed_in).toBe(![...STAFF_CALLERS, 'none', 'guest', 'otherSiteSession', 'otherAccountKey'].includes(caller));
         }
-        if (endpoint === 'GET /v1/sites' && status === 200) {
+        if ((endpoint === 'GET /v1/sites' || endpoint === 'GET /api/sites') && status === 200) {
           const sees = response.body.sites.some((site: { id: string }) => site.id === world.siteA);
-          expect(sees).toBe(!['otherSiteSession', 'otherAccountKey'].includes(caller));
+          expect(sees).toBe(!['otherSiteSession', 'otherAccountKey', 'siteModeratorStaff', 'otherAccountStaff'].includes(caller));
         }
-        check?.(response, endpoint, caller, status);
+        // Tenancy in the account-wide lists: another account's caller sees none of site A's.
+        if (endpoint === 'GET /api/keys' && status === 200) {
+          const homeKeys = [world.credential.integrationKey, world.credential.moderatorKey, world.adminKey].map((key) => key!.slice(0, 10));
+          const sees = response.body.keys.some((key: { prefix: string }) => homeKeys.includes(key.prefix));
+          expect(sees).toBe(['adminKey', 'ownerStaff', 'adminStaff'].includes(caller));
+        }
+        if (endpoint === 'POST /api/comments/moderate' && status === 200) {
+          const [result] = response.body.results;
+          const outside = ['otherAccountKey', 'siteModeratorStaff', 'otherAccountStaff'].includes(caller);
+          expect(outside ? result.error.code : result.ok).toBe(outside ? 'not_found' : true);
+        }
+        check?.(response, endpoint, caller, status, sentAt);
       });
     });
   });

@@ -1,4 +1,5 @@
 import { pageUrl, type TestParley } from '../helper.ts';
+import { addStaff, signInStaff } from '../staff.ts';
 
 /** Suites that send many requests from one address and key measure behaviour, not the limiter. */
 export const NO_RATE_LIMITS = {
@@ -21,22 +22,38 @@ export const CALLERS = [
   'otherAccountKey',
   'revokedKey',
   'expiredSession',
+  // People signed in with the staff cookie (and sending its CSRF token): owner, admin and moderator
+  // of the home account, a moderator of another site of it only, and the owner of the stranger's.
+  'ownerStaff',
+  'adminStaff',
+  'moderatorStaff',
+  'siteModeratorStaff',
+  'otherAccountStaff',
 ] as const;
+export const STAFF_CALLERS: CallerName[] = ['ownerStaff', 'adminStaff', 'moderatorStaff', 'siteModeratorStaff', 'otherAccountStaff'];
 export type CallerName = (typeof CALLERS)[number];
 
 export interface World {
   parley: TestParley;
   siteA: string;
   siteB: string;
+  accountA: string;
+  accountB: string;
   thread: string;
-  /** The credential each caller sends; null = none (the public, or a guest known by IP). */
+  /** The credential each caller sends; null = none (the public, or a guest known by IP, or staff). */
   credential: Record<CallerName, string | null>;
+  /** The cookie and CSRF token each staff caller sends. */
+  staffHeaders: Partial<Record<CallerName, Record<string, string>>>;
+  /** The owner of account A, with the address and password it signs in with. */
+  ownerStaffEmail: string;
   /** A published comment of the session user `user` on site A. */
   userComment: string;
   adminKey: string;
   post(token: string | null, content?: string): Promise<string>;
   /** A new site user of site A (as POST /v1/sessions makes one): their usr_ id and a session token. */
   newUser(name: string): Promise<{ id: string; token: string }>;
+  /** The usr_ id of a site user of site A by their own id (e.g. 'alice'). */
+  userId(externalId: string): Promise<string>;
 }
 
 export async function buildWorld(parley: TestParley): Promise<World> {
@@ -59,6 +76,16 @@ export async function buildWorld(parley: TestParley): Promise<World> {
   const user = await newUser('alice');
   const otherUser = await newUser('bob');
   const otherSiteSession = await parley.signIn(b.api_key, b.site_id, { id: 'carol', name: 'Carol' });
+  const elsewhere = await parley.request('POST', '/api/sites', { token: a.api_key, body: { name: 'Elsewhere' } });
+  const staff = {
+    ownerStaff: await addStaff(parley, a.account_id, 'owner'),
+    adminStaff: await addStaff(parley, a.account_id, 'admin'),
+    moderatorStaff: await addStaff(parley, a.account_id, 'moderator'),
+    siteModeratorStaff: await addStaff(parley, a.account_id, 'moderator', { siteIds: [elsewhere.body.id] }),
+    otherAccountStaff: await addStaff(parley, b.account_id, 'owner'),
+  };
+  const staffHeaders: World['staffHeaders'] = {};
+  for (const [caller, { email }] of Object.entries(staff)) staffHeaders[caller as CallerName] = (await signInStaff(parley, email)).headers;
   const thread = pageUrl();
   const post = async (token: string | null, content = 'a comment') => {
     const response = await parley.request('POST', '/v1/comments', { token: token ?? undefined, body: { site_id: a.site_id, thread_url: thread, content } });
@@ -69,6 +96,8 @@ export async function buildWorld(parley: TestParley): Promise<World> {
     parley,
     siteA: a.site_id,
     siteB: b.site_id,
+    accountA: a.account_id,
+    accountB: b.account_id,
     thread,
     credential: {
       none: null,
@@ -82,10 +111,19 @@ export async function buildWorld(parley: TestParley): Promise<World> {
       otherAccountKey: b.api_key,
       revokedKey: revoked.api_key,
       expiredSession: expired.token,
+      ownerStaff: null,
+      adminStaff: null,
+      moderatorStaff: null,
+      siteModeratorStaff: null,
+      otherAccountStaff: null,
     },
+    staffHeaders,
+    ownerStaffEmail: staff.ownerStaff.email,
     userComment: await post(user.token, 'written by alice'),
     adminKey: a.api_key,
     post,
     newUser,
+    userId: async (externalId) =>
+      (await parley.app.db.kysely.selectFrom('site_users').select('id').where('site_id', '=', a.site_id).where('external_id', '=', externalId).executeTakeFirstOrThrow()).id,
   };
 }

@@ -1,0 +1,100 @@
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import type { Db } from '../db/connect.ts';
+import { errors, IdParams, ManagementRead, ManagementWrite } from '../http/schemas.ts';
+import { managedSite } from '../sites/repository.ts';
+import { createBan, liftBan, listBans } from './bans.ts';
+import {
+  BanList,
+  BanListQuery,
+  BanParams,
+  BanSchema,
+  ModeratedUser,
+  ModerateUserBody,
+  NewBanBody,
+  NewNoteBody,
+  NoteParams,
+  NoteSchema,
+  Profile,
+  UserParams,
+} from './schemas.ts';
+import { addNote, commenterProfile, deleteNote, moderateUserComments } from './service.ts';
+
+/** A site's commenters for its moderators: profiles, notes, bans, removing all of a user's comments. */
+export const commenterRoutes: FastifyPluginAsyncTypebox<{ db: Db }> = async (app, { db }) => {
+  app.get('/api/sites/:id/users/:user_id', {
+    schema: {
+      tags: ['commenters'],
+      summary: "A site user's profile: comments by status, recent comments, bans, moderators' notes",
+      security: ManagementRead,
+      params: UserParams,
+      response: { 200: Profile, ...errors },
+    },
+    handler: async (request) => {
+      const site = await managedSite(db.kysely, request.caller, request.params.id, 'moderate');
+      return commenterProfile(db, site, request.params.user_id);
+    },
+  });
+
+  app.post('/api/sites/:id/users/:user_id/notes', {
+    schema: { tags: ['commenters'], summary: 'Add a note on a user, for the moderators', security: ManagementWrite, params: UserParams, body: NewNoteBody, response: { 201: NoteSchema, ...errors } },
+    handler: async (request, reply) => {
+      const site = await managedSite(db.kysely, request.caller, request.params.id, 'moderate');
+      return reply.code(201).send(await addNote(db, request.caller, site, request.params.user_id, request.body.body));
+    },
+  });
+
+  app.delete('/api/sites/:id/users/:user_id/notes/:note_id', {
+    schema: { tags: ['commenters'], summary: 'Delete a note', security: ManagementWrite, params: NoteParams, response: { 200: NoteSchema, ...errors } },
+    handler: async (request) => {
+      const site = await managedSite(db.kysely, request.caller, request.params.id, 'moderate');
+      return deleteNote(db, site, request.params.user_id, request.params.note_id);
+    },
+  });
+
+  app.post('/api/sites/:id/users/:user_id/moderate', {
+    schema: {
+      tags: ['commenters'],
+      summary: "Remove (or mark as spam) all of a user's comments on the site",
+      description: 'Each comment is moderated as PATCH /v1/comments/{id}/moderate would (log entry and events per comment).',
+      security: ManagementWrite,
+      params: UserParams,
+      body: ModerateUserBody,
+      response: { 200: ModeratedUser, ...errors },
+    },
+    handler: async (request) => {
+      const site = await managedSite(db.kysely, request.caller, request.params.id, 'moderate');
+      return moderateUserComments(db, request.caller, site, request.params.user_id, request.body.action, request.body.reason ?? null);
+    },
+  });
+
+  app.get('/api/sites/:id/bans', {
+    schema: { tags: ['commenters'], summary: "A site's bans, newest first", security: ManagementRead, params: IdParams, querystring: BanListQuery, response: { 200: BanList, ...errors } },
+    handler: async (request) => {
+      const site = await managedSite(db.kysely, request.caller, request.params.id, 'moderate');
+      return listBans(db, site, request.query);
+    },
+  });
+
+  app.post('/api/sites/:id/bans', {
+    schema: {
+      tags: ['commenters'],
+      summary: "Ban a site user: 'ban' refuses their writes (until expires_at, if given), 'shadow_ban' hides their comments from others",
+      security: ManagementWrite,
+      params: IdParams,
+      body: NewBanBody,
+      response: { 201: BanSchema, ...errors },
+    },
+    handler: async (request, reply) => {
+      const site = await managedSite(db.kysely, request.caller, request.params.id, 'moderate');
+      return reply.code(201).send(await createBan(db, request.caller, site, request.body));
+    },
+  });
+
+  app.delete('/api/sites/:id/bans/:ban_id', {
+    schema: { tags: ['commenters'], summary: 'Lift a ban (a shadow ban: the comments it hid are shown again)', security: ManagementWrite, params: BanParams, response: { 200: BanSchema, ...errors } },
+    handler: async (request) => {
+      const site = await managedSite(db.kysely, request.caller, request.params.id, 'moderate');
+      return liftBan(db, request.caller, site, request.params.ban_id);
+    },
+  });
+};

@@ -1,0 +1,21 @@
+import type { Kysely } from 'kysely';
+import type { Database } from '../db/schema.ts';
+import { authorKind } from './queue-details.ts';
+
+/**
+ * Names the people behind refs that the moderation tables record (moderators, flaggers, who banned
+ * or wrote a note): site users and API keys by name; a guest (`ip:` ref) by kind alone.
+ */
+export async function describeActors(db: Kysely<Database>, refs: string[]) {
+  const users = refs.filter((ref) => ref.startsWith('usr_'));
+  const keys = refs.filter((ref) => ref.startsWith('key_'));
+  const [userRows, keyRows] = await Promise.all([
+    users.length ? db.selectFrom('site_users').select(['id', 'name']).where('id', 'in', [...new Set(users)]).execute() : [],
+    keys.length ? db.selectFrom('api_keys').select(['id', 'name']).where('id', 'in', [...new Set(keys)]).execute() : [],
+  ]);
+  const names = new Map([...userRows, ...keyRows].map((row) => [row.id, row.name]));
+  return (ref: string) => {
+    if (ref.startsWith('ip:')) return { id: null, kind: 'guest' as const, name: null };
+    return { id: ref, kind: authorKind(ref), name: names.get(ref) ?? null };
+  };
+}

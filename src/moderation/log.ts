@@ -1,0 +1,47 @@
+import { sql } from 'kysely';
+import type { Db } from '../db/connect.ts';
+import { afterKey, decodeCursor, pageOf } from '../http/cursor.ts';
+import type { Site } from '../sites/repository.ts';
+import { describeActors } from './actors.ts';
+import { excerpt } from './queue-details.ts';
+import type { LoggedAction } from './service.ts';
+
+const ORDER = 'log:newest';
+
+export interface LogQuery {
+  moderator?: string;
+  action?: LoggedAction;
+  comment_id?: string;
+  cursor?: string;
+  limit?: number;
+}
+
+/** A site's moderation log, newest first: who did what to which comment, when and why. */
+export async function moderationLog(db: Db, site: Site, query: LogQuery) {
+  const limit = query.limit ?? 20;
+  let select = db.kysely
+    .selectFrom('moderation_log as l')
+    .innerJoin('comments as c', 'c.id', 'l.comment_id')
+    .innerJoin('threads as t', 't.id', 'c.thread_id')
+    .select(['l.id', 'l.action', 'l.reason', 'l.moderator_ref', 'l.created_at', 'l.comment_id'])
+    .select(['c.author_name', 'c.content', 'c.is_deleted', 't.url_key as thread_url'])
+    .where('l.site_id', '=', site.id);
+  if (query.moderator !== undefined) select = select.where('l.moderator_ref', '=', query.moderator);
+  if (query.action !== undefined) select = select.where('l.action', '=', query.action);
+  if (query.comment_id !== undefined) select = select.where('l.comment_id', '=', query.comment_id);
+  if (query.cursor !== undefined) select = select.where(afterKey(['l.created_at', 'l.id'], decodeCursor(query.cursor, ORDER, ['string', 'string']), 'desc'));
+  const rows = await select.orderBy(sql`l.created_at desc, l.id desc`).limit(limit + 1).execute();
+  const { items, next_cursor } = pageOf(rows, limit, (row) => [row.created_at, row.id], ORDER);
+  const actors = await describeActors(db.kysely, items.map((row) => row.moderator_ref));
+  return {
+    entries: items.map((row) => ({
+      id: row.id,
+      action: row.action,
+      reason: row.reason,
+      created_at: row.created_at,
+      moderator: actors(row.moderator_ref),
+      comment: { id: row.comment_id, author_name: row.author_name, excerpt: row.is_deleted ? null : excerpt(row.content), thread_url: row.thread_url },
+    })),
+    next_cursor,
+  };
+}

@@ -1,0 +1,81 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { pageUrl, startParley, type TestParley } from '../../test/helper.ts';
+
+let parley: TestParley;
+let site: { account_id: string; site_id: string; api_key: string };
+let comment: string;
+
+beforeAll(async () => {
+  parley = await startParley();
+  site = await parley.newSite();
+  const posted = await parley.request('POST', '/v1/comments', { token: site.api_key, body: { site_id: site.site_id, thread_url: pageUrl(), content: 'hello' } });
+  comment = posted.body.id;
+});
+afterAll(() => parley.close());
+
+const queue = (query: string) => parley.request('GET', `/api/comments?${query}`, { token: site.api_key });
+const bulk = (body: unknown) => parley.request('POST', '/api/comments/moderate', { token: site.api_key, body });
+
+describe('the moderation queue, refused', () => {
+  it.each([
+    ['an unknown status', 'status=hidden', 'querystring/status'],
+    ['an unknown sort', 'sort=top', 'querystring/sort'],
+    ['limit 0', 'limit=0', 'querystring/limit'],
+    ['limit 101', 'limit=101', 'querystring/limit'],
+    ['a search without a word', 'q=%22%20%2A%20-', 'querystring/q'],
+    ['a time that is not one', 'since=yesterday', 'querystring/since'],
+    ['a cursor that is not one', 'cursor=bm90IGEgY3Vyc29y', 'querystring/cursor'],
+    ['a thread URL that is not one', 'thread_url=ftp%3A%2F%2Fx', 'querystring/thread_url'],
+    ['a search ordered by flags', 'q=hello&sort=most_flagged', 'querystring/sort'],
+  ])('answers %s with 400 naming the parameter', async (_name, query, path) => {
+    const response = await queue(query);
+    expect(response.status).toBe(400);
+    expect(response.body.code).toBe('validation_failed');
+    expect(response.body.errors[0].path).toBe(path);
+  });
+
+  it("refuses a cursor of another order, as a page of it would skip or repeat comments", async () => {
+    await parley.request('POST', '/v1/comments', { token: site.api_key, body: { site_id: site.site_id, thread_url: pageUrl(), content: 'another' } });
+    const newest = await queue('limit=1');
+    const oldest = await queue(`limit=1&sort=oldest&cursor=${newest.body.next_cursor}`);
+    expect(oldest.status).toBe(400);
+    expect(oldest.body.errors[0].path).toBe('querystring/cursor');
+    const searched = await queue(`limit=1&q=another&cursor=${newest.body.next_cursor}`);
+    expect(searched.status).toBe(400);
+  });
+
+  it('answers an unknown site with 404', async () => {
+    expect((await queue('site_id=site_unknown')).status).toBe(404);
+  });
+});
+
+describe('bulk moderation, refused', () => {
+  it.each([
+    ['no ids', { ids: [], action: 'approve' }],
+    ['101 ids', { ids: Array.from({ length: 101 }, (_, i) => `cmt_${i}`), action: 'approve' }],
+    ['the same id twice', { ids: ['cmt_a', 'cmt_a'], action: 'approve' }],
+    ['an unknown action', { ids: ['cmt_a'], action: 'delete' }],
+    ['a reason over 500 characters', { ids: ['cmt_a'], action: 'remove', reason: 'r'.repeat(501) }],
+  ])('answers %s with 400', async (_name, body) => {
+    const response = await bulk(body);
+    expect(response.status).toBe(400);
+    expect(response.body.code).toBe('validation_failed');
+  });
+
+  it('answers unknown ids one by one with not_found, and goes ahead with the others', async () => {
+    const response = await bulk({ ids: ['cmt_unknown', comment], action: 'remove' });
+    expect(response.status).toBe(200);
+    expect(response.body.results).toEqual([
+      { id: 'cmt_unknown', ok: false, error: expect.objectContaining({ status: 404, code: 'not_found' }) },
+      { id: comment, ok: true, result: expect.objectContaining({ status: 'removed' }) },
+    ]);
+  });
+});
+
+describe('moderation log and flags, refused', () => {
+  it('answers an unknown action filter with 400 and an unknown comment with 404', async () => {
+    expect((await parley.request('GET', `/api/sites/${site.site_id}/moderation-log?action=delete`, { token: site.api_key })).status).toBe(400);
+    expect((await parley.request('GET', '/api/comments/cmt_unknown/flags', { token: site.api_key })).status).toBe(404);
+    expect((await parley.request('GET', '/api/sites/site_unknown/moderation-log', { token: site.api_key })).status).toBe(404);
+  });
+});

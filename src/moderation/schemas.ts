@@ -1,0 +1,118 @@
+import { Type } from 'typebox';
+import { CommentSchema } from '../comments/schemas.ts';
+import { NextCursor, PageQuery } from '../http/cursor.ts';
+import { Nullable, ProblemRef, Timestamp } from '../http/schemas.ts';
+import { BULK_ACTIONS } from './bulk.ts';
+import { QUEUE_SORTS, QUEUE_STATUSES } from './queue.ts';
+
+export const Reason = Type.String({ maxLength: 500 });
+
+const Count = Type.Integer({ minimum: 0 });
+const CommentCounts = Type.Object({ published: Count, pending: Count, removed: Count, spam: Count });
+
+/** Someone the moderation tables name: a site user, an API key, or a guest (never their IP). */
+export const Actor = Type.Object({
+  id: Nullable(Type.String(), { description: 'usr_ or key_ id; null for a guest' }),
+  kind: Type.Union([Type.Literal('user'), Type.Literal('key'), Type.Literal('guest')]),
+  name: Nullable(Type.String()),
+});
+
+export const ModerationResultSchema = Type.Object({
+  id: Type.String(),
+  action: Type.String(),
+  status: Type.String(),
+  moderation_status: Nullable(Type.String()),
+  content: Nullable(Type.String()),
+  author_name: Type.String(),
+});
+
+export const QueueQuerySchema = Type.Object({
+  site_id: Type.Optional(Type.String({ maxLength: 100, description: 'One site; default: every site the caller moderates' })),
+  status: Type.Optional(
+    Type.Enum([...QUEUE_STATUSES], {
+      default: 'all',
+      description: 'pending, removed, spam, published: that status, not deleted; flagged: published with flags not dismissed; deleted: deleted ones; all',
+    }),
+  ),
+  q: Type.Optional(
+    Type.String({
+      maxLength: 200,
+      description:
+        'Words that must all appear in the content or the author name (full-text; not with sort=most_flagged). ' +
+        'A search reads at most about 5,000 matches a request: a page may then hold fewer comments than limit, with a next_cursor to go on',
+    }),
+  ),
+  author: Type.Optional(Type.String({ maxLength: 100, description: "The author's id (usr_ or key_)" })),
+  thread_url: Type.Optional(Type.String({ maxLength: 2048, description: 'Only comments of the thread of this page URL' })),
+  since: Type.Optional(Type.String({ format: 'date-time', description: 'Written at or after' })),
+  until: Type.Optional(Type.String({ format: 'date-time', description: 'Written before' })),
+  sort: Type.Optional(Type.Enum([...QUEUE_SORTS], { default: 'newest', description: 'most_flagged lists flagged comments only, most flags first' })),
+  ...PageQuery,
+});
+
+// A queue item is a comment as lists show it, without a reader's marks or nested replies.
+const { replies: _replies, has_more_replies: _more, user_vote: _vote, user_reaction: _reaction, user_is_author: _mine, ...commentFields } = CommentSchema.properties;
+
+export const QueueItem = Type.Object({
+  ...commentFields,
+  thread: Type.Object({ id: Type.String(), title: Nullable(Type.String()), closed: Type.Boolean() }),
+  parent: Nullable(
+    Type.Object({ id: Type.String(), author_name: Type.String(), excerpt: Nullable(Type.String({ description: 'Up to 200 characters; null once deleted' })) }),
+  ),
+  flags: Type.Object({
+    count: Type.Integer({ description: 'Flags not dismissed' }),
+    reasons: Type.Array(Type.Object({ reason: Nullable(Type.String()), created_at: Timestamp }), { description: 'The newest 10' }),
+  }),
+  author: Type.Object({
+    id: Nullable(Type.String()),
+    kind: Type.Union([Type.Literal('user'), Type.Literal('key'), Type.Literal('guest')]),
+    comments: Nullable(CommentCounts, { description: "The author's comments on the site by status; null for a guest" }),
+  }),
+});
+
+export const QueuePage = Type.Object({ comments: Type.Array(QueueItem), next_cursor: NextCursor });
+
+export const BulkBody = Type.Object({
+  ids: Type.Array(Type.String({ minLength: 1, maxLength: 100 }), { minItems: 1, maxItems: 100, uniqueItems: true }),
+  action: Type.Enum([...BULK_ACTIONS]),
+  reason: Type.Optional(Nullable(Reason)),
+});
+
+export const BulkResponse = Type.Object({
+  results: Type.Array(
+    Type.Union([
+      Type.Object({ id: Type.String(), ok: Type.Literal(true), result: ModerationResultSchema }),
+      Type.Object({ id: Type.String(), ok: Type.Literal(false), error: ProblemRef }),
+    ]),
+    { description: 'One per id, in the order sent' },
+  ),
+});
+
+export const FlagList = Type.Object({
+  comment_id: Type.String(),
+  flag_count: Type.Integer({ description: 'Flags not dismissed' }),
+  flags: Type.Array(Type.Object({ flagger: Actor, reason: Nullable(Type.String()), created_at: Timestamp, dismissed_at: Nullable(Timestamp) })),
+});
+
+export const LOGGED_ACTIONS = [...BULK_ACTIONS] as const;
+
+export const LogQuerySchema = Type.Object({
+  moderator: Type.Optional(Type.String({ maxLength: 100, description: "The moderator's id (key_ or usr_)" })),
+  action: Type.Optional(Type.Enum([...LOGGED_ACTIONS])),
+  comment_id: Type.Optional(Type.String({ maxLength: 100 })),
+  ...PageQuery,
+});
+
+export const LogPage = Type.Object({
+  entries: Type.Array(
+    Type.Object({
+      id: Type.String(),
+      action: Type.String(),
+      reason: Nullable(Type.String()),
+      created_at: Timestamp,
+      moderator: Actor,
+      comment: Type.Object({ id: Type.String(), author_name: Type.String(), excerpt: Nullable(Type.String()), thread_url: Type.String() }),
+    }),
+  ),
+  next_cursor: NextCursor,
+});

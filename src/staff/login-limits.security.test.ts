@@ -1,0 +1,130 @@
+import { randomBytes } from 'node:crypto';
+import { Redis } from 'ioredis';
+import { afterEach, describe, expect, it } from 'vitest';
+import { parleysPerTest, type ApiResponse, type TestParley } from '../../test/helper.ts';
+import { SHARED_REDIS_URL } from '../../test/redis-server.ts';
+import { addStaff, STAFF_PASSWORD, staffEmail } from '../../test/staff.ts';
+
+const startParley = parleysPerTest();
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+/**
+ * Small limits and a short window, so a lock and its end both fit in a test; long enough that a
+ * burst of 1,000 attempts ends within it on a busy machine.
+ */
+const LIMITS = { PARLEY_LOGIN_ATTEMPTS_PER_ACCOUNT: '3', PARLEY_LOGIN_ATTEMPTS_PER_IP: '5', PARLEY_LOGIN_WINDOW: '15s', TRUST_PROXY: '127.0.0.1' };
+
+function login(parley: TestParley, email: string, password: string, ip: string) {
+  return parley.request('POST', '/api/auth/login', { body: { email, password }, headers: { 'x-forwarded-for': ip } });
+}
+
+/** Sends the attempts 50 at a time, as a brute-force client would. */
+async function burst(count: number, attempt: (i: number) => Promise<ApiResponse>): Promise<ApiResponse[]> {
+  const answers: ApiResponse[] = [];
+  for (let start = 0; start < count; start += 50) {
+    answers.push(...(await Promise.all(Array.from({ length: Math.min(50, count - start) }, (_, i) => attempt(start + i)))));
+  }
+  return answers;
+}
+
+function statuses(answers: ApiResponse[]): Record<number, number> {
+  const counted: Record<number, number> = {};
+  for (const { status } of answers) counted[status] = (counted[status] ?? 0) + 1;
+  return counted;
+}
+
+function expectLocked(answer: ApiResponse) {
+  expect(answer.status).toBe(429);
+  expect(answer.body).toMatchObject({ code: 'rate_limited', detail: expect.stringMatching(/^Too many failed sign-ins/) });
+  expect(Number(answer.headers.get('retry-after'))).toBeGreaterThanOrEqual(1);
+  expect(answer.headers.get('set-cookie')).toBeNull();
+}
+
+describe('failed staff sign-ins', () => {
+  it('1,000 wrong passwords from one address end in 429s, the right one too, until the window passes', async () => {
+    const parley = await startParley(LIMITS);
+    const site = await parley.newSite();
+    const { email } = await addStaff(parley, site.account_id, 'owner');
+    // Against the real account and against addresses that do not exist, alike.
+    const answers = await burst(1000, (i) => login(parley, i % 2 ? email : staffEmail('nobody'), `guess ${i}`, '203.0.113.7'));
+    expect(statuses(answers)).toEqual({ 401: 5, 429: 995 });
+    expectLocked(answers.find((answer) => answer.status === 429)!);
+    const locked = await login(parley, email, STAFF_PASSWORD, '203.0.113.7');
+    expectLocked(locked);
+    await sleep(Number(locked.headers.get('retry-after')) * 1000);
+    const after = await login(parley, email, STAFF_PASSWORD, '203.0.113.7');
+    expect(after.status).toBe(200);
+    expect(after.headers.get('set-cookie')).toMatch(/^parley_staff=stfs_/);
+  }, 90_000);
+
+  it('1,000 wrong passwords from 1,000 addresses against one account end in 429s, until the window passes', async () => {
+    const parley = await startParley(LIMITS);
+    const site = await parley.newSite();
+    const { email } = await addStaff(parley, site.account_id, 'owner');
+    const answers = await burst(1000, (i) => login(parley, email, `guess ${i}`, `10.0.${i >> 8}.${i & 255}`));
+    expect(statuses(answers)).toEqual({ 401: 3, 429: 997 });
+    const locked = await login(parley, email, STAFF_PASSWORD, '198.51.100.1');
+    expectLocked(locked);
+    expect(locked.body.detail).toContain('for this account');
+    // Another person is not locked out by it.
+    const colleague = await addStaff(parley, site.account_id, 'admin');
+    expect((await login(parley, colleague.email, STAFF_PASSWORD, '198.51.100.1')).status).toBe(200);
+    await sleep(Number(locked.headers.get('retry-after')) * 1000);
+    expect((await login(parley, email, STAFF_PASSWORD, '198.51.100.1')).status).toBe(200);
+  }, 90_000);
+
+  it('count only failures: signing in again and again is never locked', async () => {
+    const parley = await startParley(LIMITS);
+    const site = await parley.newSite();
+    const { email } = await addStaff(parley, site.account_id, 'owner');
+    for (let i = 0; i < 6; i++) expect((await login(parley, email, STAFF_PASSWORD, '203.0.113.9')).status).toBe(200);
+  }, 90_000);
+
+  it('answer an unknown address as a wrong password, in about the same time', async () => {
+    const parley = await startParley({ PARLEY_LOGIN_ATTEMPTS_PER_ACCOUNT: '0', PARLEY_LOGIN_ATTEMPTS_PER_IP: '0' });
+    const site = await parley.newSite();
+    const { email } = await addStaff(parley, site.account_id, 'owner');
+    const timed = async (address: string) => {
+      const started = performance.now();
+      const answer = await login(parley, address, 'not the password', '127.0.0.1');
+      return { answer, ms: performance.now() - started };
+    };
+    const known: number[] = [];
+    const unknown: number[] = [];
+    for (let i = 0; i < 4; i++) {
+      const [wrong, missing] = [await timed(email), await timed(staffEmail('nobody'))];
+      expect(missing.answer.body).toEqual(wrong.answer.body);
+      expect(missing.answer.status).toBe(401);
+      known.push(wrong.ms);
+      unknown.push(missing.ms);
+    }
+    const median = (values: number[]) => values.sort((a, b) => a - b)[Math.floor(values.length / 2)];
+    // Both check a password with the same scrypt cost; without the dummy hash the unknown address answers in ~1 ms.
+    expect(median(unknown)).toBeGreaterThan(median(known) * 0.5);
+    expect(median(unknown)).toBeLessThan(median(known) * 2);
+  }, 90_000);
+});
+
+describe('failed staff sign-ins through Redis', () => {
+  const prefixes: string[] = [];
+  afterEach(async () => {
+    const redis = new Redis(SHARED_REDIS_URL);
+    for (const prefix of prefixes.splice(0)) {
+      const keys = await redis.keys(`${prefix}:*`);
+      if (keys.length > 0) await redis.del(...keys);
+    }
+    redis.disconnect();
+  });
+
+  it('are counted exactly across instances', async () => {
+    const prefix = `parley-test:${randomBytes(6).toString('hex')}`;
+    prefixes.push(prefix);
+    const env = { ...LIMITS, PARLEY_LOGIN_WINDOW: '1m', REDIS_URL: SHARED_REDIS_URL, PARLEY_RATE_LIMIT_REDIS_PREFIX: prefix };
+    const first = await startParley(env);
+    const second = await startParley({ ...env, DATABASE_URL: first.config.databaseUrl });
+    const site = await first.newSite();
+    const { email } = await addStaff(first, site.account_id, 'owner');
+    const answers = await burst(100, (i) => login(i % 2 ? first : second, email, `guess ${i}`, `10.1.0.${i}`));
+    expect(statuses(answers)).toEqual({ 401: 3, 429: 97 });
+  }, 90_000);
+});

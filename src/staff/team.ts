@@ -1,0 +1,196 @@
+import type { Kysely } from 'kysely';
+import { isAdminRole, membershipFor, type AccountRole, type Caller, type Membership } from '../auth/caller.ts';
+import { administeredAccount } from '../auth/management.ts';
+import type { Db } from '../db/connect.ts';
+import { lockRow } from '../db/dialect.ts';
+import type { Database } from '../db/schema.ts';
+import { AppError, invalid } from '../errors.ts';
+import { actorOf, auditLog, recordAudit } from '../audit/audit.ts';
+import { createLink, linkState, linkUrl, revokePendingLinks, type LinkRow } from './links.ts';
+import { allSitesOfAccount, membershipsOfStaff, normaliseEmail, ownerCount, siteIdsOf, storedSiteIds, type StaffRole } from './repository.ts';
+
+const RANK: Record<AccountRole, number> = { integration: 0, moderator: 1, admin: 2, owner: 3 };
+
+/**
+ * Who manages an account's team: its owners and admins, and its admin keys (not one limited to some
+ * sites). Other roles are 403 before any lookup; other accounts 404.
+ */
+function teamManager(caller: Caller, accountId: string): Membership {
+  const manager = administeredAccount(caller, accountId);
+  if (manager.siteIds !== null) {
+    throw new AppError('forbidden', "Managing the team needs an owner or admin of the account, or an admin key for all of its sites");
+  }
+  return manager;
+}
+
+/** Owners manage everyone; admins (people and keys) everyone below owner. */
+function mayManage(manager: Membership, role: StaffRole): boolean {
+  return manager.role === 'owner' || role !== 'owner';
+}
+
+function requireMayManage(manager: Membership, role: StaffRole): void {
+  if (!mayManage(manager, role)) throw new AppError('forbidden', 'Only an owner invites, changes or removes owners');
+}
+
+/** Checks a role's site scope: only moderators may be limited to some sites (of this account). */
+async function siteScope(db: Kysely<Database>, accountId: string, role: StaffRole, siteIds: string[] | null | undefined, current: string[] | null = null) {
+  if (role !== 'moderator') {
+    if (siteIds) throw invalid('body/site_ids', 'limits moderators only; owners and admins reach every site');
+    return null;
+  }
+  if (siteIds === undefined) return current;
+  if (siteIds === null) return null;
+  if (siteIds.length === 0) throw invalid('body/site_ids', 'must name at least one site, or be null for every site');
+  if (!(await allSitesOfAccount(db, accountId, siteIds))) throw invalid('body/site_ids', 'must be sites of this account');
+  return [...new Set(siteIds)];
+}
+
+const MEMBER_COLUMNS = ['staff.id', 'staff.email', 'staff.name', 'staff_memberships.role', 'staff_memberships.site_ids', 'staff_memberships.created_at'] as const;
+
+function memberView(row: { id: string; email: string; name: string; role: string; site_ids: string | null; created_at: string }) {
+  return { id: row.id, email: row.email, name: row.name, role: row.role as StaffRole, site_ids: siteIdsOf(row.site_ids), joined_at: row.created_at };
+}
+
+function membersQuery(db: Kysely<Database>, accountId: string) {
+  return db
+    .selectFrom('staff_memberships')
+    .innerJoin('staff', 'staff.id', 'staff_memberships.staff_id')
+    .select(MEMBER_COLUMNS)
+    .where('staff_memberships.account_id', '=', accountId);
+}
+
+async function memberOrNotFound(db: Kysely<Database>, accountId: string, staffId: string) {
+  const row = await membersQuery(db, accountId).where('staff.id', '=', staffId).executeTakeFirst();
+  if (!row) throw new AppError('not_found', `No member ${staffId} in this account`);
+  return row;
+}
+
+export async function listMembers(db: Db, caller: Caller, accountId: string) {
+  teamManager(caller, accountId);
+  const rows = await membersQuery(db.kysely, accountId).orderBy('staff_memberships.created_at').orderBy('staff.id').execute();
+  return { members: rows.map(memberView) };
+}
+
+const LAST_OWNER = 'The last owner cannot leave, be removed or be demoted: make someone else owner first';
+
+export async function changeMember(db: Db, caller: Caller, accountId: string, staffId: string, input: { role?: StaffRole; site_ids?: string[] | null }) {
+  const manager = teamManager(caller, accountId);
+  return db.kysely.transaction().execute(async (trx) => {
+    await lockRow(db.dialect, trx, 'accounts', accountId);
+    const member = await memberOrNotFound(trx, accountId, staffId);
+    const from = member.role as StaffRole;
+    const to = input.role ?? from;
+    requireMayManage(manager, from);
+    requireMayManage(manager, to);
+    const siteIds = await siteScope(trx, accountId, to, input.site_ids, siteIdsOf(member.site_ids));
+    if (from === 'owner' && to !== 'owner' && (await ownerCount(trx, accountId)) <= 1) throw new AppError('conflict', LAST_OWNER);
+    await trx
+      .updateTable('staff_memberships')
+      .set({ role: to, site_ids: storedSiteIds(siteIds) })
+      .where('staff_id', '=', staffId)
+      .where('account_id', '=', accountId)
+      .execute();
+    await recordAudit(trx, { accountId, actor: actorOf(caller), action: 'member.changed', target: staffId, data: { from, to, site_ids: siteIds } });
+    return memberView({ ...member, role: to, site_ids: storedSiteIds(siteIds) });
+  });
+}
+
+/** Removes a member; anyone may leave on their own, except the last owner. */
+export async function removeMember(db: Db, caller: Caller, accountId: string, staffId: string) {
+  const leaving = caller.kind === 'staff' && caller.staffId === staffId && membershipFor(caller, accountId) !== null;
+  const manager = leaving ? null : teamManager(caller, accountId);
+  return db.kysely.transaction().execute(async (trx) => {
+    await lockRow(db.dialect, trx, 'accounts', accountId);
+    const member = await memberOrNotFound(trx, accountId, staffId);
+    if (manager) requireMayManage(manager, member.role as StaffRole);
+    if (member.role === 'owner' && (await ownerCount(trx, accountId)) <= 1) throw new AppError('conflict', LAST_OWNER);
+    await trx.deleteFrom('staff_memberships').where('staff_id', '=', staffId).where('account_id', '=', accountId).execute();
+    await recordAudit(trx, { accountId, actor: actorOf(caller), action: leaving ? 'member.left' : 'member.removed', target: staffId, data: { role: member.role } });
+    return memberView(member);
+  });
+}
+
+function inviteView(row: LinkRow) {
+  return {
+    id: row.id,
+    role: row.role as StaffRole,
+    site_ids: siteIdsOf(row.site_ids),
+    email: row.email,
+    state: linkState(row),
+    created_by: row.created_by,
+    created_at: row.created_at,
+    expires_at: row.expires_at,
+    used_by: row.used_by,
+  };
+}
+
+export async function invite(db: Db, caller: Caller, accountId: string, input: { role: StaffRole; site_ids?: string[] | null; email?: string }, base: string) {
+  const manager = teamManager(caller, accountId);
+  requireMayManage(manager, input.role);
+  const siteIds = await siteScope(db.kysely, accountId, input.role, input.site_ids);
+  const actor = actorOf(caller);
+  const email = input.email === undefined ? null : normaliseEmail(input.email);
+  return db.kysely.transaction().execute(async (trx) => {
+    const { row, token } = await createLink(trx, { kind: 'invite', accountId, createdBy: actor.ref, email, role: input.role, siteIds });
+    await recordAudit(trx, { accountId, actor, action: 'member.invited', target: row.id, data: { role: input.role, site_ids: siteIds, email } });
+    return { ...inviteView(row), token, url: linkUrl(base, 'invite', token) };
+  });
+}
+
+export async function listInvites(db: Db, caller: Caller, accountId: string) {
+  teamManager(caller, accountId);
+  const rows = await db.kysely
+    .selectFrom('staff_links')
+    .selectAll()
+    .where('account_id', '=', accountId)
+    .where('kind', '=', 'invite')
+    .orderBy('created_at', 'desc')
+    .orderBy('id', 'desc')
+    .limit(500)
+    .execute();
+  return { invites: rows.map(inviteView) };
+}
+
+/** Revokes an invite (idempotent; a used or expired one is left as it is). */
+export async function revokeInvite(db: Db, caller: Caller, accountId: string, inviteId: string) {
+  const manager = teamManager(caller, accountId);
+  const row = await db.kysely.selectFrom('staff_links').selectAll().where('id', '=', inviteId).where('account_id', '=', accountId).where('kind', '=', 'invite').executeTakeFirst();
+  if (!row) throw new AppError('not_found', `No invite ${inviteId}`);
+  requireMayManage(manager, row.role as StaffRole);
+  if (linkState(row) !== 'pending') return inviteView(row);
+  return db.kysely.transaction().execute(async (trx) => {
+    row.revoked_at = new Date().toISOString();
+    await trx.updateTable('staff_links').set({ revoked_at: row.revoked_at }).where('id', '=', inviteId).where('used_at', 'is', null).execute();
+    await recordAudit(trx, { accountId, actor: actorOf(caller), action: 'invite.revoked', target: inviteId });
+    return inviteView(row);
+  });
+}
+
+/**
+ * A reset link gives whoever holds it the person's sign-in, so the issuer must outrank them in every
+ * account they belong to (owners may reset anyone, admins moderators): otherwise the owner of one
+ * account could take over a person who owns another.
+ */
+export async function issueResetLink(db: Db, caller: Caller, accountId: string, staffId: string, base: string) {
+  teamManager(caller, accountId);
+  await memberOrNotFound(db.kysely, accountId, staffId);
+  for (const held of await membershipsOfStaff(db.kysely, staffId)) {
+    const issuer = membershipFor(caller, held.accountId);
+    const outranks = issuer !== null && isAdminRole(issuer.role) && issuer.siteIds === null && (issuer.role === 'owner' || RANK[held.role] < RANK[issuer.role]);
+    if (!outranks) {
+      throw new AppError('forbidden', held.accountId === accountId ? 'Only an owner resets the password of an owner or admin' : 'This person belongs to other accounts too: an owner of each of them must issue the reset');
+    }
+  }
+  const actor = actorOf(caller);
+  return db.kysely.transaction().execute(async (trx) => {
+    await revokePendingLinks(trx, 'reset', { staffId });
+    const { row, token } = await createLink(trx, { kind: 'reset', accountId, staffId, createdBy: actor.ref });
+    await recordAudit(trx, { accountId, actor, action: 'member.reset_link_issued', target: staffId, data: { link: row.id } });
+    return { id: row.id, staff_id: staffId, token, url: linkUrl(base, 'reset', token), created_at: row.created_at, expires_at: row.expires_at };
+  });
+}
+
+export async function auditLogOf(db: Db, caller: Caller, accountId: string, page: number, limit: number) {
+  teamManager(caller, accountId);
+  return auditLog(db.kysely, accountId, page, limit);
+}
