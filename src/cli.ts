@@ -113,7 +113,7 @@ export async function main(argv: string[]): Promise<void> {
     case 'keys create': {
       const accountId = required('--account', values.account);
       const role = oneOf<Role>('--role', required('--role', values.role), ROLES)!;
-      const key = await withDb(config, (db) => createKey(db.kysely, accountId, { role, name: values.name, site_ids: values.site ?? null }));
+      const key = await withDb(config, (db) => db.kysely.transaction().execute((trx) => createKey(trx, accountId, { role, name: values.name, site_ids: values.site ?? null })));
       print({ key_id: key.id, api_key: key.api_key });
       return;
     }

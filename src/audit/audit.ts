@@ -73,15 +73,11 @@ export async function auditLog(db: Kysely<Database>, accountId: string, page: nu
   };
 }
 
-/**
- * Runs a management change and writes its audit entry in the same transaction: the caller's, when
- * `db` already is one (the first run's bootstrap), or a new one.
- */
+/** Runs a management change and writes its audit entry in one new transaction. */
 export async function audited<T>(db: Kysely<Database>, entry: AuditEntry, change: (trx: Kysely<Database>) => Promise<T>): Promise<T> {
-  const run = async (trx: Kysely<Database>) => {
+  return db.transaction().execute(async (trx) => {
     const result = await change(trx);
     await recordAudit(trx, entry);
     return result;
-  };
-  return db.isTransaction ? run(db) : db.transaction().execute(run);
+  });
 }

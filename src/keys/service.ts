@@ -1,7 +1,7 @@
 import type { Kysely, Selectable } from 'kysely';
 import { membershipFor, type Caller, type Membership, type Role } from '../auth/caller.ts';
 import { administeredAccount, grants, requireCapability } from '../auth/management.ts';
-import { actorOf, audited, CLI_ACTOR, type Actor } from '../audit/audit.ts';
+import { actorOf, audited, CLI_ACTOR, recordAudit, type Actor } from '../audit/audit.ts';
 import { hashSecret, newApiKey } from '../auth/secrets.ts';
 import { nowIso } from '../clock.ts';
 import { cleanText, MAX_AUTHOR_NAME } from '../comments/text.ts';
@@ -41,7 +41,10 @@ function keyName(name: string): string {
   return cleanText('body/name', name, MAX_AUTHOR_NAME);
 }
 
-/** A new key of the account (the CLI's and bootstrap's way in; no caller to check). */
+/**
+ * A new key of the account (the CLI's and bootstrap's way in; no caller to check). Run it in a
+ * transaction, so the key and its audit entry land together.
+ */
 export async function createKey(db: Kysely<Database>, accountId: string, input: NewKey, actor: Actor = CLI_ACTOR) {
   const siteIds = input.site_ids ?? null;
   if (siteIds !== null) {
@@ -62,8 +65,8 @@ export async function createKey(db: Kysely<Database>, accountId: string, input: 
     prefix: apiKey.slice(0, PREFIX_LENGTH),
     last_used_at: null,
   };
-  const entry = { accountId, actor, action: 'key.created', target: row.id, data: { name: row.name, role: row.role, site_ids: siteIds } };
-  await audited(db, entry, (trx) => trx.insertInto('api_keys').values(row).execute());
+  await db.insertInto('api_keys').values(row).execute();
+  await recordAudit(db, { accountId, actor, action: 'key.created', target: row.id, data: { name: row.name, role: row.role, site_ids: siteIds } });
   return { ...keyView(row), api_key: apiKey };
 }
 
@@ -77,7 +80,7 @@ export async function createKeyFor(db: Kysely<Database>, caller: Caller, input: 
       throw new AppError('forbidden', 'A credential limited to some sites can only create keys limited to those sites');
     }
   }
-  return createKey(db, membership.accountId, input, actorOf(caller));
+  return db.transaction().execute((trx) => createKey(trx, membership.accountId, input, actorOf(caller)));
 }
 
 /** Whether a membership may manage this key: it administers the account and reaches every site the key does. */

@@ -46,7 +46,8 @@ export const siteRoutes: FastifyPluginAsyncTypebox<{ db: Db }> = async (app, { d
     },
     handler: async (request, reply) => {
       const { accountId } = accountToAdminister(request.caller, request.body.account_id);
-      return reply.code(201).send(siteView(await createSite(db.kysely, accountId, request.body, actorOf(request.caller))));
+      const site = await db.kysely.transaction().execute((trx) => createSite(trx, accountId, request.body, actorOf(request.caller)));
+      return reply.code(201).send(siteView(site));
     },
   });
 

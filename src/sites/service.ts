@@ -1,6 +1,6 @@
 import type { Kysely } from 'kysely';
 import type { Db } from '../db/connect.ts';
-import { audited, CLI_ACTOR, type Actor } from '../audit/audit.ts';
+import { audited, CLI_ACTOR, recordAudit, type Actor } from '../audit/audit.ts';
 import type { Database } from '../db/schema.ts';
 import { AppError, invalid } from '../errors.ts';
 import { recordEvent } from '../events/record.ts';
@@ -51,11 +51,10 @@ export async function createAccount(db: Kysely<Database>, name: string, plan: Pl
   return id;
 }
 
+/** Run it in a transaction (the routes and the first run's bootstrap do), so the site and its audit entry land together. */
 export async function createSite(db: Kysely<Database>, accountId: string, settings: SiteSettings & { name: string }, actor: Actor = CLI_ACTOR): Promise<Site> {
   const id = newSiteId();
-  const entry = { accountId, actor, action: 'site.created', target: id, data: { name: settings.name } };
-  await audited(db, entry, (trx) =>
-    trx
+  await db
     .insertInto('sites')
     .values({
       id,
@@ -71,8 +70,8 @@ export async function createSite(db: Kysely<Database>, accountId: string, settin
       created_at: nowIso(),
       ...settingsColumns(settings),
     })
-    .execute(),
-  );
+    .execute();
+  await recordAudit(db, { accountId, actor, action: 'site.created', target: id, data: { name: settings.name } });
   return (await findSite(db, id))!;
 }
 
