@@ -10,6 +10,11 @@ describe("a comment's HTML as Parley's plain text", () => {
     expect(htmlToText('line one\nline two\n\n<b>para</b>', 'kept')).toBe('line one\nline two\n\npara');
   });
 
+  it('decodes every named reference of HTML, the rare ones too, in text and in a link', () => {
+    expect(htmlToText('&ffllig;, &NotNestedLessLess; and &amp;ffllig;', 'collapsed')).toBe('ﬄ, ⪡̸ and &ffllig;');
+    expect(htmlToText('<a href="https://example.org/?a=1&amp;b=2">search</a>', 'collapsed')).toBe('search (https://example.org/?a=1&b=2)');
+  });
+
   it("keeps a link's address unless its text is that address or a shortened form of it", () => {
     expect(htmlToText('<a href="https://example.org/x">this article</a>', 'collapsed')).toBe('this article (https://example.org/x)');
     expect(htmlToText('<a href="https://example.org/x">https://example.org/x</a>', 'collapsed')).toBe('https://example.org/x');

@@ -1,34 +1,10 @@
 /**
- * Turns a comment's HTML into Parley's plain text: entities decoded exactly once, line breaks and
+ * Turns a comment's HTML into Parley's plain text: entities decoded exactly once (every named
+ * reference of HTML, read as a browser reads them), line breaks and
  * paragraphs kept, block quotes as `> ` lines, a link's address kept after its text unless the text
  * is that address (or a shortened form of it), every other tag dropped with its text kept.
  */
-
-// The named references that comment bodies use; others are left as written (and reported by no one:
-// they are rare, and leaving "&foo;" as text loses nothing).
-const NAMED: Record<string, string> = {
-  amp: '&', lt: '<', gt: '>', quot: '"', apos: "'", nbsp: '\u00a0', hellip: '…', mdash: '—', ndash: '–',
-  lsquo: '‘', rsquo: '’', ldquo: '“', rdquo: '”', laquo: '«', raquo: '»', sbquo: '‚', bdquo: '„',
-  copy: '©', reg: '®', trade: '™', deg: '°', plusmn: '±', times: '×', divide: '÷', middot: '·', bull: '•',
-  euro: '€', pound: '£', yen: '¥', cent: '¢', sect: '§', para: '¶', shy: '\u00ad', iexcl: '¡', iquest: '¿',
-  frac12: '½', frac14: '¼', frac34: '¾', larr: '←', rarr: '→', uarr: '↑', darr: '↓', hearts: '♥', prime: '′',
-  agrave: 'à', aacute: 'á', acirc: 'â', atilde: 'ã', auml: 'ä', aring: 'å', aelig: 'æ', ccedil: 'ç',
-  egrave: 'è', eacute: 'é', ecirc: 'ê', euml: 'ë', igrave: 'ì', iacute: 'í', icirc: 'î', iuml: 'ï',
-  ntilde: 'ñ', ograve: 'ò', oacute: 'ó', ocirc: 'ô', otilde: 'õ', ouml: 'ö', oslash: 'ø', ugrave: 'ù',
-  uacute: 'ú', ucirc: 'û', uuml: 'ü', yacute: 'ý', yuml: 'ÿ', szlig: 'ß', Agrave: 'À', Aacute: 'Á',
-  Acirc: 'Â', Atilde: 'Ã', Auml: 'Ä', Aring: 'Å', AElig: 'Æ', Ccedil: 'Ç', Egrave: 'È', Eacute: 'É',
-  Ecirc: 'Ê', Euml: 'Ë', Iacute: 'Í', Ntilde: 'Ñ', Oacute: 'Ó', Ocirc: 'Ô', Ouml: 'Ö', Oslash: 'Ø',
-  Uacute: 'Ú', Uuml: 'Ü', oelig: 'œ', OElig: 'Œ', scaron: 'š', Scaron: 'Š', zwj: '\u200d', zwnj: '\u200c',
-};
-
-export function decodeEntities(text: string): string {
-  if (!text.includes('&')) return text;
-  return text.replace(/&(#[xX][0-9a-fA-F]{1,6}|#\d{1,7}|[a-zA-Z][a-zA-Z0-9]{1,31});/g, (whole, entity: string) => {
-    if (entity[0] !== '#') return NAMED[entity] ?? whole;
-    const code = entity[1] === 'x' || entity[1] === 'X' ? parseInt(entity.slice(2), 16) : parseInt(entity.slice(1), 10);
-    return code > 0 && code <= 0x10ffff ? String.fromCodePoint(code) : whole;
-  });
-}
+import { decodeHTML, decodeHTMLAttribute } from 'entities/decode';
 
 const BLOCK = new Set(['p', 'div', 'ul', 'ol', 'h1', 'h2', 'h3', 'h4', 'h5', 'h6', 'pre', 'table', 'tr', 'hr', 'section', 'article', 'dl', 'dt', 'dd', 'figure']);
 const DROPPED = new Set(['script', 'style', 'template', 'head', 'title']);
@@ -43,7 +19,7 @@ interface Open {
 
 function attribute(attributes: string, name: string): string | undefined {
   const match = new RegExp(`(?:^|\\s)${name}\\s*=\\s*(?:"([^"]*)"|'([^']*)'|([^\\s"'>]+))`, 'i').exec(attributes);
-  return match ? decodeEntities(match[1] ?? match[2] ?? match[3]) : undefined;
+  return match ? decodeHTMLAttribute(match[1] ?? match[2] ?? match[3]) : undefined;
 }
 
 /** "example.com/a/very/long/pa…" is how Disqus and others shorten a link's text. */
@@ -84,7 +60,7 @@ export function htmlToText(html: string, newlines: 'kept' | 'collapsed'): string
   const addText = (raw: string) => {
     if (dropping || raw === '') return;
     const spaced = newlines === 'kept' ? raw.replace(/\r\n?/g, '\n').replace(/[ \t]+/g, ' ') : raw.replace(/\s+/g, ' ');
-    top().parts.push(decodeEntities(spaced));
+    top().parts.push(decodeHTML(spaced));
   };
   const closeTo = (tag: string) => {
     // Tolerates unclosed inner tags: closes up to the nearest open `tag`, if there is one.
