@@ -1,7 +1,8 @@
 import type { Db } from '../db/connect.ts';
 import type { Insertable, Kysely } from 'kysely';
 import type { CommentTable, Database } from '../db/schema.ts';
-import { addToTotals, refreshListing } from '../comments/listing.ts';
+import { refreshListing, totalsPlus } from '../comments/listing.ts';
+import { refreshStatistics } from '../db/dialect.ts';
 import { newId } from '../ids.ts';
 import { nowIso } from '../clock.ts';
 import { wilsonLowerBound } from '../votes/wilson.ts';
@@ -105,7 +106,9 @@ export async function publish(db: Db, staging: Staging, options: PublishOptions,
     written += rows.length;
     options.onBatch?.(written);
   }
-  if (!options.dryRun) await refreshDeletedRoots(db, staging);
+  if (options.dryRun) return;
+  await refreshStatistics(db.kysely, db.dialect, ['comments', 'threads', 'site_users', 'import_sources']);
+  await refreshDeletedRoots(db, staging);
 }
 
 /**
@@ -190,8 +193,25 @@ async function writeBatch(trx: Kysely<Database>, staging: Staging, rows: StagedR
   const sources = inserts.map((comment, i) => ({ site_id: siteId, source_key: `${format}:${fresh[i].source_id}`, comment_id: comment.id!, created_at: now }));
   for (const group of powerOfTwoGroups(inserts)) await trx.insertInto('comments').values(group).execute();
   for (const group of powerOfTwoGroups(sources)) await trx.insertInto('import_sources').values(group).execute();
-  for (const [threadId, total] of totals) await addToTotals(trx, threadId, total.public, total.all);
+  await addToThreads(trx, totals);
   return placed;
+}
+
+/** The batch's additions to its threads' totals: one statement per distinct pair of additions, not one per thread. */
+async function addToThreads(trx: Kysely<Database>, totals: Map<string, { public: number; all: number }>): Promise<void> {
+  const byDelta = new Map<string, { public: number; all: number; threads: string[] }>();
+  for (const [threadId, total] of totals) {
+    const key = `${total.public}:${total.all}`;
+    const group = byDelta.get(key) ?? { ...total, threads: [] };
+    group.threads.push(threadId);
+    byDelta.set(key, group);
+  }
+  for (const group of byDelta.values()) {
+    for (let start = 0; start < group.threads.length; start += INSERT_ROWS * 4) {
+      const threads = padded(group.threads.slice(start, start + INSERT_ROWS * 4));
+      await trx.updateTable('threads').set(totalsPlus(group.public, group.all)).where('id', 'in', threads).execute();
+    }
+  }
 }
 
 /** The batch's comments the site already holds: by source key, and (Parley's format) by their own id in this site. */
