@@ -79,7 +79,9 @@ async function bareInsert(url: string, comments: number, threads: number): Promi
   return withSite(url, async (db, siteId) => {
     const threadIds: string[] = [];
     for (let t = 0; t < threads; t++) threadIds.push(newId('thr'));
-    await db.kysely.insertInto('threads').values(threadIds.map((id, t) => ({ id, site_id: siteId, url_key: `https://bench.example.com/posts/${t}`, created_at: '2015-01-01T00:00:00.000Z', public_total: 0, all_total: 0 }))).execute();
+    const threadRows = threadIds.map((id, t) => ({ id, site_id: siteId, url_key: `https://bench.example.com/posts/${t}`, created_at: '2015-01-01T00:00:00.000Z', public_total: 0, all_total: 0 }));
+    // 1,000 at a time: SQLite binds at most 32,766 values a statement.
+    for (let start = 0; start < threadRows.length; start += 1000) await db.kysely.insertInto('threads').values(threadRows.slice(start, start + 1000)).execute();
     const started = performance.now();
     for (let start = 0; start < comments; start += 1000) {
       await db.kysely.transaction().execute(async (trx) => {
