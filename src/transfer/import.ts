@@ -97,8 +97,8 @@ export async function importFile(db: Db, options: ImportOptions): Promise<Import
   try {
     await stage(staging, readerFor(format, options.path, options.baseUrl ?? (site.domains[0] ? `https://${site.domains[0]}/` : undefined)), report, options.onProgress);
     const allowed = (host: string) => site.domains.length === 0 || site.domains.includes(host);
-    const { unusable } = staging.resolve(allowed);
-    for (const comment of unusable) {
+    staging.resolve(allowed);
+    for (const comment of staging.unusable()) {
       skip(report, 'no_usable_page_address', comment.source, `${comment.place}: the page address "${comment.url.slice(0, 200)}" is not an http(s) URL of the site's domains`);
     }
     const reparented = staging.db.prepare('select source_id, parent_source from comments where reparented = 1').iterate() as Iterable<{ source_id: string; parent_source: string }>;

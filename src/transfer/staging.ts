@@ -90,11 +90,10 @@ export class Staging {
   /**
    * Keys every thread by Parley's thread key of its page address (so host case and fragment
    * variants of one page meet, and an http:// address meets its https:// twin in the file), hangs every reply on its parent in the same page, and gives
-   * each comment its depth. Returns the comments whose page is unusable, then those reparented.
+   * each comment its depth.
    */
-  resolve(allowedHost: (host: string) => boolean): { unusable: { place: string; source: string; url: string }[] } {
+  resolve(allowedHost: (host: string) => boolean): void {
     const setKey = this.db.prepare('update threads set url_key = ? where source_id = ?');
-    const unusable: { place: string; source: string; url: string }[] = [];
     this.begin();
     for (const thread of this.db.prepare('select source_id, url from threads').all() as { source_id: string; url: string }[]) {
       try {
@@ -114,13 +113,16 @@ export class Staging {
         where parent_source is not null and url_key is not null;
       update comments set reparented = 1 where parent_source is not null and parent_seq is null and url_key is not null;
       create index comments_by_parent on comments (parent_seq);`);
-    for (const row of this.db.prepare('select c.place, c.source_id as source, coalesce(t.url, c.thread_source) as url from comments c left join threads t on t.source_id = c.thread_source where c.url_key is null').iterate()) {
-      unusable.push(row as { place: string; source: string; url: string });
-    }
     this.#giveDepths();
     this.db.exec('create index comments_in_order on comments (depth, seq) where url_key is not null');
     this.commit();
-    return { unusable };
+  }
+
+  /** After resolve(): the comments whose page is unusable, one at a time (they may be all of them). */
+  unusable(): Iterable<{ place: string; source: string; url: string }> {
+    return this.db
+      .prepare('select c.place, c.source_id as source, coalesce(t.url, c.thread_source) as url from comments c left join threads t on t.source_id = c.thread_source where c.url_key is null')
+      .iterate() as Iterable<{ place: string; source: string; url: string }>;
   }
 
   /**
