@@ -15,6 +15,7 @@ import { caseInstructions, limiterInstructions, valgrindInstalled, type CaseInst
 import type { InProcessCost, LimiterJob } from './limiter.ts';
 import { ROOT, startBaseline, startParley, type CannedResponse, type Service } from './processes.ts';
 import { seed, type Seeded } from './seed.ts';
+import { transferCases, type TransferResult } from './transfer.ts';
 import { deliveryRate, queueDeliveries, startReceiver } from './webhooks.ts';
 
 const { values: args } = parseArgs({
@@ -463,6 +464,7 @@ async function main(): Promise<void> {
   const specFile = join(mkdtempSync(join(tmpdir(), 'parley-baseline-')), 'responses.json');
   let idleRssMb = NaN;
   let webhooks: WebhookResult[] = [];
+  let transfer: TransferResult[] = [];
   let limiterCost: LimiterCost | null = null;
   let afterWrite: AfterWriteCost | null = null;
   let instructions: CaseInstructions[] = [];
@@ -508,11 +510,12 @@ async function main(): Promise<void> {
     const whole = cases.find((c) => c.id === 'whole-200-miss');
     if (whole) afterWrite = await afterWriteCost(whole, seeded, baseEnv);
     if (!args.limiter && !args.instructions && (!args.only || args.only.includes('webhooks'))) webhooks = await webhookCases(database, baseEnv);
+    if (!args.limiter && !args.instructions && (!args.only || args.only.split(',').includes('transfer'))) transfer = await transferCases(args.full ? 1_000_000 : 200_000, log);
     if (args.instructions) instructions = await countInstructions(all, args.instructions.split(','), database, baseEnv);
   } finally {
     await database.drop();
   }
-  report([...results.values()], webhooks, limiterCost, { loadAtStart, seeded, idleRssMb, afterWrite, instructions });
+  report([...results.values()], webhooks, limiterCost, { loadAtStart, seeded, idleRssMb, afterWrite, instructions, transfer });
 }
 
 interface RunContext {
@@ -521,6 +524,7 @@ interface RunContext {
   idleRssMb: number;
   afterWrite: AfterWriteCost | null;
   instructions: CaseInstructions[];
+  transfer: TransferResult[];
 }
 
 function report(results: CaseResult[], webhooks: WebhookResult[], limiterCost: LimiterCost | null, context: RunContext): void {
@@ -550,6 +554,19 @@ function report(results: CaseResult[], webhooks: WebhookResult[], limiterCost: L
     w.met === null ? '' : w.met ? 'yes' : 'NO',
     w.load1.toFixed(1),
   ]);
+  const transferRows = context.transfer.map((t) => [
+    t.id,
+    `${t.rate.toFixed(0)} comments/s`,
+    '—',
+    '—',
+    t.baselineRate.toFixed(0),
+    `${(t.ratio * 100).toFixed(0)} %`,
+    t.peakRssMb.toFixed(0),
+    t.target,
+    t.met ? 'yes' : 'NO',
+    t.load1.toFixed(1),
+  ]);
+  extra.push(...transferRows);
   const all = [header, ...rows, ...extra];
   const widths = header.map((_, i) => Math.max(...all.map((row) => row[i].length)));
   const line = (row: string[]) => `| ${row.map((cell, i) => cell.padEnd(widths[i])).join(' | ')} |`;
@@ -569,7 +586,7 @@ function report(results: CaseResult[], webhooks: WebhookResult[], limiterCost: L
         ? `\nwhole-200 read in process (CPU per request): ${context.afterWrite.unchangedMicros.toFixed(0)} µs with nothing changed, ` +
           `${context.afterWrite.afterVoteMicros.toFixed(0)} µs right after a vote on a reply, ${context.afterWrite.coldMicros.toFixed(0)} µs with nothing kept`
         : '') +
-      `\npeak RSS ≤ 200 MB in every case: ${rssOk ? 'yes' : 'NO'} (Parley idle after start: ${context.idleRssMb.toFixed(0)} MB)` +
+      `\npeak RSS ≤ 200 MB in every request and webhook case: ${rssOk ? 'yes' : 'NO'} (Parley idle after start: ${context.idleRssMb.toFixed(0)} MB)` +
       `\nload average at start ${context.loadAtStart.map((l) => l.toFixed(2)).join(' ')}; "load" column: 1-minute load before each case\n`,
   );
   const date = new Date().toISOString().replace(/:/g, '-').replace(/\..*/, '');
@@ -593,6 +610,7 @@ function report(results: CaseResult[], webhooks: WebhookResult[], limiterCost: L
         instructions: context.instructions,
         cases: results,
         webhooks,
+        transfer: context.transfer,
         seconds: (Date.now() - started) / 1000,
       },
       null,

@@ -36,6 +36,23 @@ describe('the parley CLI', () => {
     expect(plan).toMatchObject({ plan: 'business', previous_plan: 'publisher' });
   });
 
+  it('imports a file with a report, and exports the site', async () => {
+    const boot = JSON.parse((await parley('bootstrap', '--site-name', 'Imported', '--json')).stdout);
+    const fixture = 'src/transfer/fixtures/disqus.xml';
+    const dry = (await parley('import', '--site', boot.site_id, fixture, '--dry-run')).stdout;
+    expect(dry).toContain('Dry run (nothing written) from disqus:');
+    expect(dry).toContain('  comments: 8 to import (5 published, 1 pending, 1 spam, 1 deleted), 0 already there');
+    const report = JSON.parse((await parley('import', '--site', boot.site_id, fixture, '--json')).stdout);
+    expect(report).toMatchObject({ format: 'disqus', dry_run: false, comments: { imported: 8 }, skipped: { no_usable_page_address: 1 }, reparented: 1 });
+    const again = (await parley('import', '--site', boot.site_id, '--format', 'disqus', fixture)).stdout;
+    expect(again).toContain('  comments: 0 imported (none), 8 already there');
+    const lines = (await parley('export', '--site', boot.site_id)).stdout.trimEnd().split('\n').map((line) => JSON.parse(line));
+    expect(lines.at(-1)).toMatchObject({ type: 'footer', threads: 2, comments: 8 });
+    const xml = (await parley('export', '--site', boot.site_id, '--format', 'disqus')).stdout;
+    expect(xml).toMatch(/^<\?xml version="1.0" encoding="utf-8"\?>\n<disqus /);
+    await expect(parley('import', '--site', boot.site_id, 'no-such-file.xml')).rejects.toMatchObject({ code: 1, stderr: expect.stringContaining('no-such-file.xml') });
+  });
+
   it('says what is wrong in one line and exits non-zero', async () => {
     await expect(parley('keys', 'create', '--account', 'acct_x', '--role', 'owner', '--json')).rejects.toMatchObject({
       code: 2,

@@ -1,4 +1,5 @@
 import { parseArgs } from 'node:util';
+import { pino } from 'pino';
 import { loadConfig, type Config } from './config.ts';
 import { connect } from './db/connect.ts';
 import { migrateToLatest } from './db/migrate.ts';
@@ -9,6 +10,10 @@ import { MODERATION_MODES, type ModerationMode } from './sites/repository.ts';
 import { createKey } from './keys/service.ts';
 import { setPlan } from './sites/service.ts';
 import { serve } from './server.ts';
+import { importFile } from './transfer/import.ts';
+import { EXPORT_FORMATS, exportSite, type ExportFormat } from './transfer/export.ts';
+import { describeReport } from './transfer/report.ts';
+import { FORMATS, type Format } from './transfer/source.ts';
 import { readPassword } from './staff/password-prompt.ts';
 import { createOwner } from './staff/service.ts';
 
@@ -18,7 +23,9 @@ const USAGE = `usage:
   parley bootstrap --site-name NAME [--domain D]... [--plan P] [--moderation M] [--no-guests] --json
   parley keys create --account ID --role R [--name LABEL] [--site ID]... --json
   parley plan set --account ID --plan P
-  parley admin create --email E [--name N] [--account ID]   (password from a terminal prompt, or stdin)`;
+  parley admin create --email E [--name N] [--account ID]   (password from a terminal prompt, or stdin)
+  parley import --site ID FILE [--dry-run] [--format F] [--base-url URL] [--json]
+  parley export --site ID [--format parley|disqus] [--include-personal-data] > FILE`;
 
 class UsageError extends Error {}
 
@@ -44,6 +51,12 @@ async function withDb<T>(config: Config, work: (db: ReturnType<typeof connect>) 
   }
 }
 
+/** A progress line on stderr when it is a terminal (never in a pipe or a log). */
+function progressOnTerminal(): ((stage: 'read' | 'written', count: number) => void) | undefined {
+  if (!process.stderr.isTTY) return undefined;
+  return (stage, count) => process.stderr.write(`\r${stage === 'read' ? 'read' : 'written'}: ${count.toLocaleString('en')} records${' '.repeat(10)}`);
+}
+
 export async function main(argv: string[]): Promise<void> {
   const { values, positionals } = parseArgs({
     args: argv,
@@ -61,9 +74,15 @@ export async function main(argv: string[]): Promise<void> {
       name: { type: 'string' },
       site: { type: 'string', multiple: true },
       help: { type: 'boolean', short: 'h' },
+      format: { type: 'string' },
+      'dry-run': { type: 'boolean' },
+      'base-url': { type: 'string' },
+      'include-personal-data': { type: 'boolean' },
     },
   });
-  const command = positionals.join(' ');
+  // import takes its file as the last word.
+  const file = positionals[0] === 'import' ? positionals[1] : undefined;
+  const command = positionals[0] === 'import' ? 'import' : positionals.join(' ');
   if (values.help || command === '') {
     process.stdout.write(`${USAGE}\n`);
     return;
@@ -102,6 +121,25 @@ export async function main(argv: string[]): Promise<void> {
       const accountId = required('--account', values.account);
       const plan = oneOf<Plan>('--plan', required('--plan', values.plan), PLANS)!;
       print(await withDb(config, (db) => setPlan(db.kysely, accountId, plan)));
+      return;
+    }
+    case 'import': {
+      const siteId = required('--site', values.site?.[0]);
+      const path = required('FILE', file);
+      const format = oneOf<Format>('--format', values.format, FORMATS);
+      const report = await withDb(config, (db) => {
+        // So that running instances drop their cached lists of the site's pages when the import is done.
+        if (config.redisUrl) db.changes.connectRedis(config.redisUrl, config.rateLimits.redisKeyPrefix, pino({ level: 'silent' }));
+        return importFile(db, { siteId, path, format, dryRun: values['dry-run'], baseUrl: values['base-url'], onProgress: progressOnTerminal() });
+      });
+      if (process.stderr.isTTY) process.stderr.write('\n');
+      process.stdout.write(values.json ? `${JSON.stringify(report)}\n` : describeReport(report));
+      return;
+    }
+    case 'export': {
+      const siteId = required('--site', values.site?.[0]);
+      const format = oneOf<ExportFormat>('--format', values.format, EXPORT_FORMATS) ?? 'parley';
+      await withDb(config, (db) => exportSite(db.kysely, { siteId, format, includePersonalData: Boolean(values['include-personal-data']) }, process.stdout));
       return;
     }
     case 'admin create': {

@@ -89,7 +89,7 @@ export async function countNewTopLevel(trx: Kysely<Database>, siteId: string, ur
   return (await count())!.id;
 }
 
-function totalsPlus(publicDelta: number, allDelta: number) {
+export function totalsPlus(publicDelta: number, allDelta: number) {
   return (eb: ExpressionBuilder<Database, 'threads'>) => ({
     public_total: eb('public_total', '+', publicDelta),
     all_total: eb('all_total', '+', allDelta),

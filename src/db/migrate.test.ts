@@ -8,7 +8,7 @@ import { connect, type Db } from './connect.ts';
 import { migrateToLatest } from './migrate.ts';
 
 const run = promisify(execFile);
-const ALL_MIGRATIONS = ['0001_initial', '0002_webhook_deliveries', '0003_top_level_indexes', '0004_thread_listing', '0005_comments_only_author_sees', '0006_webhook_site_due', '0007_list_revisions', '0008_marks_revision', '0009_comments_only_they_see', '0010_vote_order_listing', '0011_session_keys', '0012_staff', '0013_management', '0014_live_and_sso'];
+const ALL_MIGRATIONS = ['0001_initial', '0002_webhook_deliveries', '0003_top_level_indexes', '0004_thread_listing', '0005_comments_only_author_sees', '0006_webhook_site_due', '0007_list_revisions', '0008_marks_revision', '0009_comments_only_they_see', '0010_vote_order_listing', '0011_session_keys', '0012_staff', '0013_management', '0014_live_and_sso', '0015_import_sources'];
 
 let database: FreshDatabase | undefined;
 const opened: Db[] = [];
@@ -75,9 +75,9 @@ describe('parley migrate', () => {
     // Nor the sessions' key column of 0011.
     for (const index of ['sessions_key', 'sessions_site_user']) await sql`drop index ${sql.raw(index)}`.execute(kysely);
     await sql`alter table sessions drop column key_id`.execute(kysely);
-    // Nor the tables of 0012.
-    for (const table of ['audit_log', 'staff_links', 'staff_sessions', 'staff_memberships', 'staff']) await sql`drop table ${sql.raw(table)}`.execute(kysely);
-    await sql`delete from kysely_migration where name in ('0009_comments_only_they_see', '0010_vote_order_listing', '0011_session_keys', '0012_staff')`.execute(kysely);
+    // Nor the tables of 0012, nor the import map of 0015.
+    for (const table of ['audit_log', 'staff_links', 'staff_sessions', 'staff_memberships', 'staff', 'import_sources']) await sql`drop table ${sql.raw(table)}`.execute(kysely);
+    await sql`delete from kysely_migration where name in ('0009_comments_only_they_see', '0010_vote_order_listing', '0011_session_keys', '0012_staff', '0015_import_sources')`.execute(kysely);
     await before.close();
 
     const after = await startParley({ DATABASE_URL: database.url });

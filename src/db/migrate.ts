@@ -15,6 +15,7 @@ import * as sessionKeys from './migrations/0011_session_keys.ts';
 import * as staff from './migrations/0012_staff.ts';
 import * as management from './migrations/0013_management.ts';
 import * as liveAndSso from './migrations/0014_live_and_sso.ts';
+import * as importSources from './migrations/0015_import_sources.ts';
 
 /**
  * Migrations are listed here explicitly (no directory scan), in order. They are additive only (new
@@ -40,6 +41,7 @@ const MIGRATIONS: Record<string, Migration> = {
   '0012_staff': staff,
   '0013_management': management,
   '0014_live_and_sso': liveAndSso,
+  '0015_import_sources': importSources,
 };
 
 const provider: MigrationProvider = { getMigrations: async () => MIGRATIONS };

@@ -328,6 +328,14 @@ export interface AuditLogTable {
   created_at: string;
 }
 
+/** An imported comment's source (migration 0015): `source_key` is "<format>:<source id>". */
+export interface ImportSourceTable {
+  site_id: string;
+  source_key: string;
+  comment_id: string;
+  created_at: string;
+}
+
 export interface Database {
   accounts: AccountTable;
   sites: SiteTable;
@@ -355,4 +363,5 @@ export interface Database {
   staff_sessions: StaffSessionTable;
   staff_links: StaffLinkTable;
   audit_log: AuditLogTable;
+  import_sources: ImportSourceTable;
 }

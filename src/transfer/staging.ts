@@ -1,0 +1,172 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import SQLite from 'better-sqlite3';
+import { threadKey } from '../comments/thread-url.ts';
+import { MAX_AUTHOR_NAME, MAX_CONTENT } from '../comments/text.ts';
+import type { SourceComment, SourceThread } from './source.ts';
+
+/**
+ * The first pass writes every record of the file here (a private SQLite file in the temporary
+ * directory), so the whole file is read and checked before the site is touched, a reply found
+ * before its parent still finds it, and memory holds none of it. The second pass reads it back
+ * parent before child.
+ */
+export class Staging {
+  readonly db: SQLite.Database;
+  readonly #dir: string;
+  readonly #insertComment: SQLite.Statement;
+  readonly #insertThread: SQLite.Statement;
+
+  constructor() {
+    this.#dir = mkdtempSync(join(tmpdir(), 'parley-import-'));
+    this.db = new SQLite(join(this.#dir, 'staging.db'));
+    this.db.pragma('journal_mode = off');
+    this.db.pragma('synchronous = off');
+    // better-sqlite3's default page cache is 16 MB, the largest share of an import's memory: the
+    // passes over this file read it mostly in order, and the OS caches the file anyway.
+    this.db.pragma('cache_size = -2048');
+    this.db.exec(`
+      create table threads (source_id text primary key, url text, url_key text, parley_id text, created_at text);
+      create table comments (
+        seq integer primary key, source_id text not null unique, thread_source text not null, parent_source text,
+        author_key text, author_source text, author_parley_id text, author_external_id text, author_name text not null,
+        content text, status text not null, moderation_status text, deleted integer not null, edited integer not null,
+        upvotes integer not null, downvotes integer not null, reactions text not null,
+        created_at text not null, updated_at text, zoneless integer not null, parley_id text, place text not null,
+        url_key text, parent_seq integer, depth integer, reparented integer not null default 0,
+        final_id text, final_root text, final_thread text);
+      create table pages (url_key text primary key, thread_id text);`);
+    this.#insertComment = this.db.prepare(`insert or ignore into comments
+      (source_id, thread_source, parent_source, author_key, author_source, author_parley_id, author_external_id, author_name, content, status, moderation_status, deleted, edited,
+       upvotes, downvotes, reactions, created_at, updated_at, zoneless, parley_id, place)
+      values (@source_id, @thread_source, @parent_source, @author_key, @author_source, @author_parley_id, @author_external_id, @author_name, @content, @status, @moderation_status, @deleted, @edited,
+       @upvotes, @downvotes, @reactions, @created_at, @updated_at, @zoneless, @parley_id, @place)`);
+    this.#insertThread = this.db.prepare('insert or ignore into threads (source_id, url, parley_id, created_at) values (?, ?, ?, ?)');
+  }
+
+  begin(): void {
+    this.db.exec('begin');
+  }
+
+  commit(): void {
+    this.db.exec('commit');
+  }
+
+  /** false: a thread of that source id came earlier. */
+  addThread(thread: SourceThread): boolean {
+    return this.#insertThread.run(thread.sourceId, thread.url, thread.parleyId ?? null, thread.createdAt ?? null).changes === 1;
+  }
+
+  /** false: a comment of that source id came earlier (the later one is not kept). */
+  addComment(comment: SourceComment, content: string | null, authorName: string, authorKey: string | null): boolean {
+    return (
+      this.#insertComment.run({
+        source_id: comment.sourceId,
+        thread_source: comment.threadSourceId,
+        parent_source: comment.parentSourceId,
+        author_key: authorKey,
+        author_source: comment.author.sourceId,
+        author_parley_id: comment.author.parleyId ?? null,
+        author_external_id: comment.author.externalId ?? null,
+        author_name: authorName,
+        content,
+        status: comment.status,
+        moderation_status: comment.moderationStatus !== undefined ? comment.moderationStatus : comment.status === 'published' ? null : comment.status,
+        deleted: comment.deleted ? 1 : 0,
+        edited: comment.edited ? 1 : 0,
+        upvotes: comment.upvotes,
+        downvotes: comment.downvotes,
+        reactions: JSON.stringify(comment.reactions),
+        created_at: comment.createdAt,
+        updated_at: comment.updatedAt ?? null,
+        zoneless: comment.zoneless ? 1 : 0,
+        parley_id: comment.parleyId ?? null,
+        place: comment.where,
+      }).changes === 1
+    );
+  }
+
+  /**
+   * Keys every thread by Parley's thread key of its page address (so host case and fragment
+   * variants of one page meet, and an http:// address meets its https:// twin in the file), hangs every reply on its parent in the same page, and gives
+   * each comment its depth.
+   */
+  resolve(allowedHost: (host: string) => boolean): void {
+    const setKey = this.db.prepare('update threads set url_key = ? where source_id = ?');
+    this.begin();
+    for (const thread of this.db.prepare('select source_id, url from threads').all() as { source_id: string; url: string }[]) {
+      try {
+        const url = threadKey(thread.url);
+        if (allowedHost(url.hostname)) setKey.run(url.href, thread.source_id);
+      } catch {
+        // Left without a key: its comments are skipped and reported.
+      }
+    }
+    // The http:// address of a page whose https:// address the file also holds is that page.
+    this.db.exec(`
+      update threads set url_key = 'https' || substr(url_key, 5)
+        where url_key like 'http:%' and exists (select 1 from threads t where t.url_key = 'https' || substr(threads.url_key, 5));
+      update comments set url_key = (select url_key from threads t where t.source_id = comments.thread_source);
+      create index comments_by_source_page on comments (source_id, url_key);
+      update comments set parent_seq = (select p.seq from comments p where p.source_id = comments.parent_source and p.url_key = comments.url_key)
+        where parent_source is not null and url_key is not null;
+      update comments set reparented = 1 where parent_source is not null and parent_seq is null and url_key is not null;
+      create index comments_by_parent on comments (parent_seq);`);
+    this.#giveDepths();
+    this.db.exec('create index comments_in_order on comments (depth, seq) where url_key is not null');
+    this.commit();
+  }
+
+  /** After resolve(): the comments whose page is unusable, one at a time (they may be all of them). */
+  unusable(): Iterable<{ place: string; source: string; url: string }> {
+    return this.db
+      .prepare('select c.place, c.source_id as source, coalesce(t.url, c.thread_source) as url from comments c left join threads t on t.source_id = c.thread_source where c.url_key is null')
+      .iterate() as Iterable<{ place: string; source: string; url: string }>;
+  }
+
+  /**
+   * Depth from the top, one level at a time (an indexed update per level); a comment left without
+   * one is in a parent cycle (a hostile file) and is made top-level.
+   */
+  #giveDepths(): void {
+    this.db.exec('create index comments_by_depth on comments (depth)');
+    const roots = this.db.prepare('update comments set depth = 0 where url_key is not null and parent_seq is null');
+    const level = this.db.prepare('update comments set depth = ? where depth is null and parent_seq in (select seq from comments where depth = ?)');
+    const cycle = this.db.prepare('select seq from comments where url_key is not null and depth is null limit 1');
+    const breakCycle = this.db.prepare('update comments set parent_seq = null, reparented = 1, depth = 0 where seq = ?');
+    roots.run();
+    for (let depth = 0; ; ) {
+      if (level.run(depth + 1, depth).changes > 0) {
+        depth++;
+        continue;
+      }
+      const stuck = cycle.get() as { seq: number } | undefined;
+      if (!stuck) return;
+      breakCycle.run(stuck.seq);
+      depth = 0;
+    }
+  }
+
+  close(): void {
+    this.db.close();
+    rmSync(this.#dir, { recursive: true, force: true });
+  }
+}
+
+// Zero-width and bidirectional controls make a name read as another one (see comments/text.ts).
+const HIDDEN_IN_NAMES = /[\u200B-\u200F\u202A-\u202E\u2060\u2066-\u2069\uFEFF]/g;
+const CONTROLS = /[\u0000-\u0008\u000B-\u001F\u007F-\u009F]/g;
+
+/** A source author's name as Parley keeps names: NFC, no hidden characters, at most 100 characters; empty → "Anonymous". */
+export function authorNameOf(raw: string): string {
+  const name = raw.normalize('NFC').replace(HIDDEN_IN_NAMES, '').replace(CONTROLS, '').replace(/\s+/g, ' ').trim();
+  return name === '' ? 'Anonymous' : [...name].slice(0, MAX_AUTHOR_NAME).join('');
+}
+
+/** A comment's text as Parley stores it (comments/text.ts's rules), and whether it had to be cut. */
+export function contentOf(raw: string): { content: string; cut: boolean } {
+  const text = raw.replace(/\r\n?/g, '\n').normalize('NFC').replace(CONTROLS, '').trim();
+  const chars = [...text];
+  return chars.length > MAX_CONTENT ? { content: chars.slice(0, MAX_CONTENT).join('').trimEnd(), cut: true } : { content: text, cut: false };
+}
