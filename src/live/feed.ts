@@ -170,6 +170,7 @@ export class Feed {
 }
 
 function eventFrame(event: StoredEvent): Frame {
+  if (event.type === 'reset') return frame({ type: 'reset' }, event.seq);
   const body = event.data === null ? { type: event.type, comment_id: event.comment_id } : { type: event.type, comment: JSON.parse(event.data) };
   return frame(body, event.seq);
 }

@@ -104,6 +104,24 @@ describe('GET /v1/comments/stream', () => {
     client.close();
   });
 
+  it("sends reset to the threads of an author whose comments a shadow ban hides, and again when it is lifted", async () => {
+    const [first, second, untouched] = [pageUrl(), pageUrl(), pageUrl()];
+    const signIn = await writer.request('POST', '/v1/sessions', { token: site.api_key, body: { site_id: site.site_id, user: { id: `spammer-${Date.now()}`, name: 'Spammer' } } });
+    const author = signIn.body.token as string;
+    await post(first, 'buy now', {}, author);
+    await post(second, 'buy again', {}, author);
+    await post(untouched, 'a decent comment');
+    const streams = await Promise.all([first, second, untouched].map((thread) => ready(streamUrl(reader, thread))));
+    const ban = await writer.request('POST', `/api/sites/${site.site_id}/bans`, { token: site.api_key, body: { user_id: signIn.body.user.id, ban_type: 'shadow_ban' } });
+    expect(ban.status).toBe(201);
+    await Promise.all(streams.slice(0, 2).map((client) => client.until((c) => c.of('reset').length === 1)));
+    await writer.request('DELETE', `/api/sites/${site.site_id}/bans/${ban.body.id}`, { token: site.api_key });
+    await Promise.all(streams.slice(0, 2).map((client) => client.until((c) => c.of('reset').length === 2)));
+    // The thread the author never wrote in heard nothing.
+    expect(streams[2].messages.map((m) => m.data.type)).toEqual(['ready']);
+    for (const client of streams) client.close();
+  });
+
   it('sends edits and deletions, and vote counts at most once per comment per second', async () => {
     const thread = pageUrl();
     const id = await post(thread, 'original');

@@ -29,7 +29,7 @@ const PRUNE_EVERY = 100;
 export async function recordLiveEvent(
   trx: Kysely<Database>,
   threadId: string,
-  type: LiveEventType,
+  type: LiveEventType | 'reset',
   commentId: string,
   data: object | null,
 ): Promise<void> {
@@ -46,6 +46,25 @@ export async function recordLiveEvent(
   if (Number(seq) % PRUNE_EVERY === 0) {
     await trx.deleteFrom('live_events').where('thread_id', '=', threadId).where('seq', '<=', Number(seq) - KEPT_EVENTS).execute();
   }
+}
+
+/**
+ * An author's comments change all at once (a shadow ban, or its lifting): rather than an event per
+ * comment, each thread where the public sees a change gets a `reset`, and its readers reload it.
+ * Call it before the change: `hiding` picks the comments the public sees now (a ban is coming), or
+ * those it will see (the ban is being lifted).
+ */
+export async function recordAuthorReset(trx: Kysely<Database>, siteId: string, authorRef: string, hiding: boolean): Promise<void> {
+  const threads = await trx
+    .selectFrom('comments')
+    .select('thread_id')
+    .distinct()
+    .where('site_id', '=', siteId)
+    .where('author_ref', '=', authorRef)
+    .where('status', '=', 'published')
+    .where('moderation_status', hiding ? 'is' : '=', hiding ? null : 'shadow_banned')
+    .execute();
+  for (const { thread_id: threadId } of threads) await recordLiveEvent(trx, threadId, 'reset', '', null);
 }
 
 /** Whether the public sees the comment: the row itself, and (for a reply) every ancestor. */

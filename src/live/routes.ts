@@ -17,8 +17,8 @@ const DESCRIPTION =
   `${LIVE_EVENT_TYPES.map((t) => `\`${t}\``).join(', ')}, \`ready\` or \`reset\` — and \`comment\` (the comment as the public sees it) ` +
   'or `comment_id` (with `upvotes`, `downvotes` and `reaction_counts` for counts, at most once per comment per second). ' +
   'Only what the public may see is sent; pending comments never are. Messages carry `id`, the thread\'s event number: ' +
-  'reconnecting with `Last-Event-ID` (or `last_event_id`) replays what was missed, on any instance; a gap too old to replay ' +
-  'sends `reset` (reload the thread). A comment line every 15 s keeps the connection open. Streams per client address and ' +
+  'reconnecting with `Last-Event-ID` (or `last_event_id`) replays what was missed, on any instance; a gap too old to replay, ' +
+  'or a shadow ban (or its lifting) changing all of an author\'s comments, sends `reset` (reload the thread). A comment line every 15 s keeps the connection open. Streams per client address and ' +
   'per instance are capped (429 with Retry-After); 403 when the site has turned live updates off.';
 
 export const liveRoutes: FastifyPluginAsyncTypebox<{ db: Db; hub: LiveHub }> = async (app, { db, hub }) => {

@@ -7,6 +7,7 @@ import { newId } from '../ids.ts';
 import type { Site } from '../sites/repository.ts';
 import { refreshListing } from '../comments/listing.ts';
 import { nowIso } from '../clock.ts';
+import { recordAuthorReset } from '../live/record.ts';
 import { endSessions } from '../sessions/service.ts';
 
 export const BAN_TYPES = ['ban', 'shadow_ban'] as const;
@@ -83,6 +84,7 @@ export async function banAuthor(
   // The sessions signed in before an outright ban end with it.
   if (type === 'ban') await endSessions(trx, { siteId: site.id, userId: authorRef });
   if (type === 'shadow_ban') {
+    await recordAuthorReset(trx, site.id, authorRef, true);
     await trx
       .updateTable('comments')
       .set({ moderation_status: 'shadow_banned', updated_at: now })
@@ -106,6 +108,7 @@ export async function liftShadowBan(trx: Transaction<Database>, siteId: string, 
     .where('author_ref', '=', authorRef)
     .where('ban_type', '=', 'shadow_ban')
     .executeTakeFirst();
+  await recordAuthorReset(trx, siteId, authorRef, false);
   await trx
     .updateTable('comments')
     .set({ moderation_status: null, updated_at: nowIso() })
