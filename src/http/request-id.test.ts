@@ -37,7 +37,8 @@ describe('request ids', () => {
   });
 
   it('makes a random id when the proxy sent none, or one that could break a log line', async () => {
-    for (const headers of [{}, { 'x-request-id': 'two words' }, { 'x-request-id': 'x'.repeat(200) }]) {
+    const sent: Array<Record<string, string>> = [{}, { 'x-request-id': 'two words' }, { 'x-request-id': 'x'.repeat(200) }];
+    for (const headers of sent) {
       const id = (await fetch(`${server.url}/healthz`, { headers })).headers.get('x-request-id');
       expect(id).toMatch(UUID);
     }
