@@ -40,10 +40,12 @@ describe('GET /metrics', () => {
     expect(sampleValue(after, 'parley_http_requests_total', { route: '/v1/comments/:id', status: '404' })).toBe(1);
     expect(sampleValue(after, 'parley_http_request_duration_seconds_count', listRoute)).toBe(before + 3);
     expect(sampleValue(after, 'parley_http_request_duration_seconds_bucket', { ...listRoute, le: '+Inf' })).toBe(before + 3);
-    // The first read of the page was built, the next two served from the response cache.
-    expect(sampleValue(after, 'parley_response_cache_answers_total', { result: 'miss' })).toBeGreaterThanOrEqual(1);
-    expect(sampleValue(after, 'parley_response_cache_answers_total', { result: 'hit' })).toBeGreaterThanOrEqual(2);
-    expect(sampleValue(after, 'parley_response_cache_hit_ratio')).toBeGreaterThan(0);
+    // The first read of the page was built, the next two served from the response cache (which an
+    // instance that may miss other instances' writes, PostgreSQL without Redis, does not use).
+    const cached = parley.app.db.changes.hearsEveryChange;
+    expect(sampleValue(after, 'parley_response_cache_answers_total', { result: 'miss' })).toBeGreaterThanOrEqual(cached ? 1 : 3);
+    expect(sampleValue(after, 'parley_response_cache_answers_total', { result: 'hit' })).toBeGreaterThanOrEqual(cached ? 2 : 0);
+    expect(sampleValue(after, 'parley_response_cache_hit_ratio')).toBe(cached ? expect.any(Number) : 0);
     // The process's own metrics come with them.
     expect(sampleValue(after, 'process_cpu_seconds_total')).toBeGreaterThan(0);
     expect(sampleValue(after, 'nodejs_eventloop_lag_seconds')).toBeDefined();
