@@ -1,7 +1,7 @@
 import type { Seeded } from './seed.ts';
 
 /** Which Parley process a case runs against. */
-export type Server = 'default' | 'no-cache' | 'cold' | 'no-rate-limits';
+export type Server = 'default' | 'no-cache' | 'cold' | 'no-rate-limits' | 'metrics';
 
 export type Target =
   | { kind: 'ratio'; min: number }
@@ -112,6 +112,9 @@ export function casesFor(seeded: Seeded): Case[] {
     // Nothing kept at all (subtrees off too): every request reads and serialises every comment, as
     // the first read of a thread after a start does (whole-200 so: see bench/after-write.ts).
     { id: 'list-100-cold', title: 'list-100 with nothing kept in memory', server: 'cold', route: list, baselineOf: 'list-100', request: get(small), variable: false },
+    // What recording every request for /metrics costs: list-100 on a Parley with PARLEY_METRICS_TOKEN
+    // set, against list-100's own rate in the same run (and the same bare baseline).
+    { id: 'list-100-metrics', title: 'list-100 with /metrics on (every request counted and timed)', server: 'metrics', route: list, baselineOf: 'list-100', request: get(small), variable: false },
     // The management API's moderation queue over the whole site (every comment seeded), each item
     // with its thread, parent excerpt, flags and author's record; and a full-text search in it: one
     // author's comments (1 in 60) by name.

@@ -14,6 +14,7 @@ import type { AfterWriteCost, AfterWriteJob } from './after-write.ts';
 import { caseInstructions, limiterInstructions, valgrindInstalled, type CaseInstructions, type InstructionCost } from './instructions.ts';
 import type { InProcessCost, LimiterJob } from './limiter.ts';
 import { ROOT, startBaseline, startParley, type CannedResponse, type Service } from './processes.ts';
+import { preparePgbench, runPgbench, type PgbenchResult, type PgbenchScript } from './pgbench.ts';
 import { seed, type Seeded } from './seed.ts';
 import { transferCases, type TransferResult } from './transfer.ts';
 import { deliveryRate, queueDeliveries, startReceiver } from './webhooks.ts';
@@ -33,6 +34,12 @@ const { values: args } = parseArgs({
     limiter: { type: 'boolean', default: false },
     /** Only these cases (comma-separated), each counted in instructions per request under valgrind. */
     instructions: { type: 'string' },
+    /**
+     * Only the PostgreSQL write cases (post-comment, vote, react), each beside pgbench's rate for the
+     * same row writes on the same server (bench/pgbench.ts); DATABASE_URL and REDIS_URL default to
+     * the local servers, and only the threads those cases use are seeded.
+     */
+    postgres: { type: 'boolean', default: false },
     /** Only the live fan-out case: this many streams on one instance, against a bare SSE server. */
     live: { type: 'string' },
   },
@@ -50,6 +57,13 @@ if (args.live) {
   process.stdout.write(`goal p99 < 1000 ms and RSS < 300 MB: ${parley.p99Ms < 1000 && parley.peakRssMb < 300 ? 'met' : 'NOT met'}\n`);
   process.exit(0);
 }
+if (args.postgres) {
+  process.env.DATABASE_URL ||= 'postgres://127.0.0.1:5432/test';
+  process.env.REDIS_URL ||= 'redis://127.0.0.1:6379';
+  args.only ??= 'post-comment,vote,react';
+}
+/** The pgbench script matching each write case: the same row writes at the minimum. */
+const PGBENCH_OF: Record<string, PgbenchScript> = { 'post-comment': 'comment', vote: 'vote', react: 'vote' };
 const DURATION = Number(args.duration);
 const BASELINE_DURATION = Number(args['baseline-duration']);
 const WARMUP = Number(args.warmup);
@@ -82,6 +96,9 @@ interface CaseResult extends Measurement {
   title: string;
   baseline: Measurement | null;
   ratio: number | null;
+  /** On PostgreSQL, a write case's pgbench rate for the same row writes, run right after it, and Parley's share of it. */
+  pgbench: PgbenchResult | null;
+  pgbenchRatio: number | null;
   peakRssMb: number;
   target: string;
   met: boolean | null;
@@ -167,7 +184,8 @@ async function prepareDatabase(): Promise<Database> {
     const database = await freshPostgresDatabase(serverUrl, 'parley_bench');
     const name = new URL(database.url).pathname.slice(1);
     log(`seeding PostgreSQL database ${name}`);
-    const seeded = await seed({ databaseUrl: database.url, full: args.full!, log });
+    const seeded = await seed({ databaseUrl: database.url, full: args.full!, writesOnly: args.postgres, log });
+    await preparePgbench(database.url);
     // Statistics and the visibility map as autovacuum leaves a database in steady state: without
     // them the planner scans whole tables for the list queries of a freshly seeded one.
     await onPostgres(database.url, 'vacuum analyze');
@@ -223,6 +241,7 @@ const SERVER_ENV: Record<Server, Record<string, string>> = {
   default: UNTRIPPED_LIMITS,
   'no-cache': { ...UNTRIPPED_LIMITS, PARLEY_RESPONSE_CACHE_MB: '0' },
   cold: { ...UNTRIPPED_LIMITS, PARLEY_RESPONSE_CACHE_MB: '0', PARLEY_SUBTREE_CACHE_MB: '0' },
+  metrics: { ...UNTRIPPED_LIMITS, PARLEY_METRICS_TOKEN: 'bench-metrics-token-0123456789' },
   'no-rate-limits': {
     PARLEY_RATE_LIMIT_KEY_PER_MINUTE: '0',
     PARLEY_RATE_LIMIT_SESSION_COMMENTS_PER_HOUR: '0',
@@ -469,7 +488,7 @@ async function main(): Promise<void> {
   let afterWrite: AfterWriteCost | null = null;
   let instructions: CaseInstructions[] = [];
   try {
-    for (const server of ['default', 'no-cache', 'cold'] as const) {
+    for (const server of ['default', 'metrics', 'no-cache', 'cold'] as const) {
       const group = cases.filter((c) => c.server === server);
       if (group.length === 0) continue;
       const parley = await startParley({ ...baseEnv, ...SERVER_ENV[server] }, { profileDir: args.profile ? join(ROOT, 'bench/results/profiles') : undefined });
@@ -489,10 +508,16 @@ async function main(): Promise<void> {
             baselines.set(spec.id, reference);
           }
           const ratio = reference ? measured.requestsPerSecond / reference.requestsPerSecond : null;
-          const result: CaseResult = { id: spec.id, title: spec.title, ...measured, baseline: reference, ratio, peakRssMb, target: describeTarget(spec), met: null, load1 };
+          const script = database.url.startsWith('postgres') ? PGBENCH_OF[spec.id] : undefined;
+          const pgbench = script ? await runPgbench(database.url, script, CONNECTIONS, DURATION) : null;
+          const pgbenchRatio = pgbench ? measured.requestsPerSecond / pgbench.transactionsPerSecond : null;
+          if (pgbench) log(`${spec.id}: pgbench (${script} script, ${CONNECTIONS} clients) ${pgbench.transactionsPerSecond.toFixed(0)} tps, latency ${pgbench.latencyMs.toFixed(1)} ms; Parley ${(pgbenchRatio! * 100).toFixed(0)} % of it`);
+          const result: CaseResult = { id: spec.id, title: spec.title, ...measured, baseline: reference, ratio, pgbench, pgbenchRatio, peakRssMb, target: describeTarget(spec), met: null, load1 };
           result.met = judge(spec, result, results);
           results.set(spec.id, result);
           const latencyOf = spec.target?.kind === 'p50' ? results.get(spec.target.of) : undefined;
+          const unmetered = spec.server === 'metrics' ? results.get(spec.baselineOf!) : undefined;
+          if (unmetered) log(`${spec.id}: ${((1 - measured.requestsPerSecond / unmetered.requestsPerSecond) * 100).toFixed(1)} % fewer requests a second than ${unmetered.id} without metrics`);
           log(
             `${spec.id}: ${measured.requestsPerSecond.toFixed(0)} req/s, p50 ${measured.p50} ms, p99 ${measured.p99} ms` +
               (latencyOf && latencyOf.p50 > 0 ? ` (p50 ${(measured.p50 / latencyOf.p50).toFixed(1)}× ${latencyOf.id}'s)` : '') +
@@ -571,6 +596,12 @@ function report(results: CaseResult[], webhooks: WebhookResult[], limiterCost: L
   const widths = header.map((_, i) => Math.max(...all.map((row) => row[i].length)));
   const line = (row: string[]) => `| ${row.map((cell, i) => cell.padEnd(widths[i])).join(' | ')} |`;
   process.stdout.write(`\n${line(header)}\n|${widths.map((w) => '-'.repeat(w + 2)).join('|')}|\n${[...rows, ...extra].map(line).join('\n')}\n`);
+  for (const r of results.filter((result) => result.pgbench)) {
+    process.stdout.write(
+      `\n${r.id} on PostgreSQL: ${r.requestsPerSecond.toFixed(0)}/s, ${(r.pgbenchRatio! * 100).toFixed(0)} % of pgbench's ${r.pgbench!.transactionsPerSecond.toFixed(0)} tps ` +
+        `for the same row writes (target ≥ 50 %: ${r.pgbenchRatio! >= 0.5 ? 'met' : 'NOT met'})`,
+    );
+  }
   const rssOk = [...results, ...webhooks].every((r) => r.peakRssMb <= 200);
   process.stdout.write(
     `\nrate limiting costs ${rateLimitCost === null ? 'n/a' : `${(rateLimitCost * 100).toFixed(1)} %`} of list-100 throughput (target < 5 %; ` +

@@ -129,6 +129,8 @@ export interface SeedOptions {
   databaseUrl: string;
   /** 1,000,000 comments in all instead of about 110,000. */
   full: boolean;
+  /** Only the 100-comment thread and the one the write cases act on (`--postgres`: its cases read no other). */
+  writesOnly?: boolean;
   log: (line: string) => void;
 }
 
@@ -161,16 +163,19 @@ export async function seed(options: SeedOptions): Promise<Seeded> {
     const reader = users[0];
     for (const id of small.slice(-30, -10)) await setVote(db, reader, id, 'up');
     for (const id of small.slice(-20)) await toggleReaction(db, reader, id, 'insightful');
-    await seedThread(ctx, threads.whole200, 200, 50);
-    progress('small threads');
+    let subtreeRoot = small[0];
+    if (!options.writesOnly) {
+      await seedThread(ctx, threads.whole200, 200, 50);
+      progress('small threads');
 
-    const large = await seedThread(ctx, threads.large, 9_500, 2_500);
-    const subtreeRoot = large[100];
-    await seedSubtree(ctx, threads.large, subtreeRoot, 500);
-    progress('10,000-comment thread');
+      const large = await seedThread(ctx, threads.large, 9_500, 2_500);
+      subtreeRoot = large[100];
+      await seedSubtree(ctx, threads.large, subtreeRoot, 500);
+      progress('10,000-comment thread');
 
-    await seedThread(ctx, threads.huge, 100_000, 30_000);
-    progress('100,000-comment thread');
+      await seedThread(ctx, threads.huge, 100_000, 30_000);
+      progress('100,000-comment thread');
+    }
 
     const voteTargets = await seedThread(ctx, threads.writes, 200, 200);
     if (options.full) {

@@ -2,7 +2,7 @@ import Fastify, { type FastifyInstance } from 'fastify';
 import { resolveCaller, credentialOf } from './auth/caller.ts';
 import { commenterRoutes } from './commenters/routes.ts';
 import { commentRoutes } from './comments/routes.ts';
-import { commentCaches } from './comments/caches.ts';
+import { commentCaches, responseCacheCounts } from './comments/caches.ts';
 import { CommentSchema } from './comments/schemas.ts';
 import type { Config } from './config.ts';
 import { connect, type Db } from './db/connect.ts';
@@ -11,7 +11,7 @@ import { startSearchIndexer, type SearchIndexer } from './db/search-index.ts';
 import { registerCors } from './http/cors.ts';
 import { registerJsonParser } from './http/json-body.ts';
 import { registerOpenApi } from './http/openapi.ts';
-import { logRequest } from './http/logging.ts';
+import { logRequest, requestIds } from './http/logging.ts';
 import { clientErrorProblem, frameworkErrorProblem, registerProblemHandlers } from './http/problems.ts';
 import { Problem } from './http/schemas.ts';
 import { registerNulGuard, registerValidators } from './http/validation.ts';
@@ -20,6 +20,8 @@ import { KeyUse } from './keys/last-used.ts';
 import { moderationManagementRoutes } from './moderation/management-routes.ts';
 import { LiveHub } from './live/hub.ts';
 import { liveRoutes } from './live/routes.ts';
+import { METRICS_PATH, registerMetrics } from './metrics/routes.ts';
+import { Tally } from './metrics/tally.ts';
 import { moderationRoutes } from './moderation/routes.ts';
 import { registerRateLimits } from './ratelimits/limits.ts';
 import { sessionRoutes } from './sessions/routes.ts';
@@ -63,6 +65,7 @@ export async function buildApp(config: Config): Promise<FastifyInstance> {
       serializers: { req: logRequest },
     },
     bodyLimit: BODY_LIMIT,
+    genReqId: requestIds(config.trustProxy),
     trustProxy: config.trustProxy.length > 0 ? config.trustProxy : false,
     requestTimeout: config.http.requestTimeoutMs,
     connectionTimeout: config.http.idleTimeoutMs,
@@ -89,16 +92,27 @@ export async function buildApp(config: Config): Promise<FastifyInstance> {
   await registerOpenApi(app);
 
   // Stored comments are user HTML-looking text: browsers must never sniff a JSON answer into a page.
-  app.addHook('onSend', (_request, reply, payload, done) => {
+  // The request id on every answer, as on every log line of the request: what a report quotes.
+  app.addHook('onSend', (request, reply, payload, done) => {
     reply.header('x-content-type-options', 'nosniff');
+    reply.header('x-request-id', request.id);
     done(null, payload);
   });
-  const admit = await registerRateLimits(app, config);
+  const rateLimitRefusals = new Tally();
+  const webhookOutcomes = new Tally();
+  const hub = new LiveHub(db, config.live, app.log);
+  const caches = commentCaches(db.changes, config.responseCacheMb, config.subtreeCacheMb);
+  if (config.metricsToken) {
+    const responseCache = () => responseCacheCounts(caches);
+    registerMetrics(app, config.metricsToken, { db, openStreams: () => hub.openStreams, responseCache, rateLimitRefusals, webhookOutcomes });
+  }
+  const admit = await registerRateLimits(app, config, rateLimitRefusals);
   await registerStaffAuth(app);
   const keyUse = new KeyUse();
   app.addHook('onRequest', async (request, reply) => {
     try {
-      const credential = credentialOf(request);
+      // The metrics token is no credential of a caller: /metrics checks it itself.
+      const credential = request.routeOptions.url === METRICS_PATH ? null : credentialOf(request);
       // A staff cookie counts only where no credential header is sent (and only under /api/).
       const staff = credential === null && request.headers.cookie !== undefined ? await staffCallerOf(db, request) : null;
       request.caller = staff ?? (await resolveCaller(db, credential, request.ip));
@@ -113,6 +127,9 @@ export async function buildApp(config: Config): Promise<FastifyInstance> {
   });
   registerCors(app, db);
 
+  // Cheap, for liveness: the process answers. Readiness asks the database. Migrations run before the
+  // server listens, and from the start of a shutdown new connections are refused and requests on
+  // open ones answered 503 (return503OnClosing): in both, the instance is not ready.
   app.get('/healthz', { schema: { hide: true } }, () => ({ status: 'ok' }));
   app.get('/readyz', { schema: { hide: true } }, async (_request, reply) => {
     try {
@@ -125,11 +142,10 @@ export async function buildApp(config: Config): Promise<FastifyInstance> {
 
   if (config.redisUrl) db.changes.connectRedis(config.redisUrl, config.rateLimits.redisKeyPrefix, app.log);
   const deps = { db };
-  const hub = new LiveHub(db, config.live, app.log);
   // Before the server stops accepting: open streams would otherwise hold the close forever.
   app.addHook('preClose', async () => hub.close());
   await app.register(liveRoutes, { db, hub });
-  await app.register(commentRoutes, { db, caches: commentCaches(db.changes, config.responseCacheMb, config.subtreeCacheMb) });
+  await app.register(commentRoutes, { db, caches });
   await app.register(voteRoutes, deps);
   await app.register(moderationRoutes, deps);
   await app.register(sessionRoutes, deps);
@@ -149,7 +165,7 @@ export async function buildApp(config: Config): Promise<FastifyInstance> {
   let worker: DeliveryWorker | undefined;
   let indexer: SearchIndexer | undefined;
   app.addHook('onReady', async () => {
-    worker = startDeliveryWorker(db, deliveryPolicy(config), app.log);
+    worker = startDeliveryWorker(db, deliveryPolicy(config), app.log, webhookOutcomes);
     indexer = startSearchIndexer(db, (err) => app.log.warn({ err }, 'indexing comments for search failed; retried in a moment'));
     keyUse.start(db.kysely, (err) => app.log.warn({ err }, "recording when API keys were last used failed; retried in a minute"));
   });

@@ -13,6 +13,8 @@ export interface Config {
   /** Proxy addresses or CIDRs whose X-Forwarded-For is believed; empty = use the socket address. */
   trustProxy: string[];
   logLevel: string;
+  /** Bearer token that GET /metrics answers to (PARLEY_METRICS_TOKEN); null = no /metrics at all. */
+  metricsToken: string | null;
   /** Limits on slow and idle clients (see README, "Hardening"). */
   http: {
     /** The request line and headers must arrive within this. */
@@ -151,6 +153,13 @@ function trustedProxies(raw: string | undefined): string[] {
   return entries;
 }
 
+/** Metrics tell a stranger how busy a site is: the token must not be guessable. */
+function metricsToken(value: string | undefined): string | null {
+  if (!value) return null;
+  if (value.length < 16 || /\s/.test(value)) throw new ConfigError('PARLEY_METRICS_TOKEN must be at least 16 characters, without spaces');
+  return value;
+}
+
 function httpLimits(env: Env): Config['http'] {
   const limits = {
     headersTimeoutMs: durations(env, 'PARLEY_HTTP_HEADERS_TIMEOUT', '10s')[0],
@@ -181,6 +190,7 @@ export function loadConfig(env: Env = process.env): Config {
     redisUrl: env.REDIS_URL || null,
     trustProxy: trustedProxies(env.TRUST_PROXY),
     logLevel,
+    metricsToken: metricsToken(env.PARLEY_METRICS_TOKEN),
     http: httpLimits(env),
     webhookRetryDelaysMs: durations(env, 'PARLEY_WEBHOOK_RETRY_DELAYS', '30s,2m,10m'),
     webhookTimeoutMs: durations(env, 'PARLEY_WEBHOOK_TIMEOUT', '10s')[0],

@@ -32,3 +32,10 @@ export function commentCaches(changes: ChangeFeed, responseMb: number, partsMb: 
     readerAnswers: readerAnswerCache(parts * 0.125),
   };
 }
+
+/** The public responses served from the caches and built, since the start (lists and single comments). */
+export function responseCacheCounts(caches: CommentCaches): { hits: number; misses: number } {
+  const lists = caches.lists.responseCounts;
+  const comments = caches.comments.responseCounts;
+  return { hits: lists.hits + comments.hits, misses: lists.misses + comments.misses };
+}

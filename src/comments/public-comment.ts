@@ -22,6 +22,11 @@ export class PublicComments {
     this.#responses = new ResponseCache(changes, responseBytes, SHARED_SIZE_PER_BODY_BYTE);
   }
 
+  /** Kept answers served and answers built, since the start. */
+  get responseCounts(): { hits: number; misses: number } {
+    return { hits: this.#responses.hits, misses: this.#responses.misses };
+  }
+
   /** The public's answer at `url`: comment `id` with the part of its subtree `query` asks for. */
   at(db: Db, url: string, id: string, query: SubtreeQuery, serialize: SerializeCommentPage): SharedAnswer<PlacedPage> {
     return {

@@ -66,6 +66,11 @@ export class PublicLists {
     this.#pageIds = new RevisionCache(budget.pageIdBytes, (ids) => BYTES_PER_ID * (ids.length + 1));
   }
 
+  /** Kept answers served and answers built, since the start. */
+  get responseCounts(): { hits: number; misses: number } {
+    return { hits: this.#responses.hits, misses: this.#responses.misses };
+  }
+
   /** The public's list at this URL (`query` is its query string). */
   read(db: Db, url: string, query: ListQuery, serialize: SerializeComment): Promise<CachedList> {
     return this.#responses.read(url, () => this.#assemble(db, query, serialize));

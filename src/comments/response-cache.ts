@@ -66,7 +66,17 @@ export class ResponseCache<Page> {
     changes.onReset(() => this.#clear());
   }
 
+  /** Answers served from the cache and answers built (the cache-hit ratio on /metrics). */
+  hits = 0;
+  misses = 0;
+
   get(key: string): CachedResponse<Page> | undefined {
+    const entry = this.#lookup(key);
+    if (entry) this.hits += 1;
+    return entry;
+  }
+
+  #lookup(key: string): CachedResponse<Page> | undefined {
     // An instance that may miss other instances' writes (PostgreSQL without Redis, or Redis away)
     // serves every read from the database.
     if (!this.changes.hearsEveryChange) return undefined;
@@ -81,6 +91,7 @@ export class ResponseCache<Page> {
   async read(key: string, build: () => Promise<BuiltResponse<Page>>): Promise<CachedResponse<Page>> {
     const hit = this.get(key);
     if (hit) return hit;
+    this.misses += 1;
     const readStartedAt = this.#clock;
     const { siteId, threadKey, response, page } = await build();
     return this.#keep(key, siteId, threadKey, readStartedAt, response, page);

@@ -5,6 +5,7 @@ import SQLite from 'better-sqlite3';
 import { Kysely, PostgresDialect, type KyselyConfig } from 'kysely';
 import pg from 'pg';
 import type { Config } from '../config.ts';
+import { Tally } from '../metrics/tally.ts';
 import { ChangeFeed } from './changes.ts';
 import { keepingStatements } from './kept-statements.ts';
 import { groupCommitDialect, GroupCommitSqlite } from './sqlite-driver.ts';
@@ -16,7 +17,19 @@ export interface Db {
   dialect: DialectName;
   /** Write paths announce the threads they changed here, after commit (caches listen). */
   changes: ChangeFeed;
+  /** Statements that failed, by error code (SQLSTATE on PostgreSQL), since the start. */
+  queryErrors: Tally;
+  /** The PostgreSQL pool's connections now; null on SQLite. */
+  poolUse(): PoolUse | null;
   close(): Promise<void>;
+}
+
+export interface PoolUse {
+  max: number;
+  open: number;
+  idle: number;
+  /** Requests waiting for a connection. */
+  waiting: number;
 }
 
 type DbConfig = Pick<Config, 'databaseUrl' | 'databasePoolSize' | 'databaseStatementTimeoutMs' | 'databaseSsl'>;
@@ -71,7 +84,7 @@ export function connect(config: DbConfig, log?: KyselyConfig['log']): Db {
     const sqlite = GroupCommitSqlite.open(path === ':memory:' ? path : resolve(path), () => openSqlite(path));
     const kysely = new Kysely<Database>({ dialect: groupCommitDialect(sqlite), log });
     const changes = new ChangeFeed(true);
-    return { kysely, dialect, changes, close: () => closeBoth(kysely, changes) };
+    return { kysely, dialect, changes, queryErrors: sqlite.errors, poolUse: () => null, close: () => closeBoth(kysely, changes) };
   }
   const pool = new pg.Pool({
     connectionString: postgresUrl(config.databaseUrl),
@@ -82,7 +95,9 @@ export function connect(config: DbConfig, log?: KyselyConfig['log']): Db {
   // The server may close an idle connection (restart, failover, pg_terminate_backend): the pool
   // drops it and opens another when needed. Unlistened, that 'error' event would end the process.
   pool.on('error', () => undefined);
-  const kysely = new Kysely<Database>({ dialect: new PostgresDialect({ pool: keepingStatements(pool) }), log });
+  const queryErrors = new Tally();
+  const kysely = new Kysely<Database>({ dialect: new PostgresDialect({ pool: keepingStatements(pool, queryErrors) }), log });
   const changes = new ChangeFeed(false);
-  return { kysely, dialect, changes, close: () => closeBoth(kysely, changes) };
+  const poolUse = () => ({ max: config.databasePoolSize, open: pool.totalCount, idle: pool.idleCount, waiting: pool.waitingCount });
+  return { kysely, dialect, changes, queryErrors, poolUse, close: () => closeBoth(kysely, changes) };
 }

@@ -1,5 +1,6 @@
 import type { PostgresPool, PostgresPoolClient, PostgresQueryResult } from 'kysely';
 import type pg from 'pg';
+import { Tally } from '../metrics/tally.ts';
 
 /** Past this many texts, new ones run unprepared (each connection keeps a plan for every name). */
 const MOST_KEPT = 1_000;
@@ -21,7 +22,16 @@ export function keepPrepared(sql: string): void {
 /** PostgreSQL's answer when a change of a table changes what a kept statement returns. */
 const PLAN_RESULT_CHANGED = '0A000';
 
-async function run<R>(client: pg.PoolClient, sql: string, parameters: ReadonlyArray<unknown>): Promise<PostgresQueryResult<R>> {
+async function run<R>(client: pg.PoolClient, sql: string, parameters: ReadonlyArray<unknown>, errors: Tally): Promise<PostgresQueryResult<R>> {
+  try {
+    return await runKept<R>(client, sql, parameters);
+  } catch (error) {
+    errors.add(String((error as { code?: unknown }).code ?? 'unknown'));
+    throw error;
+  }
+}
+
+async function runKept<R>(client: pg.PoolClient, sql: string, parameters: ReadonlyArray<unknown>): Promise<PostgresQueryResult<R>> {
   const name = names.get(sql);
   const values = [...parameters];
   if (name === undefined) return client.query(sql, values) as unknown as PostgresQueryResult<R>;
@@ -36,14 +46,20 @@ async function run<R>(client: pg.PoolClient, sql: string, parameters: ReadonlyAr
   }
 }
 
-/** The pool as Kysely sees it, its clients running kept texts as named (prepared) statements. */
-export function keepingStatements(pool: pg.Pool): PostgresPool {
+/**
+ * The pool as Kysely sees it, its clients running kept texts as named (prepared) statements;
+ * statements that fail (and connections that cannot be made) are counted in `errors` by SQLSTATE.
+ */
+export function keepingStatements(pool: pg.Pool, errors: Tally): PostgresPool {
   return {
     connect: async () => {
-      const client = await pool.connect();
+      const client = await pool.connect().catch((error: unknown) => {
+        errors.add('connect');
+        throw error;
+      });
       return {
         query: ((sql: unknown, parameters?: ReadonlyArray<unknown>) =>
-          typeof sql === 'string' ? run(client, sql, parameters ?? []) : client.query(sql as never)) as PostgresPoolClient['query'],
+          typeof sql === 'string' ? run(client, sql, parameters ?? [], errors) : client.query(sql as never)) as PostgresPoolClient['query'],
         release: () => client.release(),
       };
     },

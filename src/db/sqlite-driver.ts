@@ -11,6 +11,7 @@ import {
   type QueryCompiler,
   type QueryResult,
 } from 'kysely';
+import { Tally } from '../metrics/tally.ts';
 import { Checkpointer } from './checkpointer.ts';
 
 /**
@@ -32,6 +33,9 @@ export class GroupCommitSqlite {
    * thread in busy_timeout while the first waits for that thread to COMMIT.
    */
   static readonly #open = new Map<string, { sqlite: GroupCommitSqlite; users: number }>();
+
+  /** Statements that failed, by SQLite's error code (on /metrics). */
+  readonly errors = new Tally();
 
   static open(path: string, connect: () => SQLite.Database): GroupCommitSqlite {
     const inMemory = path === ':memory:';
@@ -259,8 +263,13 @@ class Connection implements DatabaseConnection {
       await this.#control(control);
       return { rows: [] };
     }
-    const result = this.inTransaction ? this.sqlite.runInTransaction(query) : await this.sqlite.runPlain(query);
-    return result as QueryResult<R>;
+    try {
+      const result = this.inTransaction ? this.sqlite.runInTransaction(query) : await this.sqlite.runPlain(query);
+      return result as QueryResult<R>;
+    } catch (error) {
+      this.sqlite.errors.add(String((error as { code?: unknown }).code ?? 'unknown'));
+      throw error;
+    }
   }
 
   /** Explicit transaction SQL becomes a transaction of the group, like Kysely's own. */

@@ -1,3 +1,6 @@
+import { randomUUID } from 'node:crypto';
+import type { IncomingMessage } from 'node:http';
+import proxyAddr from '@fastify/proxy-addr';
 import type { FastifyRequest } from 'fastify';
 
 /** Query parameters that carry a credential (the widget demo page takes `?session_token=`). */
@@ -38,5 +41,22 @@ export function logRequest(request: FastifyRequest) {
     host: request.host,
     remoteAddress: request.ip,
     remotePort: request.socket?.remotePort,
+  };
+}
+
+/** A proxy's request id is taken as it is only when it cannot break a log line or a header. */
+const USABLE_ID = /^[\w.:@/+=-]{1,128}$/;
+
+/**
+ * Each request's id (on its log lines and in `X-Request-Id`): the one the proxy sent in
+ * `X-Request-Id` when TRUST_PROXY trusts the peer, so one id follows the request through both logs;
+ * otherwise a new random one (unique across instances, unlike a counter).
+ */
+export function requestIds(trustProxy: string[]): (request: IncomingMessage) => string {
+  const trusted = trustProxy.length > 0 ? proxyAddr.compile(trustProxy) : null;
+  return (request) => {
+    const sent = request.headers['x-request-id'];
+    if (trusted && typeof sent === 'string' && USABLE_ID.test(sent) && trusted(request.socket.remoteAddress ?? '', 0)) return sent;
+    return randomUUID();
   };
 }

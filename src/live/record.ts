@@ -1,8 +1,8 @@
-import type { Kysely, Transaction } from 'kysely';
+import { PostgresAdapter, sql, type Kysely, type Transaction } from 'kysely';
 import { isVisible } from '../comments/repository.ts';
 import { toView, type CommentRow } from '../comments/view.ts';
 import { PUBLIC_VIEWER } from '../comments/visibility.ts';
-import type { Database } from '../db/schema.ts';
+import type { Database, LiveEventTable } from '../db/schema.ts';
 import { nowIso } from '../clock.ts';
 
 /**
@@ -33,19 +33,38 @@ export async function recordLiveEvent(
   commentId: string,
   data: object | null,
 ): Promise<void> {
+  const values = { type, comment_id: commentId, data: data && JSON.stringify(data), created_at: nowIso() };
+  const seq = await numberAndKeep(trx, threadId, values);
+  if (Number(seq) % PRUNE_EVERY === 0) {
+    await trx.deleteFrom('live_events').where('thread_id', '=', threadId).where('seq', '<=', Number(seq) - KEPT_EVENTS).execute();
+  }
+}
+
+type LiveEventValues = Pick<LiveEventTable, 'type' | 'comment_id' | 'data' | 'created_at'>;
+
+/**
+ * The thread's next number, and the event kept under it. On PostgreSQL one statement (the update in
+ * a CTE), as every write records one and each statement is a round trip; SQLite cannot write in a
+ * CTE, and a statement there costs no round trip.
+ */
+async function numberAndKeep(trx: Kysely<Database>, threadId: string, values: LiveEventValues): Promise<number> {
+  if (trx.getExecutor().adapter instanceof PostgresAdapter) {
+    const { rows } = await sql<{ seq: number | string }>`
+      with numbered as (update threads set live_seq = live_seq + 1 where id = ${threadId} returning live_seq)
+      insert into live_events (thread_id, seq, type, comment_id, data, created_at)
+      select ${threadId}, live_seq, ${values.type}, ${values.comment_id}, ${values.data}, ${values.created_at} from numbered
+      returning seq`.execute(trx);
+    if (rows.length === 0) throw new Error(`no thread ${threadId}`);
+    return Number(rows[0].seq);
+  }
   const { live_seq: seq } = await trx
     .updateTable('threads')
     .set((eb) => ({ live_seq: eb('live_seq', '+', 1) }))
     .where('id', '=', threadId)
     .returning('live_seq')
     .executeTakeFirstOrThrow();
-  await trx
-    .insertInto('live_events')
-    .values({ thread_id: threadId, seq: Number(seq), type, comment_id: commentId, data: data && JSON.stringify(data), created_at: nowIso() })
-    .execute();
-  if (Number(seq) % PRUNE_EVERY === 0) {
-    await trx.deleteFrom('live_events').where('thread_id', '=', threadId).where('seq', '<=', Number(seq) - KEPT_EVENTS).execute();
-  }
+  await trx.insertInto('live_events').values({ thread_id: threadId, seq: Number(seq), ...values }).execute();
+  return Number(seq);
 }
 
 /**

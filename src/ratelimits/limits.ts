@@ -5,6 +5,7 @@ import BlockedKeys from 'rate-limiter-flexible/lib/component/BlockedKeys/Blocked
 import type { Caller } from '../auth/caller.ts';
 import type { Config } from '../config.ts';
 import { AppError } from '../errors.ts';
+import type { Tally } from '../metrics/tally.ts';
 import { openCounters } from './counters.ts';
 import { chargeFor, policiesOf, type Charge, type Policy } from './policies.ts';
 
@@ -55,11 +56,11 @@ function hooksOf(hooks: onSendHookHandler | onSendHookHandler[] | undefined): on
 export type Admit = (request: FastifyRequest, reply: FastifyReply, caller: Caller | null) => Promise<void> | void;
 
 /**
- * Sets up the rate limits of the configuration and returns the check each request passes once its
+ * Sets up the rate limits of the configuration (each refusal counted in `refusals` by policy) and returns the check each request passes once its
  * caller is known. The check never fails a request for its own troubles: a counter that cannot be
  * reached lets the request through, logged.
  */
-export async function registerRateLimits(app: FastifyInstance, config: Config): Promise<Admit> {
+export async function registerRateLimits(app: FastifyInstance, config: Config, refusals: Tally): Promise<Admit> {
   const policies = policiesOf(config.rateLimits);
   const counters = await openCounters(config, [...policies.values()], app.log);
   app.addHook('onClose', () => counters.close());
@@ -115,6 +116,7 @@ export async function registerRateLimits(app: FastifyInstance, config: Config): 
       return;
     }
     const { policy } = charge;
+    refusals.add(policy.name);
     noteIfSpent(charge, outcome);
     setHeaders(reply, policy, outcome, Date.now(), draftHeaders);
     const retryAfter = Math.max(1, Math.ceil(outcome.msBeforeNext / 1000));

@@ -58,12 +58,13 @@ export function policiesOf(limits: Config['rateLimits']): Map<PolicyName, Policy
 }
 
 /**
- * Operational endpoints that load balancers and people reading the docs hit freely, and CORS
+ * Operational endpoints that load balancers, Prometheus (its token is checked in constant time and
+ * cannot be guessed) and people reading the docs hit freely, and CORS
  * preflights: the browser's question before a widget request, which counts when it follows.
  */
 function isUnlimited(request: FastifyRequest, route: string | undefined): boolean {
   if (request.method === 'OPTIONS' && request.headers['access-control-request-method'] !== undefined) return true;
-  return route === '/healthz' || route === '/readyz' || route === '/openapi.json' || route === '/docs' || !!route?.startsWith('/docs/');
+  return route === '/healthz' || route === '/readyz' || route === '/metrics' || route === '/openapi.json' || route === '/docs' || !!route?.startsWith('/docs/');
 }
 
 export interface Charge {

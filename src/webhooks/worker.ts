@@ -1,6 +1,7 @@
 import type { FastifyBaseLogger } from 'fastify';
 import type { Db } from '../db/connect.ts';
-import { claim, dueOfSite, dueSites, type DeliveryRow, type DueSite } from './repository.ts';
+import type { Tally } from '../metrics/tally.ts';
+import { claim, dueOfSite, dueSites, type AttemptRecord, type DeliveryRow, type DueSite } from './repository.ts';
 import { attemptDelivery, leaseMs, type DeliveryPolicy } from './service.ts';
 
 /** Attempts in flight in one process. */
@@ -14,6 +15,12 @@ export const MAX_IN_FLIGHT_PER_HOST = 4;
 export const MAX_IN_FLIGHT_PER_FAST_HOST = 32;
 const SLOW_MS = 1_000;
 const POLL_MS = 250;
+
+/** An attempt as /metrics counts it: delivered, answered with an error status, or not answered at all. */
+function outcomeOf(attempt: AttemptRecord): 'delivered' | 'error_status' | 'no_answer' {
+  if (attempt.error === null) return 'delivered';
+  return attempt.status_code === null ? 'no_answer' : 'error_status';
+}
 
 export interface DeliveryWorker {
   /** Stops claiming and waits for the attempts in flight (each bounded by the time-out). */
@@ -46,7 +53,7 @@ interface HostLoad {
  * (db.changes), or every POLL_MS. Claims are leases in the database, so several instances can run
  * this at once.
  */
-export function startDeliveryWorker(db: Db, policy: DeliveryPolicy, log: FastifyBaseLogger): DeliveryWorker {
+export function startDeliveryWorker(db: Db, policy: DeliveryPolicy, log: FastifyBaseLogger, outcomes: Tally): DeliveryWorker {
   const inFlight = new Map<string, Promise<void>>();
   const hosts = new Map<string, HostLoad>();
   let stopping = false;
@@ -73,7 +80,10 @@ export function startDeliveryWorker(db: Db, policy: DeliveryPolicy, log: Fastify
     load.started.push(startedAt);
     const run = attemptDelivery(db.kysely, delivery, site, policy)
       .then(
-        (attempt) => log.debug({ delivery: delivery.id, ...attempt }, 'webhook attempt'),
+        (attempt) => {
+          outcomes.add(outcomeOf(attempt));
+          log.debug({ delivery: delivery.id, ...attempt }, 'webhook attempt');
+        },
         (error) => log.error({ err: error, delivery: delivery.id }, 'webhook attempt could not be recorded'),
       )
       .finally(() => {

@@ -62,6 +62,9 @@ export const MATRIX: Array<[string, number[], Target]> = [
       const made = await w.parley.request('POST', `/api/sites/${A(w)}/sso-secrets`, { token: w.adminKey });
       return { path: `/api/sites/${A(w)}/sso-secrets/${made.body.id}` };
     }],
+  // The matrix's server has a metrics token: no caller's credential, key or cookie opens it.
+  ['GET /metrics', [401, 401, 401, 401, 401, 401, 401, 401, 401, 401, 401, 401, 401, 401, 401, 401],
+    async () => ({ path: '/metrics' })],
   ['GET /v1/widget', v1([200, 200, 200, 200, 200, 200, 200, 200, 200, 401, 401]),
     async (w) => ({ path: `/v1/widget?site_id=${A(w)}` })],
   ['POST /v1/comments', v1([201, 201, 201, 201, 404, 201, 201, 201, 404, 401, 401]),
@@ -249,7 +252,7 @@ export function describeMatrix(title: string, env: Record<string, string>, check
   let receiver: Receiver;
   beforeAll(async () => {
     receiver = await startReceiver();
-    world = await buildWorld(await startParley({ ...env, ...WEBHOOK_TEST_ENV }));
+    world = await buildWorld(await startParley({ ...env, ...WEBHOOK_TEST_ENV, PARLEY_METRICS_TOKEN: 'matrix-metrics-token-0123456789' }));
     await subscribe(world.parley, { site_id: world.siteA, api_key: world.adminKey }, receiver.url, ['comment.created']);
   });
   afterAll(async () => {
