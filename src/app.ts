@@ -9,6 +9,7 @@ import { connect, type Db } from './db/connect.ts';
 import { migrateToLatest } from './db/migrate.ts';
 import { startSearchIndexer, type SearchIndexer } from './db/search-index.ts';
 import { registerCors } from './http/cors.ts';
+import { Readiness, registerHealth } from './http/readiness.ts';
 import { registerJsonParser } from './http/json-body.ts';
 import { registerOpenApi } from './http/openapi.ts';
 import { logRequest, requestIds } from './http/logging.ts';
@@ -42,6 +43,7 @@ declare module 'fastify' {
   interface FastifyInstance {
     db: Db;
     config: Config;
+    readiness: Readiness;
   }
   interface FastifyContextConfig {
     /** Counts against the per-user and per-guest comment limits. */
@@ -53,10 +55,24 @@ export const BODY_LIMIT = 64 * 1024;
 /** Request line plus headers; a longer query string is refused with 431 (Node's default, stated). */
 export const MAX_HEADER_SIZE = 16 * 1024;
 
-/** Builds the whole service for a configuration: database (migrated), plugins, every module. */
+/**
+ * Builds the whole service for a configuration, migrated and ready, before it listens (tests, the
+ * benchmarks). `parley serve` listens first and migrates then (server.ts), so that /readyz can say so.
+ */
 export async function buildApp(config: Config): Promise<FastifyInstance> {
+  const app = await createApp(config);
+  await migrateToLatest(app.db);
+  app.readiness.ready();
+  return app;
+}
+
+/**
+ * Builds the whole service: plugins, every module, and a database connection that nothing uses
+ * until the caller has migrated it and called `app.readiness.ready()`.
+ */
+export async function createApp(config: Config): Promise<FastifyInstance> {
   const db = connect(config);
-  await migrateToLatest(db);
+  const readiness = new Readiness();
 
   const app = Fastify({
     logger: {
@@ -76,13 +92,16 @@ export async function buildApp(config: Config): Promise<FastifyInstance> {
     routerOptions: { maxParamLength: 200 },
     frameworkErrors: frameworkErrorProblem,
     clientErrorHandler: clientErrorProblem,
-    return503OnClosing: true,
+    // Requests on connections still open while the server closes answer 503 with the reason (readiness.ts).
+    return503OnClosing: false,
   });
   app.decorate('db', db);
   app.decorate('config', config);
+  app.decorate('readiness', readiness);
   app.decorateRequest('caller', null as never);
   app.addHook('onClose', () => db.close());
 
+  registerHealth(app, db, readiness);
   registerValidators(app);
   registerJsonParser(app);
   registerNulGuard(app);
@@ -127,19 +146,6 @@ export async function buildApp(config: Config): Promise<FastifyInstance> {
   });
   registerCors(app, db);
 
-  // Cheap, for liveness: the process answers. Readiness asks the database. Migrations run before the
-  // server listens, and from the start of a shutdown new connections are refused and requests on
-  // open ones answered 503 (return503OnClosing): in both, the instance is not ready.
-  app.get('/healthz', { schema: { hide: true } }, () => ({ status: 'ok' }));
-  app.get('/readyz', { schema: { hide: true } }, async (_request, reply) => {
-    try {
-      await db.kysely.selectFrom('accounts').select('id').limit(1).execute();
-      return { status: 'ready' };
-    } catch {
-      return reply.code(503).send({ status: 'database unreachable' });
-    }
-  });
-
   if (config.redisUrl) db.changes.connectRedis(config.redisUrl, config.rateLimits.redisKeyPrefix, app.log);
   const deps = { db };
   // Before the server stops accepting: open streams would otherwise hold the close forever.
@@ -164,7 +170,7 @@ export async function buildApp(config: Config): Promise<FastifyInstance> {
   // Hooks run in reverse order on close: the worker drains its attempts before the database closes.
   let worker: DeliveryWorker | undefined;
   let indexer: SearchIndexer | undefined;
-  app.addHook('onReady', async () => {
+  readiness.whenReady(() => {
     worker = startDeliveryWorker(db, deliveryPolicy(config), app.log, webhookOutcomes);
     indexer = startSearchIndexer(db, (err) => app.log.warn({ err }, 'indexing comments for search failed; retried in a moment'));
     keyUse.start(db.kysely, (err) => app.log.warn({ err }, "recording when API keys were last used failed; retried in a minute"));

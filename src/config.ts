@@ -13,6 +13,8 @@ export interface Config {
   /** Proxy addresses or CIDRs whose X-Forwarded-For is believed; empty = use the socket address. */
   trustProxy: string[];
   logLevel: string;
+  /** After SIGTERM, /readyz fails but requests are still served for this long, then the listener closes (PARLEY_SHUTDOWN_DELAY, 0s). */
+  shutdownDelayMs: number;
   /** Bearer token that GET /metrics answers to (PARLEY_METRICS_TOKEN); null = no /metrics at all. */
   metricsToken: string | null;
   /** Limits on slow and idle clients (see README, "Hardening"). */
@@ -191,6 +193,7 @@ export function loadConfig(env: Env = process.env): Config {
     trustProxy: trustedProxies(env.TRUST_PROXY),
     logLevel,
     metricsToken: metricsToken(env.PARLEY_METRICS_TOKEN),
+    shutdownDelayMs: durations(env, 'PARLEY_SHUTDOWN_DELAY', '0s')[0],
     http: httpLimits(env),
     webhookRetryDelaysMs: durations(env, 'PARLEY_WEBHOOK_RETRY_DELAYS', '30s,2m,10m'),
     webhookTimeoutMs: durations(env, 'PARLEY_WEBHOOK_TIMEOUT', '10s')[0],

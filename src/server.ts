@@ -1,17 +1,43 @@
 import type { FastifyInstance } from 'fastify';
-import { buildApp } from './app.ts';
+import { createApp } from './app.ts';
 import type { Config } from './config.ts';
+import { migrateToLatest } from './db/migrate.ts';
 import { bootstrapDemoIfEmpty } from './sites/bootstrap.ts';
 import { linkUrl } from './staff/links.ts';
 
 /**
- * `parley serve`: migrate, bootstrap a demo site on an empty database, listen, and on SIGTERM or
- * SIGINT stop accepting, drain in-flight work, close the database and exit 0.
+ * `parley serve`: listen (answering /healthz, and /readyz with 503 "migrating"), migrate, bootstrap a
+ * demo site on an empty database, and be ready. On SIGTERM or SIGINT: fail /readyz while still
+ * serving for PARLEY_SHUTDOWN_DELAY, then stop accepting, drain in-flight work, close the database
+ * and exit 0.
  */
 export async function serve(config: Config): Promise<FastifyInstance> {
-  const app = await buildApp(config);
-  const demo = await bootstrapDemoIfEmpty(app.db);
+  const app = await createApp(config);
+  let closing = false;
+  const shutdown = (signal: string) => {
+    if (closing) return;
+    closing = true;
+    app.log.info({ signal, delay_ms: config.shutdownDelayMs }, 'draining and shutting down');
+    app.readiness.drain();
+    setTimeout(() => {
+      app.close().then(
+        () => process.exit(0),
+        (error) => {
+          app.log.error({ err: error }, 'shutdown failed');
+          process.exit(1);
+        },
+      );
+    }, config.shutdownDelayMs);
+  };
+  process.once('SIGTERM', () => shutdown('SIGTERM'));
+  process.once('SIGINT', () => shutdown('SIGINT'));
+
   await app.listen({ port: config.port, host: config.host });
+  // Another instance may hold the migration lock: this one waits, listening and saying so.
+  await migrateToLatest(app.db);
+  const demo = await bootstrapDemoIfEmpty(app.db);
+  app.readiness.ready();
+  app.log.info('database migrated; ready');
   if (demo) {
     const base = `http://${config.host}:${(app.server.address() as { port: number }).port}`;
     process.stdout.write(
@@ -22,20 +48,5 @@ export async function serve(config: Config): Promise<FastifyInstance> {
         `API reference: ${base}/docs\n\n`,
     );
   }
-  let closing = false;
-  const shutdown = (signal: string) => {
-    if (closing) return;
-    closing = true;
-    app.log.info({ signal }, 'draining and shutting down');
-    app.close().then(
-      () => process.exit(0),
-      (error) => {
-        app.log.error({ err: error }, 'shutdown failed');
-        process.exit(1);
-      },
-    );
-  };
-  process.once('SIGTERM', () => shutdown('SIGTERM'));
-  process.once('SIGINT', () => shutdown('SIGINT'));
   return app;
 }

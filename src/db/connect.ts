@@ -45,7 +45,7 @@ function openSqlite(path: string): SQLite.Database {
   // WAL lets readers run beside the writer. With synchronous=NORMAL a commit is in the WAL (the OS's
   // page cache) before it is acknowledged: it survives a killed process, and only a power cut can
   // roll back the last commits, never corrupt the file. FULL would fsync every commit (~10x slower).
-  // busy_timeout lets the CLI write while a server runs.
+  // busy_timeout lets the CLI write while a server runs (a group-commit writer waits its own way: sqlite-driver.ts).
   sqlite.pragma('journal_mode = WAL');
   sqlite.pragma('synchronous = NORMAL');
   sqlite.pragma('busy_timeout = 5000');

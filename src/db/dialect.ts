@@ -67,7 +67,8 @@ export async function lockAuthor<DB>(dialect: DialectName, trx: Transaction<DB>,
  *   one transaction. The statement time-out is lifted for the session: the lock wait and an index
  *   build on a large table may take longer than any request should.
  * - SQLite: Kysely takes no lock (it assumes one process), so the whole run happens inside
- *   BEGIN IMMEDIATE: another process waits for the write lock (busy_timeout), then finds nothing to do.
+ *   BEGIN IMMEDIATE: another process waits for the write lock (for up to 5 s, between turns of its
+ *   event loop: its /readyz keeps answering), then finds nothing to do.
  */
 export async function inMigrationSession<T>(
   kysely: Kysely<Database>,

@@ -14,6 +14,10 @@ import {
 import { Tally } from '../metrics/tally.ts';
 import { Checkpointer } from './checkpointer.ts';
 
+/** How long a write waits for another process to release the database's write lock (busy_timeout's 5 s). */
+const WRITE_LOCK_WAIT_MS = 5000;
+const WRITE_LOCK_RETRY_MS = 20;
+
 /**
  * SQLite for a server that writes a lot: group commit, prepared statements kept, reads beside writes.
  *
@@ -63,6 +67,7 @@ export class GroupCommitSqlite {
   private constructor(open: () => SQLite.Database, inMemory: boolean, path: string) {
     this.#path = path;
     this.#writer = open();
+    this.#writer.pragma('busy_timeout = 0');
     // An in-memory database exists once per connection, so there it reads through the writer.
     this.#reader = inMemory ? this.#writer : open();
     this.#writerStatements = new StatementCache(this.#writer);
@@ -95,13 +100,32 @@ export class GroupCommitSqlite {
     await this.#writerLock.acquire();
     try {
       if (!this.#groupOpen) {
-        this.#writerStatements.get('begin immediate').statement.run();
+        await this.#beginImmediate();
         this.#groupOpen = true;
       }
       this.#writerStatements.get('savepoint parley_trx').statement.run();
     } catch (error) {
       this.#writerLock.release();
       throw error;
+    }
+  }
+
+  /**
+   * Takes the database's write lock. While another process holds it (a CLI import, another instance
+   * migrating, a backup tool), SQLite's busy_timeout would wait inside the call and stop the event
+   * loop: no read, no /readyz, no stream heartbeat for up to 5 s. So the writer has no busy_timeout
+   * and the wait happens here, between turns of the event loop, for as long as busy_timeout allowed.
+   */
+  async #beginImmediate(): Promise<void> {
+    const giveUpAt = Date.now() + WRITE_LOCK_WAIT_MS;
+    for (;;) {
+      try {
+        this.#writerStatements.get('begin immediate').statement.run();
+        return;
+      } catch (error) {
+        if (!String((error as { code?: unknown }).code).startsWith('SQLITE_BUSY') || Date.now() >= giveUpAt) throw error;
+      }
+      await new Promise((resolve) => setTimeout(resolve, WRITE_LOCK_RETRY_MS));
     }
   }
 

@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { readyAt } from '../../test/hardening/child-server.ts';
 import { pageUrl } from '../../test/helper.ts';
 import { startReceiver, subscribe, waitForLog, type Receiver } from '../../test/receiver.ts';
 
@@ -55,6 +56,7 @@ async function serve(extra: Record<string, string> = {}): Promise<Server> {
     });
     child.once('exit', (code) => reject(new Error(`parley serve exited with ${code}: ${output}`)));
   });
+  await readyAt(base);
   return {
     child,
     exited,

@@ -16,7 +16,11 @@ export interface ChildServer {
   exited: Promise<number | null>;
 }
 
-export async function spawnServer(databaseUrl: string, env: Record<string, string> = {}): Promise<ChildServer> {
+/**
+ * Resolves once the server is listening and, unless `untilReady` is false, has migrated its database
+ * (its /readyz answers 200; it listens before it migrates).
+ */
+export async function spawnServer(databaseUrl: string, env: Record<string, string> = {}, { untilReady = true } = {}): Promise<ChildServer> {
   const child = spawn(process.execPath, [BIN, 'serve'], {
     env: { ...process.env, LOG_LEVEL: 'info', ...env, DATABASE_URL: databaseUrl, PORT: '0', HOST: '127.0.0.1' },
     stdio: ['ignore', 'pipe', 'pipe'],
@@ -37,7 +41,19 @@ export async function spawnServer(databaseUrl: string, env: Record<string, strin
     child.stdout!.on('data', look);
     child.once('exit', (code) => reject(new Error(`server exited with ${code} before listening:\n${output}`)));
   });
+  if (untilReady) await readyAt(url);
   return { url, process: child, output: () => output, exited };
+}
+
+/** Waits until GET /readyz at `url` answers 200. */
+export async function readyAt(url: string, timeoutMs = 30_000): Promise<void> {
+  const giveUpAt = Date.now() + timeoutMs;
+  for (;;) {
+    const status = await fetch(`${url}/readyz`).then((response) => response.status, () => 0);
+    if (status === 200) return;
+    if (Date.now() > giveUpAt) throw new Error(`${url}/readyz still answers ${status} after ${timeoutMs} ms`);
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
 }
 
 /** A migrated database with one account, site and admin key, made without starting a server. */
