@@ -15,6 +15,7 @@ import { EXPORT_FORMATS, exportSite, type ExportFormat } from './transfer/export
 import { describeReport } from './transfer/report.ts';
 import { FORMATS, type Format } from './transfer/source.ts';
 import { readPassword } from './staff/password-prompt.ts';
+import { BackupRefused, backupSqlite, describeBackup } from './backup/backup.ts';
 import { createOwner } from './staff/service.ts';
 
 const USAGE = `usage:
@@ -25,7 +26,8 @@ const USAGE = `usage:
   parley plan set --account ID --plan P
   parley admin create --email E [--name N] [--account ID]   (password from a terminal prompt, or stdin)
   parley import --site ID FILE [--dry-run] [--format F] [--base-url URL] [--json]
-  parley export --site ID [--format parley|disqus] [--include-personal-data] > FILE`;
+  parley export --site ID [--format parley|disqus] [--include-personal-data] > FILE
+  parley backup --to FILE   (SQLite: an online copy of the live database)`;
 
 class UsageError extends Error {}
 
@@ -78,6 +80,7 @@ export async function main(argv: string[]): Promise<void> {
       'dry-run': { type: 'boolean' },
       'base-url': { type: 'string' },
       'include-personal-data': { type: 'boolean' },
+      to: { type: 'string' },
     },
   });
   // import takes its file as the last word.
@@ -140,6 +143,18 @@ export async function main(argv: string[]): Promise<void> {
       const siteId = required('--site', values.site?.[0]);
       const format = oneOf<ExportFormat>('--format', values.format, EXPORT_FORMATS) ?? 'parley';
       await withDb(config, (db) => exportSite(db.kysely, { siteId, format, includePersonalData: Boolean(values['include-personal-data']) }, process.stdout));
+      return;
+    }
+    case 'backup': {
+      const to = required('--to', values.to);
+      try {
+        process.stdout.write(describeBackup(await backupSqlite(config.databaseUrl, to)));
+      } catch (error) {
+        // Advice, not a failure of Parley: said without the "parley:" of an error.
+        if (!(error instanceof BackupRefused)) throw error;
+        process.stderr.write(`${error.message}\n`);
+        process.exitCode = 1;
+      }
       return;
     }
     case 'admin create': {
