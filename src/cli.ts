@@ -16,6 +16,7 @@ import { describeReport } from './transfer/report.ts';
 import { FORMATS, type Format } from './transfer/source.ts';
 import { readPassword } from './staff/password-prompt.ts';
 import { BackupRefused, backupSqlite, describeBackup } from './backup/backup.ts';
+import { doctor } from './doctor/doctor.ts';
 import { createOwner } from './staff/service.ts';
 
 const USAGE = `usage:
@@ -27,7 +28,8 @@ const USAGE = `usage:
   parley admin create --email E [--name N] [--account ID]   (password from a terminal prompt, or stdin)
   parley import --site ID FILE [--dry-run] [--format F] [--base-url URL] [--json]
   parley export --site ID [--format parley|disqus] [--include-personal-data] > FILE
-  parley backup --to FILE   (SQLite: an online copy of the live database)`;
+  parley backup --to FILE   (SQLite: an online copy of the live database)
+  parley doctor             (checks configuration, database, Redis, SMTP and webhook endpoints)`;
 
 class UsageError extends Error {}
 
@@ -88,6 +90,11 @@ export async function main(argv: string[]): Promise<void> {
   const command = positionals[0] === 'import' ? 'import' : positionals.join(' ');
   if (values.help || command === '') {
     process.stdout.write(`${USAGE}\n`);
+    return;
+  }
+  if (command === 'doctor') {
+    // Before loading the configuration: the doctor reports every wrong value rather than stop at one.
+    process.exitCode = await doctor(process.env, (text) => process.stdout.write(text));
     return;
   }
   const config = loadConfig();

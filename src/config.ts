@@ -13,6 +13,8 @@ export interface Config {
   /** Proxy addresses or CIDRs whose X-Forwarded-For is believed; empty = use the socket address. */
   trustProxy: string[];
   logLevel: string;
+  /** The SMTP server mail is handed to (PARLEY_SMTP_URL); null = no mail. */
+  smtpUrl: string | null;
   /** After SIGTERM, /readyz fails but requests are still served for this long, then the listener closes (PARLEY_SHUTDOWN_DELAY, 0s). */
   shutdownDelayMs: number;
   /** Bearer token that GET /metrics answers to (PARLEY_METRICS_TOKEN); null = no /metrics at all. */
@@ -162,17 +164,28 @@ function metricsToken(value: string | undefined): string | null {
   return value;
 }
 
+const HTTP_TIMEOUT_VARIABLES = {
+  headersTimeoutMs: 'PARLEY_HTTP_HEADERS_TIMEOUT',
+  requestTimeoutMs: 'PARLEY_HTTP_REQUEST_TIMEOUT',
+  idleTimeoutMs: 'PARLEY_HTTP_IDLE_TIMEOUT',
+  keepAliveTimeoutMs: 'PARLEY_HTTP_KEEP_ALIVE_TIMEOUT',
+};
+
 function httpLimits(env: Env): Config['http'] {
   const limits = {
-    headersTimeoutMs: durations(env, 'PARLEY_HTTP_HEADERS_TIMEOUT', '10s')[0],
-    requestTimeoutMs: durations(env, 'PARLEY_HTTP_REQUEST_TIMEOUT', '30s')[0],
-    idleTimeoutMs: durations(env, 'PARLEY_HTTP_IDLE_TIMEOUT', '60s')[0],
-    keepAliveTimeoutMs: durations(env, 'PARLEY_HTTP_KEEP_ALIVE_TIMEOUT', '10s')[0],
+    headersTimeoutMs: durations(env, HTTP_TIMEOUT_VARIABLES.headersTimeoutMs, '10s')[0],
+    requestTimeoutMs: durations(env, HTTP_TIMEOUT_VARIABLES.requestTimeoutMs, '30s')[0],
+    idleTimeoutMs: durations(env, HTTP_TIMEOUT_VARIABLES.idleTimeoutMs, '60s')[0],
+    keepAliveTimeoutMs: durations(env, HTTP_TIMEOUT_VARIABLES.keepAliveTimeoutMs, '10s')[0],
   };
-  if (Object.values(limits).some((ms) => ms === 0)) throw new ConfigError('PARLEY_HTTP_* time-outs must be above 0');
+  const zero = Object.entries(HTTP_TIMEOUT_VARIABLES).find(([limit]) => limits[limit as keyof typeof limits] === 0);
+  if (zero) throw new ConfigError(`${zero[1]} must be above 0, got "${env[zero[1]]}"`);
   // Node refuses a headers time-out longer than the request time-out.
   if (limits.headersTimeoutMs > limits.requestTimeoutMs) {
-    throw new ConfigError('PARLEY_HTTP_HEADERS_TIMEOUT must not be longer than PARLEY_HTTP_REQUEST_TIMEOUT');
+    const given = (name: string, fallback: string) => (env[name] ? `"${env[name]}"` : `${fallback} (the default)`);
+    throw new ConfigError(
+      `PARLEY_HTTP_HEADERS_TIMEOUT must not be longer than PARLEY_HTTP_REQUEST_TIMEOUT, got ${given('PARLEY_HTTP_HEADERS_TIMEOUT', '10s')} and ${given('PARLEY_HTTP_REQUEST_TIMEOUT', '30s')}`,
+    );
   }
   return Object.freeze(limits);
 }
@@ -193,6 +206,7 @@ export function loadConfig(env: Env = process.env): Config {
     trustProxy: trustedProxies(env.TRUST_PROXY),
     logLevel,
     metricsToken: metricsToken(env.PARLEY_METRICS_TOKEN),
+    smtpUrl: env.PARLEY_SMTP_URL || null,
     shutdownDelayMs: durations(env, 'PARLEY_SHUTDOWN_DELAY', '0s')[0],
     http: httpLimits(env),
     webhookRetryDelaysMs: durations(env, 'PARLEY_WEBHOOK_RETRY_DELAYS', '30s,2m,10m'),

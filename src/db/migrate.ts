@@ -56,3 +56,9 @@ export async function migrateToLatest(db: Db): Promise<string[]> {
     return (results ?? []).filter((r) => r.status === 'Success').map((r) => r.migrationName);
   });
 }
+
+/** The migrations this version has that the database has not applied (read only: creates nothing). */
+export async function pendingMigrations(db: Db): Promise<string[]> {
+  const known = await new Migrator({ db: db.kysely, provider, allowUnorderedMigrations: true }).getMigrations();
+  return known.filter((migration) => migration.executedAt === undefined).map((migration) => migration.name);
+}
