@@ -1,7 +1,8 @@
 import { randomBytes } from 'node:crypto';
 import { Redis } from 'ioredis';
 import { afterEach, describe, expect, it } from 'vitest';
-import { pageUrl, startParley, type TestParley } from '../../test/helper.ts';
+import { seedDatabase, spawnServer } from '../../test/hardening/child-server.ts';
+import { freshDatabaseUrl, pageUrl, startParley, type TestParley } from '../../test/helper.ts';
 import { freePort, SHARED_REDIS_URL, startOwnRedis, stopRedis } from '../../test/redis-server.ts';
 
 
@@ -79,6 +80,31 @@ describe('rate limits shared through Redis', () => {
     // An instance learns that the IP is spent from a count of its own: at most one more failure each.
     expect(statuses.filter((status) => status === 400).length).toBeLessThanOrEqual(12);
     expect(statuses.slice(-4)).toEqual([429, 429, 429, 429]);
+  });
+
+  it('count requests that arrive together in one Redis call, exactly: 200 at once against a limit of 150 give 150 answers and 50 429s', async () => {
+    const port = await freePort();
+    const redis = await startOwnRedis(port);
+    cleanups.push(() => stopRedis(redis));
+    const redisUrl = `redis://127.0.0.1:${port}`;
+    // Servers of their own processes: in this one, the requests' client would share their event loop.
+    const database = await freshDatabaseUrl();
+    cleanups.push(() => database.drop());
+    await seedDatabase(database.url);
+    const env = { REDIS_URL: redisUrl, PARLEY_RATE_LIMIT_IP_PER_MINUTE: '150' };
+    const servers = await Promise.all([spawnServer(database.url, env), spawnServer(database.url, env)]);
+    for (const server of servers) cleanups.push(() => (server.process.kill('SIGKILL'), server.exited));
+    const stats = new Redis(redisUrl);
+    cleanups.push(async () => stats.disconnect());
+    await stats.config('RESETSTAT');
+
+    const statuses = await Promise.all(Array.from({ length: 200 }, (_, i) => fetch(`${servers[i % 2].url}/no/such/route`).then((response) => response.status)));
+    expect(statuses.filter((status) => status === 404)).toHaveLength(150);
+    expect(statuses.filter((status) => status === 429)).toHaveLength(50);
+    // Counted one by one, the 150 admitted requests alone would have been 150 calls.
+    const calls = [...(await stats.info('commandstats')).matchAll(/^cmdstat_(?:evalsha|eval):calls=(\d+)/gm)].reduce((sum, match) => sum + Number(match[1]), 0);
+    expect(calls).toBeGreaterThan(0);
+    expect(calls).toBeLessThan(150);
   });
 
   it('keep answering without a 5xx while Redis restarts, and are shared again once it is back', async () => {
