@@ -49,6 +49,9 @@ export const transferRoutes: FastifyPluginAsyncTypebox<{ db: Db; runner: ImportR
       security: ManagementWrite,
       params: IdParams,
       querystring: ImportQuery,
+      consumes: ['application/octet-stream', 'application/gzip', 'application/xml', 'application/x-ndjson', 'application/json', 'application/vnd.sqlite3'],
+      // Described, not validated: the parser hands the handler no body (it streams request.raw), and a schema without a type accepts that.
+      body: Type.Unsafe<undefined>({ description: 'The file to import, byte for byte' }),
       response: { 202: ImportJobSchema, ...errors },
     },
     handler: async (request, reply) => {
@@ -128,7 +131,13 @@ export const transferRoutes: FastifyPluginAsyncTypebox<{ db: Db; runner: ImportR
       security: ManagementRead,
       params: IdParams,
       querystring: ExportQuery,
-      response: { 200: Type.String({ description: 'The export file' }), ...errors },
+      response: {
+        200: {
+          description: 'The export file, as an attachment',
+          content: { 'application/x-ndjson': { schema: Type.String({ description: 'format=parley' }) }, 'application/xml': { schema: Type.String({ description: 'format=disqus' }) } },
+        },
+        ...errors,
+      },
     },
     handler: async (request, reply) => {
       const site = await managedSite(db.kysely, request.caller, request.params.id, 'administer');
