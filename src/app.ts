@@ -162,7 +162,7 @@ export async function buildApp(config: Config): Promise<FastifyInstance> {
   await app.register(staffAuthRoutes, deps);
   await app.register(teamRoutes, deps);
   await app.register(widgetRoutes, deps);
-  const runner = new ImportRunner(db, config.importLeaseMs, app.log);
+  const runner = new ImportRunner(db, config, app.log);
   await app.register(transferRoutes, { db, runner });
 
   // Hooks run in reverse order on close: the worker drains its attempts before the database closes.

@@ -21,8 +21,6 @@ export interface ImportOptions {
   baseUrl?: string;
   batchSize?: number;
   onProgress?: (stage: 'read' | 'written', count: number) => void;
-  /** Stops the import at its next batch (a server shutting down); what was written stays, and a rerun completes it. */
-  signal?: AbortSignal;
 }
 
 function readerFor(format: Format, path: string, baseUrl: string | undefined): AsyncIterable<SourceRecord> {
@@ -95,13 +93,9 @@ export async function importFile(db: Db, options: ImportOptions): Promise<Import
   if (!site) throw new ImportFileError(`no site ${options.siteId}`);
   const format = options.format ?? (await detectFormat(options.path));
   const report = emptyReport(format, options.dryRun ?? false);
-  const onProgress = (stage: 'read' | 'written', count: number) => {
-    options.signal?.throwIfAborted();
-    options.onProgress?.(stage, count);
-  };
   const staging = new Staging();
   try {
-    await stage(staging, readerFor(format, options.path, options.baseUrl ?? (site.domains[0] ? `https://${site.domains[0]}/` : undefined)), report, onProgress);
+    await stage(staging, readerFor(format, options.path, options.baseUrl ?? (site.domains[0] ? `https://${site.domains[0]}/` : undefined)), report, options.onProgress);
     const allowed = (host: string) => site.domains.length === 0 || site.domains.includes(host);
     staging.resolve(allowed);
     for (const comment of staging.unusable()) {
@@ -112,7 +106,7 @@ export async function importFile(db: Db, options: ImportOptions): Promise<Import
       report.reparented++;
       warn(report, row.source_id, `parent ${row.parent_source} is missing or was skipped: imported as a top-level comment`);
     }
-    await publish(db, staging, { siteId: site.id, format, dryRun: report.dry_run, batchSize: options.batchSize ?? 1000, onBatch: (n) => onProgress('written', n) }, report);
+    await publish(db, staging, { siteId: site.id, format, dryRun: report.dry_run, batchSize: options.batchSize ?? 1000, onBatch: (n) => options.onProgress?.('written', n) }, report);
     // Cached lists of the site's pages are stale now (in this process, and with Redis in every instance).
     if (report.comments.imported > 0 && !report.dry_run) db.changes.siteChanged(site.id);
     return report;

@@ -80,8 +80,8 @@ export async function renewLeases(db: Kysely<Database>, ids: string[], leaseMs: 
   await db.updateTable('import_jobs').set({ lease_until: leaseFrom(leaseMs) }).where('id', 'in', ids).where('status', 'in', ['queued', 'running']).execute();
 }
 
-export async function markRunning(db: Kysely<Database>, id: string, leaseMs: number): Promise<void> {
-  await db.updateTable('import_jobs').set({ status: 'running', started_at: nowIso(), lease_until: leaseFrom(leaseMs) }).where('id', '=', id).execute();
+export async function markRunning(db: Kysely<Database>, id: string): Promise<void> {
+  await db.updateTable('import_jobs').set({ status: 'running', started_at: nowIso() }).where('id', '=', id).where('status', '=', 'queued').execute();
 }
 
 export async function recordProgress(db: Kysely<Database>, id: string, progress: { read: number; processed: number }): Promise<void> {
@@ -114,6 +114,10 @@ export async function markFailed(db: Kysely<Database>, id: string, message: stri
     .where('id', '=', id)
     .where('status', 'in', ['queued', 'running'])
     .execute();
+}
+
+export async function findJobById(db: Kysely<Database>, id: string): Promise<JobRow | undefined> {
+  return db.selectFrom('import_jobs').selectAll().where('id', '=', id).executeTakeFirst();
 }
 
 export async function findJob(db: Kysely<Database>, siteId: string, id: string): Promise<JobRow | undefined> {

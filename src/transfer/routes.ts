@@ -77,7 +77,7 @@ export const transferRoutes: FastifyPluginAsyncTypebox<{ db: Db; runner: ImportR
           // Another upload to this site got its job in first (the database keeps one active per site).
           throw (await busy()) || error;
         }
-        runner.enqueue({ id, site, upload, format, dryRun, baseUrl: request.query.base_url, startedBy: { id: actor.ref, name: actor.name } });
+        runner.enqueue({ id, siteId: site.id, upload, baseUrl: request.query.base_url });
         return reply.code(202).send(jobView((await findJob(db.kysely, site.id, id))!));
       } catch (error) {
         await upload.dispose();

@@ -37,7 +37,8 @@ const IMPORT_FILE = { type: 'header', format: 'parley', version: 1, site: { id: 
 
 /** A site runs one import at a time: each cell that starts one first waits for the one before to end. */
 async function noImportRunning(w: World): Promise<void> {
-  for (let tries = 0; tries < 200; tries++) {
+  // Each import runs in a process of its own, which takes a few seconds to start on a busy machine.
+  for (let tries = 0; tries < 1200; tries++) {
     const jobs = (await w.parley.request('GET', `/api/sites/${A(w)}/imports`, { token: w.adminKey })).body.imports;
     if (!jobs.some((job: { status: string }) => job.status === 'queued' || job.status === 'running')) return;
     await new Promise((resolve) => setTimeout(resolve, 25));
