@@ -1,4 +1,4 @@
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -22,6 +22,17 @@ afterAll(async () => {
   await database?.drop();
   rmSync(scratch, { recursive: true, force: true });
 });
+
+/** Processes running the import of this job (`parley import … --job <id>`). */
+function importProcesses(jobId: string): string[] {
+  return readdirSync('/proc').filter((pid) => {
+    try {
+      return /^\d+$/.test(pid) && readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0').includes(jobId);
+    } catch {
+      return false; // gone meanwhile
+    }
+  });
+}
 
 /** The site's export with ids numbered in order of appearance: what an import made of the file, whatever ids it minted. */
 async function exported(url: string, site: { site_id: string; api_key: string }): Promise<string> {
@@ -49,6 +60,11 @@ describe('an import killed with its server', () => {
     }
     server.process.kill('SIGKILL');
     await server.exited;
+    // The import's own process ends with the server, so nothing writes on behind the rerun.
+    for (let waited = 0; importProcesses(started.body.id).length > 0; waited += 100) {
+      expect(waited, 'the import process outlived its server').toBeLessThan(10_000);
+      await sleep(100);
+    }
 
     server = await spawnServer(database.url, ENV);
     const left = await finishedImport(server, site.site_id, site.api_key, started.body.id, 10_000);
