@@ -64,6 +64,12 @@ if (args.postgres) {
 }
 /** The pgbench script matching each write case: the same row writes at the minimum. */
 const PGBENCH_OF: Record<string, PgbenchScript> = { 'post-comment': 'comment', vote: 'vote', react: 'vote' };
+/** `transfer` names both transfer cases, as does either of their ids. */
+const TRANSFER_IDS = ['transfer', 'import-disqus', 'export-parley'];
+const ONLY = args.only?.split(',');
+const RUN_TRANSFER = !args.limiter && !args.instructions && (!ONLY || ONLY.some((id) => TRANSFER_IDS.includes(id)));
+/** The transfer cases make databases of their own: naming only them seeds nothing. */
+const TRANSFER_ALONE = RUN_TRANSFER && ONLY !== undefined && ONLY.every((id) => TRANSFER_IDS.includes(id));
 const DURATION = Number(args.duration);
 const BASELINE_DURATION = Number(args['baseline-duration']);
 const WARMUP = Number(args.warmup);
@@ -472,6 +478,11 @@ async function main(): Promise<void> {
   // npm start runs dist/ only while it is newer than src/ (else the sources, through tsx): the
   // bundle is made anew so that the code measured is the checkout's, run as it is deployed.
   execFileSync(process.execPath, [join(ROOT, 'scripts/build.js')], { cwd: ROOT, stdio: 'inherit' });
+  if (TRANSFER_ALONE) {
+    const transfer = await transferCases(args.full ? 1_000_000 : 200_000, log);
+    report([], [], null, { loadAtStart, seeded: null, idleRssMb: NaN, afterWrite: null, instructions: [], transfer });
+    return;
+  }
   const database = await prepareDatabase();
   const { seeded } = database;
   log(`data: ${seeded.comments} comments, ${seeded.votes} votes (seeded in ${seeded.seconds.toFixed(0)} s)`);
@@ -535,7 +546,7 @@ async function main(): Promise<void> {
     const whole = cases.find((c) => c.id === 'whole-200-miss');
     if (whole) afterWrite = await afterWriteCost(whole, seeded, baseEnv);
     if (!args.limiter && !args.instructions && (!args.only || args.only.includes('webhooks'))) webhooks = await webhookCases(database, baseEnv);
-    if (!args.limiter && !args.instructions && (!args.only || args.only.split(',').includes('transfer'))) transfer = await transferCases(args.full ? 1_000_000 : 200_000, log);
+    if (RUN_TRANSFER) transfer = await transferCases(args.full ? 1_000_000 : 200_000, log);
     if (args.instructions) instructions = await countInstructions(all, args.instructions.split(','), database, baseEnv);
   } finally {
     await database.drop();
@@ -545,7 +556,8 @@ async function main(): Promise<void> {
 
 interface RunContext {
   loadAtStart: number[];
-  seeded: Seeded;
+  /** Null when only the transfer cases ran. */
+  seeded: Seeded | null;
   idleRssMb: number;
   afterWrite: AfterWriteCost | null;
   instructions: CaseInstructions[];
@@ -633,7 +645,7 @@ function report(results: CaseResult[], webhooks: WebhookResult[], limiterCost: L
         database: process.env.DATABASE_URL?.startsWith('postgres') ? 'postgres' : 'sqlite',
         redis: Boolean(process.env.REDIS_URL),
         settings: { connections: CONNECTIONS, duration: DURATION, baselineDuration: BASELINE_DURATION, warmup: WARMUP },
-        seed: { comments: context.seeded.comments, votes: context.seeded.votes, seconds: context.seeded.seconds },
+        seed: context.seeded && { comments: context.seeded.comments, votes: context.seeded.votes, seconds: context.seeded.seconds },
         idleRssMb: context.idleRssMb,
         rateLimitCost,
         rateLimitRuns: limiterCost,

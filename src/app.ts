@@ -33,6 +33,8 @@ import { siteRoutes } from './sites/routes.ts';
 import { ssoRoutes } from './sso/routes.ts';
 import { statsRoutes } from './stats/routes.ts';
 import { threadRoutes } from './threads/routes.ts';
+import { ImportRunner } from './transfer/job-runner.ts';
+import { transferRoutes } from './transfer/routes.ts';
 import { voteRoutes } from './votes/routes.ts';
 import { webhookRoutes } from './webhooks/routes.ts';
 import { deliveryPolicy } from './webhooks/service.ts';
@@ -166,6 +168,8 @@ export async function createApp(config: Config): Promise<FastifyInstance> {
   await app.register(staffAuthRoutes, deps);
   await app.register(teamRoutes, deps);
   await app.register(widgetRoutes, deps);
+  const runner = new ImportRunner(db, config, app.log);
+  await app.register(transferRoutes, { db, runner });
 
   // Hooks run in reverse order on close: the worker drains its attempts before the database closes.
   let worker: DeliveryWorker | undefined;
@@ -174,8 +178,10 @@ export async function createApp(config: Config): Promise<FastifyInstance> {
     worker = startDeliveryWorker(db, deliveryPolicy(config), app.log, webhookOutcomes);
     indexer = startSearchIndexer(db, (err) => app.log.warn({ err }, 'indexing comments for search failed; retried in a moment'));
     keyUse.start(db.kysely, (err) => app.log.warn({ err }, "recording when API keys were last used failed; retried in a minute"));
+    runner.start().catch((err) => app.log.error({ err }, 'import jobs left behind by stopped instances could not be checked'));
   });
   app.addHook('onClose', () => worker?.stop());
+  app.addHook('onClose', () => runner.stop());
   app.addHook('onClose', async () => {
     await indexer?.stop();
     await keyUse.stop(db.kysely);

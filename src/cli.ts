@@ -11,6 +11,7 @@ import { createKey } from './keys/service.ts';
 import { setPlan } from './sites/service.ts';
 import { serve } from './server.ts';
 import { importFile } from './transfer/import.ts';
+import { runImportJob } from './transfer/import-job.ts';
 import { EXPORT_FORMATS, exportSite, type ExportFormat } from './transfer/export.ts';
 import { describeReport } from './transfer/report.ts';
 import { FORMATS, type Format } from './transfer/source.ts';
@@ -83,6 +84,7 @@ export async function main(argv: string[]): Promise<void> {
       'base-url': { type: 'string' },
       'include-personal-data': { type: 'boolean' },
       to: { type: 'string' },
+      job: { type: 'string' },
     },
   });
   // import takes its file as the last word.
@@ -137,11 +139,20 @@ export async function main(argv: string[]): Promise<void> {
       const siteId = required('--site', values.site?.[0]);
       const path = required('FILE', file);
       const format = oneOf<Format>('--format', values.format, FORMATS);
-      const report = await withDb(config, (db) => {
-        // So that running instances drop their cached lists of the site's pages when the import is done.
-        if (config.redisUrl) db.changes.connectRedis(config.redisUrl, config.rateLimits.redisKeyPrefix, pino({ level: 'silent' }));
-        return importFile(db, { siteId, path, format, dryRun: values['dry-run'], baseUrl: values['base-url'], onProgress: progressOnTerminal() });
-      });
+      const withChanges = <T>(work: (db: ReturnType<typeof connect>) => Promise<T>) =>
+        withDb(config, (db) => {
+          // So that running instances drop their cached lists of the site's pages when the import is done.
+          if (config.redisUrl) db.changes.connectRedis(config.redisUrl, config.rateLimits.redisKeyPrefix, pino({ level: 'silent' }));
+          return work(db);
+        });
+      if (values.job) {
+        // Started by a server for an import job of its management API (transfer/job-runner.ts): the
+        // job's row has the rest, and the report goes there. Ends with the server (its stdin closes).
+        process.stdin.once('end', () => process.exit(1)).resume().unref();
+        await withChanges((db) => runImportJob(db, values.job!, { path, baseUrl: values['base-url'] }));
+        return;
+      }
+      const report = await withChanges((db) => importFile(db, { siteId, path, format, dryRun: values['dry-run'], baseUrl: values['base-url'], onProgress: progressOnTerminal() }));
       if (process.stderr.isTTY) process.stderr.write('\n');
       process.stdout.write(values.json ? `${JSON.stringify(report)}\n` : describeReport(report));
       return;

@@ -75,6 +75,14 @@ export interface Config {
      */
     draftHeaders: boolean;
   };
+  /** The largest file POST /api/sites/:id/imports takes (PARLEY_IMPORT_MAX_SIZE, 512MiB); a larger one is refused with 413. */
+  importMaxBytes: number;
+  /**
+   * How long a queued or running import job holds without its instance renewing it
+   * (PARLEY_IMPORT_LEASE, 60s; renewed every third of it): past it, the instance is taken to have
+   * stopped, and the job is marked failed.
+   */
+  importLeaseMs: number;
   /** Failed staff sign-ins (README "Running a community"); each limit counts per window, 0 turns it off. */
   loginLimits: {
     /** Sign-in attempts per email address (PARLEY_LOGIN_ATTEMPTS_PER_ACCOUNT, 10); a success is not counted. */
@@ -171,6 +179,16 @@ const HTTP_TIMEOUT_VARIABLES = {
   keepAliveTimeoutMs: 'PARLEY_HTTP_KEEP_ALIVE_TIMEOUT',
 };
 
+const SIZE_UNITS: Record<string, number> = { '': 1, KiB: 1024, MiB: 1024 ** 2, GiB: 1024 ** 3 };
+
+/** A size in bytes, plain or with a binary unit: `65536`, `64KiB`, `512MiB`, `2GiB`. */
+function size(env: Env, name: string, fallback: string): number {
+  const raw = env[name] || fallback;
+  const match = /^(\d+)(KiB|MiB|GiB)?$/.exec(raw.trim());
+  if (!match || Number(match[1]) === 0) throw new ConfigError(`${name} must be a size above 0 like 65536, 64KiB, 512MiB or 2GiB, got "${raw}"`);
+  return Number(match[1]) * SIZE_UNITS[match[2] ?? ''];
+}
+
 function httpLimits(env: Env): Config['http'] {
   const limits = {
     headersTimeoutMs: durations(env, HTTP_TIMEOUT_VARIABLES.headersTimeoutMs, '10s')[0],
@@ -230,6 +248,8 @@ export function loadConfig(env: Env = process.env): Config {
       redisKeyPrefix: env.PARLEY_RATE_LIMIT_REDIS_PREFIX || 'parley:ratelimit',
       draftHeaders: boolean(env, 'PARLEY_RATE_LIMIT_DRAFT_HEADERS', false),
     }),
+    importMaxBytes: size(env, 'PARLEY_IMPORT_MAX_SIZE', '512MiB'),
+    importLeaseMs: positiveDuration(env, 'PARLEY_IMPORT_LEASE', '60s'),
     loginLimits: Object.freeze({
       perAccount: integer(env, 'PARLEY_LOGIN_ATTEMPTS_PER_ACCOUNT', 10),
       perIp: integer(env, 'PARLEY_LOGIN_ATTEMPTS_PER_IP', 30),

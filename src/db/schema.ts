@@ -336,6 +336,27 @@ export interface ImportSourceTable {
   created_at: string;
 }
 
+/** An import started through the management API (migration 0018); `report` is the import's report as JSON. */
+export interface ImportJobTable {
+  id: string;
+  site_id: string;
+  status: string;
+  format: string | null;
+  dry_run: number;
+  file_bytes: number;
+  records_read: Generated<number>;
+  comments_processed: Generated<number>;
+  report: string | null;
+  error: string | null;
+  error_line: number | null;
+  started_by_ref: string;
+  started_by_name: string;
+  created_at: string;
+  started_at: string | null;
+  finished_at: string | null;
+  lease_until: string;
+}
+
 export interface Database {
   accounts: AccountTable;
   sites: SiteTable;
@@ -364,4 +385,5 @@ export interface Database {
   staff_links: StaffLinkTable;
   audit_log: AuditLogTable;
   import_sources: ImportSourceTable;
+  import_jobs: ImportJobTable;
 }

@@ -18,6 +18,7 @@ export const EVENT_TYPES = [
   'user.created',
   'user.banned',
   'subscription.changed',
+  'import.completed',
 ] as const;
 
 export type EventType = (typeof EVENT_TYPES)[number];

@@ -26,7 +26,7 @@ describe('the OpenAPI document', () => {
       const success = Object.entries(operation.responses).find(([status]) => status.startsWith('2'));
       expect(success, name).toBeDefined();
       const [status, response] = success as [string, any];
-      const type = name.endsWith('/stream') ? 'text/event-stream' : 'application/json';
+      const type = name.endsWith('/stream') ? 'text/event-stream' : name.endsWith('/export') ? 'application/x-ndjson' : 'application/json';
       if (status !== '204') expect(response.content?.[type]?.schema, name).toBeDefined();
       expect(operation.responses['4XX'] ?? operation.responses['4xx'], name).toBeDefined();
       if (['post', 'patch'].includes(method) && !/\/(vote|flag|redeliver|test|logout|reset-link|sso-secrets)$/.test(name)) {

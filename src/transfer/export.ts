@@ -21,6 +21,16 @@ export interface ExportOptions {
 /** Top-level comments read per page; each page's reply trees come with it. */
 const ROOTS_PER_PAGE = 200;
 
+/** Resolves when `out` takes more, or has closed (then it never drains). */
+async function drainedOrClosed(out: Writable): Promise<void> {
+  const settled = new AbortController();
+  try {
+    await Promise.race([once(out, 'drain', { signal: settled.signal }), once(out, 'close', { signal: settled.signal })]);
+  } finally {
+    settled.abort();
+  }
+}
+
 /** Writes with back-pressure, in chunks of about 64 KiB. */
 class Output {
   #parts: string[] = [];
@@ -36,7 +46,9 @@ class Output {
     const chunk = this.#parts.join('');
     this.#parts = [];
     this.#size = 0;
-    if (!this.out.write(chunk)) await once(this.out, 'drain');
+    if (!this.out.write(chunk)) await drainedOrClosed(this.out);
+    // A reader that went away (an HTTP download cut off) ends the export.
+    if (this.out.destroyed) throw new Error('the export was cut off: its destination closed');
   }
 }
 

@@ -3,6 +3,7 @@ import { promisify } from 'node:util';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { EVENT_TYPES } from '../events/record.ts';
 import { pageUrl, startParley, type TestParley } from '../../test/helper.ts';
+import { finishedImport, uploadImport } from '../../test/imports.ts';
 import { sleep, startReceiver, subscribe, WEBHOOK_TEST_ENV, type Receiver } from '../../test/receiver.ts';
 
 const run = promisify(execFile);
@@ -29,7 +30,7 @@ const comment = {
   created_at: expect.any(String),
 };
 
-it('delivers each of the ten events from its real trigger, with the documented data', async () => {
+it('delivers each of the eleven events from its real trigger, with the documented data', async () => {
   const site = await parley.newSite({ moderation: 'guests' });
   await subscribe(parley, site, receiver.url, [...EVENT_TYPES]);
   const thread = pageUrl();
@@ -54,18 +55,22 @@ it('delivers each of the ten events from its real trigger, with the documented d
   const ban = await call('POST', `/api/sites/${site.site_id}/bans`, site.api_key, { user_id: bob.user.id, ban_type: 'ban', reason: 'spam' }); // user.banned
   expect(ban.status).toBe(201);
   await call('DELETE', `/v1/comments/${adaComment.id}`, ada.token); // comment.deleted
+  const file = `<disqus xmlns="http://disqus.com" xmlns:dsq="http://disqus.com/disqus-internals"><thread dsq:id="t"><link>${thread}</link></thread>` +
+    '<post dsq:id="p"><message>From the old system</message><createdAt>2020-01-01T00:00:00Z</createdAt><author><name>Old</name></author><thread dsq:id="t"/></post></disqus>';
+  const imported = await uploadImport(parley, site.site_id, site.api_key, file);
+  await finishedImport(parley, site.site_id, site.api_key, imported.body.id); // import.completed, and no comment.created for what it imported
   const cli = (plan: string) =>
     run(process.execPath, ['bin/parley.js', 'plan', 'set', '--account', site.account_id, '--plan', plan], {
       env: { ...process.env, DATABASE_URL: parley.config.databaseUrl },
     });
   await cli('business'); // subscription.changed
-  const beforeDowngrade = await receiver.waitFor(17, 15_000);
+  const beforeDowngrade = await receiver.waitFor(18, 15_000);
   await cli('free'); // subscription.changed: the downgrade itself is still delivered...
-  await receiver.waitFor(18, 15_000);
+  await receiver.waitFor(19, 15_000);
   await post(site.api_key, 'After the downgrade'); // ...and nothing after it
   await sleep(700);
-  expect(receiver.received).toHaveLength(18);
-  expect(beforeDowngrade).toHaveLength(17);
+  expect(receiver.received).toHaveLength(19);
+  expect(beforeDowngrade).toHaveLength(18);
 
   const of = (event: string) => receiver.received.filter((r) => r.body.event === event).map((r) => r.body);
   for (const body of receiver.received.map((r) => r.body)) {
@@ -103,6 +108,10 @@ it('delivers each of the ten events from its real trigger, with the documented d
   expect(bans).toEqual([
     { user: { id: ada.user.id, external_id: 'ada-1', name: 'Ada', avatar_url: null }, ban_type: 'shadow_ban', reason: 'troll' },
     { user: { id: bob.user.id, external_id: 'bob-2', name: 'Bob', avatar_url: null }, ban_type: 'ban', reason: 'spam' },
+  ]);
+
+  expect(of('import.completed').map((b) => b.data.import)).toEqual([
+    expect.objectContaining({ id: imported.body.id, format: 'disqus', threads: { created: 0, existing: 1 }, comments: { imported: 1, by_status: { published: 1 }, already_present: 0 } }),
   ]);
 
   expect(of('subscription.changed').map((b) => b.data)).toEqual([

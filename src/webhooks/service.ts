@@ -125,6 +125,22 @@ function sampleData(event: EventType, plan: string) {
       return { user, ban_type: 'ban', reason: null };
     case 'subscription.changed':
       return { plan, previous_plan: plan };
+    case 'import.completed':
+      return {
+        import: {
+          id: 'imp_test',
+          started_by: { id: 'key_test', name: 'Parley test' },
+          format: 'disqus',
+          threads: { created: 1, existing: 0 },
+          comments: { imported: 2, by_status: { published: 2 }, already_present: 0 },
+          skipped: {},
+          reparented: 0,
+          times_without_zone: 0,
+          truncated: 0,
+          personal_data_not_kept: { emails: 0, ip_addresses: 0 },
+          warnings_total: 0,
+        },
+      };
     default:
       return { comment };
   }

@@ -84,7 +84,7 @@ function field(valid: fc.Arbitrary<unknown>) {
   return fc.oneof({ weight: 6, arbitrary: valid }, { weight: 1, arbitrary: adversarialValue });
 }
 
-type Ids = { comment: string[]; site: string[]; key: string[]; user: string[]; delivery: string[]; account: string[] };
+type Ids = { comment: string[]; site: string[]; key: string[]; user: string[]; delivery: string[]; account: string[]; importJob: string[] };
 
 /** Replaced by site A's id when the request is built (the redeliver path names two ids). */
 const SITE_A = '{siteA}';
@@ -191,6 +191,12 @@ export const ENDPOINTS: Endpoint[] = [
   { method: 'POST', path: '/v1/sso/exchange', body: () => ({ token: field(oneOf(['a.b.c', 'eyJhbGciOiJub25lIn0.e30.'])) }) },
   { method: 'GET', path: '/api/sites/:id/sso-secrets', ids: 'site' },
   { method: 'POST', path: '/api/sites/:id/sso-secrets', ids: 'site' },
+  // Imports take any body as the file: mostly a line Parley's format would start with (a job that fails at once).
+  { method: 'POST', path: '/api/sites/:id/imports', ids: 'site', query: () => ({
+    dry_run: field(fc.boolean()), format: field(oneOf(['parley', 'disqus', 'wxr', 'remark42', 'commento', 'isso'])), base_url: field(oneOf(['https://blog.example.com/', 'not a url'])),
+  }), body: () => ({ type: field(oneOf(['header', 'footer'])), format: field(oneOf(['parley', 'disqus'])), version: field(fc.integer({ min: 0, max: 2 })) }) },
+  { method: 'GET', path: '/api/sites/:id/imports', ids: 'site', query: () => ({ page: field(fc.integer({ min: 1, max: 3 })), limit: field(fc.integer({ min: 1, max: 100 })) }) },
+  { method: 'GET', path: `/api/sites/${SITE_A}/imports/:id`, ids: 'importJob' },
 ];
 
 const adversarialId = fc.oneof(
@@ -317,7 +323,7 @@ export function requestArbitrary(pool: string[], ids: Ids): fc.Arbitrary<{ endpo
   );
 }
 
-const DOCUMENTED = new Set([200, 201, 204, 304, 400, 401, 403, 404, 409, 413, 415, 429, 431]);
+const DOCUMENTED = new Set([200, 201, 202, 204, 304, 400, 401, 403, 404, 409, 413, 415, 429, 431]);
 
 /** The contract's promises about one answer; returns what broke, or null. */
 export function brokenPromise(response: RawResponse): string | null {
@@ -408,6 +414,7 @@ export async function fuzzTargets(world: World): Promise<Ids> {
   const key = await world.parley.request('POST', '/api/keys', { token: world.adminKey, body: { role: 'integration' } });
   const user = await world.newUser('fuzz-target');
   const delivery = await world.parley.request('GET', `/api/sites/${world.siteA}/webhooks/deliveries?limit=1`, { token: world.adminKey });
+  const importJob = await world.parley.request('POST', `/api/sites/${world.siteA}/imports?dry_run=true`, { token: world.adminKey, body: { type: 'header', format: 'parley', version: 1 } });
   return {
     comment: [...comments, world.userComment],
     site: [world.siteA, world.siteB],
@@ -415,6 +422,7 @@ export async function fuzzTargets(world: World): Promise<Ids> {
     user: [user.id],
     delivery: [delivery.body.deliveries?.[0]?.id ?? 'del_none'],
     account: [world.accountA],
+    importJob: [importJob.body.id],
   };
 }
 

@@ -32,6 +32,19 @@ const signInRow = (ok: number) => [ok, ok, ok, ok, ok, ok, ok, ok, ok, 401, 401,
 /** A staff member's own sign-in: the cookie only. */
 const staffRow = (ok: number) => [401, 401, 403, 403, 403, 403, 403, 403, 403, 401, 401, ok, ok, ok, ok, ok];
 
+/** A header-only file of Parley's format, imported as a dry run: a job that fails at once and writes nothing. */
+const IMPORT_FILE = { type: 'header', format: 'parley', version: 1, site: { id: 'site_elsewhere', name: 'Elsewhere' } };
+
+/** A site runs one import at a time: each cell that starts one first waits for the one before to end. */
+async function noImportRunning(w: World): Promise<void> {
+  // Each import runs in a process of its own, which takes a few seconds to start on a busy machine.
+  for (let tries = 0; tries < 1200; tries++) {
+    const jobs = (await w.parley.request('GET', `/api/sites/${A(w)}/imports`, { token: w.adminKey })).body.imports;
+    if (!jobs.some((job: { status: string }) => job.status === 'queued' || job.status === 'running')) return;
+    await new Promise((resolve) => setTimeout(resolve, 25));
+  }
+}
+
 /** A site holds three SSO secrets at most: each cell that makes one first deletes the others. */
 async function roomForSecret(w: World): Promise<void> {
   for (const { id } of (await w.parley.request('GET', `/api/sites/${A(w)}/sso-secrets`, { token: w.adminKey })).body.secrets) {
@@ -216,6 +229,19 @@ export const MATRIX: Array<[string, number[], Target]> = [
     }],
   ['GET /api/sites/:id/stats', moderateRow(200),
     async (w) => ({ path: `/api/sites/${A(w)}/stats` })],
+  ['POST /api/sites/:id/imports', adminRow(202),
+    async (w) => {
+      await noImportRunning(w);
+      return { path: `/api/sites/${A(w)}/imports?dry_run=true`, body: IMPORT_FILE };
+    }],
+  ['GET /api/sites/:id/imports', adminRow(200), async (w) => ({ path: `/api/sites/${A(w)}/imports` })],
+  ['GET /api/sites/:id/imports/:job_id', adminRow(200),
+    async (w) => {
+      await noImportRunning(w);
+      const job = await w.parley.request('POST', `/api/sites/${A(w)}/imports?dry_run=true`, { token: w.adminKey, body: IMPORT_FILE });
+      return { path: `/api/sites/${A(w)}/imports/${job.body.id}` };
+    }],
+  ['GET /api/sites/:id/export', adminRow(200), async (w) => ({ path: `/api/sites/${A(w)}/export` })],
   // Last: they sign the session and staff callers out.
   ['DELETE /v1/sessions/current', v1([401, 401, 204, 204, 204, 403, 403, 403, 403, 401, 401]),
     async () => ({ path: '/v1/sessions/current' })],
