@@ -104,6 +104,28 @@ describe('GET /v1/comments/stream', () => {
     client.close();
   });
 
+  it('approving a comment whose replies waited under it makes readers reload the thread, so the replies appear', async () => {
+    const held = await writer.newSite({ moderation: 'all' });
+    const thread = pageUrl();
+    const guest = await writer.request('POST', '/v1/comments', { body: { site_id: held.site_id, thread_url: thread, content: 'waiting' } });
+    // A moderator's reply is published at once, but the public sees it only with its parent.
+    const reply = await writer.request('POST', '/v1/comments', { token: held.api_key, body: { site_id: held.site_id, thread_url: thread, content: 'a reply', parent_id: guest.body.id } });
+    expect(reply.body.status).toBe('published');
+    const client = await ready(streamUrl(reader, thread, held.site_id));
+    await writer.request('PATCH', `/v1/comments/${guest.body.id}/moderate`, { token: held.api_key, body: { action: 'approve' } });
+    await client.until((c) => c.of('reset').length === 1);
+    expect(client.messages.map((m) => m.data.type)).toEqual(['ready', 'comment.created', 'reset']);
+    // What the reload shows: the parent with its reply.
+    const page = await writer.request('GET', `/v1/comments?site_id=${held.site_id}&thread_url=${encodeURIComponent(thread)}`);
+    expect(page.body.comments[0].replies.map((r: { id: string }) => r.id)).toEqual([reply.body.id]);
+    // A comment approved without replies waiting sends no reset.
+    const alone = await writer.request('POST', '/v1/comments', { body: { site_id: held.site_id, thread_url: thread, content: 'alone' } });
+    await writer.request('PATCH', `/v1/comments/${alone.body.id}/moderate`, { token: held.api_key, body: { action: 'approve' } });
+    await client.until((c) => c.of('comment.created').length === 2);
+    expect(client.of('reset')).toHaveLength(1);
+    client.close();
+  });
+
   it("sends reset to the threads of an author whose comments a shadow ban hides, and again when it is lifted", async () => {
     const [first, second, untouched] = [pageUrl(), pageUrl(), pageUrl()];
     const signIn = await writer.request('POST', '/v1/sessions', { token: site.api_key, body: { site_id: site.site_id, user: { id: `spammer-${Date.now()}`, name: 'Spammer' } } });

@@ -97,12 +97,33 @@ export async function seenByPublic(trx: Kysely<Database>, row: Pick<CommentRow, 
  * before the change (read in the same transaction). Nothing when the public sees it neither before
  * nor after (a pending comment, one of a shadow-banned author): readers never learn of those.
  */
-export async function recordCommentChange(trx: Transaction<Database>, before: boolean, row: CommentRow, threadUrl: string): Promise<void> {
+export async function recordCommentChange(trx: Transaction<Database>, before: boolean, row: CommentRow, threadUrl: string): Promise<boolean> {
   const after = await seenByPublic(trx, row);
-  if (!before && !after) return;
-  if (!after) return recordLiveEvent(trx, row.thread_id, 'comment.hidden', row.id, null);
+  if (!before && !after) return after;
+  if (!after) {
+    await recordLiveEvent(trx, row.thread_id, 'comment.hidden', row.id, null);
+    return after;
+  }
   const type = !before ? 'comment.created' : row.is_deleted ? 'comment.deleted' : 'comment.updated';
   await recordLiveEvent(trx, row.thread_id, type, row.id, toView(row, threadUrl));
+  return after;
+}
+
+/**
+ * A comment the public sees again (approved, unhidden) brings back the replies that waited under it,
+ * which readers' pages never had: when it has any, its thread gets a `reset` after its
+ * `comment.created`, and readers reload the thread. (A new comment has no replies: not called for those.)
+ */
+export async function recordRepliesShown(trx: Transaction<Database>, row: Pick<CommentRow, 'id' | 'thread_id'>): Promise<void> {
+  const reply = await trx
+    .selectFrom('comments')
+    .select('id')
+    .where('parent_id', '=', row.id)
+    .where('status', '=', 'published')
+    .where('moderation_status', 'is', null)
+    .limit(1)
+    .executeTakeFirst();
+  if (reply) await recordLiveEvent(trx, row.thread_id, 'reset', '', null);
 }
 
 /** Votes and reactions: the counts themselves are read when the event is sent, so bursts coalesce. */

@@ -66,3 +66,24 @@ export async function publicCounts(db: Kysely<Database>, ids: string[]): Promise
     .execute();
   return new Map(rows.map((row) => [row.id, { upvotes: Number(row.upvotes), downvotes: Number(row.downvotes), reaction_counts: JSON.parse(row.reaction_counts) }]));
 }
+
+export interface QueueEventRow {
+  id: string;
+  site_id: string;
+  comment_id: string;
+  type: string;
+  action: string | null;
+  status: string;
+}
+
+/** Moderation queue changes of these sites after the id `after`, oldest first, at most `limit` (the (site_id, id) index, per site). */
+export async function queueEventsAfter(db: Kysely<Database>, siteIds: string[], after: string, limit: number): Promise<QueueEventRow[]> {
+  return db
+    .selectFrom('queue_events')
+    .select(['id', 'site_id', 'comment_id', 'type', 'action', 'status'])
+    .where('site_id', 'in', siteIds)
+    .where('id', '>', after)
+    .orderBy('id')
+    .limit(limit)
+    .execute();
+}
