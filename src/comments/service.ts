@@ -221,6 +221,7 @@ export async function createComment(db: Db, caller: Caller, input: CreateInput):
       listed_all: parent ? 0 : 1,
       subtree_revision: 0,
       flag_count: 0,
+      counts_changed_at: null,
     };
     await insertComment(trx, row);
     if (parent) await refreshListing(trx, [row.root_id]);

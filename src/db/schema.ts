@@ -161,6 +161,8 @@ export interface CommentTable {
   subtree_revision: Generated<number>;
   /** Flags not dismissed by a moderator (migration 0013). */
   flag_count: Generated<number>;
+  /** When a vote or reaction last changed the counts the public sees; strictly increasing per comment (migration 0020). */
+  counts_changed_at: Generated<string | null>;
 }
 
 export interface VoteTable {

@@ -2,10 +2,10 @@ import type { FastifyBaseLogger } from 'fastify';
 import type { Config } from '../config.ts';
 import type { Db } from '../db/connect.ts';
 import { AppError } from '../errors.ts';
-import { Feed } from './feed.ts';
+import { COUNTS_GRACE_MS, Feed } from './feed.ts';
 import { QueueFeed } from './queue-feed.ts';
 import { HEARTBEAT, Reader } from './reader.ts';
-import { threadSeqs } from './repository.ts';
+import { threadSeqs, threadsWithCountsSince } from './repository.ts';
 
 const CHECK_BATCH = 500;
 
@@ -128,8 +128,11 @@ export class LiveHub {
     try {
       for (let i = 0; i < located.length; i += CHECK_BATCH) {
         const batch = located.slice(i, i + CHECK_BATCH);
-        const seqs = await threadSeqs(this.db.kysely, batch.map((feed) => feed.threadId!));
-        for (const feed of batch) if ((seqs.get(feed.threadId!) ?? 0) > feed.cursor) void feed.pull();
+        const ids = batch.map((feed) => feed.threadId!);
+        const seqs = await threadSeqs(this.db.kysely, ids);
+        const since = new Date(Math.min(...batch.map((feed) => feed.countsReadAt)) - COUNTS_GRACE_MS).toISOString();
+        const voted = await threadsWithCountsSince(this.db.kysely, ids, since);
+        for (const feed of batch) if ((seqs.get(feed.threadId!) ?? 0) > feed.cursor || voted.has(feed.threadId!)) void feed.pull();
       }
       for (const feed of this.#feeds.values()) if (feed.threadId === null) void feed.pull();
     } catch (error) {

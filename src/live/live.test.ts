@@ -79,6 +79,25 @@ describe('GET /v1/comments/stream', () => {
     resumed.close();
   });
 
+  it('resumes with the counts of comments voted on while disconnected, as they are now', async () => {
+    const thread = pageUrl();
+    const [voted, untouched] = [await post(thread, 'vote on me'), await post(thread, 'leave me')];
+    const first = await ready(streamUrl(reader, thread));
+    const lastEventId = first.lastEventId!;
+    first.close();
+    for (const name of ['e', 'f', 'g']) {
+      const token = await writer.signIn(site.api_key, site.site_id, { id: name, name });
+      await writer.request('POST', `/v1/comments/${voted}/vote`, { token, body: { vote_type: name === 'g' ? 'down' : 'up' } });
+    }
+    const resumed = await ready(streamUrl(reader, thread), { 'last-event-id': lastEventId });
+    expect(resumed.of('comment.counts').map((m) => m.data)).toEqual([{ type: 'comment.counts', comment_id: voted, upvotes: 2, downvotes: 1, reaction_counts: {} }]);
+    expect(resumed.of('comment.counts').map((m) => m.data.comment_id)).not.toContain(untouched);
+    // Counts are outside the thread's sequence: they carry no id, and Last-Event-ID stays where it was.
+    expect(resumed.of('comment.counts')[0].id).toBeNull();
+    expect(resumed.of('reset')).toHaveLength(0);
+    resumed.close();
+  });
+
   it('sends reset when Last-Event-ID cannot be replayed', async () => {
     const thread = pageUrl();
     await post(thread, 'something');
@@ -215,6 +234,9 @@ describe('stream limits', () => {
       const client = await ready(`${two.url}/v1/comments/stream?site_id=${s.site_id}&thread_url=${encodeURIComponent(thread)}`);
       await one.request('POST', '/v1/comments', { token: s.api_key, body: { site_id: s.site_id, thread_url: thread, content: 'found by the check' } });
       await client.until((c) => c.of('comment.created').length === 1, 2000);
+      const id = client.of('comment.created')[0].data.comment.id;
+      await one.request('POST', `/v1/comments/${id}/vote`, { token: s.api_key, body: { vote_type: 'up' } });
+      await client.until((c) => c.of('comment.counts').at(-1)?.data.upvotes === 1, 2000);
       client.close();
       await Promise.all([one.app.close(), two.app.close()]);
     } finally {

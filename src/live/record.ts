@@ -6,7 +6,8 @@ import type { Database, LiveEventTable } from '../db/schema.ts';
 import { nowIso } from '../clock.ts';
 
 /**
- * What a live stream tells readers. Each names what the public may see of the change:
+ * What a live stream tells readers. Each names what the public may see of the change (all but
+ * `comment.counts` numbered in the thread's sequence):
  * - `comment.created`: a comment became visible to the public (posted and published, approved,
  *   unhidden), with the comment;
  * - `comment.updated` / `comment.deleted`: a visible comment was edited / deleted, with the comment;
@@ -126,7 +127,15 @@ export async function recordRepliesShown(trx: Transaction<Database>, row: Pick<C
   if (reply) await recordLiveEvent(trx, row.thread_id, 'reset', '', null);
 }
 
-/** Votes and reactions: the counts themselves are read when the event is sent, so bursts coalesce. */
-export async function recordCountsChange(trx: Transaction<Database>, threadId: string, row: Pick<CommentRow, 'id' | 'status' | 'moderation_status' | 'parent_id'>): Promise<void> {
-  if (await seenByPublic(trx, row)) await recordLiveEvent(trx, threadId, 'comment.counts', row.id, null);
+/**
+ * Votes and reactions take no number in the thread's sequence: numbering locks the thread's row
+ * until commit, which made a thread's votes commit one at a time. Instead the statement that sets
+ * the comment's counts stamps `counts_changed_at` with what this returns (null: leave it, the public
+ * does not see the comment), and streams look for comments stamped since they last looked (feed.ts);
+ * the counts themselves are read when sent, so bursts coalesce. The stamp is strictly later than the
+ * comment's last (`previous`, read under the comment's row lock), so no two changes share one.
+ */
+export async function countsChangeStamp(trx: Kysely<Database>, row: Pick<CommentRow, 'id' | 'status' | 'moderation_status' | 'parent_id'>, previous: string | null): Promise<string | null> {
+  if (!(await seenByPublic(trx, row))) return null;
+  return new Date(Math.max(Date.now(), previous === null ? 0 : Date.parse(previous) + 1)).toISOString();
 }

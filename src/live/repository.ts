@@ -87,3 +87,39 @@ export async function queueEventsAfter(db: Kysely<Database>, siteIds: string[], 
     .limit(limit)
     .execute();
 }
+
+export interface CountsChange {
+  id: string;
+  counts_changed_at: string;
+}
+
+/** Comments of a thread whose counts changed at or after `since` (ISO), along the partial index of migration 0020. */
+export async function countsChangedSince(db: Kysely<Database>, threadId: string, since: string): Promise<CountsChange[]> {
+  const rows = await db
+    .selectFrom('comments')
+    .select(['id', 'counts_changed_at'])
+    .where('thread_id', '=', threadId)
+    .where('counts_changed_at', '>=', since)
+    .execute();
+  return rows as CountsChange[];
+}
+
+/** Which of these threads have counts changed at or after `since`, in one statement (the heartbeat's check). */
+export async function threadsWithCountsSince(db: Kysely<Database>, threadIds: string[], since: string): Promise<Set<string>> {
+  if (threadIds.length === 0) return new Set();
+  const rows = await db.selectFrom('comments').select('thread_id').distinct().where('thread_id', 'in', threadIds).where('counts_changed_at', '>=', since).execute();
+  return new Set(rows.map((row) => row.thread_id));
+}
+
+/** When the thread's event `seq` (or the latest before it that is kept) was recorded; null when none is. */
+export async function eventTime(db: Kysely<Database>, threadId: string, seq: number): Promise<string | null> {
+  const row = await db
+    .selectFrom('live_events')
+    .select('created_at')
+    .where('thread_id', '=', threadId)
+    .where('seq', '<=', seq)
+    .orderBy('seq', 'desc')
+    .limit(1)
+    .executeTakeFirst();
+  return row?.created_at ?? null;
+}

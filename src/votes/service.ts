@@ -9,7 +9,7 @@ import { AppError, invalid } from '../errors.ts';
 import { bannedError, isBanned } from '../moderation/bans.ts';
 import { wilsonLowerBound } from './wilson.ts';
 import { nowIso } from '../clock.ts';
-import { recordCountsChange } from '../live/record.ts';
+import { countsChangeStamp } from '../live/record.ts';
 
 export type VoteType = 'up' | 'down';
 
@@ -37,6 +37,7 @@ interface Target {
   is_deleted: number;
   banned: number | boolean;
   hidden: number | string;
+  counts_changed_at: string | null;
 }
 
 /**
@@ -49,7 +50,7 @@ function targetQuery(db: Kysely<Database>, id: string, actor: string, now: strin
     .selectFrom('comments as c')
     .innerJoin('threads as t', 't.id', 'c.thread_id')
     .innerJoin('sites as s', 's.id', 'c.site_id')
-    .select(['c.site_id', 's.account_id', 't.url_key as thread_url', 'c.thread_id', 'c.status', 'c.moderation_status', 'c.parent_id', 'c.is_deleted'])
+    .select(['c.site_id', 's.account_id', 't.url_key as thread_url', 'c.thread_id', 'c.status', 'c.moderation_status', 'c.parent_id', 'c.is_deleted', 'c.counts_changed_at'])
     .select([isBanned(sql.ref('c.site_id'), actor, now).as('banned'), hiddenInChain({ ref: actor, moderator: false }, id).as('hidden')])
     .where('c.id', '=', id);
 }
@@ -117,8 +118,11 @@ const upsertVote = preparedQuery((db, _shape: null, commentId: string, voterRef:
     .compile(),
 );
 
-const setVoteCounts = preparedQuery((db, _shape: null, id: string, upvotes: number, downvotes: number, score: number, wilson: number) =>
-  db.updateTable('comments').set({ upvotes, downvotes, score, wilson }).where('id', '=', id).compile(),
+/** The stamp that tells streams of new counts (see countsChangeStamp); null leaves it. */
+const stamped = (changedAt: string | null) => sql<string | null>`coalesce(${changedAt}, counts_changed_at)`;
+
+const setVoteCounts = preparedQuery((db, _shape: null, id: string, upvotes: number, downvotes: number, score: number, wilson: number, changedAt: string | null) =>
+  db.updateTable('comments').set({ upvotes, downvotes, score, wilson, counts_changed_at: stamped(changedAt) }).where('id', '=', id).compile(),
 );
 
 /** Sets (or with null removes) the caller's vote, adjusting the counters by the difference. */
@@ -133,8 +137,8 @@ export function setVote(db: Db, caller: Caller, id: string, vote: VoteType | nul
     if (before !== after) {
       if (after === 0) await deleteVote(trx, null, id, actor);
       else await upsertVote(trx, null, id, actor, after, moderator ? 1 : 0, nowIso());
-      await setVoteCounts(trx, null, id, upvotes, downvotes, upvotes - downvotes, wilsonLowerBound(upvotes, downvotes));
-      await recordCountsChange(trx, target.thread_id, { id, ...target });
+      const changedAt = await countsChangeStamp(trx, { id, ...target }, target.counts_changed_at);
+      await setVoteCounts(trx, null, id, upvotes, downvotes, upvotes - downvotes, wilsonLowerBound(upvotes, downvotes), changedAt);
     }
     // The caller's own upvote counts as the site owner's when it was (or is now) cast as a moderator.
     const mineLiked = after === 1 && (before === after ? target.previous_by_moderator === 1 : moderator);
@@ -176,8 +180,8 @@ const reactionCounts = preparedQuery((db, _shape: null, commentId: string) =>
     .compile(),
 );
 
-const setReactionCounts = preparedQuery((db, _shape: null, id: string, reactionCounts: string) =>
-  db.updateTable('comments').set({ reaction_counts: reactionCounts }).where('id', '=', id).compile(),
+const setReactionCounts = preparedQuery((db, _shape: null, id: string, reactionCounts: string, changedAt: string | null) =>
+  db.updateTable('comments').set({ reaction_counts: reactionCounts, counts_changed_at: stamped(changedAt) }).where('id', '=', id).compile(),
 );
 
 /** Toggles the caller's reaction: the same type again removes it, another type replaces it. */
@@ -195,8 +199,7 @@ export function toggleReaction(db: Db, caller: Caller, id: string, type: string)
     }
     const rows = await reactionCounts(trx, null, id);
     const counts = Object.fromEntries(rows.map((row) => [row.type, Number(row.n)]));
-    await setReactionCounts(trx, null, id, JSON.stringify(counts));
-    await recordCountsChange(trx, target.thread_id, { id, ...target });
+    await setReactionCounts(trx, null, id, JSON.stringify(counts), await countsChangeStamp(trx, { id, ...target }, target.counts_changed_at));
     return { reaction_counts: counts, user_reaction: mine };
   });
 }
