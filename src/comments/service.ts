@@ -10,7 +10,7 @@ import { newId } from '../ids.ts';
 import { assertNotBanned, checkAuthorBans } from '../moderation/bans.ts';
 import { findSite, findSiteFor, siteOrNotFound, type Site } from '../sites/repository.ts';
 import { findComment, findThread, hasCommentsOnlyAuthorSees, isVisible, listTopLevel, marksOf } from './repository.ts';
-import { countNewTopLevel, listedPublicly, refreshListing, threadClosed } from './listing.ts';
+import { countTopLevel, listedPublicly, refreshListing, threadClosed, threadForNewComment } from './listing.ts';
 import { commentsOf, type PlacedPage, type SharedAnswer, type SharedPage } from './public-bytes.ts';
 import type { CachedList, ListQuery } from './public-list.ts';
 import { marksOfReader, type KnownMarks } from './reader-marks.ts';
@@ -199,8 +199,8 @@ export async function createComment(db: Db, caller: Caller, input: CreateInput):
     const row: CommentRow = {
       id,
       site_id: site.id,
-      // A reply's thread is its parent's (checked above); a top-level comment is counted into its own.
-      thread_id: parent ? parent.thread_id : await countNewTopLevel(trx, site.id, url.href, listedPublic),
+      // A reply's thread is its parent's (checked above); a top-level comment is counted into its own last.
+      thread_id: parent ? parent.thread_id : await threadForNewComment(trx, site.id, url.href),
       parent_id: parent?.id ?? null,
       root_id: parent?.root_id ?? id,
       author_ref: author,
@@ -223,11 +223,14 @@ export async function createComment(db: Db, caller: Caller, input: CreateInput):
       flag_count: 0,
       counts_changed_at: null,
     };
-    await insertComment(trx, row);
-    if (parent) await refreshListing(trx, [row.root_id]);
-    await recordCommentChange(trx, false, row, url.href);
+    // The outbox first; then the writes that lock the thread's row (the insert's trigger moves its
+    // listing revision, the count, the live event's number), so that lock is held the least.
     if (caller.kind === 'session' && !caller.hasCommented) await recordFirstComment(trx, site, caller.userId, now);
     await recordEvent(trx, { accountId: site.accountId, siteId: site.id, type: 'comment.created', data: { comment: eventComment(row, url.href) } }, site);
+    await insertComment(trx, row);
+    if (parent) await refreshListing(trx, [row.root_id]);
+    else await countTopLevel(trx, row.thread_id, listedPublic);
+    await recordCommentChange(trx, false, row, url.href);
     return { created: toView(row, url.href, authorMarks(author)), siteId: site.id, threadUrl: url.href };
   });
   db.changes.threadChanged(siteId, threadUrl);
