@@ -106,8 +106,16 @@ const voteTarget = preparedQuery((db, _shape: null, id: string, actor: string, n
     .compile(),
 );
 
+/**
+ * The writes by primary key are planned once per connection (see db/prepared.ts): their plan is the
+ * key's index whatever the values, and parsing and planning them again cost PostgreSQL's CPU on every
+ * vote. The reads with their visibility walk are not: a generic plan of those was far worse.
+ */
+const PLAN_ONCE = { planOnce: true };
+
 const deleteVote = preparedQuery((db, _shape: null, commentId: string, voterRef: string) =>
   db.deleteFrom('votes').where('comment_id', '=', commentId).where('voter_ref', '=', voterRef).compile(),
+  PLAN_ONCE,
 );
 
 const upsertVote = preparedQuery((db, _shape: null, commentId: string, voterRef: string, value: number, byModerator: Flag, createdAt: string) =>
@@ -116,6 +124,7 @@ const upsertVote = preparedQuery((db, _shape: null, commentId: string, voterRef:
     .values({ comment_id: commentId, voter_ref: voterRef, value, by_moderator: byModerator, created_at: createdAt })
     .onConflict((oc) => oc.columns(['comment_id', 'voter_ref']).doUpdateSet({ value, by_moderator: byModerator }))
     .compile(),
+  PLAN_ONCE,
 );
 
 /** The stamp that tells streams of new counts (see countsChangeStamp); null leaves it. */
@@ -123,6 +132,7 @@ const stamped = (changedAt: string | null) => sql<string | null>`coalesce(${chan
 
 const setVoteCounts = preparedQuery((db, _shape: null, id: string, upvotes: number, downvotes: number, score: number, wilson: number, changedAt: string | null) =>
   db.updateTable('comments').set({ upvotes, downvotes, score, wilson, counts_changed_at: stamped(changedAt) }).where('id', '=', id).compile(),
+  PLAN_ONCE,
 );
 
 /** Sets (or with null removes) the caller's vote, adjusting the counters by the difference. */
@@ -160,6 +170,7 @@ const reactionTarget = preparedQuery((db, _shape: null, id: string, actor: strin
 
 const deleteReaction = preparedQuery((db, _shape: null, commentId: string, reactorRef: string) =>
   db.deleteFrom('reactions').where('comment_id', '=', commentId).where('reactor_ref', '=', reactorRef).compile(),
+  PLAN_ONCE,
 );
 
 const upsertReaction = preparedQuery((db, _shape: null, commentId: string, reactorRef: string, type: string, createdAt: string) =>
@@ -168,6 +179,7 @@ const upsertReaction = preparedQuery((db, _shape: null, commentId: string, react
     .values({ comment_id: commentId, reactor_ref: reactorRef, type, created_at: createdAt })
     .onConflict((oc) => oc.columns(['comment_id', 'reactor_ref']).doUpdateSet({ type }))
     .compile(),
+  PLAN_ONCE,
 );
 
 const reactionCounts = preparedQuery((db, _shape: null, commentId: string) =>
@@ -182,6 +194,7 @@ const reactionCounts = preparedQuery((db, _shape: null, commentId: string) =>
 
 const setReactionCounts = preparedQuery((db, _shape: null, id: string, reactionCounts: string, changedAt: string | null) =>
   db.updateTable('comments').set({ reaction_counts: reactionCounts, counts_changed_at: stamped(changedAt) }).where('id', '=', id).compile(),
+  PLAN_ONCE,
 );
 
 /** Toggles the caller's reaction: the same type again removes it, another type replaces it. */
