@@ -24,7 +24,7 @@ import { isEmptyPlaceholder } from './tree.ts';
 import { authorMarks, eventComment, markableRow, toView, type CommentRow, type CommentView, type ViewerMarks } from './view.ts';
 import { viewerFor, type Viewer } from './visibility.ts';
 import { nowIso } from '../clock.ts';
-import { recordCommentChange, seenByPublic } from '../live/record.ts';
+import { recordCommentChange, recordNewTopLevel, seenByPublic } from '../live/record.ts';
 
 export interface CommentList {
   comments: CommentView[];
@@ -228,9 +228,15 @@ export async function createComment(db: Db, caller: Caller, input: CreateInput):
     if (caller.kind === 'session' && !caller.hasCommented) await recordFirstComment(trx, site, caller.userId, now);
     await recordEvent(trx, { accountId: site.accountId, siteId: site.id, type: 'comment.created', data: { comment: eventComment(row, url.href) } }, site);
     await insertComment(trx, row);
-    if (parent) await refreshListing(trx, [row.root_id]);
-    else await countTopLevel(trx, row.thread_id, listedPublic);
-    await recordCommentChange(trx, false, row, url.href);
+    if (parent) {
+      await refreshListing(trx, [row.root_id]);
+      await recordCommentChange(trx, false, row, url.href);
+    } else if (listedPublic) {
+      // Counted and numbered in one statement: the public sees a top-level comment that is listed.
+      if ((await recordNewTopLevel(trx, row, url.href)).closed) throw threadClosed();
+    } else {
+      await countTopLevel(trx, row.thread_id, listedPublic);
+    }
     return { created: toView(row, url.href, authorMarks(author)), siteId: site.id, threadUrl: url.href };
   });
   db.changes.threadChanged(siteId, threadUrl);
