@@ -21,7 +21,8 @@ const RETRY_AFTER_SECONDS = 30;
 const DESCRIPTION =
   'Server-Sent Events (text/event-stream). Each message has `data`: JSON with `type` — ' +
   `${LIVE_EVENT_TYPES.map((t) => `\`${t}\``).join(', ')}, \`ready\` or \`reset\` — and \`comment\` (the comment as the public sees it) ` +
-  'or `comment_id` (with `upvotes`, `downvotes` and `reaction_counts` for counts, at most once per comment per second). ' +
+  'or `comment_id` (with `upvotes`, `downvotes` and `reaction_counts` for counts, at most once per comment per second, without `id`; ' +
+  'a resume sends the current counts of the comments voted on since Last-Event-ID). ' +
   'Only what the public may see is sent; pending comments never are. Messages carry `id`, the thread\'s event number: ' +
   'reconnecting with `Last-Event-ID` (or `last_event_id`) replays what was missed, on any instance; a gap too old to replay, ' +
   'a shadow ban (or its lifting) changing all of an author\'s comments, or an approval bringing back replies that waited under the comment, sends `reset` (reload the thread). A comment line every 15 s keeps the connection open. Streams per client address and ' +
