@@ -53,14 +53,12 @@ export async function addToTotals(trx: Kysely<Database>, threadId: string, publi
   await trx.updateTable('threads').set(totalsPlus(publicDelta, allDelta)).where('id', '=', threadId).execute();
 }
 
-const countInThread = preparedQuery((db, _shape: null, listedPublic: 0 | 1, siteId: string, urlKey: string) =>
-  db
-    .updateTable('threads')
-    .set(totalsPlus(listedPublic, 1))
-    .where('site_id', '=', siteId)
-    .where('url_key', '=', urlKey)
-    .returning(['id', 'closed_at'])
-    .compile(),
+const threadByUrl = preparedQuery((db, _shape: null, siteId: string, urlKey: string) =>
+  db.selectFrom('threads').select(['id', 'closed_at']).where('site_id', '=', siteId).where('url_key', '=', urlKey).compile(),
+);
+
+const countInThread = preparedQuery((db, _shape: null, listedPublic: 0 | 1, threadId: string) =>
+  db.updateTable('threads').set(totalsPlus(listedPublic, 1)).where('id', '=', threadId).returning('closed_at').compile(),
 );
 
 /** A closed thread (src/threads) takes no new comments or replies. */
@@ -69,24 +67,34 @@ export function threadClosed(): AppError {
 }
 
 /**
- * Adds a new top-level comment to its thread's totals and returns the thread's id: the thread is
- * found by the same statement that counts the comment (which also says whether it is closed: the
- * transaction is then rolled back), and created with its first comment.
+ * The thread a new top-level comment goes into, created with its first comment; 409 when it is
+ * closed. Read without a lock: the thread's row is locked only by the comment's insert and its
+ * count (countTopLevel), at the end of the transaction, so concurrent comments of one thread wait
+ * for each other the least.
  */
-export async function countNewTopLevel(trx: Kysely<Database>, siteId: string, urlKey: string, listedPublic: 0 | 1): Promise<string> {
-  const count = async () => (await countInThread(trx, null, listedPublic, siteId, urlKey))[0];
-  const counted = await count();
-  if (counted?.closed_at) throw threadClosed();
-  if (counted) return counted.id;
+export async function threadForNewComment(trx: Kysely<Database>, siteId: string, urlKey: string): Promise<string> {
+  const found = (await threadByUrl(trx, null, siteId, urlKey))[0];
+  if (found?.closed_at) throw threadClosed();
+  if (found) return found.id;
   const id = newId('thr');
   const created = await trx
     .insertInto('threads')
-    .values({ id, site_id: siteId, url_key: urlKey, created_at: nowIso(), public_total: listedPublic, all_total: 1 })
+    .values({ id, site_id: siteId, url_key: urlKey, created_at: nowIso(), public_total: 0, all_total: 0 })
     .onConflict((oc) => oc.columns(['site_id', 'url_key']).doNothing())
     .executeTakeFirst();
   if (Number(created.numInsertedOrUpdatedRows ?? 0) === 1) return id;
   // Another transaction created the thread meanwhile.
-  return (await count())!.id;
+  return (await threadByUrl(trx, null, siteId, urlKey))[0].id;
+}
+
+/**
+ * Adds a new top-level comment to its thread's totals, under the thread's row lock, and checks
+ * again that the thread is open (it may have closed since threadForNewComment: the transaction is
+ * then rolled back).
+ */
+export async function countTopLevel(trx: Kysely<Database>, threadId: string, listedPublic: 0 | 1): Promise<void> {
+  const [thread] = await countInThread(trx, null, listedPublic, threadId);
+  if (thread.closed_at) throw threadClosed();
 }
 
 export function totalsPlus(publicDelta: number, allDelta: number) {

@@ -10,7 +10,7 @@ import { newId } from '../ids.ts';
 import { assertNotBanned, checkAuthorBans } from '../moderation/bans.ts';
 import { findSite, findSiteFor, siteOrNotFound, type Site } from '../sites/repository.ts';
 import { findComment, findThread, hasCommentsOnlyAuthorSees, isVisible, listTopLevel, marksOf } from './repository.ts';
-import { countNewTopLevel, listedPublicly, refreshListing, threadClosed } from './listing.ts';
+import { countTopLevel, listedPublicly, refreshListing, threadClosed, threadForNewComment } from './listing.ts';
 import { commentsOf, type PlacedPage, type SharedAnswer, type SharedPage } from './public-bytes.ts';
 import type { CachedList, ListQuery } from './public-list.ts';
 import { marksOfReader, type KnownMarks } from './reader-marks.ts';
@@ -24,7 +24,7 @@ import { isEmptyPlaceholder } from './tree.ts';
 import { authorMarks, eventComment, markableRow, toView, type CommentRow, type CommentView, type ViewerMarks } from './view.ts';
 import { viewerFor, type Viewer } from './visibility.ts';
 import { nowIso } from '../clock.ts';
-import { recordCommentChange, seenByPublic } from '../live/record.ts';
+import { recordCommentChange, recordNewTopLevel, seenByPublic } from '../live/record.ts';
 
 export interface CommentList {
   comments: CommentView[];
@@ -199,8 +199,8 @@ export async function createComment(db: Db, caller: Caller, input: CreateInput):
     const row: CommentRow = {
       id,
       site_id: site.id,
-      // A reply's thread is its parent's (checked above); a top-level comment is counted into its own.
-      thread_id: parent ? parent.thread_id : await countNewTopLevel(trx, site.id, url.href, listedPublic),
+      // A reply's thread is its parent's (checked above); a top-level comment is counted into its own last.
+      thread_id: parent ? parent.thread_id : await threadForNewComment(trx, site.id, url.href),
       parent_id: parent?.id ?? null,
       root_id: parent?.root_id ?? id,
       author_ref: author,
@@ -221,12 +221,22 @@ export async function createComment(db: Db, caller: Caller, input: CreateInput):
       listed_all: parent ? 0 : 1,
       subtree_revision: 0,
       flag_count: 0,
+      counts_changed_at: null,
     };
-    await insertComment(trx, row);
-    if (parent) await refreshListing(trx, [row.root_id]);
-    await recordCommentChange(trx, false, row, url.href);
+    // The outbox first; then the writes that lock the thread's row (the insert's trigger moves its
+    // listing revision, the count, the live event's number), so that lock is held the least.
     if (caller.kind === 'session' && !caller.hasCommented) await recordFirstComment(trx, site, caller.userId, now);
     await recordEvent(trx, { accountId: site.accountId, siteId: site.id, type: 'comment.created', data: { comment: eventComment(row, url.href) } }, site);
+    await insertComment(trx, row);
+    if (parent) {
+      await refreshListing(trx, [row.root_id]);
+      await recordCommentChange(trx, false, row, url.href);
+    } else if (listedPublic) {
+      // Counted and numbered in one statement: the public sees a top-level comment that is listed.
+      if ((await recordNewTopLevel(trx, row, url.href)).closed) throw threadClosed();
+    } else {
+      await countTopLevel(trx, row.thread_id, listedPublic);
+    }
     return { created: toView(row, url.href, authorMarks(author)), siteId: site.id, threadUrl: url.href };
   });
   db.changes.threadChanged(siteId, threadUrl);

@@ -15,7 +15,8 @@ export function changesChannel(redisKeyPrefix: string): string {
   return `${redisKeyPrefix}:changes`;
 }
 
-type Announcement = Change & { from: string };
+/** `queueOnly`: the change touched the moderation queue alone (a flag), so no cached read depends on it. */
+type Announcement = Change & { from: string; queueOnly: boolean };
 
 /** What a message on the channel holds, or why it is to be ignored: anyone who can publish on that Redis can send anything. */
 function announcementIn(message: string): Announcement | 'not_json' | 'wrong_shape' {
@@ -26,9 +27,11 @@ function announcementIn(message: string): Announcement | 'not_json' | 'wrong_sha
     return 'not_json';
   }
   if (typeof parsed !== 'object' || parsed === null) return 'wrong_shape';
-  const { from, siteId, threadKey } = parsed as Record<string, unknown>;
-  if (typeof from !== 'string' || typeof siteId !== 'string' || (threadKey !== null && typeof threadKey !== 'string')) return 'wrong_shape';
-  return { from, siteId, threadKey };
+  const { from, siteId, threadKey, queueOnly = false } = parsed as Record<string, unknown>;
+  if (typeof from !== 'string' || typeof siteId !== 'string' || (threadKey !== null && typeof threadKey !== 'string') || typeof queueOnly !== 'boolean') {
+    return 'wrong_shape';
+  }
+  return { from, siteId, threadKey, queueOnly };
 }
 
 /**
@@ -37,6 +40,7 @@ function announcementIn(message: string): Announcement | 'not_json' | 'wrong_sha
  */
 export class ChangeFeed {
   readonly #listeners = new Set<Listener>();
+  readonly #queueListeners = new Set<(siteId: string) => void>();
   readonly #resetListeners = new Set<() => void>();
   readonly #deliveryListeners = new Set<() => void>();
   readonly #instance = randomUUID();
@@ -60,6 +64,11 @@ export class ChangeFeed {
 
   listen(listener: Listener): void {
     this.#listeners.add(listener);
+  }
+
+  /** Hears the site of every change, those to the moderation queue alone included (the staff streams). */
+  listenQueue(listener: (siteId: string) => void): void {
+    this.#queueListeners.add(listener);
   }
 
   /** Called when changes may have been missed (Redis came back after an outage): forget everything. */
@@ -88,15 +97,22 @@ export class ChangeFeed {
     this.#announce({ siteId, threadKey: null });
   }
 
-  #announce(change: Change): void {
-    this.#deliver(change);
-    this.#publisher?.publish(this.#channel, JSON.stringify({ from: this.#instance, ...change })).catch(() => {
+  /** A change only the moderation queue shows (a comment flagged, its flags dismissed). */
+  queueChanged(siteId: string): void {
+    this.#announce({ siteId, threadKey: null }, true);
+  }
+
+  #announce(change: Change, queueOnly = false): void {
+    this.#deliver(change, queueOnly);
+    const message: Announcement = { from: this.#instance, ...change, queueOnly };
+    this.#publisher?.publish(this.#channel, JSON.stringify(message)).catch(() => {
       // Redis down: other instances miss this change until it is back; this one is already right.
     });
   }
 
-  #deliver(change: Change): void {
-    for (const listener of this.#listeners) listener(change);
+  #deliver(change: Change, queueOnly: boolean): void {
+    if (!queueOnly) for (const listener of this.#listeners) listener(change);
+    for (const listener of this.#queueListeners) listener(change.siteId);
   }
 
   /**
@@ -114,7 +130,7 @@ export class ChangeFeed {
     this.#subscriber.on('message', (channel: string, message: string) => {
       const announcement = announcementIn(message);
       if (typeof announcement === 'object') {
-        if (announcement.from !== this.#instance) this.#deliver({ siteId: announcement.siteId, threadKey: announcement.threadKey });
+        if (announcement.from !== this.#instance) this.#deliver({ siteId: announcement.siteId, threadKey: announcement.threadKey }, announcement.queueOnly);
         return;
       }
       if (logged.has(announcement)) return;

@@ -105,6 +105,20 @@ export interface LiveEventTable {
   created_at: string;
 }
 
+/** A change of a comment's place in the moderation queue, under its outbox event's id (migration 0020). */
+export interface QueueEventTable {
+  id: string;
+  site_id: string;
+  comment_id: string;
+  /** The outbox event: comment.created, comment.updated, comment.flagged, moderation.action or comment.deleted. */
+  type: string;
+  /** For moderation.action: the action taken. */
+  action: string | null;
+  /** The comment's status after the change. */
+  status: string;
+  created_at: string;
+}
+
 /** A site's SSO signing secret; its id is the JWT `kid` (migration 0014). */
 export interface SsoSecretTable {
   id: string;
@@ -147,6 +161,8 @@ export interface CommentTable {
   subtree_revision: Generated<number>;
   /** Flags not dismissed by a moderator (migration 0013). */
   flag_count: Generated<number>;
+  /** When a vote or reaction last changed the counts the public sees; strictly increasing per comment (migration 0020). */
+  counts_changed_at: Generated<string | null>;
 }
 
 export interface VoteTable {
@@ -365,6 +381,7 @@ export interface Database {
   sessions: SessionTable;
   threads: ThreadTable;
   live_events: LiveEventTable;
+  queue_events: QueueEventTable;
   sso_secrets: SsoSecretTable;
   sso_used_tokens: SsoUsedTokenTable;
   comments: CommentTable;

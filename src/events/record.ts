@@ -6,6 +6,7 @@ import { newId } from '../ids.ts';
 import type { Site } from '../sites/repository.ts';
 import { queueDelivery, queuedDelivery } from '../webhooks/outbox.ts';
 import { nowIso } from '../clock.ts';
+import { recordQueueChange } from '../live/queue-record.ts';
 
 export const EVENT_TYPES = [
   'comment.created',
@@ -49,6 +50,7 @@ export async function recordEvent(trx: Transaction<Database>, event: DomainEvent
     created_at: createdAt,
   });
   await queueDelivery(trx, id, event, createdAt, site);
+  await recordQueueChange(trx, id, event, createdAt);
   return id;
 }
 

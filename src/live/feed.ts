@@ -2,17 +2,26 @@ import type { FastifyBaseLogger } from 'fastify';
 import type { Db } from '../db/connect.ts';
 import { KEPT_EVENTS } from './record.ts';
 import { frame, type Frame, type Reader } from './reader.ts';
-import { eventsAfter, publicCounts, threadPosition, type StoredEvent } from './repository.ts';
+import { countsChangedSince, eventsAfter, eventTime, publicCounts, threadPosition, type StoredEvent } from './repository.ts';
 
 /** Counts of one comment are sent at most once per this, however many votes arrive. */
 export const COUNTS_INTERVAL_MS = 1000;
+/**
+ * A counts stamp is taken before its transaction commits; one committed up to this long after is
+ * still found, as every look for counts goes back this far before the last look that worked.
+ */
+export const COUNTS_GRACE_MS = 10_000;
+/** A resume with more comments whose counts changed than this gets `reset` instead. */
+const REPLAY_COUNTS = 500;
 const PAGE = 500;
 
 /**
  * The readers of one thread on this instance, and how far they have been sent. The database's
  * sequence is the truth: an announcement (local, or from another instance through Redis) only says
  * "look again", and each look reads every event after the last one sent, so a lost announcement
- * delays events until the next look (the hub's periodic check) but never loses them.
+ * delays events until the next look (the hub's periodic check) but never loses them. Votes and
+ * reactions are not in the sequence: each look also reads the thread's comments whose counts were
+ * stamped since the last look (record.ts, countsChangeStamp), and sends their counts without a number.
  */
 export class Feed {
   readonly readers = new Set<Reader>();
@@ -25,6 +34,10 @@ export class Feed {
   #countsSentAt = new Map<string, number>();
   #dirtyCounts = new Set<string>();
   #countsTimer: ReturnType<typeof setTimeout> | null = null;
+  /** The stamp of each comment's counts change already handled, for those within the window a look covers. */
+  readonly #countsSeen = new Map<string, string>();
+  /** When the last look for counts that worked began. */
+  countsReadAt = Date.now();
 
   constructor(
     private readonly db: Db,
@@ -75,9 +88,26 @@ export class Feed {
     let events: StoredEvent[];
     do {
       events = await eventsAfter(this.db.kysely, this.threadId, this.cursor, PAGE);
-      for (const item of await this.#liveFrames(events)) this.#broadcast(item);
+      for (const event of events) this.#broadcast(eventFrame(event));
       if (events.length > 0) this.cursor = Math.max(this.cursor, events[events.length - 1].seq);
     } while (events.length === PAGE);
+    await this.#pullCounts(this.threadId);
+  }
+
+  /** Counts stamped since the last look (less the grace), each change handled once. */
+  async #pullCounts(threadId: string): Promise<void> {
+    const startedAt = Date.now();
+    const since = new Date(this.countsReadAt - COUNTS_GRACE_MS).toISOString();
+    const changed: string[] = [];
+    for (const row of await countsChangedSince(this.db.kysely, threadId, since)) {
+      if (this.#countsSeen.get(row.id) === row.counts_changed_at) continue;
+      this.#countsSeen.set(row.id, row.counts_changed_at);
+      changed.push(row.id);
+    }
+    for (const item of await this.#countsFrames(changed)) this.#broadcast(item);
+    this.countsReadAt = startedAt;
+    const kept = new Date(startedAt - COUNTS_GRACE_MS).toISOString();
+    for (const [id, stamp] of this.#countsSeen) if (stamp < kept) this.#countsSeen.delete(id);
   }
 
   #broadcast(item: Frame): void {
@@ -86,35 +116,23 @@ export class Feed {
   }
 
   /**
-   * Frames for new events. Counts go out at once when the comment's were not sent within the last
-   * second; otherwise they are sent together when the second is over, read then (so the last vote
-   * of a burst is always shown).
+   * Frames for comments whose counts changed. Counts go out at once when the comment's were not sent
+   * within the last second; otherwise they are sent together when the second is over, read then (so
+   * the last vote of a burst is always shown).
    */
-  async #liveFrames(events: StoredEvent[]): Promise<Frame[]> {
+  async #countsFrames(ids: string[]): Promise<Frame[]> {
     const now = Date.now();
-    const immediate = new Set<string>();
-    const sentNow = new Set<number>();
-    for (const event of events) {
-      if (event.type !== 'comment.counts') continue;
-      const last = this.#countsSentAt.get(event.comment_id) ?? 0;
-      if (now - last >= COUNTS_INTERVAL_MS && !immediate.has(event.comment_id)) {
-        immediate.add(event.comment_id);
-        sentNow.add(event.seq);
-        this.#countsSentAt.set(event.comment_id, now);
+    const immediate: string[] = [];
+    for (const id of ids) {
+      if (now - (this.#countsSentAt.get(id) ?? 0) >= COUNTS_INTERVAL_MS) {
+        immediate.push(id);
+        this.#countsSentAt.set(id, now);
       } else {
-        this.#dirtyCounts.add(event.comment_id);
+        this.#dirtyCounts.add(id);
       }
     }
     if (this.#dirtyCounts.size > 0) this.#countsTimer ??= setTimeout(() => void this.#flushCounts(), COUNTS_INTERVAL_MS);
-    const counts = await publicCounts(this.db.kysely, [...immediate]);
-    const frames: Frame[] = [];
-    for (const event of events) {
-      if (event.type !== 'comment.counts') frames.push(eventFrame(event));
-      else if (sentNow.has(event.seq) && counts.has(event.comment_id)) {
-        frames.push(frame({ type: 'comment.counts', comment_id: event.comment_id, ...counts.get(event.comment_id)! }, event.seq));
-      }
-    }
-    return frames;
+    return countsFrames(this.db, immediate);
   }
 
   async #flushCounts(): Promise<void> {
@@ -122,12 +140,10 @@ export class Feed {
     const ids = [...this.#dirtyCounts];
     this.#dirtyCounts.clear();
     try {
-      const counts = await publicCounts(this.db.kysely, ids);
+      const frames = await countsFrames(this.db, ids);
       const now = Date.now();
-      for (const [id, shown] of counts) {
-        this.#countsSentAt.set(id, now);
-        this.#broadcast(frame({ type: 'comment.counts', comment_id: id, ...shown }));
-      }
+      for (const id of ids) this.#countsSentAt.set(id, now);
+      for (const item of frames) this.#broadcast(item);
     } catch (error) {
       this.log.warn({ err: error }, 'live: reading counts failed');
     }
@@ -137,25 +153,39 @@ export class Feed {
 
   /**
    * Brings a new reader up to the thread's latest event: from `lastEventId` when it says what it has
-   * seen (replayed from the kept events), or a `reset` when that is too old, unknown, or ahead of the
-   * thread. Broadcasts meanwhile wait in the reader, and follow.
+   * seen (the kept events replayed, then the counts of comments stamped since that event, less the
+   * grace), or a `reset` when that is too old, unknown, ahead of the thread, or too many counts
+   * changed. Broadcasts meanwhile wait in the reader, and follow.
    */
   async attach(reader: Reader, lastEventId: number | null): Promise<void> {
     await this.ready;
     this.readers.add(reader);
     if (lastEventId !== null && lastEventId > this.cursor) await this.pull();
     const target = this.cursor;
-    if (lastEventId === null || lastEventId === target) return this.#start(reader, target);
-    const position = lastEventId < target ? await threadPosition(this.db.kysely, this.siteId, this.urlKey) : null;
+    if (lastEventId === null) return this.#start(reader, target);
+    const position = lastEventId <= target ? await threadPosition(this.db.kysely, this.siteId, this.urlKey) : null;
+    // No thread yet: nothing has happened since.
+    if (position === null && lastEventId === target) return this.#start(reader, target);
     const replayable =
-      position !== null && position.oldestKept !== null && position.oldestKept <= lastEventId + 1 && target - lastEventId <= KEPT_EVENTS;
-    if (!replayable) {
+      position !== null &&
+      (lastEventId === target || (position.oldestKept !== null && position.oldestKept <= lastEventId + 1 && target - lastEventId <= KEPT_EVENTS));
+    const counts = replayable ? await this.#countsSince(position.threadId, lastEventId) : null;
+    if (!replayable || counts === null) {
       reader.write(frame({ type: 'reset' }, target).text);
       return this.#start(reader, target);
     }
-    const events = (await eventsAfter(this.db.kysely, position.threadId, lastEventId, target - lastEventId)).filter((e) => e.seq <= target);
-    for (const item of await replayFrames(this.db, events)) reader.write(item.text);
+    const events = lastEventId < target ? (await eventsAfter(this.db.kysely, position.threadId, lastEventId, target - lastEventId)).filter((e) => e.seq <= target) : [];
+    for (const event of events) reader.write(eventFrame(event).text);
+    for (const item of await countsFrames(this.db, counts)) reader.write(item.text);
     this.#start(reader, target);
+  }
+
+  /** Comments whose counts changed since the thread's event `seq` was recorded (less the grace); null when too many to replay. */
+  async #countsSince(threadId: string, seq: number): Promise<string[] | null> {
+    const at = await eventTime(this.db.kysely, threadId, seq);
+    const since = at === null ? '' : new Date(Date.parse(at) - COUNTS_GRACE_MS).toISOString();
+    const ids = (await countsChangedSince(this.db.kysely, threadId, since)).map((row) => row.id);
+    return ids.length > REPLAY_COUNTS ? null : ids;
   }
 
   #start(reader: Reader, at: number): void {
@@ -175,17 +205,8 @@ function eventFrame(event: StoredEvent): Frame {
   return frame(body, event.seq);
 }
 
-/** A replay sends each comment's counts once, as they are now, at the place of its last counts event. */
-async function replayFrames(db: Db, events: StoredEvent[]): Promise<Frame[]> {
-  const lastCounts = new Map<string, number>();
-  for (const event of events) if (event.type === 'comment.counts') lastCounts.set(event.comment_id, event.seq);
-  const counts = await publicCounts(db.kysely, [...lastCounts.keys()]);
-  const frames: Frame[] = [];
-  for (const event of events) {
-    if (event.type !== 'comment.counts') frames.push(eventFrame(event));
-    else if (lastCounts.get(event.comment_id) === event.seq && counts.has(event.comment_id)) {
-      frames.push(frame({ type: 'comment.counts', comment_id: event.comment_id, ...counts.get(event.comment_id)! }, event.seq));
-    }
-  }
-  return frames;
+/** The counts of these comments as they are now, for those the public still sees; frames outside the sequence. */
+async function countsFrames(db: Db, ids: string[]): Promise<Frame[]> {
+  const counts = await publicCounts(db.kysely, ids);
+  return [...counts].map(([id, shown]) => frame({ type: 'comment.counts', comment_id: id, ...shown }));
 }

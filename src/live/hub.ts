@@ -2,9 +2,10 @@ import type { FastifyBaseLogger } from 'fastify';
 import type { Config } from '../config.ts';
 import type { Db } from '../db/connect.ts';
 import { AppError } from '../errors.ts';
-import { Feed } from './feed.ts';
+import { COUNTS_GRACE_MS, Feed } from './feed.ts';
+import { QueueFeed } from './queue-feed.ts';
 import { HEARTBEAT, Reader } from './reader.ts';
-import { threadSeqs } from './repository.ts';
+import { threadSeqs, threadsWithCountsSince } from './repository.ts';
 
 const CHECK_BATCH = 500;
 
@@ -13,11 +14,13 @@ const CHECK_BATCH = 500;
  * db.changes after commit (from this process, or from other instances through Redis); the hub has
  * the announced thread's feed read its new events. Every heartbeat it also compares each thread's
  * sequence in the database with what it sent, so an announcement lost on the way is repaired
- * within one heartbeat.
+ * within one heartbeat. Staff streams of the moderation queue share the limits, the heartbeat and
+ * the check, through one QueueFeed.
  */
 export class LiveHub {
   readonly #feeds = new Map<string, Feed>();
   readonly #perIp = new Map<string, number>();
+  readonly #queue: QueueFeed;
   #open = 0;
   #timer: ReturnType<typeof setInterval> | null = null;
   #closing = false;
@@ -31,7 +34,14 @@ export class LiveHub {
       if (threadKey !== null) this.#feeds.get(feedKey(siteId, threadKey))?.pull();
       else for (const feed of this.#feeds.values()) if (feed.siteId === siteId) void feed.pull();
     });
-    db.changes.onReset(() => this.#feeds.forEach((feed) => void feed.pull()));
+    this.#queue = new QueueFeed(db, log);
+    db.changes.listenQueue((siteId) => {
+      if (this.#queue.watches(siteId)) void this.#queue.pull();
+    });
+    db.changes.onReset(() => {
+      this.#feeds.forEach((feed) => void feed.pull());
+      void this.#queue.pull();
+    });
     this.#timer = setInterval(() => void this.#beat(), limits.heartbeatMs);
     this.#timer.unref();
   }
@@ -51,12 +61,24 @@ export class LiveHub {
     }
   }
 
-  /** Opens a stream of a thread for a reader; the returned reader's `out` is the response body. */
-  async open(ip: string, siteId: string, urlKey: string, lastEventId: number | null): Promise<Reader> {
+  /** A stream admitted and counted against the limits until it closes. */
+  #admitted(ip: string): Reader {
     this.admit(ip);
     const reader = new Reader(ip, 1000 + Math.floor(Math.random() * 4000));
     this.#open += 1;
     this.#perIp.set(ip, (this.#perIp.get(ip) ?? 0) + 1);
+    reader.onClose(() => {
+      this.#open -= 1;
+      const left = (this.#perIp.get(ip) ?? 1) - 1;
+      if (left > 0) this.#perIp.set(ip, left);
+      else this.#perIp.delete(ip);
+    });
+    return reader;
+  }
+
+  /** Opens a stream of a thread for a reader; the returned reader's `out` is the response body. */
+  async open(ip: string, siteId: string, urlKey: string, lastEventId: number | null): Promise<Reader> {
+    const reader = this.#admitted(ip);
     const key = feedKey(siteId, urlKey);
     let feed = this.#feeds.get(key);
     if (!feed) {
@@ -65,10 +87,6 @@ export class LiveHub {
     }
     const thread = feed;
     reader.onClose(() => {
-      this.#open -= 1;
-      const left = (this.#perIp.get(ip) ?? 1) - 1;
-      if (left > 0) this.#perIp.set(ip, left);
-      else this.#perIp.delete(ip);
       thread.readers.delete(reader);
       if (thread.readers.size === 0 && this.#feeds.get(key) === thread) {
         thread.close();
@@ -84,21 +102,37 @@ export class LiveHub {
     return reader;
   }
 
+  /** Opens a staff stream of the moderation queue of these sites (the caller moderates them all). */
+  async openQueue(ip: string, siteIds: string[], lastEventId: string | null): Promise<Reader> {
+    const reader = this.#admitted(ip);
+    try {
+      await this.#queue.attach(reader, siteIds, lastEventId);
+    } catch (error) {
+      reader.close();
+      throw error;
+    }
+    return reader;
+  }
+
   /** Heartbeat, streams past their age closed (their EventSource resumes), and the check for missed announcements. */
   async #beat(): Promise<void> {
     const oldest = Date.now() - this.limits.maxStreamAgeMs;
-    for (const feed of this.#feeds.values()) {
-      for (const reader of feed.readers) {
+    for (const readers of [...[...this.#feeds.values()].map((feed) => feed.readers), this.#queue.readers]) {
+      for (const reader of readers) {
         if (reader.openedAt < oldest) reader.close();
         else reader.write(HEARTBEAT);
       }
     }
+    void this.#queue.pull();
     const located = [...this.#feeds.values()].filter((feed) => feed.threadId !== null);
     try {
       for (let i = 0; i < located.length; i += CHECK_BATCH) {
         const batch = located.slice(i, i + CHECK_BATCH);
-        const seqs = await threadSeqs(this.db.kysely, batch.map((feed) => feed.threadId!));
-        for (const feed of batch) if ((seqs.get(feed.threadId!) ?? 0) > feed.cursor) void feed.pull();
+        const ids = batch.map((feed) => feed.threadId!);
+        const seqs = await threadSeqs(this.db.kysely, ids);
+        const since = new Date(Math.min(...batch.map((feed) => feed.countsReadAt)) - COUNTS_GRACE_MS).toISOString();
+        const voted = await threadsWithCountsSince(this.db.kysely, ids, since);
+        for (const feed of batch) if ((seqs.get(feed.threadId!) ?? 0) > feed.cursor || voted.has(feed.threadId!)) void feed.pull();
       }
       for (const feed of this.#feeds.values()) if (feed.threadId === null) void feed.pull();
     } catch (error) {
@@ -115,6 +149,7 @@ export class LiveHub {
       feed.close();
     }
     this.#feeds.clear();
+    for (const reader of this.#queue.readers) reader.close();
   }
 }
 

@@ -79,6 +79,25 @@ describe('GET /v1/comments/stream', () => {
     resumed.close();
   });
 
+  it('resumes with the counts of comments voted on while disconnected, as they are now', async () => {
+    const thread = pageUrl();
+    const [voted, untouched] = [await post(thread, 'vote on me'), await post(thread, 'leave me')];
+    const first = await ready(streamUrl(reader, thread));
+    const lastEventId = first.lastEventId!;
+    first.close();
+    for (const name of ['e', 'f', 'g']) {
+      const token = await writer.signIn(site.api_key, site.site_id, { id: name, name });
+      await writer.request('POST', `/v1/comments/${voted}/vote`, { token, body: { vote_type: name === 'g' ? 'down' : 'up' } });
+    }
+    const resumed = await ready(streamUrl(reader, thread), { 'last-event-id': lastEventId });
+    expect(resumed.of('comment.counts').map((m) => m.data)).toEqual([{ type: 'comment.counts', comment_id: voted, upvotes: 2, downvotes: 1, reaction_counts: {} }]);
+    expect(resumed.of('comment.counts').map((m) => m.data.comment_id)).not.toContain(untouched);
+    // Counts are outside the thread's sequence: they carry no id, and Last-Event-ID stays where it was.
+    expect(resumed.of('comment.counts')[0].id).toBeNull();
+    expect(resumed.of('reset')).toHaveLength(0);
+    resumed.close();
+  });
+
   it('sends reset when Last-Event-ID cannot be replayed', async () => {
     const thread = pageUrl();
     await post(thread, 'something');
@@ -101,6 +120,28 @@ describe('GET /v1/comments/stream', () => {
     expect(client.of('comment.hidden')[0].data).toEqual({ type: 'comment.hidden', comment_id: guest.body.id });
     // Nothing else: the pending comment itself was never sent.
     expect(client.messages.map((m) => m.data.type)).toEqual(['ready', 'comment.created', 'comment.hidden']);
+    client.close();
+  });
+
+  it('approving a comment whose replies waited under it makes readers reload the thread, so the replies appear', async () => {
+    const held = await writer.newSite({ moderation: 'all' });
+    const thread = pageUrl();
+    const guest = await writer.request('POST', '/v1/comments', { body: { site_id: held.site_id, thread_url: thread, content: 'waiting' } });
+    // A moderator's reply is published at once, but the public sees it only with its parent.
+    const reply = await writer.request('POST', '/v1/comments', { token: held.api_key, body: { site_id: held.site_id, thread_url: thread, content: 'a reply', parent_id: guest.body.id } });
+    expect(reply.body.status).toBe('published');
+    const client = await ready(streamUrl(reader, thread, held.site_id));
+    await writer.request('PATCH', `/v1/comments/${guest.body.id}/moderate`, { token: held.api_key, body: { action: 'approve' } });
+    await client.until((c) => c.of('reset').length === 1);
+    expect(client.messages.map((m) => m.data.type)).toEqual(['ready', 'comment.created', 'reset']);
+    // What the reload shows: the parent with its reply.
+    const page = await writer.request('GET', `/v1/comments?site_id=${held.site_id}&thread_url=${encodeURIComponent(thread)}`);
+    expect(page.body.comments[0].replies.map((r: { id: string }) => r.id)).toEqual([reply.body.id]);
+    // A comment approved without replies waiting sends no reset.
+    const alone = await writer.request('POST', '/v1/comments', { body: { site_id: held.site_id, thread_url: thread, content: 'alone' } });
+    await writer.request('PATCH', `/v1/comments/${alone.body.id}/moderate`, { token: held.api_key, body: { action: 'approve' } });
+    await client.until((c) => c.of('comment.created').length === 2);
+    expect(client.of('reset')).toHaveLength(1);
     client.close();
   });
 
@@ -193,6 +234,9 @@ describe('stream limits', () => {
       const client = await ready(`${two.url}/v1/comments/stream?site_id=${s.site_id}&thread_url=${encodeURIComponent(thread)}`);
       await one.request('POST', '/v1/comments', { token: s.api_key, body: { site_id: s.site_id, thread_url: thread, content: 'found by the check' } });
       await client.until((c) => c.of('comment.created').length === 1, 2000);
+      const id = client.of('comment.created')[0].data.comment.id;
+      await one.request('POST', `/v1/comments/${id}/vote`, { token: s.api_key, body: { vote_type: 'up' } });
+      await client.until((c) => c.of('comment.counts').at(-1)?.data.upvotes === 1, 2000);
       client.close();
       await Promise.all([one.app.close(), two.app.close()]);
     } finally {

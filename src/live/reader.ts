@@ -8,6 +8,8 @@ import { PassThrough } from 'node:stream';
 export interface Frame {
   seq: number | null;
   text: string;
+  /** A moderation queue frame's event id (its `id:` field; queue frames have no `seq`). */
+  eventId?: string;
 }
 
 export function frame(data: object, seq: number | null = null): Frame {
@@ -32,7 +34,7 @@ export class Reader {
   #ready = false;
   #pending: Frame[] = [];
   #closed = false;
-  #onClose: () => void = () => undefined;
+  readonly #onClose: Array<() => void> = [];
 
   constructor(readonly ip: string, retryMs: number) {
     // How long EventSource waits before reconnecting; spread, so a restart is not met by every reader at once.
@@ -44,7 +46,7 @@ export class Reader {
   }
 
   onClose(listener: () => void): void {
-    this.#onClose = listener;
+    this.#onClose.push(listener);
   }
 
   offer(item: Frame): void {
@@ -52,11 +54,11 @@ export class Reader {
     else this.#pending.push(item);
   }
 
-  /** Caught up to `sent`: the frames that waited meanwhile follow. */
-  catchUp(sent: number): void {
+  /** Caught up to `sent` (and, on a queue stream, past the events `replayed`): the frames that waited meanwhile follow. */
+  catchUp(sent: number, replayed?: ReadonlySet<string>): void {
     this.sent = sent;
     this.#ready = true;
-    for (const item of this.#pending.splice(0)) this.#deliver(item);
+    for (const item of this.#pending.splice(0)) if (item.eventId === undefined || !replayed?.has(item.eventId)) this.#deliver(item);
   }
 
   #deliver(item: Frame): void {
@@ -76,6 +78,6 @@ export class Reader {
     if (this.#closed) return;
     this.#closed = true;
     this.out.end();
-    this.#onClose();
+    for (const listener of this.#onClose) listener();
   }
 }

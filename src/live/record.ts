@@ -6,7 +6,8 @@ import type { Database, LiveEventTable } from '../db/schema.ts';
 import { nowIso } from '../clock.ts';
 
 /**
- * What a live stream tells readers. Each names what the public may see of the change:
+ * What a live stream tells readers. Each names what the public may see of the change (all but
+ * `comment.counts` numbered in the thread's sequence):
  * - `comment.created`: a comment became visible to the public (posted and published, approved,
  *   unhidden), with the comment;
  * - `comment.updated` / `comment.deleted`: a visible comment was edited / deleted, with the comment;
@@ -33,11 +34,23 @@ export async function recordLiveEvent(
   commentId: string,
   data: object | null,
 ): Promise<void> {
-  const values = { type, comment_id: commentId, data: data && JSON.stringify(data), created_at: nowIso() };
-  const seq = await numberAndKeep(trx, threadId, values);
-  if (Number(seq) % PRUNE_EVERY === 0) {
-    await trx.deleteFrom('live_events').where('thread_id', '=', threadId).where('seq', '<=', Number(seq) - KEPT_EVENTS).execute();
+  await recordNumbered(trx, threadId, { type, comment_id: commentId, data: data && JSON.stringify(data), created_at: nowIso() }, NO_TOTALS);
+}
+
+/** What a change adds to its thread's top-level totals (threads.public_total, all_total). */
+interface Totals {
+  public: number;
+  all: number;
+}
+const NO_TOTALS: Totals = { public: 0, all: 0 };
+
+/** Numbers and keeps an event, adding `totals` to the thread's in the same update; says whether the thread is closed. */
+async function recordNumbered(trx: Kysely<Database>, threadId: string, values: LiveEventValues, totals: Totals): Promise<{ closed: boolean }> {
+  const { seq, closedAt } = await numberAndKeep(trx, threadId, values, totals);
+  if (seq % PRUNE_EVERY === 0) {
+    await trx.deleteFrom('live_events').where('thread_id', '=', threadId).where('seq', '<=', seq - KEPT_EVENTS).execute();
   }
+  return { closed: closedAt !== null };
 }
 
 type LiveEventValues = Pick<LiveEventTable, 'type' | 'comment_id' | 'data' | 'created_at'>;
@@ -47,24 +60,37 @@ type LiveEventValues = Pick<LiveEventTable, 'type' | 'comment_id' | 'data' | 'cr
  * a CTE), as every write records one and each statement is a round trip; SQLite cannot write in a
  * CTE, and a statement there costs no round trip.
  */
-async function numberAndKeep(trx: Kysely<Database>, threadId: string, values: LiveEventValues): Promise<number> {
+async function numberAndKeep(trx: Kysely<Database>, threadId: string, values: LiveEventValues, totals: Totals): Promise<{ seq: number; closedAt: string | null }> {
   if (trx.getExecutor().adapter instanceof PostgresAdapter) {
-    const { rows } = await sql<{ seq: number | string }>`
-      with numbered as (update threads set live_seq = live_seq + 1 where id = ${threadId} returning live_seq)
+    const { rows } = await sql<{ seq: number | string; closed_at: string | null }>`
+      with numbered as (
+        update threads set live_seq = live_seq + 1, public_total = public_total + ${totals.public}, all_total = all_total + ${totals.all}
+        where id = ${threadId} returning live_seq, closed_at)
       insert into live_events (thread_id, seq, type, comment_id, data, created_at)
       select ${threadId}, live_seq, ${values.type}, ${values.comment_id}, ${values.data}, ${values.created_at} from numbered
-      returning seq`.execute(trx);
+      returning seq, (select closed_at from numbered)`.execute(trx);
     if (rows.length === 0) throw new Error(`no thread ${threadId}`);
-    return Number(rows[0].seq);
+    return { seq: Number(rows[0].seq), closedAt: rows[0].closed_at };
   }
-  const { live_seq: seq } = await trx
+  const thread = await trx
     .updateTable('threads')
-    .set((eb) => ({ live_seq: eb('live_seq', '+', 1) }))
+    .set((eb) => ({ live_seq: eb('live_seq', '+', 1), public_total: eb('public_total', '+', totals.public), all_total: eb('all_total', '+', totals.all) }))
     .where('id', '=', threadId)
-    .returning('live_seq')
+    .returning(['live_seq', 'closed_at'])
     .executeTakeFirstOrThrow();
-  await trx.insertInto('live_events').values({ thread_id: threadId, seq: Number(seq), ...values }).execute();
-  return Number(seq);
+  const seq = Number(thread.live_seq);
+  await trx.insertInto('live_events').values({ thread_id: threadId, seq, ...values }).execute();
+  return { seq, closedAt: thread.closed_at };
+}
+
+/**
+ * A new top-level comment the public sees: its thread's totals are counted and its comment.created
+ * numbered in one statement, the last before COMMIT, as that statement locks the thread's row.
+ * Says whether the thread is closed (it may have closed since the comment's transaction found it).
+ */
+export async function recordNewTopLevel(trx: Kysely<Database>, row: CommentRow, threadUrl: string): Promise<{ closed: boolean }> {
+  const values = { type: 'comment.created', comment_id: row.id, data: JSON.stringify(toView(row, threadUrl)), created_at: nowIso() };
+  return recordNumbered(trx, row.thread_id, values, { public: 1, all: 1 });
 }
 
 /**
@@ -97,15 +123,44 @@ export async function seenByPublic(trx: Kysely<Database>, row: Pick<CommentRow, 
  * before the change (read in the same transaction). Nothing when the public sees it neither before
  * nor after (a pending comment, one of a shadow-banned author): readers never learn of those.
  */
-export async function recordCommentChange(trx: Transaction<Database>, before: boolean, row: CommentRow, threadUrl: string): Promise<void> {
+export async function recordCommentChange(trx: Transaction<Database>, before: boolean, row: CommentRow, threadUrl: string): Promise<boolean> {
   const after = await seenByPublic(trx, row);
-  if (!before && !after) return;
-  if (!after) return recordLiveEvent(trx, row.thread_id, 'comment.hidden', row.id, null);
+  if (!before && !after) return after;
+  if (!after) {
+    await recordLiveEvent(trx, row.thread_id, 'comment.hidden', row.id, null);
+    return after;
+  }
   const type = !before ? 'comment.created' : row.is_deleted ? 'comment.deleted' : 'comment.updated';
   await recordLiveEvent(trx, row.thread_id, type, row.id, toView(row, threadUrl));
+  return after;
 }
 
-/** Votes and reactions: the counts themselves are read when the event is sent, so bursts coalesce. */
-export async function recordCountsChange(trx: Transaction<Database>, threadId: string, row: Pick<CommentRow, 'id' | 'status' | 'moderation_status' | 'parent_id'>): Promise<void> {
-  if (await seenByPublic(trx, row)) await recordLiveEvent(trx, threadId, 'comment.counts', row.id, null);
+/**
+ * A comment the public sees again (approved, unhidden) brings back the replies that waited under it,
+ * which readers' pages never had: when it has any, its thread gets a `reset` after its
+ * `comment.created`, and readers reload the thread. (A new comment has no replies: not called for those.)
+ */
+export async function recordRepliesShown(trx: Transaction<Database>, row: Pick<CommentRow, 'id' | 'thread_id'>): Promise<void> {
+  const reply = await trx
+    .selectFrom('comments')
+    .select('id')
+    .where('parent_id', '=', row.id)
+    .where('status', '=', 'published')
+    .where('moderation_status', 'is', null)
+    .limit(1)
+    .executeTakeFirst();
+  if (reply) await recordLiveEvent(trx, row.thread_id, 'reset', '', null);
+}
+
+/**
+ * Votes and reactions take no number in the thread's sequence: numbering locks the thread's row
+ * until commit, which made a thread's votes commit one at a time. Instead the statement that sets
+ * the comment's counts stamps `counts_changed_at` with what this returns (null: leave it, the public
+ * does not see the comment), and streams look for comments stamped since they last looked (feed.ts);
+ * the counts themselves are read when sent, so bursts coalesce. The stamp is strictly later than the
+ * comment's last (`previous`, read under the comment's row lock), so no two changes share one.
+ */
+export async function countsChangeStamp(trx: Kysely<Database>, row: Pick<CommentRow, 'id' | 'status' | 'moderation_status' | 'parent_id'>, previous: string | null): Promise<string | null> {
+  if (!(await seenByPublic(trx, row))) return null;
+  return new Date(Math.max(Date.now(), previous === null ? 0 : Date.parse(previous) + 1)).toISOString();
 }

@@ -66,3 +66,60 @@ export async function publicCounts(db: Kysely<Database>, ids: string[]): Promise
     .execute();
   return new Map(rows.map((row) => [row.id, { upvotes: Number(row.upvotes), downvotes: Number(row.downvotes), reaction_counts: JSON.parse(row.reaction_counts) }]));
 }
+
+export interface QueueEventRow {
+  id: string;
+  site_id: string;
+  comment_id: string;
+  type: string;
+  action: string | null;
+  status: string;
+}
+
+/** Moderation queue changes of these sites after the id `after`, oldest first, at most `limit` (the (site_id, id) index, per site). */
+export async function queueEventsAfter(db: Kysely<Database>, siteIds: string[], after: string, limit: number): Promise<QueueEventRow[]> {
+  return db
+    .selectFrom('queue_events')
+    .select(['id', 'site_id', 'comment_id', 'type', 'action', 'status'])
+    .where('site_id', 'in', siteIds)
+    .where('id', '>', after)
+    .orderBy('id')
+    .limit(limit)
+    .execute();
+}
+
+export interface CountsChange {
+  id: string;
+  counts_changed_at: string;
+}
+
+/** Comments of a thread whose counts changed at or after `since` (ISO), along the partial index of migration 0020. */
+export async function countsChangedSince(db: Kysely<Database>, threadId: string, since: string): Promise<CountsChange[]> {
+  const rows = await db
+    .selectFrom('comments')
+    .select(['id', 'counts_changed_at'])
+    .where('thread_id', '=', threadId)
+    .where('counts_changed_at', '>=', since)
+    .execute();
+  return rows as CountsChange[];
+}
+
+/** Which of these threads have counts changed at or after `since`, in one statement (the heartbeat's check). */
+export async function threadsWithCountsSince(db: Kysely<Database>, threadIds: string[], since: string): Promise<Set<string>> {
+  if (threadIds.length === 0) return new Set();
+  const rows = await db.selectFrom('comments').select('thread_id').distinct().where('thread_id', 'in', threadIds).where('counts_changed_at', '>=', since).execute();
+  return new Set(rows.map((row) => row.thread_id));
+}
+
+/** When the thread's event `seq` (or the latest before it that is kept) was recorded; null when none is. */
+export async function eventTime(db: Kysely<Database>, threadId: string, seq: number): Promise<string | null> {
+  const row = await db
+    .selectFrom('live_events')
+    .select('created_at')
+    .where('thread_id', '=', threadId)
+    .where('seq', '<=', seq)
+    .orderBy('seq', 'desc')
+    .limit(1)
+    .executeTakeFirst();
+  return row?.created_at ?? null;
+}

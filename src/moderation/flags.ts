@@ -35,7 +35,7 @@ export async function listFlags(db: Db, caller: Caller, commentId: string) {
  * flag waiting, nothing changes and nothing is emitted.
  */
 export async function dismissFlags(db: Db, moderator: Moderator, comment: CommentRow, site: Site, reason: string | null): Promise<ModerationResult> {
-  return withEvents(db, async (trx) => {
+  const result = await withEvents(db, async (trx) => {
     // Taken first, as a flag takes it to count itself: a flag committed meanwhile is dismissed or counted, never lost.
     await lockRow(db.dialect, trx, 'comments', comment.id);
     const dismissed = await trx
@@ -48,4 +48,6 @@ export async function dismissFlags(db: Db, moderator: Moderator, comment: Commen
     if (Number(dismissed.numUpdatedRows) > 0) await recordModeration(trx, site, moderator, 'dismiss_flags', reason, row);
     return moderationResult(row, 'dismiss_flags');
   });
+  db.changes.queueChanged(site.id);
+  return result;
 }

@@ -4,7 +4,7 @@ import type { Db } from '../db/connect.ts';
 import { forUpdate, lockAuthor } from '../db/dialect.ts';
 import { AppError } from '../errors.ts';
 import { recordEvent, withEvents } from '../events/record.ts';
-import { recordCommentChange, seenByPublic } from '../live/record.ts';
+import { recordCommentChange, recordRepliesShown, seenByPublic } from '../live/record.ts';
 import { newId } from '../ids.ts';
 import { commentWithSite, visibleComment } from '../comments/service.ts';
 import { eventComment, type CommentRow } from '../comments/view.ts';
@@ -134,7 +134,8 @@ export async function applyModeration(
       : await trx.selectFrom('comments').selectAll().where('id', '=', id).executeTakeFirstOrThrow();
     if (changed) await refreshListing(trx, [updated.root_id]);
     if (changed || authorChanged) {
-      await recordCommentChange(trx, seenBefore, updated, comment.thread_url);
+      const seenAfter = await recordCommentChange(trx, seenBefore, updated, comment.thread_url);
+      if (!seenBefore && seenAfter) await recordRepliesShown(trx, updated);
       await recordModeration(trx, site, moderator, action, reason, updated);
     }
     return { result: moderationResult(updated, action), authorChanged };
@@ -164,7 +165,7 @@ export async function flagComment(db: Db, caller: Caller, id: string, reason: st
   if (comment.is_deleted) throw new AppError('conflict', 'A deleted comment cannot be flagged');
   // A guest is one flagger per client key, as for its limits: an IPv6 client is its /64.
   const flagger = viewer.ref ?? `ip:${clientKey(caller.ip)}`;
-  return withEvents(db, async (trx) => {
+  const flagged = await withEvents(db, async (trx) => {
     await assertNotBanned(trx, site.id, viewer.ref);
     const inserted = await trx
       .insertInto('flags')
@@ -182,4 +183,6 @@ export async function flagComment(db: Db, caller: Caller, id: string, reason: st
     }
     return { comment_id: id, flagged: true };
   });
+  db.changes.queueChanged(site.id);
+  return flagged;
 }

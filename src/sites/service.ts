@@ -136,7 +136,7 @@ export async function deleteSite(db: Db, site: Site, confirm: string, actor: Act
     }
     const deliveries = trx.selectFrom('webhook_deliveries').select('id').where('site_id', '=', site.id);
     await trx.deleteFrom('webhook_attempts').where('delivery_id', 'in', deliveries).execute();
-    for (const table of ['moderation_log', 'bans', 'commenter_notes', 'author_counts', 'site_daily_counts', 'webhook_deliveries', 'events'] as const) {
+    for (const table of ['moderation_log', 'bans', 'commenter_notes', 'author_counts', 'site_daily_counts', 'webhook_deliveries', 'events', 'queue_events'] as const) {
       await trx.deleteFrom(table).where('site_id', '=', site.id).execute();
     }
     const deleted = await trx.deleteFrom('comments').where('site_id', '=', site.id).executeTakeFirst();

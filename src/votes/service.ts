@@ -9,7 +9,7 @@ import { AppError, invalid } from '../errors.ts';
 import { bannedError, isBanned } from '../moderation/bans.ts';
 import { wilsonLowerBound } from './wilson.ts';
 import { nowIso } from '../clock.ts';
-import { recordCountsChange } from '../live/record.ts';
+import { countsChangeStamp } from '../live/record.ts';
 
 export type VoteType = 'up' | 'down';
 
@@ -37,6 +37,7 @@ interface Target {
   is_deleted: number;
   banned: number | boolean;
   hidden: number | string;
+  counts_changed_at: string | null;
 }
 
 /**
@@ -49,7 +50,7 @@ function targetQuery(db: Kysely<Database>, id: string, actor: string, now: strin
     .selectFrom('comments as c')
     .innerJoin('threads as t', 't.id', 'c.thread_id')
     .innerJoin('sites as s', 's.id', 'c.site_id')
-    .select(['c.site_id', 's.account_id', 't.url_key as thread_url', 'c.thread_id', 'c.status', 'c.moderation_status', 'c.parent_id', 'c.is_deleted'])
+    .select(['c.site_id', 's.account_id', 't.url_key as thread_url', 'c.thread_id', 'c.status', 'c.moderation_status', 'c.parent_id', 'c.is_deleted', 'c.counts_changed_at'])
     .select([isBanned(sql.ref('c.site_id'), actor, now).as('banned'), hiddenInChain({ ref: actor, moderator: false }, id).as('hidden')])
     .where('c.id', '=', id);
 }
@@ -105,8 +106,16 @@ const voteTarget = preparedQuery((db, _shape: null, id: string, actor: string, n
     .compile(),
 );
 
+/**
+ * The writes by primary key are planned once per connection (see db/prepared.ts): their plan is the
+ * key's index whatever the values, and parsing and planning them again cost PostgreSQL's CPU on every
+ * vote. The reads with their visibility walk are not: a generic plan of those was far worse.
+ */
+const PLAN_ONCE = { planOnce: true };
+
 const deleteVote = preparedQuery((db, _shape: null, commentId: string, voterRef: string) =>
   db.deleteFrom('votes').where('comment_id', '=', commentId).where('voter_ref', '=', voterRef).compile(),
+  PLAN_ONCE,
 );
 
 const upsertVote = preparedQuery((db, _shape: null, commentId: string, voterRef: string, value: number, byModerator: Flag, createdAt: string) =>
@@ -115,10 +124,15 @@ const upsertVote = preparedQuery((db, _shape: null, commentId: string, voterRef:
     .values({ comment_id: commentId, voter_ref: voterRef, value, by_moderator: byModerator, created_at: createdAt })
     .onConflict((oc) => oc.columns(['comment_id', 'voter_ref']).doUpdateSet({ value, by_moderator: byModerator }))
     .compile(),
+  PLAN_ONCE,
 );
 
-const setVoteCounts = preparedQuery((db, _shape: null, id: string, upvotes: number, downvotes: number, score: number, wilson: number) =>
-  db.updateTable('comments').set({ upvotes, downvotes, score, wilson }).where('id', '=', id).compile(),
+/** The stamp that tells streams of new counts (see countsChangeStamp); null leaves it. */
+const stamped = (changedAt: string | null) => sql<string | null>`coalesce(${changedAt}, counts_changed_at)`;
+
+const setVoteCounts = preparedQuery((db, _shape: null, id: string, upvotes: number, downvotes: number, score: number, wilson: number, changedAt: string | null) =>
+  db.updateTable('comments').set({ upvotes, downvotes, score, wilson, counts_changed_at: stamped(changedAt) }).where('id', '=', id).compile(),
+  PLAN_ONCE,
 );
 
 /** Sets (or with null removes) the caller's vote, adjusting the counters by the difference. */
@@ -133,8 +147,8 @@ export function setVote(db: Db, caller: Caller, id: string, vote: VoteType | nul
     if (before !== after) {
       if (after === 0) await deleteVote(trx, null, id, actor);
       else await upsertVote(trx, null, id, actor, after, moderator ? 1 : 0, nowIso());
-      await setVoteCounts(trx, null, id, upvotes, downvotes, upvotes - downvotes, wilsonLowerBound(upvotes, downvotes));
-      await recordCountsChange(trx, target.thread_id, { id, ...target });
+      const changedAt = await countsChangeStamp(trx, { id, ...target }, target.counts_changed_at);
+      await setVoteCounts(trx, null, id, upvotes, downvotes, upvotes - downvotes, wilsonLowerBound(upvotes, downvotes), changedAt);
     }
     // The caller's own upvote counts as the site owner's when it was (or is now) cast as a moderator.
     const mineLiked = after === 1 && (before === after ? target.previous_by_moderator === 1 : moderator);
@@ -156,6 +170,7 @@ const reactionTarget = preparedQuery((db, _shape: null, id: string, actor: strin
 
 const deleteReaction = preparedQuery((db, _shape: null, commentId: string, reactorRef: string) =>
   db.deleteFrom('reactions').where('comment_id', '=', commentId).where('reactor_ref', '=', reactorRef).compile(),
+  PLAN_ONCE,
 );
 
 const upsertReaction = preparedQuery((db, _shape: null, commentId: string, reactorRef: string, type: string, createdAt: string) =>
@@ -164,6 +179,7 @@ const upsertReaction = preparedQuery((db, _shape: null, commentId: string, react
     .values({ comment_id: commentId, reactor_ref: reactorRef, type, created_at: createdAt })
     .onConflict((oc) => oc.columns(['comment_id', 'reactor_ref']).doUpdateSet({ type }))
     .compile(),
+  PLAN_ONCE,
 );
 
 const reactionCounts = preparedQuery((db, _shape: null, commentId: string) =>
@@ -176,8 +192,9 @@ const reactionCounts = preparedQuery((db, _shape: null, commentId: string) =>
     .compile(),
 );
 
-const setReactionCounts = preparedQuery((db, _shape: null, id: string, reactionCounts: string) =>
-  db.updateTable('comments').set({ reaction_counts: reactionCounts }).where('id', '=', id).compile(),
+const setReactionCounts = preparedQuery((db, _shape: null, id: string, reactionCounts: string, changedAt: string | null) =>
+  db.updateTable('comments').set({ reaction_counts: reactionCounts, counts_changed_at: stamped(changedAt) }).where('id', '=', id).compile(),
+  PLAN_ONCE,
 );
 
 /** Toggles the caller's reaction: the same type again removes it, another type replaces it. */
@@ -195,8 +212,7 @@ export function toggleReaction(db: Db, caller: Caller, id: string, type: string)
     }
     const rows = await reactionCounts(trx, null, id);
     const counts = Object.fromEntries(rows.map((row) => [row.type, Number(row.n)]));
-    await setReactionCounts(trx, null, id, JSON.stringify(counts));
-    await recordCountsChange(trx, target.thread_id, { id, ...target });
+    await setReactionCounts(trx, null, id, JSON.stringify(counts), await countsChangeStamp(trx, { id, ...target }, target.counts_changed_at));
     return { reaction_counts: counts, user_reaction: mine };
   });
 }

@@ -191,6 +191,8 @@ export const MATRIX: Array<[string, number[], Target]> = [
     }],
   ['GET /api/comments', moderateRow(200),
     async (w) => ({ path: `/api/comments?site_id=${A(w)}&status=all&q=written` })],
+  ['GET /api/comments/stream', moderateRow(200),
+    async (w) => ({ path: `/api/comments/stream?site_id=${A(w)}` })],
   ['POST /api/comments/moderate', [401, 401, 403, 403, 403, 403, 200, 200, 200, 401, 401, 200, 200, 200, 200, 200],
     async (w) => ({ path: '/api/comments/moderate', body: { ids: [await w.post(w.credential.integrationKey, 'to approve')], action: 'approve' } })],
   ['GET /api/comments/:id/flags', moderateRow(200),
@@ -295,7 +297,7 @@ export function describeMatrix(title: string, env: Record<string, string>, check
         const sentAt = Date.now();
         const address: Record<string, string> = addressed ? { 'x-forwarded-for': `203.0.113.${CALLERS.indexOf(caller) + 1}` } : {};
         const headers = { ...world.staffHeaders[caller], ...address };
-        const response = endpoint === 'GET /v1/comments/stream'
+        const response = endpoint.endsWith('/stream')
           ? await streamAnswer(world.parley.url + path, token, headers)
           : await world.parley.request(endpoint.split(' ')[0], path, { token, body, headers });
         expect(response.status, JSON.stringify(response.body)).toBe(status);
