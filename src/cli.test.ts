@@ -26,7 +26,9 @@ beforeAll(async () => {
 });
 afterAll(() => Promise.all([cliDatabase.drop(), serveDatabase.drop()]));
 
-describe('the parley CLI', () => {
+// Each test starts the CLI as a new process several times (one `node` start each, about a second on
+// an idle machine): the default 30 s is too little on a loaded one.
+describe('the parley CLI', { timeout: 120_000 }, () => {
   it('bootstraps an account, creates keys and changes the plan, printing JSON', async () => {
     const boot = JSON.parse((await parley('bootstrap', '--site-name', 'Blog', '--domain', 'blog.example.com', '--plan', 'publisher', '--moderation', 'guests', '--no-guests', '--json')).stdout);
     expect(boot).toEqual({ account_id: expect.stringMatching(/^acct_/), site_id: expect.stringMatching(/^site_/), api_key: expect.stringMatching(/^sk_/) });
