@@ -3,11 +3,11 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { writeDisqusExport } from '../../test/generated-disqus.ts';
-import { seedDatabase, spawnServer, type ChildServer } from '../../test/hardening/child-server.ts';
+import { seedDatabase, spawnServer, withDatabase, type ChildServer } from '../../test/hardening/child-server.ts';
 import { freshDatabaseUrl, type FreshDatabase } from '../../test/helper.ts';
 import { finishedImport, getWith, uploadImport } from '../../test/imports.ts';
 import { sleep } from '../../test/receiver.ts';
-import { STOPPED } from './jobs.ts';
+import { findJobById, STOPPED } from './jobs.ts';
 
 const scratch = mkdtempSync(join(tmpdir(), 'parley-import-crash-'));
 const FILE = join(scratch, 'disqus.xml');
@@ -80,4 +80,23 @@ describe('an import killed with its server', () => {
     expect(rerun.report.comments.imported + rerun.report.comments.already_present).toBe(once.report.comments.imported);
     expect(await exported(server.url, site)).toBe(await exported(server.url, whole));
   }, 240_000);
+
+  it('shut down (SIGTERM) mid-import, a server stops the import process and marks the job failed before it exits', async () => {
+    const shared = await freshDatabaseUrl();
+    try {
+      const site = await seedDatabase(shared.url);
+      const stopping = await spawnServer(shared.url, ENV);
+      const started = await uploadImport(stopping, site.site_id, site.api_key, readFileSync(FILE));
+      for (let job = started.body; job.status !== 'running'; await sleep(100)) {
+        job = (await getWith(stopping, `/api/sites/${site.site_id}/imports/${started.body.id}`, site.api_key)).body;
+      }
+      stopping.process.kill('SIGTERM');
+      expect(await stopping.exited).toBe(0);
+      expect(importProcesses(started.body.id)).toEqual([]);
+      const job = await withDatabase(shared.url, (db) => findJobById(db.kysely, started.body.id));
+      expect(job).toMatchObject({ status: 'failed', error: STOPPED });
+    } finally {
+      await shared.drop();
+    }
+  }, 120_000);
 });
