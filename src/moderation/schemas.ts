@@ -116,3 +116,14 @@ export const LogPage = Type.Object({
   ),
   next_cursor: NextCursor,
 });
+
+export const CountsQuerySchema = Type.Object({
+  site_id: Type.Optional(Type.String({ maxLength: 100, description: 'One site; default: every site the caller moderates' })),
+});
+
+export const QueueCountsSchema = Type.Object({
+  pending: Count,
+  flagged: Type.Integer({ minimum: 0, description: 'Published comments with flags not dismissed' }),
+  spam: Count,
+  removed: Count,
+});
