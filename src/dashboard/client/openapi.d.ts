@@ -2127,9 +2127,9 @@ export interface paths {
                             flag_count: number;
                             flags: {
                                 flagger: {
-                                    /** @description usr_ or key_ id; null for a guest */
+                                    /** @description usr_, key_ or stf_ (a staff member) id; null for a guest */
                                     id: string | null;
-                                    kind: "user" | "key" | "guest";
+                                    kind: "user" | "key" | "staff" | "guest";
                                     name: string | null;
                                 };
                                 reason: string | null;
@@ -2215,9 +2215,9 @@ export interface paths {
                                  */
                                 created_at: string;
                                 moderator: {
-                                    /** @description usr_ or key_ id; null for a guest */
+                                    /** @description usr_, key_ or stf_ (a staff member) id; null for a guest */
                                     id: string | null;
-                                    kind: "user" | "key" | "guest";
+                                    kind: "user" | "key" | "staff" | "guest";
                                     name: string | null;
                                 };
                                 comment: {
@@ -2382,9 +2382,9 @@ export interface paths {
                                 expires_at: string | null;
                                 user_name: string | null;
                                 created_by: {
-                                    /** @description usr_ or key_ id; null for a guest */
+                                    /** @description usr_, key_ or stf_ (a staff member) id; null for a guest */
                                     id: string | null;
-                                    kind: "user" | "key" | "guest";
+                                    kind: "user" | "key" | "staff" | "guest";
                                     name: string | null;
                                 };
                                 /** @description Not expired */
@@ -2395,9 +2395,9 @@ export interface paths {
                                 id: string;
                                 body: string;
                                 created_by: {
-                                    /** @description usr_ or key_ id; null for a guest */
+                                    /** @description usr_, key_ or stf_ (a staff member) id; null for a guest */
                                     id: string | null;
-                                    kind: "user" | "key" | "guest";
+                                    kind: "user" | "key" | "staff" | "guest";
                                     name: string | null;
                                 };
                                 /**
@@ -2476,9 +2476,9 @@ export interface paths {
                             id: string;
                             body: string;
                             created_by: {
-                                /** @description usr_ or key_ id; null for a guest */
+                                /** @description usr_, key_ or stf_ (a staff member) id; null for a guest */
                                 id: string | null;
-                                kind: "user" | "key" | "guest";
+                                kind: "user" | "key" | "staff" | "guest";
                                 name: string | null;
                             };
                             /**
@@ -2549,9 +2549,9 @@ export interface paths {
                             id: string;
                             body: string;
                             created_by: {
-                                /** @description usr_ or key_ id; null for a guest */
+                                /** @description usr_, key_ or stf_ (a staff member) id; null for a guest */
                                 id: string | null;
-                                kind: "user" | "key" | "guest";
+                                kind: "user" | "key" | "staff" | "guest";
                                 name: string | null;
                             };
                             /**
@@ -2708,9 +2708,9 @@ export interface paths {
                                 expires_at: string | null;
                                 user_name: string | null;
                                 created_by: {
-                                    /** @description usr_ or key_ id; null for a guest */
+                                    /** @description usr_, key_ or stf_ (a staff member) id; null for a guest */
                                     id: string | null;
-                                    kind: "user" | "key" | "guest";
+                                    kind: "user" | "key" | "staff" | "guest";
                                     name: string | null;
                                 };
                                 /** @description Not expired */

@@ -1,0 +1,3 @@
+export function KeysView() {
+  return <p>Coming.</p>;
+}

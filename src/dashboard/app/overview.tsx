@@ -1,0 +1,3 @@
+export function OverviewView(_props: { url: URL }) {
+  return <p>Coming.</p>;
+}

@@ -1,0 +1,3 @@
+export function TeamView(_props: { url: URL }) {
+  return <p>Coming.</p>;
+}

@@ -1,0 +1,3 @@
+export function WebhooksView(_props: { url: URL }) {
+  return <p>Coming.</p>;
+}
