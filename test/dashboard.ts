@@ -21,6 +21,8 @@ export const PHONE = { width: 390, height: 844 };
 /** A fresh browser profile (no cookies) with the page opened at a dashboard address. */
 export async function openDashboard(browser: Browser, parley: TestParley, path = '/dashboard'): Promise<{ context: BrowserContext; page: Page }> {
   const context = await browser.newContext({ viewport: DESKTOP, baseURL: parley.url });
+  // A step that cannot happen fails within seconds, naming the step, rather than at the test's time-out.
+  context.setDefaultTimeout(10_000);
   const page = await context.newPage();
   // Everything the dashboard loads comes from Parley itself.
   page.on('request', (request) => expect(new URL(request.url()).origin).toBe(parley.url));

@@ -81,7 +81,7 @@ export function AuthorDrawer(props: { siteId: string; userId: string; onClose: (
               </div>
               <h4>Bans</h4>
               {user.bans.length === 0 ? (
-                <p class="note">Never banned.</p>
+                <p class="note">No ban.</p>
               ) : (
                 <ul class="bans">
                   {user.bans.map((ban) => (
