@@ -207,7 +207,7 @@ export function QueueView(props: { url: URL }) {
           }}
         >
           <label for="queue-search">Search</label>
-          <input id="queue-search" ref={searchRef} name="search" type="search" value={search} placeholder="words, author:usr_…, thread:https://…, status:spam" aria-keyshortcuts="/" />
+          <input id="queue-search" key={search} ref={searchRef} name="search" type="search" defaultValue={search} placeholder="words, author:usr_…, thread:https://…, status:spam" aria-keyshortcuts="/" />
           <button type="submit">Search</button>
         </form>
       </div>
