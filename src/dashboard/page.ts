@@ -38,6 +38,7 @@ export function previewPage(siteId: string, threadUrl: string, theme: 'light' | 
 <head>
 <meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">
+<meta name="color-scheme" content="light dark">
 <title>Widget preview</title>
 </head>
 <body>

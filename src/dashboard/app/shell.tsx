@@ -45,12 +45,14 @@ export function App() {
       setBootError(errorText(error));
     }
   };
-  useEffect(() => {
-    whenSignedOut(() => setMe(null));
-    void refresh();
-  }, []);
-
   const top = path.split('/')[0];
+  useEffect(() => whenSignedOut(() => setMe(null)), []);
+  // Who is signed in is asked once a view needs it: the sign-in and link pages need nobody (they
+  // call refresh once someone is).
+  useEffect(() => {
+    if (me === undefined && !PUBLIC_PAGES.has(top)) void refresh();
+  }, [me, top]);
+
   useEffect(() => {
     const view = NAV.find((item) => item.path === top);
     document.title = `${PUBLIC_PAGES.has(top) ? top.replace('-', ' ') : (view?.label ?? 'Queue')} · Parley dashboard`;
