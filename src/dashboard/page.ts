@@ -22,6 +22,7 @@ export function dashboardPage(assets: { script: string; styles: string }): strin
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <meta name="color-scheme" content="light dark">
 <title>Parley dashboard</title>
+<link rel="icon" href="data:,">
 <link rel="stylesheet" href="/dashboard/assets/app.css?v=${escapeHtml(assets.styles)}">
 <script src="/dashboard/assets/app.js?v=${escapeHtml(assets.script)}" defer></script>
 </head>
@@ -40,6 +41,7 @@ export function previewPage(siteId: string, threadUrl: string, theme: 'light' | 
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <meta name="color-scheme" content="light dark">
 <title>Widget preview</title>
+<link rel="icon" href="data:,">
 </head>
 <body>
 <parley-comments site-id="${escapeHtml(siteId)}" thread-url="${escapeHtml(threadUrl)}" theme="${theme}"></parley-comments>

@@ -91,6 +91,41 @@ describe.skipIf(!CHROMIUM)('the moderation queue', () => {
     await context.close();
   });
 
+  it('works from the keyboard: j and k move, x selects, r removes, s marks as spam, b opens the ban dialog, ? lists the keys', async () => {
+    const { site, moderator, post, status } = await moderatedSite();
+    const carl = await parley.signIn(site.api_key, site.site_id, { id: 'carl', name: 'Carl' });
+    const ids = [await post('Keyboard one', { token: carl }), await post('Keyboard two'), await post('Keyboard three')];
+    const { context, page } = await signedInDashboard(browser, parley, moderator.email, '/dashboard/queue?tab=all');
+    await expect.poll(() => cards(page).count()).toBe(3);
+    const shown = await cards(page).evaluateAll((articles) => articles.map((article) => (article as HTMLElement).dataset.id!));
+    const active = () => page.evaluate(() => (document.activeElement as HTMLElement).dataset.id);
+    await page.keyboard.press('j');
+    await page.keyboard.press('j');
+    expect(await active()).toBe(shown[1]);
+    await page.keyboard.press('k');
+    expect(await active()).toBe(shown[0]);
+    await page.keyboard.press('x');
+    await page.getByText('1 selected').waitFor();
+    await page.keyboard.press('x');
+    await page.getByText('0 selected').waitFor();
+    await page.keyboard.press('r');
+    await expect.poll(() => status(shown[0])).toBe('removed');
+    await page.keyboard.press('j');
+    await page.keyboard.press('s');
+    await expect.poll(() => status(shown[1])).toBe('spam');
+    const carlCard = shown.indexOf(ids[0]);
+    for (let i = 0; i < 3; i++) await page.keyboard.press('k');
+    for (let i = 0; i < carlCard; i++) await page.keyboard.press('j');
+    await page.keyboard.press('b');
+    await page.getByRole('dialog', { name: 'Ban Carl' }).waitFor();
+    await page.keyboard.press('Escape');
+    await page.keyboard.press('?');
+    const help = page.getByRole('dialog', { name: 'Keyboard shortcuts' });
+    await help.waitFor();
+    for (const key of ['j', 'k', 'a', 'r', 's', 'b', 'x', '/', '?']) expect(await help.locator('kbd', { hasText: key }).count()).toBeGreaterThan(0);
+    await context.close();
+  });
+
   it('selects every card of the page, and the search box maps operators to filters', async () => {
     const { site, moderator, post } = await moderatedSite();
     const bob = await parley.signIn(site.api_key, site.site_id, { id: 'bob', name: 'Bob' });

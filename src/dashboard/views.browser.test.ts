@@ -65,7 +65,8 @@ describe.skipIf(!CHROMIUM)('every view of the dashboard', () => {
     const { context, page } = await openDashboard(browser, parley, '/dashboard/sign-in');
     await page.addInitScript(() => document.addEventListener('securitypolicyviolation', (event) => console.error(`CSP refused ${event.blockedURI} (${event.violatedDirective})`)));
     const refused: string[] = [];
-    page.on('console', (message) => message.type() === 'error' && refused.push(message.text()));
+    page.on('console', (message) => message.type() === 'error' && !message.text().startsWith('Failed to load resource') && refused.push(message.text()));
+    page.on('response', (response) => response.status() >= 400 && refused.push(`${response.status()} ${response.url()}`));
     const shoot = async (name: string) => {
       for (const theme of THEMES) {
         await page.emulateMedia({ colorScheme: theme });

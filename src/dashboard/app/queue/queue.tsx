@@ -159,9 +159,11 @@ export function QueueView(props: { url: URL }) {
   };
 
   const focused = items[focus];
+  const onCard = () => document.activeElement?.classList.contains('card') ?? false;
   useShortcuts(!banning && !help, {
-    j: () => focusCard(focus + 1),
-    k: () => focusCard(focus - 1),
+    // The first j or k goes to the card that is current (the first one, at the start), then moves.
+    j: () => focusCard(onCard() ? focus + 1 : focus),
+    k: () => focusCard(onCard() ? focus - 1 : focus),
     a: () => focused && moderate([focused.id], 'approve'),
     r: () => focused && moderate([focused.id], 'remove'),
     s: () => focused && moderate([focused.id], 'spam'),
