@@ -119,6 +119,7 @@ describe.skipIf(!CHROMIUM)('the moderation queue', () => {
     await page.keyboard.press('b');
     await page.getByRole('dialog', { name: 'Ban Carl' }).waitFor();
     await page.keyboard.press('Escape');
+    await page.getByRole('dialog', { name: 'Ban Carl' }).waitFor({ state: 'detached' });
     await page.keyboard.press('?');
     const help = page.getByRole('dialog', { name: 'Keyboard shortcuts' });
     await help.waitFor();

@@ -15,22 +15,22 @@ export const SHORTCUTS: Array<[string, string]> = [
 
 /** Single-key shortcuts, not while typing in a field or with a modifier held. */
 export function useShortcuts(active: boolean, handlers: Record<string, () => unknown>): void {
-  const current = useRef(handlers);
-  current.current = handlers;
+  // Read when a key is pressed, so a key right after a dialog closes is not lost to a late effect.
+  const current = useRef({ active, handlers });
+  current.current = { active, handlers };
   useEffect(() => {
-    if (!active) return;
     const onKey = (event: KeyboardEvent) => {
-      if (event.ctrlKey || event.metaKey || event.altKey) return;
+      if (!current.current.active || event.ctrlKey || event.metaKey || event.altKey) return;
       const target = event.target as HTMLElement;
       if (target.closest('input:not([type=checkbox]):not([type=radio]), textarea, select, dialog, [contenteditable]')) return;
-      const handler = current.current[event.key];
+      const handler = current.current.handlers[event.key];
       if (!handler) return;
       event.preventDefault();
       handler();
     };
     document.addEventListener('keydown', onKey);
     return () => document.removeEventListener('keydown', onKey);
-  }, [active]);
+  }, []);
 }
 
 export function ShortcutHelp(props: { onClose: () => void }) {
