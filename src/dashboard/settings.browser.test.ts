@@ -110,6 +110,7 @@ describe.skipIf(!CHROMIUM)('running sites from the dashboard', () => {
       .toMatch(/^2 attempts, last: 200/);
     await row.locator('summary').click();
     expect(await row.locator('.attempts li').count()).toBe(2);
+    expect(JSON.parse((await row.locator('.delivery-body').textContent())!)).toEqual(JSON.parse(receiver.received.at(-1)!.raw));
     expect(await seriousViolations(page)).toEqual([]);
 
     // Rotating the secret shows the new one once.

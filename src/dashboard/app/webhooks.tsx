@@ -90,6 +90,15 @@ function Settings(props: { site: Site; onSaved: (site: Site) => void; onPlanRefu
   );
 }
 
+/** The body as sent, indented to read (it is JSON; anything else is shown as it is). */
+function prettyBody(body: string): string {
+  try {
+    return JSON.stringify(JSON.parse(body), null, 2);
+  } catch {
+    return body;
+  }
+}
+
 function DeliveryRow(props: { siteId: string; delivery: Delivery; onChanged: () => void }) {
   const { delivery } = props;
   const last = delivery.attempts[delivery.attempts.length - 1];
@@ -130,6 +139,8 @@ function DeliveryRow(props: { siteId: string; delivery: Delivery; onChanged: () 
                 </li>
               ))}
             </ol>
+            <p class="note">The body each attempt sent:</p>
+            <pre class="delivery-body" tabIndex={0} aria-label={`The body of ${delivery.id}`}>{prettyBody(delivery.body)}</pre>
           </details>
         )}
       </td>

@@ -3475,6 +3475,8 @@ export interface paths {
                                  * @description ISO 8601 UTC with milliseconds
                                  */
                                 created_at: string;
+                                /** @description The JSON body every attempt sent, exactly as sent (what the signatures cover) */
+                                body: string;
                             }[];
                             total: number;
                             page: number;
@@ -3562,6 +3564,8 @@ export interface paths {
                              * @description ISO 8601 UTC with milliseconds
                              */
                             created_at: string;
+                            /** @description The JSON body every attempt sent, exactly as sent (what the signatures cover) */
+                            body: string;
                         };
                     };
                 };
@@ -3653,6 +3657,8 @@ export interface paths {
                              * @description ISO 8601 UTC with milliseconds
                              */
                             created_at: string;
+                            /** @description The JSON body every attempt sent, exactly as sent (what the signatures cover) */
+                            body: string;
                         };
                     };
                 };
