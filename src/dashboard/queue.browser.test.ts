@@ -179,6 +179,11 @@ describe.skipIf(!CHROMIUM)('the moderation queue', () => {
     await expect.poll(() => drawer.locator('.figures').textContent()).toContain('removed2');
     await drawer.getByRole('button', { name: 'Lift' }).click();
     await drawer.getByText('No ban.').waitFor();
+    await drawer.getByRole('button', { name: 'Shadow-ban' }).click();
+    await expect.poll(() => drawer.locator('.bans').textContent()).toMatch(/^Shadow ban \(in force\)/);
+    expect((await parley.request('GET', `/api/sites/${site.site_id}/bans?active=true`, { token: site.api_key })).body.bans).toMatchObject([{ ban_type: 'shadow_ban' }]);
+    await drawer.getByRole('button', { name: 'Lift' }).click();
+    await drawer.getByText('No ban.').waitFor();
     expect((await parley.request('GET', `/api/sites/${site.site_id}/bans?active=true`, { token: site.api_key })).body.bans).toEqual([]);
     await drawer.getByRole('button', { name: 'Close' }).click();
     expect(new URL(page.url()).searchParams.has('author')).toBe(false);
