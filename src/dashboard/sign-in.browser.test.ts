@@ -79,6 +79,8 @@ describe.skipIf(!CHROMIUM)('signing in to the dashboard', () => {
     await page.keyboard.press('Enter');
     await page.getByRole('heading', { name: 'Moderation queue' }).waitFor();
     await expect.poll(() => cards(page).count()).toBe(1);
+    // A moderator moderates: sites, keys and webhooks are for owners and admins.
+    expect(await page.getByRole('navigation', { name: 'Dashboard' }).getByRole('link').allTextContents()).toEqual(['Queue', 'Overview', 'Team']);
 
     // From here on, only keys: j moves to the comment, a approves it.
     await page.keyboard.press('j');
