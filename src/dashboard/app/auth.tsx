@@ -1,3 +1,4 @@
+import type { ComponentChildren } from 'preact';
 import { useState } from 'preact/hooks';
 import { api, must, setCsrfToken } from '../client/api.ts';
 import { href, navigate } from './router.ts';
@@ -8,7 +9,7 @@ function linkToken(): string {
   return new URLSearchParams(location.hash.slice(1)).get('token') ?? '';
 }
 
-function AuthFrame(props: { title: string; intro?: string; children: preact.ComponentChildren }) {
+function AuthFrame(props: { title: string; intro?: string; children: ComponentChildren }) {
   return (
     <main class="auth" id="main">
       <div class="auth-card">
