@@ -127,5 +127,8 @@ export function casesFor(seeded: Seeded): Case[] {
     // author's comments (1 in 60) by name.
     { id: 'queue-first-page', title: 'moderation queue, first page (GET /api/comments, admin key)', server: 'default', route: '/api/comments', target: { kind: 'p50', ms: 50, of: 'list-100' }, request: get(queue(''), admin), variable: false },
     { id: 'queue-search', title: 'moderation queue, full-text search (q=reader 7)', server: 'default', route: '/api/comments', target: { kind: 'p50', ms: 50, of: 'list-100' }, request: get(queue('&q=reader+7'), admin), variable: false },
+    // The queue's tab counts, asked again after every action in the dashboard: one statement over
+    // the partial indexes of the comments that are not published or are flagged.
+    { id: 'queue-counts', title: 'moderation queue tab counts (GET /api/comments/counts)', server: 'default', route: '/api/comments/counts', target: { kind: 'p50', ms: 50, of: 'list-100' }, request: get(`/api/comments/counts?site_id=${seeded.siteId}`, admin), variable: false },
   ];
 }

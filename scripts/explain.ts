@@ -23,6 +23,7 @@ import type { Database } from '../src/db/schema.ts';
 import { migrateToLatest } from '../src/db/migrate.ts';
 import { commenterProfile } from '../src/commenters/service.ts';
 import { moderationLog } from '../src/moderation/log.ts';
+import { queueCounts } from '../src/moderation/counts.ts';
 import { moderationQueue, type QueueQuery } from '../src/moderation/queue.ts';
 import { flagComment, moderateComment } from '../src/moderation/service.ts';
 import { findSite } from '../src/sites/repository.ts';
@@ -266,6 +267,7 @@ async function main(): Promise<number> {
     // (Filtered as well, so that its SQL differs from the common word's and is explained too.)
     scenarios.push(['queue search, rare word', queue({ q: '17', status: 'published' })]);
     scenarios.push(['queue search + pending', queue({ q: 'comment', status: 'pending' })]);
+    scenarios.push(['queue counts', () => queueCounts(db, admin, site.site_id)]);
     scenarios.push(['threads', () => listThreads(db.kysely, siteRow, {})]);
     scenarios.push(['moderation log', () => moderationLog(db, siteRow, {})]);
     scenarios.push(['commenter profile', () => commenterProfile(db, siteRow, 'usr_17')]);

@@ -5,6 +5,7 @@ import { commentRoutes } from './comments/routes.ts';
 import { commentCaches, responseCacheCounts } from './comments/caches.ts';
 import { CommentSchema } from './comments/schemas.ts';
 import type { Config } from './config.ts';
+import { dashboardRoutes } from './dashboard/routes.ts';
 import { connect, type Db } from './db/connect.ts';
 import { migrateToLatest } from './db/migrate.ts';
 import { startSearchIndexer, type SearchIndexer } from './db/search-index.ts';
@@ -170,6 +171,7 @@ export async function createApp(config: Config): Promise<FastifyInstance> {
   await app.register(widgetRoutes, deps);
   const runner = new ImportRunner(db, config, app.log);
   await app.register(transferRoutes, { db, runner });
+  await app.register(dashboardRoutes, deps);
 
   // Hooks run in reverse order on close: the worker drains its attempts before the database closes.
   let worker: DeliveryWorker | undefined;

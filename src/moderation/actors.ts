@@ -4,18 +4,21 @@ import { authorKind } from './queue-details.ts';
 
 /**
  * Names the people behind refs that the moderation tables record (moderators, flaggers, who banned
- * or wrote a note): site users and API keys by name; a guest (`ip:` ref) by kind alone.
+ * or wrote a note): site users, staff members (stf_, signed in to the dashboard) and API keys by
+ * name; a guest (`ip:` ref) by kind alone.
  */
 export async function describeActors(db: Kysely<Database>, refs: string[]) {
   const users = refs.filter((ref) => ref.startsWith('usr_'));
   const keys = refs.filter((ref) => ref.startsWith('key_'));
-  const [userRows, keyRows] = await Promise.all([
+  const staff = refs.filter((ref) => ref.startsWith('stf_'));
+  const [userRows, keyRows, staffRows] = await Promise.all([
     users.length ? db.selectFrom('site_users').select(['id', 'name']).where('id', 'in', [...new Set(users)]).execute() : [],
     keys.length ? db.selectFrom('api_keys').select(['id', 'name']).where('id', 'in', [...new Set(keys)]).execute() : [],
+    staff.length ? db.selectFrom('staff').select(['id', 'name']).where('id', 'in', [...new Set(staff)]).execute() : [],
   ]);
-  const names = new Map([...userRows, ...keyRows].map((row) => [row.id, row.name]));
+  const names = new Map([...userRows, ...keyRows, ...staffRows].map((row) => [row.id, row.name]));
   return (ref: string) => {
     if (ref.startsWith('ip:')) return { id: null, kind: 'guest' as const, name: null };
-    return { id: ref, kind: authorKind(ref), name: names.get(ref) ?? null };
+    return { id: ref, kind: ref.startsWith('stf_') ? ('staff' as const) : authorKind(ref), name: names.get(ref) ?? null };
   };
 }

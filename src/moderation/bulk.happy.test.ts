@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { pageUrl, startParley, type TestParley } from '../../test/helper.ts';
 import { startReceiver, subscribe, WEBHOOK_TEST_ENV, type Receiver } from '../../test/receiver.ts';
+import { addStaff, signInStaff } from '../../test/staff.ts';
 
 let parley: TestParley;
 let receiver: Receiver;
@@ -52,6 +53,14 @@ describe('bulk moderation', () => {
     const again = await bulk({ ids: [id], action: 'remove' });
     expect(again.body.results[0]).toMatchObject({ id, ok: true, result: { status: 'removed' } });
     expect((await log(`comment_id=${id}`)).body.entries.length).toBe(before);
+  });
+
+  it('names the staff member who acted in the moderation log', async () => {
+    const [id] = await pending(1);
+    const staff = await addStaff(parley, site.account_id, 'moderator', { name: 'Mona Moderator' });
+    const signedIn = await signInStaff(parley, staff.email);
+    expect((await parley.request('POST', '/api/comments/moderate', { headers: signedIn.headers, body: { ids: [id], action: 'approve' } })).status).toBe(200);
+    expect((await log(`comment_id=${id}`)).body.entries[0].moderator).toEqual({ id: staff.id, kind: 'staff', name: 'Mona Moderator' });
   });
 });
 

@@ -3,10 +3,11 @@ import type { Db } from '../db/connect.ts';
 import { errors, IdParams, ManagementRead, ManagementWrite } from '../http/schemas.ts';
 import { managedSite } from '../sites/repository.ts';
 import { moderateMany } from './bulk.ts';
+import { queueCounts } from './counts.ts';
 import { listFlags } from './flags.ts';
 import { moderationLog } from './log.ts';
 import { moderationQueue } from './queue.ts';
-import { BulkBody, BulkResponse, FlagList, LogPage, LogQuerySchema, QueuePage, QueueQuerySchema } from './schemas.ts';
+import { BulkBody, BulkResponse, CountsQuerySchema, FlagList, LogPage, LogQuerySchema, QueueCountsSchema, QueuePage, QueueQuerySchema } from './schemas.ts';
 
 /** The management side of moderation: the queue across sites, bulk actions, flags, the log. */
 export const moderationManagementRoutes: FastifyPluginAsyncTypebox<{ db: Db }> = async (app, { db }) => {
@@ -22,6 +23,18 @@ export const moderationManagementRoutes: FastifyPluginAsyncTypebox<{ db: Db }> =
       response: { 200: QueuePage, ...errors },
     },
     handler: (request) => moderationQueue(db, request.caller, request.query),
+  });
+
+  app.get('/api/comments/counts', {
+    schema: {
+      tags: ['moderation'],
+      summary: "How many comments wait in the queue's tabs: pending, flagged, spam and removed",
+      description: 'Over one site (site_id) or every site the caller moderates; the same statuses as the queue\'s status filter.',
+      security: ManagementRead,
+      querystring: CountsQuerySchema,
+      response: { 200: QueueCountsSchema, ...errors },
+    },
+    handler: (request) => queueCounts(db, request.caller, request.query.site_id),
   });
 
   app.post('/api/comments/moderate', {

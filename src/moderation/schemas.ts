@@ -10,10 +10,10 @@ export const Reason = Type.String({ maxLength: 500 });
 const Count = Type.Integer({ minimum: 0 });
 const CommentCounts = Type.Object({ published: Count, pending: Count, removed: Count, spam: Count });
 
-/** Someone the moderation tables name: a site user, an API key, or a guest (never their IP). */
+/** Someone the moderation tables name: a site user, an API key, a staff member, or a guest (never their IP). */
 export const Actor = Type.Object({
-  id: Nullable(Type.String(), { description: 'usr_ or key_ id; null for a guest' }),
-  kind: Type.Union([Type.Literal('user'), Type.Literal('key'), Type.Literal('guest')]),
+  id: Nullable(Type.String(), { description: 'usr_, key_ or stf_ (a staff member) id; null for a guest' }),
+  kind: Type.Union([Type.Literal('user'), Type.Literal('key'), Type.Literal('staff'), Type.Literal('guest')]),
   name: Nullable(Type.String()),
 });
 
@@ -115,4 +115,15 @@ export const LogPage = Type.Object({
     }),
   ),
   next_cursor: NextCursor,
+});
+
+export const CountsQuerySchema = Type.Object({
+  site_id: Type.Optional(Type.String({ maxLength: 100, description: 'One site; default: every site the caller moderates' })),
+});
+
+export const QueueCountsSchema = Type.Object({
+  pending: Count,
+  flagged: Type.Integer({ minimum: 0, description: 'Published comments with flags not dismissed' }),
+  spam: Count,
+  removed: Count,
 });

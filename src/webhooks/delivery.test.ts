@@ -219,6 +219,7 @@ describe('the delivery log', () => {
       attempts: [{ number: 1, at: expect.any(String), status_code: 200, duration_ms: expect.any(Number), error: null }],
       next_attempt_at: null,
       created_at: expect.any(String),
+      body: target.received.find((received) => received.headers['webhook-id'] === everything[0].id)!.raw,
     });
 
     expect((await get('?event=comment.deleted')).body.total).toBe(1);

@@ -30,6 +30,7 @@ const Delivery = Type.Object({
   ),
   next_attempt_at: Nullable(Timestamp),
   created_at: Timestamp,
+  body: Type.String({ description: 'The JSON body every attempt sent, exactly as sent (what the signatures cover)' }),
 });
 
 const DeliveryParams = Type.Object({ id: IdParams.properties.id, deliveryId: IdParams.properties.id });

@@ -79,6 +79,7 @@ export function deliveryView(row: DeliveryRow, attempts: AttemptRow[]) {
     attempts: attempts.map((a) => ({ number: a.number, at: a.at, status_code: a.status_code, duration_ms: a.duration_ms, error: a.error })),
     next_attempt_at: row.next_attempt_at,
     created_at: row.created_at,
+    body: row.body,
   };
 }
 

@@ -3,7 +3,7 @@ import { Type } from 'typebox';
 import { canAccessSite, isModerator } from '../auth/caller.ts';
 import type { Db } from '../db/connect.ts';
 import { AppError } from '../errors.ts';
-import { matchesEtag } from '../http/etag.ts';
+import { sendBundle } from '../http/bundle.ts';
 import { errors, OptionalCredential } from '../http/schemas.ts';
 import { findSite } from '../sites/repository.ts';
 import { PublicSiteSchema } from '../sites/schemas.ts';
@@ -47,15 +47,8 @@ export const widgetRoutes: FastifyPluginAsyncTypebox<{ db: Db }> = async (app, {
 
   app.get('/embed.js', { schema: { hide: true } }, async (request, reply) => {
     const bundle = await widgetBundle();
-    reply
-      .header('cache-control', 'public, max-age=300, stale-while-revalidate=86400')
-      .header('etag', bundle.etag)
-      .header('vary', 'Accept-Encoding')
-      .header('cross-origin-resource-policy', 'cross-origin')
-      .type('application/javascript; charset=utf-8');
-    if (matchesEtag(request.headers['if-none-match'], bundle.etag)) return reply.code(304).send();
-    if (/\bgzip\b/.test(request.headers['accept-encoding'] ?? '')) return reply.header('content-encoding', 'gzip').send(bundle.gzipped);
-    return reply.send(bundle.code);
+    reply.header('cache-control', 'public, max-age=300, stale-while-revalidate=86400').header('cross-origin-resource-policy', 'cross-origin');
+    return sendBundle(request, reply, bundle, 'application/javascript; charset=utf-8');
   });
 
   app.get('/', { schema: { hide: true, querystring: Type.Object({ session_token: Type.Optional(Type.String({ maxLength: 200 })) }) } }, async (request, reply) => {

@@ -1,10 +1,10 @@
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { createRequire } from 'node:module';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { chromium, type BrowserContext, type Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it, onTestFinished } from 'vitest';
+import { ARTIFACTS, CHROMIUM_ARGS, seriousViolations } from '../../test/browser.ts';
 import { chromiumForTests } from '../../test/chromium.ts';
 import { startParley, type TestParley } from '../../test/helper.ts';
 import { escapeHtml } from './demo.ts';
@@ -14,12 +14,9 @@ import { createHmac, randomUUID } from 'node:crypto';
  * The widget in a real Chromium, on a page served from another origin than the API (as on a
  * customer's blog). One browser for the whole file; pages are opened per scenario.
  */
-const ARTIFACTS = join(process.cwd(), 'test-artifacts');
-const AXE = readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
 
 /** Undefined on a machine without Chromium: the tests are skipped (npm test says so). */
 const CHROMIUM = chromiumForTests();
-const CHROMIUM_ARGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'];
 
 let parley: TestParley;
 let site: { site_id: string; api_key: string };
@@ -101,15 +98,6 @@ async function open(page: Page, thread: string, params: Record<string, string> =
   await page.goto(`${pageOrigin}${thread}?${new URLSearchParams(params)}`);
   await page.waitForFunction(() => Array.from(document.querySelectorAll("parley-comments")).every((w) => (w as unknown as { renderTime: number | null }).renderTime !== null));
   return page;
-}
-
-async function seriousViolations(page: Page) {
-  await page.addScriptTag({ content: AXE });
-  const violations = await page.evaluate(async () => {
-    const axe = (window as unknown as { axe: { run: (context: unknown) => Promise<{ violations: Array<{ id: string; impact: string; nodes: unknown[] }> }> } }).axe;
-    return (await axe.run(document)).violations.map((v) => ({ id: v.id, impact: v.impact, nodes: v.nodes.length }));
-  });
-  return violations.filter((v) => v.impact === 'serious' || v.impact === 'critical');
 }
 
 /** The part of a comment that is its own (its replies sit outside it). */

@@ -193,6 +193,8 @@ export const MATRIX: Array<[string, number[], Target]> = [
     async (w) => ({ path: `/api/comments?site_id=${A(w)}&status=all&q=written` })],
   ['GET /api/comments/stream', moderateRow(200),
     async (w) => ({ path: `/api/comments/stream?site_id=${A(w)}` })],
+  ['GET /api/comments/counts', moderateRow(200),
+    async (w) => ({ path: `/api/comments/counts?site_id=${A(w)}` })],
   ['POST /api/comments/moderate', [401, 401, 403, 403, 403, 403, 200, 200, 200, 401, 401, 200, 200, 200, 200, 200],
     async (w) => ({ path: '/api/comments/moderate', body: { ids: [await w.post(w.credential.integrationKey, 'to approve')], action: 'approve' } })],
   ['GET /api/comments/:id/flags', moderateRow(200),

@@ -1,0 +1,7 @@
+// `npm run generate:client`: writes the dashboard's typed API client declarations from the OpenAPI
+// document of the code in this tree (no running server needed).
+import { writeFileSync } from 'node:fs';
+import { clientTypes, CLIENT_TYPES_PATH } from '../src/dashboard/client/generate.ts';
+
+writeFileSync(CLIENT_TYPES_PATH, await clientTypes());
+console.log(`wrote ${CLIENT_TYPES_PATH}`);

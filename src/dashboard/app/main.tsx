@@ -1,0 +1,5 @@
+/// <reference lib="dom" />
+import { render } from 'preact';
+import { App } from './shell.tsx';
+
+render(<App />, document.getElementById('app')!);

@@ -1,0 +1,51 @@
+import { useEffect, useRef } from 'preact/hooks';
+import { Dialog } from '../ui.tsx';
+
+export const SHORTCUTS: Array<[string, string]> = [
+  ['j', 'Next comment'],
+  ['k', 'Previous comment'],
+  ['a', 'Approve the comment'],
+  ['r', 'Remove the comment'],
+  ['s', 'Mark the comment as spam'],
+  ['b', 'Ban its author'],
+  ['x', 'Select or unselect the comment'],
+  ['/', 'Search'],
+  ['?', 'Show these shortcuts'],
+];
+
+/** Single-key shortcuts, not while typing in a field or with a modifier held. */
+export function useShortcuts(active: boolean, handlers: Record<string, () => unknown>): void {
+  // Read when a key is pressed, so a key right after a dialog closes is not lost to a late effect.
+  const current = useRef({ active, handlers });
+  current.current = { active, handlers };
+  useEffect(() => {
+    const onKey = (event: KeyboardEvent) => {
+      if (!current.current.active || event.ctrlKey || event.metaKey || event.altKey) return;
+      const target = event.target as HTMLElement;
+      if (target.closest('input:not([type=checkbox]):not([type=radio]), textarea, select, dialog, [contenteditable]')) return;
+      const handler = current.current.handlers[event.key];
+      if (!handler) return;
+      event.preventDefault();
+      handler();
+    };
+    document.addEventListener('keydown', onKey);
+    return () => document.removeEventListener('keydown', onKey);
+  }, []);
+}
+
+export function ShortcutHelp(props: { onClose: () => void }) {
+  return (
+    <Dialog title="Keyboard shortcuts" onClose={props.onClose}>
+      <dl class="shortcuts">
+        {SHORTCUTS.map(([key, what]) => (
+          <div key={key}>
+            <dt>
+              <kbd>{key}</kbd>
+            </dt>
+            <dd>{what}</dd>
+          </div>
+        ))}
+      </dl>
+    </Dialog>
+  );
+}

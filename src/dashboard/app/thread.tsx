@@ -1,0 +1,124 @@
+import { useEffect, useState } from 'preact/hooks';
+import { api, errorText, must } from '../client/api.ts';
+import { ACTION_LABELS, actionsFor, expected, type Action, type QueueItem } from './queue/actions.ts';
+import { AuthorName, statusText, threadName } from './queue/card.tsx';
+import { href } from './router.ts';
+import { ago, Empty, Link, Loaded, notify, useLoad } from './ui.tsx';
+
+/** At most this many comments of a thread are drawn (500 is far beyond a thread anyone reads through). */
+const MAX_PAGES = 5;
+
+async function wholeThread(siteId: string, url: string): Promise<{ items: QueueItem[]; cut: boolean }> {
+  const items: QueueItem[] = [];
+  let cursor: string | undefined;
+  for (let page = 0; page < MAX_PAGES; page++) {
+    const answer = await must(api.GET('/api/comments', { params: { query: { site_id: siteId, thread_url: url, status: 'all', sort: 'oldest', limit: 100, ...(cursor && { cursor }) } } }));
+    items.push(...answer.comments);
+    if (!answer.next_cursor) return { items, cut: false };
+    cursor = answer.next_cursor;
+  }
+  return { items, cut: true };
+}
+
+/** A comment in its thread: the whole conversation around it, every comment moderated in place. */
+export function ThreadView(props: { url: URL }) {
+  const siteId = props.url.searchParams.get('site') ?? '';
+  const threadUrl = props.url.searchParams.get('url') ?? '';
+  const focusId = props.url.searchParams.get('comment');
+  const [load, reload, update] = useLoad(() => wholeThread(siteId, threadUrl), [siteId, threadUrl]);
+  const [closing, setClosing] = useState(false);
+
+  useEffect(() => {
+    if (load.state === 'ready' && focusId) document.getElementById(`c-${focusId}`)?.scrollIntoView({ block: 'center' });
+  }, [load.state, focusId]);
+
+  if (!siteId || !threadUrl) return <Empty>Open a thread from a comment in the queue.</Empty>;
+
+  const moderate = async (item: QueueItem, action: Action) => {
+    update((data) => ({ ...data, items: data.items.map((c) => (c.id === item.id ? expected(c, action) : c)) }));
+    try {
+      const [result] = (await must(api.POST('/api/comments/moderate', { body: { ids: [item.id], action } }))).results;
+      if (!result.ok) throw new Error(result.error.detail);
+      notify(`${ACTION_LABELS[action].done} the comment by ${item.author_name}`);
+    } catch (error) {
+      update((data) => ({ ...data, items: data.items.map((c) => (c.id === item.id ? item : c)) }));
+      notify(`Could not ${ACTION_LABELS[action].verb.toLowerCase()} the comment: ${errorText(error)}. It is back as it was.`, 'error');
+    }
+  };
+
+  return (
+    <section aria-labelledby="thread-title">
+      <Loaded load={load} retry={reload} what="the thread">
+        {({ items, cut }) => {
+          const first = items[0];
+          const children = new Map<string | null, QueueItem[]>();
+          const ids = new Set(items.map((item) => item.id));
+          for (const item of items) {
+            // A reply whose parent is not listed (beyond what was read) is drawn at the top level.
+            const parent = item.parent_id && ids.has(item.parent_id) ? item.parent_id : null;
+            children.set(parent, [...(children.get(parent) ?? []), item]);
+          }
+          const branch = (parent: string | null, depth: number) => (
+            <ol class={depth === 0 ? 'tree' : 'replies'}>
+              {(children.get(parent) ?? []).map((item) => (
+                <li key={item.id}>
+                  <article id={`c-${item.id}`} class={`tree-comment${item.id === focusId ? ' focused' : ''}`} tabIndex={-1} aria-current={item.id === focusId ? 'true' : undefined}>
+                    <div class="card-head">
+                      <AuthorName item={item} />
+                      <span class={`badge status-${item.status}`}>{statusText(item)}</span>
+                      <time dateTime={item.created_at}>{ago(item.created_at)}</time>
+                      {item.flags.count > 0 && <span class="badge flagged">{item.flags.count} flags</span>}
+                    </div>
+                    <p class="content">{item.content ?? '(deleted)'}</p>
+                    <div class="actions">
+                      {actionsFor(item).map((action) => (
+                        <button key={action} type="button" class="act" onClick={() => moderate(item, action)}>
+                          {ACTION_LABELS[action].verb}
+                        </button>
+                      ))}
+                    </div>
+                  </article>
+                  {children.has(item.id) && branch(item.id, depth + 1)}
+                </li>
+              ))}
+            </ol>
+          );
+          return (
+            <>
+              <div class="view-head">
+                <h1 id="thread-title">{first ? threadName(first) : 'Thread'}</h1>
+                <Link href={`${href('queue')}?site=${siteId}`}>Back to the queue</Link>
+              </div>
+              <p class="note">
+                <a href={threadUrl} rel="noopener noreferrer" target="_blank">{threadUrl}</a>
+                {first && ` · ${first.thread.closed ? 'closed to new comments' : 'open'}`}
+              </p>
+              {first && (
+                <button
+                  type="button"
+                  disabled={closing}
+                  onClick={async () => {
+                    setClosing(true);
+                    try {
+                      const thread = await must(api.PATCH('/api/sites/{id}/threads/{thread_id}', { params: { path: { id: siteId, thread_id: first.thread.id } }, body: { closed: !first.thread.closed } }));
+                      update((data) => ({ ...data, items: data.items.map((c) => ({ ...c, thread: { ...c.thread, closed: thread.closed } })) }));
+                      notify(thread.closed ? 'The thread is closed to new comments' : 'The thread is open again');
+                    } catch (error) {
+                      notify(errorText(error), 'error');
+                    } finally {
+                      setClosing(false);
+                    }
+                  }}
+                >
+                  {first.thread.closed ? 'Reopen the thread' : 'Close the thread'}
+                </button>
+              )}
+              {items.length === 0 ? <Empty>This thread has no comments.</Empty> : branch(null, 0)}
+              {cut && <p class="note">Only the first {items.length} comments are shown.</p>}
+            </>
+          );
+        }}
+      </Loaded>
+    </section>
+  );
+}

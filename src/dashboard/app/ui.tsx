@@ -1,0 +1,173 @@
+import type { ComponentChildren } from 'preact';
+import { useCallback, useEffect, useRef, useState } from 'preact/hooks';
+import { errorText } from '../client/api.ts';
+import { isModifiedClick, navigate } from './router.ts';
+
+/** A link to another dashboard view, followed without reloading the page. */
+export function Link(props: { href: string; class?: string; children: ComponentChildren; 'aria-current'?: 'page' | undefined }) {
+  return (
+    <a
+      {...props}
+      onClick={(event) => {
+        if (isModifiedClick(event)) return;
+        event.preventDefault();
+        navigate(props.href);
+      }}
+    />
+  );
+}
+
+export type Load<T> = { state: 'loading' } | { state: 'error'; error: string } | { state: 'ready'; data: T };
+
+/** Loads data for a view, again whenever `deps` change or `reload` is called. */
+export function useLoad<T>(load: () => Promise<T>, deps: unknown[]): [Load<T>, () => Promise<void>, (update: (data: T) => T) => void] {
+  const [result, setResult] = useState<Load<T>>({ state: 'loading' });
+  const generation = useRef(0);
+  const run = useCallback(async () => {
+    const mine = ++generation.current;
+    try {
+      const data = await load();
+      if (mine === generation.current) setResult({ state: 'ready', data });
+    } catch (error) {
+      if (mine === generation.current) setResult({ state: 'error', error: errorText(error) });
+    }
+  }, deps);
+  useEffect(() => {
+    setResult({ state: 'loading' });
+    void run();
+  }, [run]);
+  const update = (change: (data: T) => T) => setResult((current) => (current.state === 'ready' ? { state: 'ready', data: change(current.data) } : current));
+  return [result, run, update];
+}
+
+/** Draws what is loaded, or says in words that it is loading or what went wrong (with a retry). */
+export function Loaded<T>(props: { load: Load<T>; retry?: () => void; what: string; children: (data: T) => ComponentChildren }) {
+  if (props.load.state === 'loading') return <p class="note" role="status">Loading {props.what}…</p>;
+  if (props.load.state === 'error') {
+    return (
+      <div class="problem" role="alert">
+        <p>Could not load {props.what}: {props.load.error}</p>
+        {props.retry && <button type="button" onClick={props.retry}>Try again</button>}
+      </div>
+    );
+  }
+  return <>{props.children(props.load.data)}</>;
+}
+
+export function Empty(props: { children: ComponentChildren }) {
+  return <div class="empty">{props.children}</div>;
+}
+
+export function ErrorNote(props: { error: string | null }) {
+  return props.error ? <p class="problem" role="alert">{props.error}</p> : null;
+}
+
+/** Copies a text (a secret, a link, the embed snippet) and says so. */
+export function CopyButton(props: { text: string; label?: string }) {
+  const [done, setDone] = useState<string | null>(null);
+  const copy = async () => {
+    try {
+      await navigator.clipboard.writeText(props.text);
+      setDone('Copied');
+    } catch {
+      setDone('Copy failed: select the text and copy it');
+    }
+  };
+  return (
+    <span class="copy">
+      <button type="button" onClick={copy}>{props.label ?? 'Copy'}</button>
+      <span role="status" class="note">{done}</span>
+    </span>
+  );
+}
+
+/** A modal dialog (the browser's own: focus stays inside, Escape closes it). */
+export function Dialog(props: { title: string; onClose: () => void; children: ComponentChildren; class?: string }) {
+  const ref = useRef<HTMLDialogElement>(null);
+  useEffect(() => {
+    const dialog = ref.current!;
+    if (!dialog.open) dialog.showModal();
+    return () => dialog.close();
+  }, []);
+  return (
+    <dialog ref={ref} class={props.class ?? 'dialog'} aria-label={props.title} onClose={props.onClose}>
+      <header class="dialog-head">
+        <h2>{props.title}</h2>
+        <button type="button" class="plain" aria-label="Close" onClick={props.onClose}>✕</button>
+      </header>
+      {props.children}
+    </dialog>
+  );
+}
+
+/** A form that shows it is busy and says why it was refused. */
+export function Form(props: { onSubmit: (data: FormData) => Promise<void>; submit: string; children: ComponentChildren; class?: string }) {
+  const [busy, setBusy] = useState(false);
+  const [error, setError] = useState<string | null>(null);
+  return (
+    <form
+      class={props.class ?? 'form'}
+      onSubmit={async (event) => {
+        event.preventDefault();
+        const form = event.currentTarget;
+        setBusy(true);
+        setError(null);
+        try {
+          await props.onSubmit(new FormData(form));
+        } catch (failure) {
+          setError(errorText(failure));
+        } finally {
+          setBusy(false);
+        }
+      }}
+    >
+      {props.children}
+      <ErrorNote error={error} />
+      <button type="submit" class="primary" disabled={busy}>{busy ? 'Working…' : props.submit}</button>
+    </form>
+  );
+}
+
+export const text = (data: FormData, name: string) => String(data.get(name) ?? '').trim();
+
+const DATE = new Intl.DateTimeFormat(undefined, { dateStyle: 'medium', timeStyle: 'short' });
+export const when = (iso: string | null) => (iso ? DATE.format(new Date(iso)) : 'never');
+
+/** "3 minutes ago" for recent times, a date otherwise. */
+export function ago(iso: string): string {
+  const seconds = (Date.now() - new Date(iso).getTime()) / 1000;
+  if (seconds < 60) return 'just now';
+  if (seconds < 3600) return `${Math.floor(seconds / 60)} min ago`;
+  if (seconds < 86400) return `${Math.floor(seconds / 3600)} h ago`;
+  return when(iso);
+}
+
+/** Messages for everyone (screen readers too): what an action did, or why it was undone. */
+type Notice = { id: number; text: string; kind: 'info' | 'error' };
+const noticeListeners = new Set<(notices: Notice[]) => void>();
+let notices: Notice[] = [];
+let noticeId = 0;
+export function notify(textOf: string, kind: Notice['kind'] = 'info'): void {
+  const notice = { id: ++noticeId, text: textOf, kind };
+  notices = [...notices.slice(-3), notice];
+  noticeListeners.forEach((listener) => listener(notices));
+  setTimeout(() => {
+    notices = notices.filter((n) => n !== notice);
+    noticeListeners.forEach((listener) => listener(notices));
+  }, kind === 'error' ? 12_000 : 5_000);
+}
+
+export function Notices() {
+  const [shown, setShown] = useState<Notice[]>(notices);
+  useEffect(() => {
+    noticeListeners.add(setShown);
+    return () => void noticeListeners.delete(setShown);
+  }, []);
+  return (
+    <div class="notices" role="status" aria-live="polite">
+      {shown.map((notice) => (
+        <p key={notice.id} class={`notice ${notice.kind}`}>{notice.text}</p>
+      ))}
+    </div>
+  );
+}

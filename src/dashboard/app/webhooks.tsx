@@ -1,0 +1,261 @@
+import { useState } from 'preact/hooks';
+import { api, ApiError, errorText, must, type Answer, type paths } from '../client/api.ts';
+import { chosenSite, useSession, type Site } from './session.ts';
+import { SitePicker } from './site-picker.tsx';
+import { CopyButton, Empty, ErrorNote, Loaded, notify, useLoad, when } from './ui.tsx';
+
+type SiteChange = NonNullable<paths['/api/sites/{id}']['patch']['requestBody']>['content']['application/json'];
+type Event = NonNullable<SiteChange['webhook_events']>[number];
+type Delivery = Answer<'/api/sites/{id}/webhooks/deliveries'>['deliveries'][number];
+
+const EVENTS: Event[] = [
+  'comment.created',
+  'comment.updated',
+  'comment.deleted',
+  'comment.flagged',
+  'comment.approved',
+  'comment.rejected',
+  'moderation.action',
+  'user.created',
+  'user.banned',
+  'subscription.changed',
+];
+
+/** A secret Parley generated, shown this once. */
+function RevealedSecret(props: { secret: string; onDone: () => void }) {
+  return (
+    <div class="secret" role="status">
+      <span>
+        The signing secret, shown this once: <code>{props.secret}</code>
+      </span>
+      <CopyButton text={props.secret} />
+      <button type="button" class="plain" onClick={props.onDone}>I have kept it</button>
+    </div>
+  );
+}
+
+function Settings(props: { site: Site; onSaved: (site: Site) => void; onPlanRefusal: (reason: string) => void }) {
+  const { site } = props;
+  const [secret, setSecret] = useState<string | null>(null);
+  const [error, setError] = useState<string | null>(null);
+  const [busy, setBusy] = useState(false);
+  const save = async (body: { webhook_url?: string | null; webhook_events?: Event[]; webhook_secret?: null }) => {
+    setBusy(true);
+    setError(null);
+    try {
+      const saved = await must(api.PATCH('/api/sites/{id}', { params: { path: { id: site.id } }, body }));
+      if (saved.generated_webhook_secret) setSecret(saved.generated_webhook_secret);
+      props.onSaved(saved);
+      notify('The webhook settings are saved');
+    } catch (failure) {
+      if (failure instanceof ApiError && failure.code === 'plan_required') props.onPlanRefusal(failure.message);
+      setError(errorText(failure));
+    } finally {
+      setBusy(false);
+    }
+  };
+  return (
+    <form
+      class="form"
+      onSubmit={(event) => {
+        event.preventDefault();
+        const data = new FormData(event.currentTarget);
+        const url = String(data.get('url') ?? '').trim();
+        void save({ webhook_url: url || null, webhook_events: EVENTS.filter((name) => data.get(name) === 'on') });
+      }}
+    >
+      <label>
+        Receiver URL (empty turns webhooks off)
+        <input name="url" type="url" defaultValue={site.webhook_url ?? ''} placeholder="https://example.com/parley-webhook" />
+      </label>
+      <fieldset>
+        <legend>Events</legend>
+        {EVENTS.map((name) => (
+          <label key={name} class="check">
+            <input type="checkbox" name={name} defaultChecked={site.webhook_events.includes(name)} />
+            {name}
+          </label>
+        ))}
+      </fieldset>
+      <p>
+        Signing secret: {site.webhook_secret ? <code>{site.webhook_secret}</code> : <span class="note">none yet (one is made when you set a URL)</span>}{' '}
+        <button type="button" disabled={busy || !site.webhook_url} onClick={() => save({ webhook_secret: null })}>
+          {site.webhook_secret ? 'Rotate the secret' : 'Generate a secret'}
+        </button>
+      </p>
+      {secret && <RevealedSecret secret={secret} onDone={() => setSecret(null)} />}
+      <ErrorNote error={error} />
+      <button type="submit" class="primary" disabled={busy}>{busy ? 'Saving…' : 'Save'}</button>
+    </form>
+  );
+}
+
+/** The body as sent, indented to read (it is JSON; anything else is shown as it is). */
+function prettyBody(body: string): string {
+  try {
+    return JSON.stringify(JSON.parse(body), null, 2);
+  } catch {
+    return body;
+  }
+}
+
+function DeliveryRow(props: { siteId: string; delivery: Delivery; onChanged: () => void }) {
+  const { delivery } = props;
+  const last = delivery.attempts[delivery.attempts.length - 1];
+  const redeliver = async () => {
+    try {
+      await must(api.POST('/api/sites/{id}/webhooks/deliveries/{deliveryId}/redeliver', { params: { path: { id: props.siteId, deliveryId: delivery.id } } }));
+      notify('Queued again');
+      props.onChanged();
+    } catch (error) {
+      notify(errorText(error), 'error');
+    }
+  };
+  return (
+    <tr>
+      <td>
+        {delivery.event}
+        {delivery.test && <span class="badge">test</span>}
+        <div class="note">{delivery.id}</div>
+      </td>
+      <td>
+        <span class={`badge state-${delivery.state}`}>{delivery.state}</span>
+        {delivery.next_attempt_at && <div class="note">next try {when(delivery.next_attempt_at)}</div>}
+      </td>
+      <td>{when(delivery.created_at)}</td>
+      <td>
+        {delivery.attempts.length === 0 ? (
+          <span class="note">not tried yet</span>
+        ) : (
+          <details>
+            <summary>
+              {delivery.attempts.length} attempt{delivery.attempts.length === 1 ? '' : 's'}, last: {last.status_code ?? 'no answer'} in {last.duration_ms} ms
+            </summary>
+            <ol class="attempts">
+              {delivery.attempts.map((attempt) => (
+                <li key={attempt.number}>
+                  {when(attempt.at)}: {attempt.status_code === null ? 'no answer' : `HTTP ${attempt.status_code}`}, {attempt.duration_ms} ms
+                  {attempt.error && <span class="problem-text"> ({attempt.error})</span>}
+                </li>
+              ))}
+            </ol>
+            <p class="note">The body each attempt sent:</p>
+            <pre class="delivery-body" tabIndex={0} aria-label={`The body of ${delivery.id}`}>{prettyBody(delivery.body)}</pre>
+          </details>
+        )}
+      </td>
+      <td>
+        {delivery.state !== 'pending' && (
+          <button type="button" onClick={redeliver} aria-label={`Redeliver ${delivery.event} ${delivery.id}`}>
+            Redeliver
+          </button>
+        )}
+      </td>
+    </tr>
+  );
+}
+
+function Deliveries(props: { siteId: string; generation: number }) {
+  const [load, reload] = useLoad(() => must(api.GET('/api/sites/{id}/webhooks/deliveries', { params: { path: { id: props.siteId }, query: { limit: 25 } } })), [props.siteId, props.generation]);
+  return (
+    <Loaded load={load} retry={reload} what="the delivery log">
+      {(data) =>
+        data.deliveries.length === 0 ? (
+          <Empty>No delivery yet. Set a receiver URL and press “Send a test”.</Empty>
+        ) : (
+          <div class="table-wrap">
+            <table>
+              <thead>
+                <tr>
+                  <th scope="col">Event</th>
+                  <th scope="col">State</th>
+                  <th scope="col">Created</th>
+                  <th scope="col">Attempts</th>
+                  <th scope="col"><span class="sr">Actions</span></th>
+                </tr>
+              </thead>
+              <tbody>
+                {data.deliveries.map((delivery) => (
+                  <DeliveryRow key={delivery.id} siteId={props.siteId} delivery={delivery} onChanged={reload} />
+                ))}
+              </tbody>
+            </table>
+            <p class="note">
+              {data.total} deliveries in all. <button type="button" class="plain" onClick={reload}>Refresh</button>
+            </p>
+          </div>
+        )
+      }
+    </Loaded>
+  );
+}
+
+/** Webhooks of a site: where they go, which events, the secret, a test, and every delivery with its attempts. */
+export function WebhooksView(props: { url: URL }) {
+  const { sites, reloadSites } = useSession();
+  const chosen = chosenSite(sites, props.url);
+  const [load, reload, update] = useLoad(async () => (chosen ? must(api.GET('/api/sites/{id}', { params: { path: { id: chosen.id } } })) : null), [chosen?.id]);
+  const [planRefusal, setPlanRefusal] = useState<string | null>(null);
+  const [generation, setGeneration] = useState(0);
+  const [testing, setTesting] = useState(false);
+  if (!chosen) return <Empty>You have no site yet: create one under Sites first.</Empty>;
+
+  const sendTest = async () => {
+    setTesting(true);
+    try {
+      const delivery = await must(api.POST('/api/sites/{id}/webhooks/test', { params: { path: { id: chosen.id } }, body: {} }));
+      const attempt = delivery.attempts[delivery.attempts.length - 1];
+      notify(attempt ? `Test sent: ${attempt.status_code === null ? `no answer (${attempt.error})` : `HTTP ${attempt.status_code}`} in ${attempt.duration_ms} ms` : 'Test queued', attempt && attempt.status_code !== null && attempt.status_code < 300 ? 'info' : 'error');
+    } catch (error) {
+      if (error instanceof ApiError && error.code === 'plan_required') setPlanRefusal(error.message);
+      notify(errorText(error), 'error');
+    } finally {
+      setTesting(false);
+      setGeneration((n) => n + 1);
+    }
+  };
+
+  return (
+    <section aria-labelledby="webhooks-title">
+      <div class="view-head">
+        <h1 id="webhooks-title">Webhooks of {chosen.name}</h1>
+        <SitePicker sites={sites} current={chosen} />
+      </div>
+      {planRefusal && (
+        <p class="problem" role="alert">
+          Webhooks are turned off for this site: {planRefusal}
+        </p>
+      )}
+      <Loaded load={load} retry={reload} what="the webhook settings">
+        {(site) =>
+          site && (
+            <>
+              <div class="panel">
+                <h2>Settings</h2>
+                <fieldset disabled={planRefusal !== null} class="plain-fieldset">
+                  <Settings
+                    site={site}
+                    onPlanRefusal={setPlanRefusal}
+                    onSaved={(saved) => {
+                      update(() => saved);
+                      void reloadSites();
+                    }}
+                  />
+                </fieldset>
+              </div>
+              <div class="panel">
+                <div class="view-head">
+                  <h2>Delivery log</h2>
+                  <button type="button" disabled={testing || !site.webhook_url || planRefusal !== null} onClick={sendTest}>
+                    {testing ? 'Sending…' : 'Send a test'}
+                  </button>
+                </div>
+                <Deliveries siteId={site.id} generation={generation} />
+              </div>
+            </>
+          )
+        }
+      </Loaded>
+    </section>
+  );
+}

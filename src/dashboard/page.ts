@@ -1,0 +1,51 @@
+import { escapeHtml } from '../widget/demo.ts';
+
+/**
+ * Only this server's own files: no inline script or style, no other origin. The widget preview is
+ * a frame of this server; nothing may frame the dashboard itself.
+ */
+export const DASHBOARD_CSP =
+  "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data:; connect-src 'self'; frame-src 'self'; " +
+  "object-src 'none'; base-uri 'none'; form-action 'self'; frame-ancestors 'none'";
+
+/** The preview page runs the widget, whose shadow root carries its own <style>. */
+export const PREVIEW_CSP =
+  "default-src 'self'; script-src 'self'; style-src 'self' 'unsafe-inline'; img-src 'self' data:; connect-src 'self'; " +
+  "object-src 'none'; base-uri 'none'; form-action 'self'; frame-ancestors 'self'";
+
+/** The one HTML document of every dashboard URL; the script draws the view the URL names. */
+export function dashboardPage(assets: { script: string; styles: string }): string {
+  return `<!doctype html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<meta name="color-scheme" content="light dark">
+<title>Parley dashboard</title>
+<link rel="icon" href="data:,">
+<link rel="stylesheet" href="/dashboard/assets/app.css?v=${escapeHtml(assets.styles)}">
+<script src="/dashboard/assets/app.js?v=${escapeHtml(assets.script)}" defer></script>
+</head>
+<body>
+<div id="app"><p class="boot">Loading the dashboard…</p><noscript>The Parley dashboard needs JavaScript.</noscript></div>
+</body>
+</html>`;
+}
+
+/** The widget on a sample thread of a site, as a page that embeds it would show it. */
+export function previewPage(siteId: string, threadUrl: string, theme: 'light' | 'dark' | 'auto'): string {
+  return `<!doctype html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<meta name="color-scheme" content="light dark">
+<title>Widget preview</title>
+<link rel="icon" href="data:,">
+</head>
+<body>
+<parley-comments site-id="${escapeHtml(siteId)}" thread-url="${escapeHtml(threadUrl)}" theme="${theme}"></parley-comments>
+<script src="/embed.js" async></script>
+</body>
+</html>`;
+}

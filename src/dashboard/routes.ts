@@ -1,0 +1,54 @@
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import type { FastifyReply } from 'fastify';
+import { Type } from 'typebox';
+import type { Db } from '../db/connect.ts';
+import { sendBundle } from '../http/bundle.ts';
+import { siteOrNotFound } from '../sites/repository.ts';
+import { dashboardScript, dashboardStyles } from './bundle.ts';
+import { DASHBOARD_CSP, dashboardPage, PREVIEW_CSP, previewPage } from './page.ts';
+
+// Asset URLs carry their content's hash, so a browser may keep them for good.
+const IMMUTABLE = 'public, max-age=31536000, immutable';
+const version = (etag: string) => etag.replaceAll('"', '').slice(0, 12);
+
+/**
+ * The dashboard: one HTML document for /dashboard and every path under it (the script routes on the
+ * real URL, so views can be shared, reloaded, and back and forward work), its script and stylesheet,
+ * and the widget preview. Everything comes from this server.
+ */
+export const dashboardRoutes: FastifyPluginAsyncTypebox<{ db: Db }> = async (app, { db }) => {
+  const page = async (_request: unknown, reply: FastifyReply) => {
+    const [script, styles] = await Promise.all([dashboardScript(), dashboardStyles()]);
+    return reply
+      .type('text/html; charset=utf-8')
+      .header('cache-control', 'no-store')
+      .header('content-security-policy', DASHBOARD_CSP)
+      .header('referrer-policy', 'no-referrer')
+      .header('x-frame-options', 'DENY')
+      .send(dashboardPage({ script: version(script.etag), styles: version(styles.etag) }));
+  };
+  app.get('/dashboard', { schema: { hide: true } }, page);
+  app.get('/dashboard/*', { schema: { hide: true } }, page);
+
+  app.get('/dashboard/assets/app.js', { schema: { hide: true } }, async (request, reply) =>
+    sendBundle(request, reply.header('cache-control', IMMUTABLE), await dashboardScript(), 'application/javascript; charset=utf-8'),
+  );
+  app.get('/dashboard/assets/app.css', { schema: { hide: true } }, async (request, reply) =>
+    sendBundle(request, reply.header('cache-control', IMMUTABLE), await dashboardStyles(), 'text/css; charset=utf-8'),
+  );
+
+  app.get(
+    '/dashboard/preview',
+    { schema: { hide: true, querystring: Type.Object({ site_id: Type.String({ maxLength: 100 }), theme: Type.Optional(Type.Enum(['light', 'dark', 'auto'])) }) } },
+    async (request, reply) => {
+      const site = await siteOrNotFound(db.kysely, request.query.site_id);
+      // A sample thread on the site's first domain, where the widget may post as on the real pages.
+      const thread = `https://${site.domains[0] ?? request.hostname}/parley-preview`;
+      return reply
+        .type('text/html; charset=utf-8')
+        .header('cache-control', 'no-store')
+        .header('content-security-policy', PREVIEW_CSP)
+        .send(previewPage(site.id, thread, request.query.theme ?? 'auto'));
+    },
+  );
+};

@@ -1,0 +1,55 @@
+/**
+ * The dashboard in a real Chromium against a real Parley: one browser per test file, one context
+ * (its own cookies) per person signed in.
+ */
+import { mkdirSync } from 'node:fs';
+import { join } from 'node:path';
+import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
+import { expect } from 'vitest';
+import { ARTIFACTS, CHROMIUM_ARGS } from './browser.ts';
+import type { TestParley } from './helper.ts';
+import { STAFF_PASSWORD } from './staff.ts';
+
+export async function launchBrowser(executablePath: string): Promise<Browser> {
+  mkdirSync(ARTIFACTS, { recursive: true });
+  return chromium.launch({ executablePath, headless: true, args: CHROMIUM_ARGS });
+}
+
+export const DESKTOP = { width: 1280, height: 900 };
+export const PHONE = { width: 390, height: 844 };
+
+/** A fresh browser profile (no cookies) with the page opened at a dashboard address. */
+export async function openDashboard(browser: Browser, parley: TestParley, path = '/dashboard'): Promise<{ context: BrowserContext; page: Page }> {
+  const context = await browser.newContext({ viewport: DESKTOP, baseURL: parley.url });
+  // A step that cannot happen fails within seconds, naming the step, rather than at the test's time-out.
+  context.setDefaultTimeout(10_000);
+  const page = await context.newPage();
+  // Everything the dashboard loads comes from Parley itself.
+  page.on('request', (request) => expect(new URL(request.url()).origin).toBe(parley.url));
+  await page.goto(path);
+  return { context, page };
+}
+
+/** Signs in through the sign-in page and waits for the queue. */
+export async function signInThroughPage(page: Page, email: string, password = STAFF_PASSWORD): Promise<void> {
+  await page.goto('/dashboard/sign-in');
+  await page.getByLabel('Email').fill(email);
+  await page.getByLabel('Password').fill(password);
+  await page.getByRole('button', { name: 'Sign in' }).click();
+  await page.getByRole('heading', { name: 'Moderation queue' }).waitFor();
+}
+
+export async function signedInDashboard(browser: Browser, parley: TestParley, email: string, path?: string) {
+  const opened = await openDashboard(browser, parley, '/dashboard/sign-in');
+  await signInThroughPage(opened.page, email);
+  if (path) await opened.page.goto(path);
+  return opened;
+}
+
+/** The queue's cards as the moderator sees them. */
+export const cards = (page: Page) => page.locator('article.card');
+export const card = (page: Page, text: string) => page.locator('article.card').filter({ hasText: text });
+
+export function artifact(name: string): string {
+  return join(ARTIFACTS, name);
+}
