@@ -11,13 +11,78 @@ export interface paths {
         };
         /**
          * A thread's changes as they happen (Server-Sent Events)
-         * @description Server-Sent Events (text/event-stream). Each message has `data`: JSON with `type` — `comment.created`, `comment.updated`, `comment.deleted`, `comment.hidden`, `comment.counts`, `ready` or `reset` — and `comment` (the comment as the public sees it) or `comment_id` (with `upvotes`, `downvotes` and `reaction_counts` for counts, at most once per comment per second). Only what the public may see is sent; pending comments never are. Messages carry `id`, the thread's event number: reconnecting with `Last-Event-ID` (or `last_event_id`) replays what was missed, on any instance; a gap too old to replay, or a shadow ban (or its lifting) changing all of an author's comments, sends `reset` (reload the thread). A comment line every 15 s keeps the connection open. Streams per client address and per instance are capped (429 with Retry-After); 403 when the site has turned live updates off.
+         * @description Server-Sent Events (text/event-stream). Each message has `data`: JSON with `type` — `comment.created`, `comment.updated`, `comment.deleted`, `comment.hidden`, `comment.counts`, `ready` or `reset` — and `comment` (the comment as the public sees it) or `comment_id` (with `upvotes`, `downvotes` and `reaction_counts` for counts, at most once per comment per second, without `id`; a resume sends the current counts of the comments voted on since Last-Event-ID). Only what the public may see is sent; pending comments never are. Messages carry `id`, the thread's event number: reconnecting with `Last-Event-ID` (or `last_event_id`) replays what was missed, on any instance; a gap too old to replay, a shadow ban (or its lifting) changing all of an author's comments, or an approval bringing back replies that waited under the comment, sends `reset` (reload the thread). A comment line every 15 s keeps the connection open. Streams per client address and per instance are capped (429 with Retry-After); 403 when the site has turned live updates off.
          */
         get: {
             parameters: {
                 query: {
                     site_id: string;
                     thread_url: string;
+                    /** @description Resume after this event (for clients that cannot send Last-Event-ID) */
+                    last_event_id?: string;
+                };
+                header?: {
+                    /** @description Resume after this event */
+                    "last-event-id"?: string;
+                };
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description The stream */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "text/event-stream": string;
+                    };
+                };
+                /** @description RFC 9457 problem details (application/problem+json) */
+                "4XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description RFC 9457 problem details (application/problem+json) */
+                "5XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Problem"];
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/comments/stream": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The moderation queue's changes as they happen (Server-Sent Events), for staff
+         * @description Server-Sent Events (text/event-stream) of the moderation queue of one site, or of every site the caller moderates. Each message has `data`: JSON with `type` — the change: `comment.created`, `comment.updated`, `comment.flagged`, `moderation.action`, `comment.deleted` — with `comment_id`, `site_id`, `status` (the comment's status now, which staff may see: pending, published, removed, spam) and, for `moderation.action`, `action` (approve, remove, spam, shadow_ban, unhide, dismiss_flags); or `ready` / `reset`. Sent: a comment held on arrival (or by an edit), flagged, moderated, deleted; never a published comment arriving, nor votes. Messages carry `id`, the change's event id (`ready` a position): reconnecting with `Last-Event-ID` (or `last_event_id`) replays the changes since then, on any instance, and those of the 10 s before it (an event is numbered before its change commits; each message states the comment's status, so one received twice changes nothing); more than 1,000 changes, or an id older than a day, send `reset` (reload the queue). The sites are those the caller moderates when the stream opens. A comment line every 15 s keeps the connection open; the same per-address and per-instance caps as the public stream apply (429 with Retry-After).
+         */
+        get: {
+            parameters: {
+                query?: {
+                    /** @description One site; without it, every site the caller moderates */
+                    site_id?: string;
                     /** @description Resume after this event (for clients that cannot send Last-Event-ID) */
                     last_event_id?: string;
                 };
@@ -1466,7 +1531,7 @@ export interface paths {
                         /** @description Signing secret: 16 to 200 printable ASCII characters (0x21-0x7E), in any form. X-Service-Signature is keyed with it as given; webhook-signature with the base64-decoded part when it is whsec_<base64>, else with it as given (the raw format of the Standard Webhooks libraries). Left out or null with a URL set: a whsec_ secret is generated and shown once */
                         webhook_secret?: string | null;
                         /** @description Events to deliver */
-                        webhook_events?: ("comment.created" | "comment.updated" | "comment.deleted" | "comment.flagged" | "comment.approved" | "comment.rejected" | "moderation.action" | "user.created" | "user.banned" | "subscription.changed")[];
+                        webhook_events?: ("comment.created" | "comment.updated" | "comment.deleted" | "comment.flagged" | "comment.approved" | "comment.rejected" | "moderation.action" | "user.created" | "user.banned" | "subscription.changed" | "import.completed")[];
                     };
                 };
             };
@@ -3432,7 +3497,7 @@ export interface paths {
                 query?: {
                     page?: number;
                     limit?: number;
-                    event?: "comment.created" | "comment.updated" | "comment.deleted" | "comment.flagged" | "comment.approved" | "comment.rejected" | "moderation.action" | "user.created" | "user.banned" | "subscription.changed";
+                    event?: "comment.created" | "comment.updated" | "comment.deleted" | "comment.flagged" | "comment.approved" | "comment.rejected" | "moderation.action" | "user.created" | "user.banned" | "subscription.changed" | "import.completed";
                     state?: "pending" | "succeeded" | "failed";
                 };
                 header?: never;
@@ -3621,7 +3686,7 @@ export interface paths {
                          * @default comment.created
                          * @enum {unknown}
                          */
-                        event?: "comment.created" | "comment.updated" | "comment.deleted" | "comment.flagged" | "comment.approved" | "comment.rejected" | "moderation.action" | "user.created" | "user.banned" | "subscription.changed";
+                        event?: "comment.created" | "comment.updated" | "comment.deleted" | "comment.flagged" | "comment.approved" | "comment.rejected" | "moderation.action" | "user.created" | "user.banned" | "subscription.changed" | "import.completed";
                     };
                 };
             };
@@ -4995,6 +5060,362 @@ export interface paths {
                                 moderator: boolean;
                             };
                         };
+                    };
+                };
+                /** @description RFC 9457 problem details (application/problem+json) */
+                "4XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description RFC 9457 problem details (application/problem+json) */
+                "5XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Problem"];
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/sites/{id}/imports": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The site's import jobs, newest first */
+        get: {
+            parameters: {
+                query?: {
+                    page?: number;
+                    limit?: number;
+                };
+                header?: never;
+                path: {
+                    id: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            imports: {
+                                /** @description imp_<id> */
+                                id: string;
+                                site_id: string;
+                                /**
+                                 * @description queued → running → completed or failed
+                                 * @enum {unknown}
+                                 */
+                                status: "queued" | "running" | "completed" | "failed";
+                                format: ("disqus" | "wxr" | "remark42" | "commento" | "isso" | "parley") | null;
+                                dry_run: boolean;
+                                /** @description Size of the uploaded file as sent (gzipped when it was) */
+                                file_bytes: number;
+                                progress: {
+                                    /** @description Records of the file read and checked so far (first pass) */
+                                    records_read: number;
+                                    /** @description Comments written, or found already there, so far (second pass) */
+                                    comments_processed: number;
+                                };
+                                report: unknown | null;
+                                error: {
+                                    /** @description Why it failed, naming the line or record where the file broke */
+                                    message: string;
+                                    line: number | null;
+                                } | null;
+                                started_by: {
+                                    /** @description stf_… or key_… */
+                                    id: string;
+                                    name: string;
+                                };
+                                /**
+                                 * Format: date-time
+                                 * @description ISO 8601 UTC with milliseconds
+                                 */
+                                created_at: string;
+                                started_at: string | null;
+                                finished_at: string | null;
+                            }[];
+                            total: number;
+                            page: number;
+                        };
+                    };
+                };
+                /** @description RFC 9457 problem details (application/problem+json) */
+                "4XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description RFC 9457 problem details (application/problem+json) */
+                "5XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Problem"];
+                    };
+                };
+            };
+        };
+        put?: never;
+        /**
+         * Import a file of comments into the site, in the background
+         * @description The request body is the file as it is: a Disqus export (XML, plain or gzipped), a WordPress WXR file, a Remark42 backup, a Commento export, an Isso SQLite database or Parley's own export (any Content-Type; multipart forms are not read). At most PARLEY_IMPORT_MAX_SIZE (512 MiB) as sent, else 413. Answers 202 with the import job; GET …/imports/:job_id shows its progress and, once completed, its report. One import at a time per site (409 while one is queued or running). Imports are idempotent and never delete.
+         */
+        post: {
+            parameters: {
+                query?: {
+                    /** @description The file's format; recognised from its content when left out */
+                    format?: "disqus" | "wxr" | "remark42" | "commento" | "isso" | "parley";
+                    /** @description Read and check everything and report, writing nothing */
+                    dry_run?: boolean;
+                    /** @description Isso keeps page paths: the site's address they hang from (default https://<the site's first domain>/) */
+                    base_url?: string;
+                };
+                header?: never;
+                path: {
+                    id: string;
+                };
+                cookie?: never;
+            };
+            /** @description The file to import, byte for byte */
+            requestBody: {
+                content: {
+                    "application/octet-stream": unknown;
+                    "application/gzip": unknown;
+                    "application/xml": unknown;
+                    "application/x-ndjson": unknown;
+                    "application/json": unknown;
+                    "application/vnd.sqlite3": unknown;
+                };
+            };
+            responses: {
+                /** @description Default Response */
+                202: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description imp_<id> */
+                            id: string;
+                            site_id: string;
+                            /**
+                             * @description queued → running → completed or failed
+                             * @enum {unknown}
+                             */
+                            status: "queued" | "running" | "completed" | "failed";
+                            format: ("disqus" | "wxr" | "remark42" | "commento" | "isso" | "parley") | null;
+                            dry_run: boolean;
+                            /** @description Size of the uploaded file as sent (gzipped when it was) */
+                            file_bytes: number;
+                            progress: {
+                                /** @description Records of the file read and checked so far (first pass) */
+                                records_read: number;
+                                /** @description Comments written, or found already there, so far (second pass) */
+                                comments_processed: number;
+                            };
+                            report: unknown | null;
+                            error: {
+                                /** @description Why it failed, naming the line or record where the file broke */
+                                message: string;
+                                line: number | null;
+                            } | null;
+                            started_by: {
+                                /** @description stf_… or key_… */
+                                id: string;
+                                name: string;
+                            };
+                            /**
+                             * Format: date-time
+                             * @description ISO 8601 UTC with milliseconds
+                             */
+                            created_at: string;
+                            started_at: string | null;
+                            finished_at: string | null;
+                        };
+                    };
+                };
+                /** @description RFC 9457 problem details (application/problem+json) */
+                "4XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description RFC 9457 problem details (application/problem+json) */
+                "5XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Problem"];
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/sites/{id}/imports/{job_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** An import job: its progress while it runs, then its report or its error */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    id: string;
+                    job_id: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description imp_<id> */
+                            id: string;
+                            site_id: string;
+                            /**
+                             * @description queued → running → completed or failed
+                             * @enum {unknown}
+                             */
+                            status: "queued" | "running" | "completed" | "failed";
+                            format: ("disqus" | "wxr" | "remark42" | "commento" | "isso" | "parley") | null;
+                            dry_run: boolean;
+                            /** @description Size of the uploaded file as sent (gzipped when it was) */
+                            file_bytes: number;
+                            progress: {
+                                /** @description Records of the file read and checked so far (first pass) */
+                                records_read: number;
+                                /** @description Comments written, or found already there, so far (second pass) */
+                                comments_processed: number;
+                            };
+                            report: unknown | null;
+                            error: {
+                                /** @description Why it failed, naming the line or record where the file broke */
+                                message: string;
+                                line: number | null;
+                            } | null;
+                            started_by: {
+                                /** @description stf_… or key_… */
+                                id: string;
+                                name: string;
+                            };
+                            /**
+                             * Format: date-time
+                             * @description ISO 8601 UTC with milliseconds
+                             */
+                            created_at: string;
+                            started_at: string | null;
+                            finished_at: string | null;
+                        };
+                    };
+                };
+                /** @description RFC 9457 problem details (application/problem+json) */
+                "4XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description RFC 9457 problem details (application/problem+json) */
+                "5XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Problem"];
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/sites/{id}/export": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Download the site's threads and comments
+         * @description Streamed as an attachment: Parley's JSON Lines (application/x-ndjson; what POST …/imports and `parley import` read back) or Disqus's export XML. include_personal_data=true adds the site's own ids of its users. Recorded in the audit log.
+         */
+        get: {
+            parameters: {
+                query?: {
+                    /** @description parley: Parley's JSON Lines; disqus: Disqus's export XML */
+                    format?: "parley" | "disqus";
+                    /** @description Adds the site's own ids of its users (author_external_id) */
+                    include_personal_data?: boolean;
+                };
+                header?: never;
+                path: {
+                    id: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description The export file, as an attachment */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/x-ndjson": string;
+                        "application/xml": string;
                     };
                 };
                 /** @description RFC 9457 problem details (application/problem+json) */
