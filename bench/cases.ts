@@ -1,7 +1,7 @@
 import type { Seeded } from './seed.ts';
 
 /** Which Parley process a case runs against. */
-export type Server = 'default' | 'no-cache' | 'cold' | 'no-rate-limits' | 'metrics';
+export type Server = 'default' | 'no-cache' | 'cold' | 'no-rate-limits' | 'memory-limits' | 'metrics';
 
 export type Target =
   | { kind: 'ratio'; min: number }

@@ -43,14 +43,21 @@ function memoryCounters(policies: Policy[]): Counters {
 
 /**
  * One call adds to several counters at once: each key is given a window if it has none, increased by
- * its points, and answered with its count and the milliseconds its window has left.
+ * its points, and answered with its count and the milliseconds its window has left. Keys and windows
+ * are rate-limiter-flexible's (which counted here before), so instances of both count together
+ * during a rolling upgrade; as there, a key found without a window gets one.
  */
 const COUNT_SCRIPT = `
 local answers = {}
 for i, key in ipairs(KEYS) do
   redis.call('set', key, 0, 'EX', ARGV[2 * i], 'NX')
   answers[2 * i - 1] = redis.call('incrby', key, ARGV[2 * i - 1])
-  answers[2 * i] = redis.call('pttl', key)
+  local ttl = redis.call('pttl', key)
+  if ttl == -1 then
+    redis.call('expire', key, ARGV[2 * i])
+    ttl = 1000 * ARGV[2 * i]
+  end
+  answers[2 * i] = ttl
 end
 return answers`;
 
