@@ -5,7 +5,9 @@ import { v7 as uuidv7 } from 'uuid';
 export type IdPrefix =
   | 'acct' | 'cmt' | 'usr' | 'key' | 'del' | 'evt' | 'ban' | 'mod' | 'sess' | 'thr' | 'note' | 'sso'
   // Staff (migration 0012): people, their sessions, invites, reset and setup links, audit entries.
-  | 'stf' | 'sts' | 'inv' | 'rst' | 'stp' | 'aud';
+  | 'stf' | 'sts' | 'inv' | 'rst' | 'stp' | 'aud'
+  // Mail (migration 0016): readers' addresses, queued mails.
+  | 'mad' | 'mail';
 
 /**
  * ULID's default source draws from the OS once per character; drawing 4 KiB at a time is as random

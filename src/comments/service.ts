@@ -25,6 +25,8 @@ import { authorMarks, eventComment, markableRow, toView, type CommentRow, type C
 import { viewerFor, type Viewer } from './visibility.ts';
 import { nowIso } from '../clock.ts';
 import { recordCommentChange, seenByPublic } from '../live/record.ts';
+import { queueModerationMails } from '../mail/moderators.ts';
+import { queueReplyMail, subscribeToReplies } from '../mail/readers.ts';
 
 export interface CommentList {
   comments: CommentView[];
@@ -141,6 +143,9 @@ export interface CreateInput {
   content: string;
   parent_id?: string | null;
   author_name?: string;
+  /** "Email me replies" (mail/readers.ts). */
+  notify_replies?: boolean;
+  email?: string;
 }
 
 function authorNameFor(caller: Caller, requested: string | undefined): string {
@@ -224,7 +229,10 @@ export async function createComment(db: Db, caller: Caller, input: CreateInput):
     };
     await insertComment(trx, row);
     if (parent) await refreshListing(trx, [row.root_id]);
-    await recordCommentChange(trx, false, row, url.href);
+    const seen = await recordCommentChange(trx, false, row, url.href);
+    await subscribeToReplies(trx, db.mail, caller, site, row, input);
+    if (seen) await queueReplyMail(trx, db.mail, row);
+    if (status === 'pending') await queueModerationMails(trx, db.mail, site, row, { why: 'pending' });
     if (caller.kind === 'session' && !caller.hasCommented) await recordFirstComment(trx, site, caller.userId, now);
     await recordEvent(trx, { accountId: site.accountId, siteId: site.id, type: 'comment.created', data: { comment: eventComment(row, url.href) } }, site);
     return { created: toView(row, url.href, authorMarks(author)), siteId: site.id, threadUrl: url.href };

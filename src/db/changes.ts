@@ -39,6 +39,7 @@ export class ChangeFeed {
   readonly #listeners = new Set<Listener>();
   readonly #resetListeners = new Set<() => void>();
   readonly #deliveryListeners = new Set<() => void>();
+  readonly #mailListeners = new Set<() => void>();
   readonly #instance = randomUUID();
   #publisher: Redis | null = null;
   #subscriber: Redis | null = null;
@@ -77,6 +78,15 @@ export class ChangeFeed {
 
   onDeliveriesQueued(listener: () => void): void {
     this.#deliveryListeners.add(listener);
+  }
+
+  /** As deliveriesQueued, for mails (see mail/outbox.ts): this process's mail worker sends them at once. */
+  mailsQueued(): void {
+    for (const listener of this.#mailListeners) listener();
+  }
+
+  onMailsQueued(listener: () => void): void {
+    this.#mailListeners.add(listener);
   }
 
   threadChanged(siteId: string, threadKey: string): void {

@@ -96,13 +96,14 @@ export async function seenByPublic(trx: Kysely<Database>, row: Pick<CommentRow, 
  * Records what the public saw change when a comment changed: `before` is whether the public saw it
  * before the change (read in the same transaction). Nothing when the public sees it neither before
  * nor after (a pending comment, one of a shadow-banned author): readers never learn of those.
+ * Answers whether the public sees the comment now.
  */
-export async function recordCommentChange(trx: Transaction<Database>, before: boolean, row: CommentRow, threadUrl: string): Promise<void> {
+export async function recordCommentChange(trx: Transaction<Database>, before: boolean, row: CommentRow, threadUrl: string): Promise<boolean> {
   const after = await seenByPublic(trx, row);
-  if (!before && !after) return;
-  if (!after) return recordLiveEvent(trx, row.thread_id, 'comment.hidden', row.id, null);
-  const type = !before ? 'comment.created' : row.is_deleted ? 'comment.deleted' : 'comment.updated';
-  await recordLiveEvent(trx, row.thread_id, type, row.id, toView(row, threadUrl));
+  if (!before && !after) return after;
+  if (!after) await recordLiveEvent(trx, row.thread_id, 'comment.hidden', row.id, null);
+  else await recordLiveEvent(trx, row.thread_id, !before ? 'comment.created' : row.is_deleted ? 'comment.deleted' : 'comment.updated', row.id, toView(row, threadUrl));
+  return after;
 }
 
 /** Votes and reactions: the counts themselves are read when the event is sent, so bursts coalesce. */
