@@ -18,6 +18,7 @@ const WidgetSettings = Type.Object({
     name: Type.Union([Type.String(), Type.Null()]),
     moderator: Type.Boolean(),
   }),
+  mail: Type.Boolean({ description: 'Whether this server mails replies: the widget offers "Email me replies" only then' }),
 });
 
 export const widgetRoutes: FastifyPluginAsyncTypebox<{ db: Db }> = async (app, { db }) => {
@@ -41,6 +42,7 @@ export const widgetRoutes: FastifyPluginAsyncTypebox<{ db: Db }> = async (app, {
           name: !signedIn ? null : caller.kind === 'session' ? caller.userName : caller.kind === 'key' ? caller.name : null,
           moderator: isModerator(caller, site),
         },
+        mail: db.mail !== null,
       };
     },
   });

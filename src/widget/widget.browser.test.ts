@@ -7,6 +7,7 @@ import { chromium, type BrowserContext, type Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it, onTestFinished } from 'vitest';
 import { chromiumForTests } from '../../test/chromium.ts';
 import { startParley, type TestParley } from '../../test/helper.ts';
+import { startMailbox, type Mailbox } from '../../test/mailbox.ts';
 import { escapeHtml } from './demo.ts';
 import { createHmac, randomUUID } from 'node:crypto';
 
@@ -22,6 +23,7 @@ const CHROMIUM = chromiumForTests();
 const CHROMIUM_ARGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'];
 
 let parley: TestParley;
+let mailbox: Mailbox;
 let site: { site_id: string; api_key: string };
 let pages: Server;
 let pageOrigin: string;
@@ -51,7 +53,13 @@ ${threads.map((thread) => `<parley-comments ${attributes(thread)}></parley-comme
 }
 
 beforeAll(async () => {
-  parley = await startParley({ PARLEY_RATE_LIMIT_GUEST_COMMENTS_PER_HOUR: '0', PARLEY_RATE_LIMIT_SESSION_COMMENTS_PER_HOUR: '0' });
+  mailbox = await startMailbox();
+  parley = await startParley({
+    PARLEY_RATE_LIMIT_GUEST_COMMENTS_PER_HOUR: '0',
+    PARLEY_RATE_LIMIT_SESSION_COMMENTS_PER_HOUR: '0',
+    PARLEY_SMTP_URL: mailbox.url,
+    PARLEY_MAIL_FROM: 'comments@example.com',
+  });
   // The page server's host: CORS answers with that exact origin rather than `*`.
   site = await parley.newSite({ domains: ['127.0.0.1'] });
   pages = await servePages();
@@ -71,6 +79,7 @@ afterAll(async () => {
   await browser?.close();
   pages?.close();
   await parley?.close();
+  await mailbox?.close();
   if (profile) rmSync(profile, { recursive: true, force: true });
 });
 
@@ -130,6 +139,27 @@ describe.skipIf(!CHROMIUM)('the widget in Chromium', () => {
     expect((await list(thread)).comments[0]).toMatchObject({ author_name: 'Gina Guest', content: 'Hello from a guest\nsee https://example.org/page.' });
     await page.reload();
     await expect.poll(() => comment(page, 'Hello from a guest').count()).toBe(1);
+    await page.close();
+  });
+
+  it('lets a guest ask for replies by email: ticking the box asks for an address, and the confirmation is mailed', async () => {
+    const thread = newThread();
+    const page = await open(await browser.newPage(), thread);
+    const email = page.getByLabel('Your email (only for reply mails; you confirm it first)');
+    expect(await email.isVisible()).toBe(false);
+    await page.getByLabel('Email me replies').check();
+    expect(await email.isVisible()).toBe(true);
+    expect(await seriousViolations(page)).toEqual([]);
+    await page.getByLabel('Write a comment').fill('Tell me when someone answers');
+    // Ticked, the address is required: the browser stops the form before anything is sent.
+    await page.getByRole('button', { name: 'Post comment' }).click();
+    expect(await email.evaluate((input) => (input as HTMLInputElement).validity.valueMissing)).toBe(true);
+    const before = mailbox.mails.length;
+    await email.fill('reader@example.com');
+    await page.getByRole('button', { name: 'Post comment' }).click();
+    await expect.poll(() => comment(page, 'Tell me when someone answers').count()).toBe(1);
+    const [confirmation] = (await mailbox.waitFor(before + 1)).slice(before);
+    expect(confirmation.to).toMatchObject({ value: [{ address: 'reader@example.com' }] });
     await page.close();
   });
 
