@@ -408,14 +408,14 @@ export class ParleyComments extends HTMLElement {
   #notifyFields(id: string, guest: boolean): { fields: Node; wish: () => NotifyWish } {
     const t = this.#t;
     const box = h('input', { id: `${id}-notify`, type: 'checkbox', name: 'notify_replies', class: 'check' });
-    const email = guest ? h('input', { id: `${id}-email`, type: 'email', name: 'email', autocomplete: 'email', maxlength: 254, hidden: true }) : null;
-    const emailLabel = email && h('label', { for: email.id, hidden: true }, t.notifyEmail);
+    const email = guest ? h('input', { id: `${id}-email`, type: 'email', name: 'email', autocomplete: 'email', maxlength: 254 }) : null;
+    const asked = email && h('div', { hidden: true }, h('label', { for: email.id }, t.notifyEmail), email);
     box.addEventListener('change', () => {
-      if (!email || !emailLabel) return;
-      email.hidden = emailLabel.hidden = !box.checked;
+      if (!email || !asked) return;
+      asked.hidden = !box.checked;
       email.required = box.checked;
     });
-    const fields = h('div', { class: 'notify' }, h('p', {}, box, h('label', { for: box.id }, t.notifyReplies)), emailLabel, email);
+    const fields = h('div', { class: 'notify' }, h('p', {}, box, h('label', { for: box.id }, t.notifyReplies)), asked);
     return { fields, wish: () => (box.checked ? { notify_replies: true, ...(email && { email: email.value.trim() }) } : {}) };
   }
 
