@@ -68,6 +68,24 @@ describe('mail requests that cannot be done', () => {
   });
 });
 
+describe('a mail the SMTP server keeps refusing', () => {
+  it('stays queued for its retries, and /metrics counts it', async () => {
+    const refusing = await startMailbox(() => 'refuse');
+    const token = 'mail-metrics-token-0123456789';
+    const server = await startParley({ PARLEY_SMTP_URL: refusing.url, PARLEY_MAIL_FROM: 'comments@example.com', PARLEY_MAIL_RETRY_DELAYS: '1h', PARLEY_METRICS_TOKEN: token });
+    try {
+      const own = await server.newSite();
+      await server.request('POST', '/v1/comments', { body: { site_id: own.site_id, thread_url: pageUrl(), content: 'hi', notify_replies: true, email: 'queued@example.com' } });
+      await refusing.waitForOffers(1);
+      const metrics = await server.request('GET', '/metrics', { token });
+      expect(metrics.body).toMatch(/^parley_mail_queue_depth 1$/m);
+    } finally {
+      await server.close();
+      await refusing.close();
+    }
+  });
+});
+
 describe('without PARLEY_SMTP_URL', () => {
   it('takes "email me replies" and does nothing with it: no address kept, the settings say mail is off', async () => {
     const plain = await startParley();

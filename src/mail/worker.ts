@@ -177,10 +177,14 @@ export function startMailWorker(db: Db, mail: MailConfig, log: FastifyBaseLogger
     log.info({ mail: claimed.id, kind: claimed.kind, rolled: wanted.length }, 'mail sent');
   }
 
+  let stopping = false;
+
   async function poll(): Promise<void> {
     const now = nowIso();
     const leaseUntil = new Date(Date.parse(now) + leaseMs(mail)).toISOString();
     for (const row of await claimDue(db, now, leaseUntil)) {
+      // On shutdown the mail under way is finished; the rest of the batch waits for its lease to run out.
+      if (stopping) break;
       try {
         await send(row, now, leaseUntil);
       } catch (error) {
@@ -193,6 +197,7 @@ export function startMailWorker(db: Db, mail: MailConfig, log: FastifyBaseLogger
   db.changes.onMailsQueued(() => poller.kick());
   return {
     async stop() {
+      stopping = true;
       await poller.stop();
       transport.close();
     },
