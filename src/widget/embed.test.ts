@@ -74,7 +74,7 @@ describe('GET /v1/widget', () => {
     expect(response.body).toEqual({
       site: { id: site.site_id, name: 'Test site', allow_guests: true, reactions: ['funny', 'interesting', 'insightful'], live_updates: true },
       viewer: { signed_in: false, name: null, moderator: false },
-      mail: false,
+      mail: { enabled: false, address_known: false, notify_replies: false },
     });
   });
 

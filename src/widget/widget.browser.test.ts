@@ -161,6 +161,14 @@ describe.skipIf(!CHROMIUM)('the widget in Chromium', () => {
     const [confirmation] = (await mailbox.waitFor(before + 1)).slice(before);
     expect(confirmation.to).toMatchObject({ value: [{ address: 'reader@example.com' }] });
     await page.close();
+
+    // A reader whose SSO address is known and whose default is on: the box comes ticked, no address asked.
+    const token = await session('Sara');
+    await parley.app.db.kysely.updateTable('site_users').set({ email: 'sara@example.com', notify_replies: 1 }).where('name', '=', 'Sara').execute();
+    const signedIn = await open(await browser.newPage(), newThread(), { 'session-token': token });
+    expect(await signedIn.getByLabel('Email me replies').isChecked()).toBe(true);
+    expect(await signedIn.getByLabel('Your email (only for reply mails; you confirm it first)').count()).toBe(0);
+    await signedIn.close();
   });
 
   it('marks guest comments with a "Guest" marker that screen readers hear too, and no other comment', async () => {

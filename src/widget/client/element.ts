@@ -24,8 +24,8 @@ interface Entry {
   moderating: boolean;
 }
 
-/** "Email me replies" as the form sends it: nothing when unticked. */
-type NotifyWish = { notify_replies?: true; email?: string };
+/** "Email me replies" as the form sends it. */
+type NotifyWish = { notify_replies?: boolean; email?: string };
 
 interface FormOptions {
   label: string;
@@ -71,7 +71,7 @@ export class ParleyComments extends HTMLElement {
   #t: Strings = stringsFor('en').strings;
   #lang = 'en';
   #api = new Api('', null);
-  #settings: WidgetSettings = { site: { id: '', name: '', allow_guests: false, reactions: [], live_updates: false }, viewer: { signed_in: false, name: null, moderator: false }, mail: false };
+  #settings: WidgetSettings = { site: { id: '', name: '', allow_guests: false, reactions: [], live_updates: false }, viewer: { signed_in: false, name: null, moderator: false }, mail: { enabled: false, address_known: false, notify_replies: false } };
   #sort: Sort = 'newest';
   #page = 1;
   #total = 0;
@@ -330,7 +330,7 @@ export class ParleyComments extends HTMLElement {
         label: this.#t.write,
         submit: this.#t.post,
         guestName: !viewer.signed_in,
-        notify: this.#settings.mail,
+        notify: this.#settings.mail.enabled,
         onSubmit: async (content, name, notify) => {
           const comment = await this.#post(content, name, null, notify);
           // Its live announcement may have come first: it is shown once, here.
@@ -362,7 +362,7 @@ export class ParleyComments extends HTMLElement {
     const text = h('textarea', { id, name: 'content', required: true, maxlength: MAX_CONTENT, rows: 3 });
     text.value = options.initial ?? '';
     const name = options.guestName ? h('input', { id: `${id}-name`, name: 'author_name', autocomplete: 'nickname', maxlength: 100 }) : null;
-    const notify = options.notify ? this.#notifyFields(id, options.guestName) : null;
+    const notify = options.notify ? this.#notifyFields(id) : null;
     const message = h('p', { class: 'msg', role: 'status' });
     let busy = false;
     const form = h(
@@ -402,21 +402,25 @@ export class ParleyComments extends HTMLElement {
   }
 
   /**
-   * The "Email me replies" box, and for a guest the address it needs (required once ticked, so the
-   * browser says so before anything is sent). A signed-in reader's address is the one their site gave.
+   * The "Email me replies" box (ticked as a signed-in reader's default has it), and the address it
+   * needs (required once ticked, so the browser says so before anything is sent) unless the reader's
+   * site gave it in their SSO token.
    */
-  #notifyFields(id: string, guest: boolean): { fields: Node; wish: () => NotifyWish } {
+  #notifyFields(id: string): { fields: Node; wish: () => NotifyWish } {
     const t = this.#t;
-    const box = h('input', { id: `${id}-notify`, type: 'checkbox', name: 'notify_replies', class: 'check' });
-    const email = guest ? h('input', { id: `${id}-email`, type: 'email', name: 'email', autocomplete: 'email', maxlength: 254 }) : null;
-    const asked = email && h('div', { hidden: true }, h('label', { for: email.id }, t.notifyEmail), email);
+    const { address_known: known, notify_replies: ticked } = this.#settings.mail;
+    const box = h('input', { id: `${id}-notify`, type: 'checkbox', name: 'notify_replies', class: 'check', checked: ticked });
+    const email = !known ? h('input', { id: `${id}-email`, type: 'email', name: 'email', autocomplete: 'email', maxlength: 254 }) : null;
+    const asked = email && h('div', { hidden: !ticked }, h('label', { for: email.id }, t.notifyEmail), email);
+    if (email) email.required = ticked;
     box.addEventListener('change', () => {
       if (!email || !asked) return;
       asked.hidden = !box.checked;
       email.required = box.checked;
     });
     const fields = h('div', { class: 'notify' }, h('p', {}, box, h('label', { for: box.id }, t.notifyReplies)), asked);
-    return { fields, wish: () => (box.checked ? { notify_replies: true, ...(email && { email: email.value.trim() }) } : {}) };
+    // Unticked, a reader whose default is on says so; otherwise nothing is sent.
+    return { fields, wish: () => (box.checked ? { notify_replies: true, ...(email && { email: email.value.trim() }) } : ticked ? { notify_replies: false } : {}) };
   }
 
   #render(comment: Comment): HTMLElement {
@@ -600,7 +604,7 @@ export class ParleyComments extends HTMLElement {
         label: format(this.#t.replyTo, { name: entry.data.author_name }),
         submit: this.#t.sendReply,
         guestName: !this.#settings.viewer.signed_in,
-        notify: this.#settings.mail,
+        notify: this.#settings.mail.enabled,
         onCancel: () => close(),
         onSubmit: async (content, name, notify) => {
           const reply = await this.#post(content, name, entry.data.id, notify);
