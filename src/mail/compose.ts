@@ -1,7 +1,6 @@
-import type { Kysely } from 'kysely';
+import type { Kysely, Selectable } from 'kysely';
 import type { MailConfig } from '../config.ts';
 import type { Database, MailOutboxTable } from '../db/schema.ts';
-import type { Selectable } from 'kysely';
 import { unsubscribeUrl, type UnsubscribeTarget } from './links.ts';
 import { dashboardUrl } from './moderators.ts';
 import { MAIL_STRINGS as S } from './strings.ts';

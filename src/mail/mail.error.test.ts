@@ -68,6 +68,19 @@ describe('mail requests that cannot be done', () => {
   });
 });
 
+describe('a signed-in reader whose default is on and whose address is unknown', () => {
+  it('posts as usual, mailed nothing; asking in the request itself needs the address', async () => {
+    const reader = await parley.signIn(site.api_key, site.site_id, { id: 'no-address', name: 'Nora' });
+    await parley.request('PUT', '/v1/sessions/current/mail', { token: reader, body: { notify_replies: true } });
+    const thread = pageUrl();
+    const posted = await parley.request('POST', '/v1/comments', { token: reader, body: { site_id: site.site_id, thread_url: thread, content: 'by default' } });
+    expect(posted.status).toBe(201);
+    expect(await parley.app.db.kysely.selectFrom('mail_subscriptions').select('comment_id').where('comment_id', '=', posted.body.id).execute()).toEqual([]);
+    const asked = await parley.request('POST', '/v1/comments', { token: reader, body: { site_id: site.site_id, thread_url: thread, content: 'asked', notify_replies: true } });
+    expect(asked.status).toBe(400);
+  });
+});
+
 describe('a mail the SMTP server keeps refusing', () => {
   it('stays queued for its retries, and /metrics counts it', async () => {
     const refusing = await startMailbox(() => 'refuse');

@@ -1,4 +1,4 @@
-import type { Kysely, Transaction } from 'kysely';
+import type { Kysely } from 'kysely';
 import { hashSecret } from '../auth/secrets.ts';
 import { nowIso } from '../clock.ts';
 import type { Database } from '../db/schema.ts';
@@ -38,7 +38,7 @@ export function idempotencyKey(kind: MailKind, cause: string, recipient: string)
  * Queues a mail in the transaction of its cause: it exists if and only if that change committed.
  * The same cause queued again for the same recipient (a retried request, a second approval) adds nothing.
  */
-export async function queueMail(trx: Transaction<Database> | Kysely<Database>, mail: QueuedMail): Promise<void> {
+export async function queueMail(trx: Kysely<Database>, mail: QueuedMail): Promise<void> {
   const now = nowIso();
   await trx
     .insertInto('mail_outbox')

@@ -30,7 +30,11 @@ async function addressWanted(trx: Kysely<Database>, caller: Caller, wish: ReplyM
   if (!(wish.notify_replies ?? user?.notify_replies === 1)) return null;
   const known = user?.email ? normaliseEmail(user.email) : null;
   const email = wish.email === undefined ? known : normaliseEmail(wish.email);
-  if (email === null) throw invalid('body/email', 'is needed to email replies (notify_replies)');
+  if (email === null) {
+    // Asked for in this request, the address is needed; a default with no address known does nothing.
+    if (wish.notify_replies === true) throw invalid('body/email', 'is needed to email replies (notify_replies)');
+    return null;
+  }
   return { email, verified: email === known, userId: caller.kind === 'session' ? caller.userId : null };
 }
 
