@@ -1,6 +1,7 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { pageUrl, startParley, type TestParley } from '../../test/helper.ts';
 import { linkIn, pathOf, startMailbox, type Mailbox } from '../../test/mailbox.ts';
+import { ConfigError, loadConfig } from '../config.ts';
 import { MAIL_STRINGS as S } from './strings.ts';
 
 let parley: TestParley;
@@ -96,6 +97,28 @@ describe('a mail the SMTP server keeps refusing', () => {
       await server.close();
       await refusing.close();
     }
+  });
+});
+
+describe('mail configuration', () => {
+  it('is off without an SMTP URL, and stops the start with a reason when a setting is wrong', () => {
+    expect(loadConfig({}).mail).toBeNull();
+    expect(loadConfig({ PARLEY_MAIL_FROM: 'a@example.com' }).mail).toBeNull();
+    expect(loadConfig({ PARLEY_SMTP_URL: 'smtp://127.0.0.1:25', PARLEY_MAIL_FROM: 'a@example.com', PORT: '8080' }).mail).toEqual({
+      smtpUrl: 'smtp://127.0.0.1:25',
+      from: 'a@example.com',
+      publicUrl: 'http://127.0.0.1:8080',
+      retryDelaysMs: [60_000, 300_000, 1_800_000, 7_200_000],
+      timeoutMs: 30_000,
+    });
+    const wrong: Record<string, string>[] = [
+      { PARLEY_SMTP_URL: 'http://smtp.example.com', PARLEY_MAIL_FROM: 'a@example.com' },
+      { PARLEY_SMTP_URL: 'smtp://smtp.example.com' },
+      { PARLEY_SMTP_URL: 'smtp://smtp.example.com', PARLEY_MAIL_FROM: 'Parley' },
+      { PARLEY_SMTP_URL: 'smtp://smtp.example.com', PARLEY_MAIL_FROM: 'a@example.com', PARLEY_PUBLIC_URL: 'https://example.com/comments' },
+      { PARLEY_SMTP_URL: 'smtp://smtp.example.com', PARLEY_MAIL_FROM: 'a@example.com', PARLEY_MAIL_TIMEOUT: '0s' },
+    ];
+    for (const env of wrong) expect(() => loadConfig(env), JSON.stringify(env)).toThrow(ConfigError);
   });
 });
 
