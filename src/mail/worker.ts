@@ -13,8 +13,6 @@ import { SECRET_KINDS, type MailKind } from './outbox.ts';
 import { lastReplyMailAt, REPLY_MAIL_INTERVAL_MS } from './readers.ts';
 
 const POLL_MS = 1_000;
-/** Mails claimed per poll; they are sent one after another (an SMTP server is one host). */
-const BATCH = 10;
 
 export interface MailWorker {
   stop(): Promise<void>;
@@ -34,37 +32,41 @@ function claimable(now: string) {
     ]);
 }
 
-/** Takes a lease on up to BATCH due mails no one holds, oldest first; what comes back is this worker's alone. */
-function claimDue(db: Db, now: string, leaseUntil: string): Promise<MailRow[]> {
-  const due = db.kysely.selectFrom('mail_outbox').select('id').where('state', '=', 'pending').where(claimable(now)).orderBy('next_attempt_at').limit(BATCH);
-  return db.kysely
+/**
+ * Takes a lease on the oldest due mail no one holds; what comes back is this worker's alone. One at
+ * a time, each with a lease of its own: a batch sent one after another behind a slow server would
+ * outlive its leases, and another instance would send the rest again.
+ */
+async function claimDue(db: Db, now: string, leaseUntil: string): Promise<MailRow | undefined> {
+  const due = db.kysely.selectFrom('mail_outbox').select('id').where('state', '=', 'pending').where(claimable(now)).orderBy('next_attempt_at').limit(1);
+  const [row] = await db.kysely
     .updateTable('mail_outbox')
     .set({ lease_until: leaseUntil })
     .where('id', 'in', skipLocked(db.dialect, due))
     .where(claimable(now))
     .returningAll()
     .execute();
+  return row;
 }
 
 /**
  * The other pending reply mails of the same thread to the same person roll into this one: they are
- * leased too, whether due yet or not (those another worker holds stay theirs; those of this poll's
- * batch join). Empty when this one already went out in an earlier mail of the batch.
+ * leased too, whether due yet or not (those another worker holds stay theirs).
  */
 async function rollUp(db: Db, row: MailRow, now: string, leaseUntil: string): Promise<MailRow[]> {
   if (row.kind !== 'reply' || row.thread_id === null) return [row];
-  const group = await db.kysely
+  const others = await db.kysely
     .updateTable('mail_outbox')
     .set({ lease_until: leaseUntil })
     .where('recipient', '=', row.recipient)
     .where('thread_id', '=', row.thread_id)
     .where('state', '=', 'pending')
     .where('kind', '=', 'reply')
-    .where((eb) => eb.or([eb('lease_until', 'is', null), eb('lease_until', '<', now), eb('lease_until', '=', leaseUntil)]))
+    .where('id', '!=', row.id)
+    .where((eb) => eb.or([eb('lease_until', 'is', null), eb('lease_until', '<', now)]))
     .returningAll()
     .execute();
-  if (!group.some((mine) => mine.id === row.id)) return [];
-  return group.sort((a, b) => (a.id === row.id ? -1 : b.id === row.id ? 1 : a.created_at.localeCompare(b.created_at)));
+  return [row, ...others.sort((a, b) => a.created_at.localeCompare(b.created_at))];
 }
 
 /** Reply mails whose subscription was stopped since (or whose address was) are dropped, not sent. */
@@ -150,7 +152,6 @@ export function startMailWorker(db: Db, mail: MailConfig, log: FastifyBaseLogger
 
   async function send(claimed: MailRow, now: string, leaseUntil: string): Promise<void> {
     const group = await rollUp(db, claimed, now, leaseUntil);
-    if (group.length === 0) return;
     if (claimed.kind === 'reply' && claimed.thread_id !== null) {
       const last = await lastReplyMailAt(db.kysely, claimed.recipient, claimed.thread_id);
       const earliest = last === null ? now : new Date(Date.parse(last) + REPLY_MAIL_INTERVAL_MS).toISOString();
@@ -179,12 +180,13 @@ export function startMailWorker(db: Db, mail: MailConfig, log: FastifyBaseLogger
 
   let stopping = false;
 
+  /** Sends due mails one after another until none is left; on shutdown, the one under way is finished. */
   async function poll(): Promise<void> {
-    const now = nowIso();
-    const leaseUntil = new Date(Date.parse(now) + leaseMs(mail)).toISOString();
-    for (const row of await claimDue(db, now, leaseUntil)) {
-      // On shutdown the mail under way is finished; the rest of the batch waits for its lease to run out.
-      if (stopping) break;
+    while (!stopping) {
+      const now = nowIso();
+      const leaseUntil = new Date(Date.parse(now) + leaseMs(mail)).toISOString();
+      const row = await claimDue(db, now, leaseUntil);
+      if (!row) return;
       try {
         await send(row, now, leaseUntil);
       } catch (error) {
