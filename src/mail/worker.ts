@@ -35,18 +35,18 @@ function claimable(now: string) {
 /**
  * Takes a lease on the oldest due mail no one holds; what comes back is this worker's alone. One at
  * a time, each with a lease of its own: a batch sent one after another behind a slow server would
- * outlive its leases, and another instance would send the rest again.
+ * outlive its leases, and another instance would send the rest again. The id is compared with `=`:
+ * PostgreSQL evaluates that subquery once, where `in` let it run again per row and lease two.
  */
 async function claimDue(db: Db, now: string, leaseUntil: string): Promise<MailRow | undefined> {
   const due = db.kysely.selectFrom('mail_outbox').select('id').where('state', '=', 'pending').where(claimable(now)).orderBy('next_attempt_at').limit(1);
-  const [row] = await db.kysely
+  return db.kysely
     .updateTable('mail_outbox')
     .set({ lease_until: leaseUntil })
-    .where('id', 'in', skipLocked(db.dialect, due))
+    .where('id', '=', skipLocked(db.dialect, due))
     .where(claimable(now))
     .returningAll()
-    .execute();
-  return row;
+    .executeTakeFirst();
 }
 
 /**
