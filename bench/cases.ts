@@ -1,7 +1,7 @@
 import type { Seeded } from './seed.ts';
 
 /** Which Parley process a case runs against. */
-export type Server = 'default' | 'no-cache' | 'cold' | 'no-rate-limits' | 'memory-limits' | 'metrics';
+export type Server = 'default' | 'no-cache' | 'cold' | 'no-rate-limits' | 'memory-limits' | 'metrics' | 'mail';
 
 export type Target =
   | { kind: 'ratio'; min: number }
@@ -83,6 +83,29 @@ export function casesFor(seeded: Seeded): Case[] {
         path: list,
         headers: json(writers[n % writers.length]),
         body: JSON.stringify({ thread_url: threads.writes, site_id: seeded.siteId, content: `Benchmark comment ${n}: a few words about the article.` }),
+      }),
+    },
+    {
+      // With mail on, each comment also keeps its author's address and a subscription to its replies
+      // (the first of each author queues a confirmation mail), and a reply is checked for a mail to send.
+      id: 'post-comment-mail',
+      title: 'POST /v1/comments with "Email me replies", mail on, 50 session users',
+      server: 'mail',
+      route: list,
+      target: { kind: 'latency', of: 'post-comment', factor: 1.25 },
+      baselineOf: 'post-comment',
+      variable: true,
+      request: (n) => ({
+        method: 'POST',
+        path: list,
+        headers: json(writers[n % writers.length]),
+        body: JSON.stringify({
+          thread_url: threads.writes,
+          site_id: seeded.siteId,
+          content: `Benchmark comment ${n}: a few words about the article.`,
+          notify_replies: true,
+          email: `writer-${n % writers.length}@example.com`,
+        }),
       }),
     },
     {

@@ -258,6 +258,8 @@ const SERVER_ENV: Record<Server, Record<string, string>> = {
   metrics: { ...UNTRIPPED_LIMITS, PARLEY_METRICS_TOKEN: 'bench-metrics-token-0123456789' },
   // The same limits, counted in process: REDIS_URL emptied.
   'memory-limits': { ...UNTRIPPED_LIMITS, REDIS_URL: '' },
+  // Mail on, towards a port where nothing listens: mails are queued and their sending fails at once.
+  mail: { ...UNTRIPPED_LIMITS, PARLEY_SMTP_URL: 'smtp://127.0.0.1:9', PARLEY_MAIL_FROM: 'bench@example.com' },
   'no-rate-limits': {
     PARLEY_RATE_LIMIT_KEY_PER_MINUTE: '0',
     PARLEY_RATE_LIMIT_SESSION_COMMENTS_PER_HOUR: '0',
@@ -518,7 +520,7 @@ async function main(): Promise<void> {
   let afterWrite: AfterWriteCost | null = null;
   let instructions: CaseInstructions[] = [];
   try {
-    for (const server of ['default', 'metrics', 'no-cache', 'cold'] as const) {
+    for (const server of ['default', 'metrics', 'mail', 'no-cache', 'cold'] as const) {
       const group = cases.filter((c) => c.server === server);
       if (group.length === 0) continue;
       const parley = await startParley({ ...baseEnv, ...SERVER_ENV[server] }, { profileDir: args.profile ? join(ROOT, 'bench/results/profiles') : undefined });
@@ -546,8 +548,8 @@ async function main(): Promise<void> {
           result.met = judge(spec, result, results);
           results.set(spec.id, result);
           const latencyOf = spec.target?.kind === 'p50' ? results.get(spec.target.of) : undefined;
-          const unmetered = spec.server === 'metrics' ? results.get(spec.baselineOf!) : undefined;
-          if (unmetered) log(`${spec.id}: ${((1 - measured.requestsPerSecond / unmetered.requestsPerSecond) * 100).toFixed(1)} % fewer requests a second than ${unmetered.id} without metrics`);
+          const unmetered = spec.server === 'metrics' || spec.server === 'mail' ? results.get(spec.baselineOf!) : undefined;
+          if (unmetered) log(`${spec.id}: ${((1 - measured.requestsPerSecond / unmetered.requestsPerSecond) * 100).toFixed(1)} % fewer requests a second than ${unmetered.id} without ${spec.server}`);
           log(
             `${spec.id}: ${measured.requestsPerSecond.toFixed(0)} req/s, p50 ${measured.p50} ms, p99 ${measured.p99} ms` +
               (latencyOf && latencyOf.p50 > 0 ? ` (p50 ${(measured.p50 / latencyOf.p50).toFixed(1)}× ${latencyOf.id}'s)` : '') +

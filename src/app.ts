@@ -41,6 +41,8 @@ import { webhookRoutes } from './webhooks/routes.ts';
 import { deliveryPolicy } from './webhooks/service.ts';
 import { startDeliveryWorker, type DeliveryWorker } from './webhooks/worker.ts';
 import { widgetRoutes } from './widget/routes.ts';
+import { mailRoutes } from './mail/routes.ts';
+import { startMailWorker, type MailWorker } from './mail/worker.ts';
 
 declare module 'fastify' {
   interface FastifyInstance {
@@ -172,18 +174,22 @@ export async function createApp(config: Config): Promise<FastifyInstance> {
   const runner = new ImportRunner(db, config, app.log);
   await app.register(transferRoutes, { db, runner });
   await app.register(dashboardRoutes, deps);
+  await app.register(mailRoutes, deps);
 
   // Hooks run in reverse order on close: the worker drains its attempts before the database closes.
   let worker: DeliveryWorker | undefined;
+  let mailWorker: MailWorker | undefined;
   let indexer: SearchIndexer | undefined;
   readiness.whenReady(() => {
     worker = startDeliveryWorker(db, deliveryPolicy(config), app.log, webhookOutcomes);
+    if (config.mail) mailWorker = startMailWorker(db, config.mail, app.log);
     indexer = startSearchIndexer(db, (err) => app.log.warn({ err }, 'indexing comments for search failed; retried in a moment'));
     keyUse.start(db.kysely, (err) => app.log.warn({ err }, "recording when API keys were last used failed; retried in a minute"));
     runner.start().catch((err) => app.log.error({ err }, 'import jobs left behind by stopped instances could not be checked'));
   });
   app.addHook('onClose', () => worker?.stop());
   app.addHook('onClose', () => runner.stop());
+  app.addHook('onClose', () => mailWorker?.stop());
   app.addHook('onClose', async () => {
     await indexer?.stop();
     await keyUse.stop(db.kysely);

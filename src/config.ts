@@ -30,6 +30,8 @@ export interface Config {
     /** An idle keep-alive connection is closed after this. */
     keepAliveTimeoutMs: number;
   };
+  /** Reply notifications and other mail (README "Reply notifications by email"); null: no mail at all. */
+  mail: MailConfig | null;
   webhookRetryDelaysMs: number[];
   webhookTimeoutMs: number;
   webhookAllowPrivate: boolean;
@@ -92,6 +94,19 @@ export interface Config {
     /** Length of both windows (PARLEY_LOGIN_WINDOW, 15m; whole seconds). */
     windowSeconds: number;
   };
+}
+
+export interface MailConfig {
+  /** Where mail is handed over (PARLEY_SMTP_URL, e.g. smtps://user:pass@smtp.example.com:465). */
+  smtpUrl: string;
+  /** The sender's address (PARLEY_MAIL_FROM); the site's name is the sender's name. */
+  from: string;
+  /** The origin links in mails point at (PARLEY_PUBLIC_URL; default http://HOST:PORT). */
+  publicUrl: string;
+  /** Waits before each retry of a mail the server did not take (PARLEY_MAIL_RETRY_DELAYS, 1m,5m,30m,2h). */
+  retryDelaysMs: number[];
+  /** One handover to the SMTP server, connection included, must end within this (PARLEY_MAIL_TIMEOUT, 30s). */
+  timeoutMs: number;
 }
 
 export class ConfigError extends Error {}
@@ -208,14 +223,34 @@ function httpLimits(env: Env): Config['http'] {
   return Object.freeze(limits);
 }
 
+/** Mail is on only with an SMTP server; then a sender address is needed too. */
+function mailConfig(env: Env, host: string, port: number): MailConfig | null {
+  const smtpUrl = env.PARLEY_SMTP_URL;
+  if (!smtpUrl) return null;
+  if (!/^smtps?:\/\/[^/]/.test(smtpUrl)) throw new ConfigError(`PARLEY_SMTP_URL must start with smtp:// or smtps://`);
+  const from = env.PARLEY_MAIL_FROM?.trim();
+  if (!from || !/^[^\s@<>]+@[^\s@<>]+$/.test(from)) throw new ConfigError('PARLEY_MAIL_FROM must be an email address when PARLEY_SMTP_URL is set');
+  const publicUrl = (env.PARLEY_PUBLIC_URL || `http://${host}:${port}`).replace(/\/+$/, '');
+  if (!/^https?:\/\/[^/]+$/.test(publicUrl)) throw new ConfigError(`PARLEY_PUBLIC_URL must be an origin like https://comments.example.com, got "${publicUrl}"`);
+  return Object.freeze({
+    smtpUrl,
+    from,
+    publicUrl,
+    retryDelaysMs: durations(env, 'PARLEY_MAIL_RETRY_DELAYS', '1m,5m,30m,2h'),
+    timeoutMs: positiveDuration(env, 'PARLEY_MAIL_TIMEOUT', '30s'),
+  });
+}
+
 export function loadConfig(env: Env = process.env): Config {
   const logLevel = env.LOG_LEVEL || 'info';
   if (!['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'].includes(logLevel)) {
     throw new ConfigError(`LOG_LEVEL must be one of fatal, error, warn, info, debug, trace, silent, got "${logLevel}"`);
   }
+  const port = integer(env, 'PORT', 3000);
+  const host = env.HOST || '127.0.0.1';
   return Object.freeze({
-    port: integer(env, 'PORT', 3000),
-    host: env.HOST || '127.0.0.1',
+    port,
+    host,
     databaseUrl: databaseUrl(env.DATABASE_URL),
     databasePoolSize: integer(env, 'PARLEY_DATABASE_POOL_SIZE', 10, 1),
     databaseStatementTimeoutMs: integer(env, 'PARLEY_DATABASE_STATEMENT_TIMEOUT_MS', 10_000),
@@ -227,6 +262,7 @@ export function loadConfig(env: Env = process.env): Config {
     smtpUrl: env.PARLEY_SMTP_URL || null,
     shutdownDelayMs: durations(env, 'PARLEY_SHUTDOWN_DELAY', '0s')[0],
     http: httpLimits(env),
+    mail: mailConfig(env, host, port),
     webhookRetryDelaysMs: durations(env, 'PARLEY_WEBHOOK_RETRY_DELAYS', '30s,2m,10m'),
     webhookTimeoutMs: durations(env, 'PARLEY_WEBHOOK_TIMEOUT', '10s')[0],
     webhookAllowPrivate: boolean(env, 'PARLEY_WEBHOOK_ALLOW_PRIVATE', false),

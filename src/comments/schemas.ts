@@ -3,6 +3,7 @@ import { Timestamp } from '../http/schemas.ts';
 import { SORTS } from './repository.ts';
 import { SUBTREE_PAGE_DEFAULT, SUBTREE_PAGE_MAX } from './subtree-page.ts';
 import { NAME_PATTERN } from './text.ts';
+import { EMAIL_PATTERN } from '../mail/schemas.ts';
 import type { CommentView } from './view.ts';
 
 /** Registered once with addSchema so replies can refer to it recursively. */
@@ -89,6 +90,23 @@ export const CreateBody = Type.Object({
   site_id: Type.String({ maxLength: 100 }),
   content: Type.String({ description: '1 to 10,000 characters after trimming' }),
   parent_id: Type.Optional(Type.Union([Type.String({ maxLength: 100 }), Type.Null()])),
+  notify_replies: Type.Optional(
+    Type.Boolean({
+      description:
+        'Email me replies: the author gets a mail when a reply to this comment is published (at most one per thread every 10 minutes). ' +
+        'A guest gives `email`; a signed-in reader gets their SSO address when they give none, and their own default when this is left out. ' +
+        'An address no SSO token gave is mailed a confirmation link first (24 hours, single use) and nothing else until it is used. ' +
+        'Ignored when the server sends no mail',
+    }),
+  ),
+  email: Type.Optional(
+    Type.String({
+      minLength: 3,
+      maxLength: 254,
+      pattern: EMAIL_PATTERN,
+      description: 'Where reply mails go (with notify_replies). Personal data: shown to no reader, only to the site\'s staff',
+    }),
+  ),
   author_name: Type.Optional(
     Type.String({
       pattern: NAME_PATTERN,

@@ -25,6 +25,8 @@ import { authorMarks, eventComment, markableRow, toView, type CommentRow, type C
 import { viewerFor, type Viewer } from './visibility.ts';
 import { nowIso } from '../clock.ts';
 import { recordCommentChange, recordNewTopLevel, seenByPublic } from '../live/record.ts';
+import { queueModerationMails } from '../mail/moderators.ts';
+import { queueReplyMail, subscribeToReplies } from '../mail/readers.ts';
 
 export interface CommentList {
   comments: CommentView[];
@@ -141,6 +143,9 @@ export interface CreateInput {
   content: string;
   parent_id?: string | null;
   author_name?: string;
+  /** "Email me replies" (mail/readers.ts). */
+  notify_replies?: boolean;
+  email?: string;
 }
 
 function authorNameFor(caller: Caller, requested: string | undefined): string {
@@ -230,13 +235,16 @@ export async function createComment(db: Db, caller: Caller, input: CreateInput):
     await insertComment(trx, row);
     if (parent) {
       await refreshListing(trx, [row.root_id]);
-      await recordCommentChange(trx, false, row, url.href);
+      // A reply the public sees: its parent's author may want a mail.
+      if (await recordCommentChange(trx, false, row, url.href)) await queueReplyMail(trx, db.mail, row);
     } else if (listedPublic) {
       // Counted and numbered in one statement: the public sees a top-level comment that is listed.
       if ((await recordNewTopLevel(trx, row, url.href)).closed) throw threadClosed();
     } else {
       await countTopLevel(trx, row.thread_id, listedPublic);
     }
+    await subscribeToReplies(trx, db.mail, caller, site, row, input);
+    if (status === 'pending') await queueModerationMails(trx, db.mail, site, row, { why: 'pending' });
     return { created: toView(row, url.href, authorMarks(author)), siteId: site.id, threadUrl: url.href };
   });
   db.changes.threadChanged(siteId, threadUrl);

@@ -43,6 +43,7 @@ export class ChangeFeed {
   readonly #queueListeners = new Set<(siteId: string) => void>();
   readonly #resetListeners = new Set<() => void>();
   readonly #deliveryListeners = new Set<() => void>();
+  readonly #mailListeners = new Set<() => void>();
   readonly #instance = randomUUID();
   #publisher: Redis | null = null;
   #subscriber: Redis | null = null;
@@ -86,6 +87,15 @@ export class ChangeFeed {
 
   onDeliveriesQueued(listener: () => void): void {
     this.#deliveryListeners.add(listener);
+  }
+
+  /** As deliveriesQueued, for mails (see mail/outbox.ts): this process's mail worker sends them at once. */
+  mailsQueued(): void {
+    for (const listener of this.#mailListeners) listener();
+  }
+
+  onMailsQueued(listener: () => void): void {
+    this.#mailListeners.add(listener);
   }
 
   threadChanged(siteId: string, threadKey: string): void {

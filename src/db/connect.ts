@@ -4,7 +4,7 @@ import { dirname, resolve } from 'node:path';
 import SQLite from 'better-sqlite3';
 import { Kysely, PostgresDialect, type KyselyConfig } from 'kysely';
 import pg from 'pg';
-import type { Config } from '../config.ts';
+import type { Config, MailConfig } from '../config.ts';
 import { Tally } from '../metrics/tally.ts';
 import { ChangeFeed } from './changes.ts';
 import { keepingStatements } from './kept-statements.ts';
@@ -17,6 +17,8 @@ export interface Db {
   dialect: DialectName;
   /** Write paths announce the threads they changed here, after commit (caches listen). */
   changes: ChangeFeed;
+  /** Mail settings when mail is on (PARLEY_SMTP_URL), or null: write paths queue mails only then. */
+  mail: MailConfig | null;
   /** Statements that failed, by error code (SQLSTATE on PostgreSQL), since the start. */
   queryErrors: Tally;
   /** The PostgreSQL pool's connections now; null on SQLite. */
@@ -32,7 +34,7 @@ export interface PoolUse {
   waiting: number;
 }
 
-type DbConfig = Pick<Config, 'databaseUrl' | 'databasePoolSize' | 'databaseStatementTimeoutMs' | 'databaseSsl'>;
+type DbConfig = Pick<Config, 'databaseUrl' | 'databasePoolSize' | 'databaseStatementTimeoutMs' | 'databaseSsl'> & Partial<Pick<Config, 'mail'>>;
 
 export function sqlitePath(databaseUrl: string): string {
   const path = databaseUrl.replace(/^(sqlite|file):(\/\/)?/, '');
@@ -84,7 +86,7 @@ export function connect(config: DbConfig, log?: KyselyConfig['log']): Db {
     const sqlite = GroupCommitSqlite.open(path === ':memory:' ? path : resolve(path), () => openSqlite(path));
     const kysely = new Kysely<Database>({ dialect: groupCommitDialect(sqlite), log });
     const changes = new ChangeFeed(true);
-    return { kysely, dialect, changes, queryErrors: sqlite.errors, poolUse: () => null, close: () => closeBoth(kysely, changes) };
+    return { kysely, dialect, changes, mail: config.mail ?? null, queryErrors: sqlite.errors, poolUse: () => null, close: () => closeBoth(kysely, changes) };
   }
   const pool = new pg.Pool({
     connectionString: postgresUrl(config.databaseUrl),
@@ -99,5 +101,5 @@ export function connect(config: DbConfig, log?: KyselyConfig['log']): Db {
   const kysely = new Kysely<Database>({ dialect: new PostgresDialect({ pool: keepingStatements(pool, queryErrors) }), log });
   const changes = new ChangeFeed(false);
   const poolUse = () => ({ max: config.databasePoolSize, open: pool.totalCount, idle: pool.idleCount, waiting: pool.waitingCount });
-  return { kysely, dialect, changes, queryErrors, poolUse, close: () => closeBoth(kysely, changes) };
+  return { kysely, dialect, changes, mail: config.mail ?? null, queryErrors, poolUse, close: () => closeBoth(kysely, changes) };
 }

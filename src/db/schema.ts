@@ -62,6 +62,8 @@ export interface SiteUserTable {
   profile_issued_at: number | null;
   /** From an SSO token's `email` claim (migration 0014); never used to identify the user. */
   email: string | null;
+  /** Whether "email me replies" starts ticked for this user (migration 0016). */
+  notify_replies: Generated<Flag>;
 }
 
 export interface SessionTable {
@@ -288,6 +290,8 @@ export interface StaffTable {
   password_hash: string;
   created_at: string;
   updated_at: string;
+  /** Which moderation mails they get: `off`, `pending` (comments waiting), `all` (and flags) (migration 0016). */
+  moderation_mail: Generated<string>;
 }
 
 export interface StaffMembershipTable {
@@ -373,6 +377,56 @@ export interface ImportJobTable {
   lease_until: string;
 }
 
+/** A reader's address on a site (migration 0016): personal data, shown only to staff. */
+export interface MailAddressTable {
+  id: string;
+  site_id: string;
+  /** Lower-cased. */
+  email: string;
+  /** The site user it came from, if signed in. */
+  user_id: string | null;
+  /** Signs this address's unsubscribe links (HMAC key, so kept as it is). */
+  link_key: string;
+  confirmed_at: string | null;
+  /** SHA-256 of the pending confirmation link's token; null once used. */
+  confirm_token_hash: string | null;
+  confirm_expires_at: string | null;
+  /** Set by "unsubscribe from everything": no mail at all to it on this site. */
+  unsubscribed_at: string | null;
+  created_at: string;
+}
+
+/** A comment whose replies its author wants mailed (migration 0016). */
+export interface MailSubscriptionTable {
+  comment_id: string;
+  address_id: string;
+  thread_id: string;
+  created_at: string;
+  unsubscribed_at: string | null;
+}
+
+/** A mail to send, queued in the transaction of its cause (migration 0016). */
+export interface MailOutboxTable {
+  id: string;
+  /** `<kind>:<cause>:<recipient>`: the same cause never queues a second mail to the same person. */
+  idempotency_key: string;
+  kind: string;
+  recipient: string;
+  site_id: string | null;
+  /** Reply mails: the thread, so a recipient's replies of one thread roll into one mail. */
+  thread_id: string | null;
+  /** What the mail is made from, as JSON (its kind says which fields). */
+  data: string;
+  /** `pending`, `sent`, `failed`, or `dropped` (its cause is gone: unsubscribed, reply hidden). */
+  state: string;
+  attempt_count: number;
+  next_attempt_at: string | null;
+  lease_until: string | null;
+  last_error: string | null;
+  created_at: string;
+  sent_at: string | null;
+}
+
 export interface Database {
   accounts: AccountTable;
   sites: SiteTable;
@@ -403,4 +457,7 @@ export interface Database {
   audit_log: AuditLogTable;
   import_sources: ImportSourceTable;
   import_jobs: ImportJobTable;
+  mail_addresses: MailAddressTable;
+  mail_subscriptions: MailSubscriptionTable;
+  mail_outbox: MailOutboxTable;
 }

@@ -7,6 +7,7 @@ import type { Site } from '../sites/repository.ts';
 import { queueDelivery, queuedDelivery } from '../webhooks/outbox.ts';
 import { nowIso } from '../clock.ts';
 import { recordQueueChange } from '../live/queue-record.ts';
+import { queuedMail } from '../mail/outbox.ts';
 
 export const EVENT_TYPES = [
   'comment.created',
@@ -56,16 +57,19 @@ export async function recordEvent(trx: Transaction<Database>, event: DomainEvent
 
 /**
  * Runs a change that records events in one transaction. Once it has committed, and only then, a
- * webhook delivery it queued is announced on db.changes, so this process's worker sends it at once
+ * webhook delivery or mail it queued is announced on db.changes, so this process's worker sends it at once
  * instead of at its next poll.
  */
 export async function withEvents<T>(db: Db, work: (trx: Transaction<Database>) => Promise<T>): Promise<T> {
   let queued = false;
+  let mailed = false;
   const result = await db.kysely.transaction().execute(async (trx) => {
     const value = await work(trx);
     queued = queuedDelivery(trx);
+    mailed = queuedMail(trx);
     return value;
   });
   if (queued) db.changes.deliveriesQueued();
+  if (mailed) db.changes.mailsQueued();
   return result;
 }

@@ -122,6 +122,7 @@ export async function seenByPublic(trx: Kysely<Database>, row: Pick<CommentRow, 
  * Records what the public saw change when a comment changed: `before` is whether the public saw it
  * before the change (read in the same transaction). Nothing when the public sees it neither before
  * nor after (a pending comment, one of a shadow-banned author): readers never learn of those.
+ * Answers whether the public sees the comment now.
  */
 export async function recordCommentChange(trx: Transaction<Database>, before: boolean, row: CommentRow, threadUrl: string): Promise<boolean> {
   const after = await seenByPublic(trx, row);

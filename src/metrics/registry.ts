@@ -1,6 +1,7 @@
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
 import type { Db } from '../db/connect.ts';
 import type { Tally } from './tally.ts';
+import { mailQueueDepth } from '../mail/outbox.ts';
 
 /** What /metrics reads when scraped, besides the requests it times itself. */
 export interface MetricSources {
@@ -92,6 +93,9 @@ export function parleyMetrics(sources: MetricSources): { registry: Registry; rec
   gauge(registry, 'parley_webhook_queue_oldest_age_seconds', 'Age of the oldest webhook delivery still waiting (0 when none waits)', async (set) => {
     const { oldest } = await pendingDeliveries(sources.db);
     set(oldest === null ? 0 : Math.max(0, (Date.now() - Date.parse(oldest)) / 1000));
+  });
+  gauge(registry, 'parley_mail_queue_depth', 'Mails waiting to be sent (due now, retrying later, or held back to roll replies into one mail)', async (set) => {
+    set(await mailQueueDepth(sources.db.kysely));
   });
   gauge(registry, 'parley_database_pool_connections', 'PostgreSQL pool connections by state (idle, busy, waiting for one, max); absent on SQLite', (set) => {
     const use = sources.db.poolUse();

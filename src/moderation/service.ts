@@ -5,6 +5,8 @@ import { forUpdate, lockAuthor } from '../db/dialect.ts';
 import { AppError } from '../errors.ts';
 import { recordEvent, withEvents } from '../events/record.ts';
 import { recordCommentChange, recordRepliesShown, seenByPublic } from '../live/record.ts';
+import { queueModerationMails } from '../mail/moderators.ts';
+import { queueReplyMail } from '../mail/readers.ts';
 import { newId } from '../ids.ts';
 import { commentWithSite, visibleComment } from '../comments/service.ts';
 import { eventComment, type CommentRow } from '../comments/view.ts';
@@ -135,7 +137,11 @@ export async function applyModeration(
     if (changed) await refreshListing(trx, [updated.root_id]);
     if (changed || authorChanged) {
       const seenAfter = await recordCommentChange(trx, seenBefore, updated, comment.thread_url);
-      if (!seenBefore && seenAfter) await recordRepliesShown(trx, updated);
+      if (!seenBefore && seenAfter) {
+        await recordRepliesShown(trx, updated);
+        // A reply the public sees from now on (approved, unhidden): its parent's author may want a mail.
+        await queueReplyMail(trx, db.mail, updated);
+      }
       await recordModeration(trx, site, moderator, action, reason, updated);
     }
     return { result: moderationResult(updated, action), authorChanged };
@@ -174,6 +180,7 @@ export async function flagComment(db: Db, caller: Caller, id: string, reason: st
       .executeTakeFirst();
     if (Number(inserted.numInsertedOrUpdatedRows ?? 0) > 0) {
       await trx.updateTable('comments').set((eb) => ({ flag_count: eb('flag_count', '+', 1) })).where('id', '=', id).execute();
+      await queueModerationMails(trx, db.mail, site, comment, { why: 'flagged', flagger, reason });
       await recordEvent(trx, {
         accountId: site.accountId,
         siteId: site.id,

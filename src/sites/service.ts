@@ -134,6 +134,11 @@ export async function deleteSite(db: Db, site: Site, confirm: string, actor: Act
     for (const table of ['votes', 'reactions', 'flags'] as const) {
       await trx.deleteFrom(table).where('comment_id', 'in', comments).execute();
     }
+    // Readers' addresses are personal data: they go with the site, as do their mails.
+    const addresses = trx.selectFrom('mail_addresses').select('id').where('site_id', '=', site.id);
+    await trx.deleteFrom('mail_subscriptions').where('address_id', 'in', addresses).execute();
+    await trx.deleteFrom('mail_outbox').where('site_id', '=', site.id).execute();
+    await trx.deleteFrom('mail_addresses').where('site_id', '=', site.id).execute();
     const deliveries = trx.selectFrom('webhook_deliveries').select('id').where('site_id', '=', site.id);
     await trx.deleteFrom('webhook_attempts').where('delivery_id', 'in', deliveries).execute();
     for (const table of ['moderation_log', 'bans', 'commenter_notes', 'author_counts', 'site_daily_counts', 'webhook_deliveries', 'events', 'queue_events'] as const) {

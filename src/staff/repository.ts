@@ -59,7 +59,7 @@ export async function namedMemberships(db: Kysely<Database>, staffId: string) {
 
 export async function insertStaff(db: Kysely<Database>, input: { email: string; name: string; passwordHash: string }): Promise<StaffRow> {
   const now = nowIso();
-  const row = { id: newId('stf'), email: normaliseEmail(input.email), name: input.name, password_hash: input.passwordHash, created_at: now, updated_at: now };
+  const row = { id: newId('stf'), email: normaliseEmail(input.email), name: input.name, password_hash: input.passwordHash, created_at: now, updated_at: now, moderation_mail: 'off' };
   await db.insertInto('staff').values(row).execute();
   return row;
 }

@@ -24,7 +24,7 @@ import {
 import { changePassword, joinThroughLink, resetPassword, signIn } from './service.ts';
 import { listStaffSessions, openStaffSession, revokeStaffSession, type OpenedSession } from './sessions.ts';
 
-function requireStaff(caller: Caller): asserts caller is StaffCaller {
+export function requireStaff(caller: Caller): asserts caller is StaffCaller {
   requireCredential(caller);
   if (caller.kind !== 'staff') throw new AppError('forbidden', 'This endpoint is for staff signed in with POST /api/auth/login');
 }

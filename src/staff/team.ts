@@ -7,7 +7,8 @@ import type { Database } from '../db/schema.ts';
 import { AppError, invalid } from '../errors.ts';
 import { actorOf, auditLog, recordAudit } from '../audit/audit.ts';
 import { createLink, linkState, linkUrl, revokePendingLinks, type LinkRow } from './links.ts';
-import { allSitesOfAccount, membershipsOfStaff, normaliseEmail, ownerCount, siteIdsOf, storedSiteIds, type StaffRole } from './repository.ts';
+import { allSitesOfAccount, findStaff, membershipsOfStaff, normaliseEmail, ownerCount, siteIdsOf, storedSiteIds, type StaffRole } from './repository.ts';
+import { queueMail } from '../mail/outbox.ts';
 
 const RANK: Record<AccountRole, number> = { integration: 0, moderator: 1, admin: 2, owner: 3 };
 
@@ -182,12 +183,17 @@ export async function issueResetLink(db: Db, caller: Caller, accountId: string, 
     }
   }
   const actor = actorOf(caller);
-  return db.kysely.transaction().execute(async (trx) => {
+  const issued = await db.kysely.transaction().execute(async (trx) => {
     await revokePendingLinks(trx, 'reset', { staffId });
     const { row, token } = await createLink(trx, { kind: 'reset', accountId, staffId, createdBy: actor.ref });
     await recordAudit(trx, { accountId, actor, action: 'member.reset_link_issued', target: staffId, data: { link: row.id } });
-    return { id: row.id, staff_id: staffId, token, url: linkUrl(base, 'reset', token), created_at: row.created_at, expires_at: row.expires_at };
+    const url = linkUrl(db.mail?.publicUrl ?? base, 'reset', token);
+    // With mail on, the person gets the link too (queued with it: no link without its mail, nor the reverse).
+    if (db.mail) await queueMail(trx, { kind: 'reset', cause: row.id, recipient: (await findStaff(trx, staffId))!.email, siteId: null, data: { url } });
+    return { id: row.id, staff_id: staffId, token, url, created_at: row.created_at, expires_at: row.expires_at };
   });
+  if (db.mail) db.changes.mailsQueued();
+  return issued;
 }
 
 export async function auditLogOf(db: Db, caller: Caller, accountId: string, page: number, limit: number) {

@@ -47,7 +47,7 @@ export function disqusPost(comment: ExportedComment, personal: boolean): string 
     `  <post dsq:id="${comment.id}"><id/><message>${escape(messageHtml(comment.content ?? ''))}</message>` +
     `<createdAt>${disqusTime(comment.created_at)}</createdAt><isDeleted>${Boolean(comment.is_deleted) || hidden}</isDeleted>` +
     `<isSpam>${comment.status === 'spam'}</isSpam>${hidden ? '<isApproved>false</isApproved>' : ''}` +
-    `<author><email/><name>${escape(comment.author_name)}</name><isAnonymous>${comment.author_ref === null}</isAnonymous>${username}</author>` +
+    `<author>${personal && comment.author_email ? `<email>${escape(comment.author_email)}</email>` : '<email/>'}<name>${escape(comment.author_name)}</name><isAnonymous>${comment.author_ref === null}</isAnonymous>${username}</author>` +
     `<thread dsq:id="${comment.thread_id}"/>${comment.parent_id ? `<parent dsq:id="${comment.parent_id}"/>` : ''}</post>\n`
   );
 }

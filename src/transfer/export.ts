@@ -14,7 +14,7 @@ export type ExportFormat = (typeof EXPORT_FORMATS)[number];
 export interface ExportOptions {
   siteId: string;
   format: ExportFormat;
-  /** Adds the site's own ids of its users (`author_external_id`). */
+  /** Adds the site's own ids of its users (`author_external_id`) and authors' addresses (`author_email`). */
   includePersonalData: boolean;
 }
 
@@ -96,8 +96,11 @@ async function* commentsOf(db: Kysely<Database>, siteId: string): AsyncGenerator
     const rows = await db
       .selectFrom('comments as c')
       .leftJoin('site_users as u', (join) => join.onRef('u.id', '=', 'c.author_ref').on('u.site_id', '=', siteId))
-      .select([
-        'c.id', 'c.thread_id', 'c.parent_id', 'c.author_ref', 'c.author_name', 'u.external_id as author_external_id', 'c.content', 'c.status',
+      .leftJoin('mail_subscriptions as s', 's.comment_id', 'c.id')
+      .leftJoin('mail_addresses as a', 'a.id', 's.address_id')
+      .select((eb) => [
+        'c.id', 'c.thread_id', 'c.parent_id', 'c.author_ref', 'c.author_name', 'u.external_id as author_external_id',
+        eb.fn.coalesce('a.email', 'u.email').as('author_email'), 'c.content', 'c.status',
         'c.moderation_status', 'c.is_deleted', 'c.is_edited', 'c.upvotes', 'c.downvotes', 'c.reaction_counts', 'c.created_at', 'c.updated_at',
       ])
       .where('c.root_id', 'in', roots)
@@ -115,7 +118,7 @@ function parleyComment(row: ExportedComment, personal: boolean): string {
     parent_id: row.parent_id,
     author_id: row.author_ref,
     author_name: row.author_name,
-    ...(personal && { author_external_id: row.author_external_id }),
+    ...(personal && { author_external_id: row.author_external_id, author_email: row.author_email }),
     content: row.content,
     status: row.status,
     moderation_status: row.moderation_status,

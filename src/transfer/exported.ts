@@ -13,6 +13,8 @@ export interface ExportedComment {
   author_ref: string | null;
   author_name: string;
   author_external_id: string | null;
+  /** The address the author gave for reply mails, else the one their SSO token gave (personal data). */
+  author_email: string | null;
   content: string | null;
   status: string;
   moderation_status: string | null;

@@ -24,6 +24,7 @@ import {
 import { sendOnce } from './send.ts';
 import { requireWebhookPlan } from './settings.ts';
 import { nowIso } from '../clock.ts';
+import { retryAt } from '../outbox/retry.ts';
 
 export interface DeliveryPolicy {
   retryDelaysMs: readonly number[];
@@ -55,9 +56,9 @@ export interface Target {
  */
 function nextStep(delivery: DeliveryRow, attempt: AttemptRecord, policy: DeliveryPolicy): NextStep {
   if (attempt.error === null) return { state: 'succeeded', next_attempt_at: null };
-  const delay = policy.retryDelaysMs[delivery.run_attempts];
-  if (delivery.is_test === 1 || delay === undefined || attempt.error === 'webhook_disabled') return { state: 'failed', next_attempt_at: null };
-  return { state: 'pending', next_attempt_at: new Date(Date.parse(attempt.at) + attempt.duration_ms + delay).toISOString() };
+  const next = retryAt(attempt, delivery.run_attempts, policy.retryDelaysMs);
+  if (delivery.is_test === 1 || next === null || attempt.error === 'webhook_disabled') return { state: 'failed', next_attempt_at: null };
+  return { state: 'pending', next_attempt_at: next };
 }
 
 /** Makes one attempt of a delivery this worker holds, and records it with the delivery's next step. */

@@ -2,6 +2,7 @@ import type { FastifyBaseLogger } from 'fastify';
 import type { Db } from '../db/connect.ts';
 import type { Tally } from '../metrics/tally.ts';
 import { claim, dueOfSite, dueSites, type AttemptRecord, type DeliveryRow, type DueSite } from './repository.ts';
+import { startPoller } from '../outbox/poller.ts';
 import { attemptDelivery, leaseMs, type DeliveryPolicy } from './service.ts';
 
 /** Attempts in flight in one process. */
@@ -57,8 +58,6 @@ export function startDeliveryWorker(db: Db, policy: DeliveryPolicy, log: Fastify
   const inFlight = new Map<string, Promise<void>>();
   const hosts = new Map<string, HostLoad>();
   let stopping = false;
-  let ticking: Promise<void> | null = null;
-  let timer: NodeJS.Timeout | undefined;
 
   function capOf(host: string, now: number): number {
     const load = hosts.get(host);
@@ -128,35 +127,14 @@ export function startDeliveryWorker(db: Db, policy: DeliveryPolicy, log: Fastify
     const batch = { size: claimed.length, left: claimed.length };
     for (const delivery of claimed) start(delivery, siteOf.get(delivery.id)!, batch);
   }
-  /** A kick while a poll runs is remembered: the attempts that ended meanwhile asked for one more. */
-  let kickedWhileTicking = false;
-  function kick(): void {
-    if (stopping) return;
-    if (ticking) {
-      kickedWhileTicking = true;
-      return;
-    }
-    kickedWhileTicking = false;
-    ticking = fill()
-      .catch((error) => log.error({ err: error }, 'webhook worker could not poll'))
-      .finally(() => {
-        ticking = null;
-        if (kickedWhileTicking) kick();
-      });
-  }
-
-  function loop(): void {
-    kick();
-    if (!stopping) timer = setTimeout(loop, POLL_MS);
-  }
-  loop();
+  const poller = startPoller(fill, POLL_MS, (error) => log.error({ err: error }, 'webhook worker could not poll'));
+  const kick = () => poller.kick();
   db.changes.onDeliveriesQueued(kick);
 
   return {
     async stop() {
       stopping = true;
-      clearTimeout(timer);
-      await ticking;
+      await poller.stop();
       await Promise.allSettled([...inFlight.values()]);
     },
   };

@@ -68,12 +68,13 @@ describe('GET /v1/widget', () => {
     return minted.body.token as string;
   }
 
-  it("tells a guest the site's public settings", async () => {
+  it("tells a guest the site's public settings, and that this server sends no mail", async () => {
     const response = await parley.request('GET', `/v1/widget?site_id=${site.site_id}`);
     expect(response.status).toBe(200);
     expect(response.body).toEqual({
       site: { id: site.site_id, name: 'Test site', allow_guests: true, reactions: ['funny', 'interesting', 'insightful'], live_updates: true },
       viewer: { signed_in: false, name: null, moderator: false },
+      mail: { enabled: false, address_known: false, notify_replies: false },
     });
   });
 

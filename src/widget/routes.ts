@@ -1,6 +1,6 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
-import { canAccessSite, isModerator } from '../auth/caller.ts';
+import { canAccessSite, isModerator, type Caller } from '../auth/caller.ts';
 import type { Db } from '../db/connect.ts';
 import { AppError } from '../errors.ts';
 import { sendBundle } from '../http/bundle.ts';
@@ -18,7 +18,24 @@ const WidgetSettings = Type.Object({
     name: Type.Union([Type.String(), Type.Null()]),
     moderator: Type.Boolean(),
   }),
+  mail: Type.Object(
+    {
+      enabled: Type.Boolean({ description: 'Whether this server mails replies: the widget offers "Email me replies" only then' }),
+      address_known: Type.Boolean({ description: "A signed-in reader's SSO token gave their address: the widget asks for none" }),
+      notify_replies: Type.Boolean({ description: 'The signed-in reader\'s default for "Email me replies"' }),
+    },
+    { description: 'What the widget needs for "Email me replies"' },
+  ),
 });
+
+/** Only with mail on, and for a signed-in reader: their address and default are read then. */
+async function mailFor(db: Db, caller: Caller, signedIn: boolean) {
+  const user =
+    db.mail !== null && signedIn && caller.kind === 'session'
+      ? await db.kysely.selectFrom('site_users').select(['email', 'notify_replies']).where('id', '=', caller.userId).executeTakeFirst()
+      : undefined;
+  return { enabled: db.mail !== null, address_known: Boolean(user?.email), notify_replies: user?.notify_replies === 1 };
+}
 
 export const widgetRoutes: FastifyPluginAsyncTypebox<{ db: Db }> = async (app, { db }) => {
   app.get('/v1/widget', {
@@ -41,6 +58,7 @@ export const widgetRoutes: FastifyPluginAsyncTypebox<{ db: Db }> = async (app, {
           name: !signedIn ? null : caller.kind === 'session' ? caller.userName : caller.kind === 'key' ? caller.name : null,
           moderator: isModerator(caller, site),
         },
+        mail: await mailFor(db, caller, signedIn),
       };
     },
   });

@@ -7,6 +7,7 @@ import { afterAll, beforeAll, describe, expect, it, onTestFinished } from 'vites
 import { ARTIFACTS, CHROMIUM_ARGS, seriousViolations } from '../../test/browser.ts';
 import { chromiumForTests } from '../../test/chromium.ts';
 import { startParley, type TestParley } from '../../test/helper.ts';
+import { startMailbox, type Mailbox } from '../../test/mailbox.ts';
 import { escapeHtml } from './demo.ts';
 import { createHmac, randomUUID } from 'node:crypto';
 
@@ -19,6 +20,7 @@ import { createHmac, randomUUID } from 'node:crypto';
 const CHROMIUM = chromiumForTests();
 
 let parley: TestParley;
+let mailbox: Mailbox;
 let site: { site_id: string; api_key: string };
 let pages: Server;
 let pageOrigin: string;
@@ -48,7 +50,13 @@ ${threads.map((thread) => `<parley-comments ${attributes(thread)}></parley-comme
 }
 
 beforeAll(async () => {
-  parley = await startParley({ PARLEY_RATE_LIMIT_GUEST_COMMENTS_PER_HOUR: '0', PARLEY_RATE_LIMIT_SESSION_COMMENTS_PER_HOUR: '0' });
+  mailbox = await startMailbox();
+  parley = await startParley({
+    PARLEY_RATE_LIMIT_GUEST_COMMENTS_PER_HOUR: '0',
+    PARLEY_RATE_LIMIT_SESSION_COMMENTS_PER_HOUR: '0',
+    PARLEY_SMTP_URL: mailbox.url,
+    PARLEY_MAIL_FROM: 'comments@example.com',
+  });
   // The page server's host: CORS answers with that exact origin rather than `*`.
   site = await parley.newSite({ domains: ['127.0.0.1'] });
   pages = await servePages();
@@ -68,6 +76,7 @@ afterAll(async () => {
   await browser?.close();
   pages?.close();
   await parley?.close();
+  await mailbox?.close();
   if (profile) rmSync(profile, { recursive: true, force: true });
 });
 
@@ -119,6 +128,35 @@ describe.skipIf(!CHROMIUM)('the widget in Chromium', () => {
     await page.reload();
     await expect.poll(() => comment(page, 'Hello from a guest').count()).toBe(1);
     await page.close();
+  });
+
+  it('lets a guest ask for replies by email: ticking the box asks for an address, and the confirmation is mailed', async () => {
+    const thread = newThread();
+    const page = await open(await browser.newPage(), thread);
+    const email = page.getByLabel('Your email (only for reply mails; you confirm it first)');
+    expect(await email.isVisible()).toBe(false);
+    await page.getByLabel('Email me replies').check();
+    expect(await email.isVisible()).toBe(true);
+    expect(await seriousViolations(page)).toEqual([]);
+    await page.getByLabel('Write a comment').fill('Tell me when someone answers');
+    // Ticked, the address is required: the browser stops the form before anything is sent.
+    await page.getByRole('button', { name: 'Post comment' }).click();
+    expect(await email.evaluate((input) => (input as HTMLInputElement).validity.valueMissing)).toBe(true);
+    const before = mailbox.mails.length;
+    await email.fill('reader@example.com');
+    await page.getByRole('button', { name: 'Post comment' }).click();
+    await expect.poll(() => comment(page, 'Tell me when someone answers').count()).toBe(1);
+    const [confirmation] = (await mailbox.waitFor(before + 1)).slice(before);
+    expect(confirmation.to).toMatchObject({ value: [{ address: 'reader@example.com' }] });
+    await page.close();
+
+    // A reader whose SSO address is known and whose default is on: the box comes ticked, no address asked.
+    const token = await session('Sara');
+    await parley.app.db.kysely.updateTable('site_users').set({ email: 'sara@example.com', notify_replies: 1 }).where('name', '=', 'Sara').execute();
+    const signedIn = await open(await browser.newPage(), newThread(), { 'session-token': token });
+    expect(await signedIn.getByLabel('Email me replies').isChecked()).toBe(true);
+    expect(await signedIn.getByLabel('Your email (only for reply mails; you confirm it first)').count()).toBe(0);
+    await signedIn.close();
   });
 
   it('marks guest comments with a "Guest" marker that screen readers hear too, and no other comment', async () => {

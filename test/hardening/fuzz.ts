@@ -114,6 +114,7 @@ export const ENDPOINTS: Endpoint[] = [
   { method: 'POST', path: '/v1/comments', body: (ids) => ({
     site_id: field(oneOf(ids.site)), thread_url: field(fc.constant('https://blog.example.com/fuzz')), content: field(text),
     parent_id: field(oneOf([...ids.comment, null as unknown as string])), author_name: field(text),
+    notify_replies: field(fc.boolean()), email: field(oneOf(['reader@example.com', 'Reader@Example.COM', 'not-an-address'])),
   }) },
   { method: 'PATCH', path: '/v1/comments/:id', ids: 'comment', body: () => ({ content: field(text) }) },
   { method: 'DELETE', path: '/v1/comments/:id', ids: 'comment' },
@@ -181,6 +182,14 @@ export const ENDPOINTS: Endpoint[] = [
   { method: 'POST', path: '/api/auth/invites/accept', body: () => ({ token: field(oneOf(['invite_x', 'setup_x'])), email: field(oneOf(['new@example.com'])), name: field(text), password: field(text) }) },
   { method: 'POST', path: '/api/auth/reset', body: () => ({ token: field(oneOf(['reset_x'])), password: field(text) }) },
   { method: 'GET', path: '/api/auth/me' },
+  { method: 'PUT', path: '/api/auth/me/mail', body: () => ({ moderation_mail: field(oneOf(['off', 'pending', 'all'])) }) },
+  // Mail links and settings (the links' tokens and signatures are fuzzed as they arrive: the query).
+  { method: 'GET', path: '/v1/mail/confirm', query: () => ({ token: field(oneOf(['mc_x', 'x'])) }) },
+  { method: 'POST', path: '/v1/mail/confirm', query: () => ({ token: field(oneOf(['mc_x', 'x'])) }), body: () => ({ form: field(text) }) },
+  { method: 'POST', path: '/v1/mail/unsubscribe', query: () => ({
+    address: field(oneOf(['mad_x'])), scope: field(oneOf(['comment', 'thread', 'all'])), target: field(oneOf(['', 'cmt_x'])), sig: field(oneOf(['AAAA'])),
+  }), body: () => ({ form: field(text) }) },
+  { method: 'PUT', path: '/v1/sessions/current/mail', body: () => ({ notify_replies: field(fc.boolean()) }) },
   { method: 'GET', path: '/api/accounts/:id/members', ids: 'account' },
   { method: 'GET', path: '/api/accounts/:id/invites', ids: 'account' },
   { method: 'POST', path: '/api/accounts/:id/invites', ids: 'account', body: (ids) => ({
@@ -480,10 +489,12 @@ export interface FuzzWorld {
  */
 export async function startFuzzWorld(limits: Limits | null = null): Promise<FuzzWorld> {
   const receiver = await startReceiver();
-  const world = await buildWorld(await startParley({ ...NO_RATE_LIMITS, ...WEBHOOK_TEST_ENV }));
+  // Mail on, so "email me replies" and moderation mails are queued; nothing listens there, so none leaves.
+  const mail = { PARLEY_SMTP_URL: 'smtp://127.0.0.1:9', PARLEY_MAIL_FROM: 'fuzz@example.com' };
+  const world = await buildWorld(await startParley({ ...NO_RATE_LIMITS, ...WEBHOOK_TEST_ENV, ...mail }));
   await subscribe(world.parley, { site_id: world.siteA, api_key: world.adminKey }, receiver.url, ['comment.created', 'comment.flagged']);
   let limited: TestParley | undefined;
-  if (limits) limited = await startParley({ ...WEBHOOK_TEST_ENV, ...limitsEnv(limits), DATABASE_URL: world.parley.config.databaseUrl });
+  if (limits) limited = await startParley({ ...WEBHOOK_TEST_ENV, ...mail, ...limitsEnv(limits), DATABASE_URL: world.parley.config.databaseUrl });
   return {
     world,
     target: limited?.url ?? world.parley.url,

@@ -1,4 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { hashSecret } from '../../src/auth/secrets.ts';
+import { newId } from '../../src/ids.ts';
+import { CONFIRM_LIFETIME_MS, newConfirmToken, newLinkKey, unsubscribeUrl } from '../../src/mail/links.ts';
 import { createLink } from '../../src/staff/links.ts';
 import { pageUrl, startParley, type ApiResponse } from '../helper.ts';
 import { startReceiver, subscribe, WEBHOOK_TEST_ENV, type Receiver } from '../receiver.ts';
@@ -43,6 +46,27 @@ async function noImportRunning(w: World): Promise<void> {
     if (!jobs.some((job: { status: string }) => job.status === 'queued' || job.status === 'running')) return;
     await new Promise((resolve) => setTimeout(resolve, 25));
   }
+}
+
+/** A reader's address on site A waiting for confirmation, as a comment with "Email me replies" leaves it: its confirmation and unsubscribe links. */
+async function mailLinks(w: World): Promise<{ confirm: string; unsubscribe: string }> {
+  const token = newConfirmToken();
+  const now = Date.now();
+  const row = {
+    id: newId('mad'),
+    site_id: A(w),
+    email: `reader-${now}-${Math.random()}@example.com`,
+    user_id: null,
+    link_key: newLinkKey(),
+    confirmed_at: null,
+    confirm_token_hash: hashSecret(token),
+    confirm_expires_at: new Date(now + CONFIRM_LIFETIME_MS).toISOString(),
+    unsubscribed_at: null,
+    created_at: new Date(now).toISOString(),
+  };
+  await w.parley.app.db.kysely.insertInto('mail_addresses').values(row).execute();
+  const unsubscribe = new URL(unsubscribeUrl('http://x', row.link_key, { address: row.id, scope: 'all', target: '' }));
+  return { confirm: `/v1/mail/confirm?token=${token}`, unsubscribe: unsubscribe.pathname + unsubscribe.search };
 }
 
 /** A site holds three SSO secrets at most: each cell that makes one first deletes the others. */
@@ -127,6 +151,16 @@ export const MATRIX: Array<[string, number[], Target]> = [
   ['POST /api/auth/login', signInRow(200),
     async (w) => ({ path: '/api/auth/login', body: { email: w.ownerStaffEmail, password: STAFF_PASSWORD } })],
   ['GET /api/auth/me', staffRow(200), async () => ({ path: '/api/auth/me' })],
+  ['GET /api/auth/me/mail', staffRow(200), async () => ({ path: '/api/auth/me/mail' })],
+  ['PUT /api/auth/me/mail', staffRow(200), async () => ({ path: '/api/auth/me/mail', body: { moderation_mail: 'pending' } })],
+  // A mail's links work for whoever holds them, signed in or not; only a refused credential is 401.
+  ['GET /v1/mail/confirm', v1([200, 200, 200, 200, 200, 200, 200, 200, 200, 401, 401]), async (w) => ({ path: (await mailLinks(w)).confirm })],
+  ['POST /v1/mail/confirm', v1([200, 200, 200, 200, 200, 200, 200, 200, 200, 401, 401]), async (w) => ({ path: (await mailLinks(w)).confirm })],
+  ['GET /v1/mail/unsubscribe', v1([200, 200, 200, 200, 200, 200, 200, 200, 200, 401, 401]), async (w) => ({ path: (await mailLinks(w)).unsubscribe })],
+  ['POST /v1/mail/unsubscribe', v1([200, 200, 200, 200, 200, 200, 200, 200, 200, 401, 401]), async (w) => ({ path: (await mailLinks(w)).unsubscribe })],
+  ['GET /v1/sessions/current/mail', v1([401, 401, 200, 200, 200, 403, 403, 403, 403, 401, 401]), async () => ({ path: '/v1/sessions/current/mail' })],
+  ['PUT /v1/sessions/current/mail', v1([401, 401, 200, 200, 200, 403, 403, 403, 403, 401, 401]),
+    async () => ({ path: '/v1/sessions/current/mail', body: { notify_replies: true } })],
   ['GET /api/auth/sessions', staffRow(200), async () => ({ path: '/api/auth/sessions' })],
   // Another session of the owner's: only the owner may end it; other people do not see it.
   ['DELETE /api/auth/sessions/:id', [401, 401, 403, 403, 403, 403, 403, 403, 403, 401, 401, 200, 404, 404, 404, 404],

@@ -13,6 +13,7 @@ export interface CommentPage {
 export interface WidgetSettings {
   site: { id: string; name: string; allow_guests: boolean; reactions: string[]; live_updates: boolean };
   viewer: { signed_in: boolean; name: string | null; moderator: boolean };
+  mail: { enabled: boolean; address_known: boolean; notify_replies: boolean };
 }
 
 export class ApiProblem extends Error implements ProblemLike {

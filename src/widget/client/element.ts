@@ -24,12 +24,17 @@ interface Entry {
   moderating: boolean;
 }
 
+/** "Email me replies" as the form sends it. */
+type NotifyWish = { notify_replies?: boolean; email?: string };
+
 interface FormOptions {
   label: string;
   submit: string;
   initial?: string;
   guestName: boolean;
-  onSubmit: (content: string, name: string) => Promise<void>;
+  /** Offers "Email me replies" (new comments and replies, when the server mails). */
+  notify?: boolean;
+  onSubmit: (content: string, name: string, notify: NotifyWish) => Promise<void>;
   onCancel?: () => void;
 }
 
@@ -66,7 +71,7 @@ export class ParleyComments extends HTMLElement {
   #t: Strings = stringsFor('en').strings;
   #lang = 'en';
   #api = new Api('', null);
-  #settings: WidgetSettings = { site: { id: '', name: '', allow_guests: false, reactions: [], live_updates: false }, viewer: { signed_in: false, name: null, moderator: false } };
+  #settings: WidgetSettings = { site: { id: '', name: '', allow_guests: false, reactions: [], live_updates: false }, viewer: { signed_in: false, name: null, moderator: false }, mail: { enabled: false, address_known: false, notify_replies: false } };
   #sort: Sort = 'newest';
   #page = 1;
   #total = 0;
@@ -325,8 +330,9 @@ export class ParleyComments extends HTMLElement {
         label: this.#t.write,
         submit: this.#t.post,
         guestName: !viewer.signed_in,
-        onSubmit: async (content, name) => {
-          const comment = await this.#post(content, name, null);
+        notify: this.#settings.mail.enabled,
+        onSubmit: async (content, name, notify) => {
+          const comment = await this.#post(content, name, null, notify);
           // Its live announcement may have come first: it is shown once, here.
           this.#incoming = this.#incoming.filter((waiting) => waiting.id !== comment.id);
           this.#updateNew();
@@ -339,13 +345,14 @@ export class ParleyComments extends HTMLElement {
     );
   }
 
-  #post(content: string, name: string, parentId: string | null): Promise<Comment> {
+  #post(content: string, name: string, parentId: string | null, notify: NotifyWish): Promise<Comment> {
     return this.#api.call<Comment>('POST', '/v1/comments', {
       site_id: this.#siteId,
       thread_url: this.#threadUrl,
       content,
       ...(parentId && { parent_id: parentId }),
       ...(name && { author_name: name }),
+      ...notify,
     });
   }
 
@@ -355,6 +362,7 @@ export class ParleyComments extends HTMLElement {
     const text = h('textarea', { id, name: 'content', required: true, maxlength: MAX_CONTENT, rows: 3 });
     text.value = options.initial ?? '';
     const name = options.guestName ? h('input', { id: `${id}-name`, name: 'author_name', autocomplete: 'nickname', maxlength: 100 }) : null;
+    const notify = options.notify ? this.#notifyFields(id) : null;
     const message = h('p', { class: 'msg', role: 'status' });
     let busy = false;
     const form = h(
@@ -367,7 +375,7 @@ export class ParleyComments extends HTMLElement {
           form.setAttribute('aria-busy', 'true');
           message.textContent = '';
           try {
-            await options.onSubmit(text.value, name?.value.trim() ?? '');
+            await options.onSubmit(text.value, name?.value.trim() ?? '', notify?.wish() ?? {});
             text.value = '';
           } catch (error) {
             this.#showProblem(message, error);
@@ -381,6 +389,7 @@ export class ParleyComments extends HTMLElement {
       name,
       h('label', { for: id }, options.label),
       text,
+      notify?.fields,
       h('button', { type: 'submit', class: 'primary' }, options.submit),
       options.onCancel && h('button', { type: 'button', onclick: options.onCancel }, t.cancel),
       message,
@@ -390,6 +399,28 @@ export class ParleyComments extends HTMLElement {
       if (event.key === 'Enter' && (event.ctrlKey || event.metaKey)) form.requestSubmit();
     });
     return form;
+  }
+
+  /**
+   * The "Email me replies" box (ticked as a signed-in reader's default has it), and the address it
+   * needs (required once ticked, so the browser says so before anything is sent) unless the reader's
+   * site gave it in their SSO token.
+   */
+  #notifyFields(id: string): { fields: Node; wish: () => NotifyWish } {
+    const t = this.#t;
+    const { address_known: known, notify_replies: ticked } = this.#settings.mail;
+    const box = h('input', { id: `${id}-notify`, type: 'checkbox', name: 'notify_replies', class: 'check', checked: ticked });
+    const email = !known ? h('input', { id: `${id}-email`, type: 'email', name: 'email', autocomplete: 'email', maxlength: 254 }) : null;
+    const asked = email && h('div', { hidden: !ticked }, h('label', { for: email.id }, t.notifyEmail), email);
+    if (email) email.required = ticked;
+    box.addEventListener('change', () => {
+      if (!email || !asked) return;
+      asked.hidden = !box.checked;
+      email.required = box.checked;
+    });
+    const fields = h('div', { class: 'notify' }, h('p', {}, box, h('label', { for: box.id }, t.notifyReplies)), asked);
+    // Unticked, a reader whose default is on says so; otherwise nothing is sent.
+    return { fields, wish: () => (box.checked ? { notify_replies: true, ...(email && { email: email.value.trim() }) } : ticked ? { notify_replies: false } : {}) };
   }
 
   #render(comment: Comment): HTMLElement {
@@ -573,9 +604,10 @@ export class ParleyComments extends HTMLElement {
         label: format(this.#t.replyTo, { name: entry.data.author_name }),
         submit: this.#t.sendReply,
         guestName: !this.#settings.viewer.signed_in,
+        notify: this.#settings.mail.enabled,
         onCancel: () => close(),
-        onSubmit: async (content, name) => {
-          const reply = await this.#post(content, name, entry.data.id);
+        onSubmit: async (content, name, notify) => {
+          const reply = await this.#post(content, name, entry.data.id, notify);
           const early = this.#entries.get(reply.id);
           // Its live announcement may have come first, drawn for the public: drawn again as the author's.
           if (early) early.element.replaceWith(this.#render(reply));

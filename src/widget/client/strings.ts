@@ -10,6 +10,8 @@ export const ENGLISH = {
   empty: 'No comments yet. Start the conversation.',
   write: 'Write a comment',
   guestName: 'Your name (optional)',
+  notifyReplies: 'Email me replies',
+  notifyEmail: 'Your email (only for reply mails; you confirm it first)',
   post: 'Post comment',
   signedInAs: 'Commenting as {name}',
   signInToComment: 'Sign in to join the conversation.',

@@ -21,6 +21,7 @@ select,textarea,input{font:inherit;color:var(--parley-fg);background:var(--parle
 select{margin-left:6px}
 textarea{width:100%;min-height:4.5em;resize:vertical;display:block;margin:4px 0 8px}
 input{width:100%;max-width:20em;display:block;margin:4px 0 8px}
+input.check{display:inline;width:auto;margin:0 6px 0 0;vertical-align:middle}
 form{margin:8px 0 12px}
 .who{font-size:.9em;color:var(--parley-muted);margin:0 0 4px}
 button{font:inherit;font-size:.88em;cursor:pointer;color:var(--parley-muted);background:none;border:1px solid transparent;border-radius:var(--parley-radius);padding:2px 6px;min-height:28px}

@@ -1,0 +1,109 @@
+import type { Kysely, Selectable } from 'kysely';
+import type { MailConfig } from '../config.ts';
+import type { Database, MailOutboxTable } from '../db/schema.ts';
+import { unsubscribeUrl, type UnsubscribeTarget } from './links.ts';
+import { dashboardUrl } from './moderators.ts';
+import { MAIL_STRINGS as S } from './strings.ts';
+import { escapeHtml } from '../widget/demo.ts';
+
+export type MailRow = Selectable<MailOutboxTable>;
+
+/** A mail ready for the SMTP server, or null when nothing of its cause is left to tell (the reply was hidden since). */
+export interface Composed {
+  senderName: string;
+  subject: string;
+  text: string;
+  html: string;
+  /** RFC 8058: where a mail client's "unsubscribe" posts. */
+  unsubscribe: string | null;
+}
+
+const EXCERPT = 500;
+
+function excerpt(text: string | null): string {
+  const whole = text ?? '';
+  return whole.length > EXCERPT ? `${whole.slice(0, EXCERPT)}…` : whole;
+}
+
+/** A body as parts: paragraphs of text, quotes and links, written out as plain text and as simple HTML. */
+type Part = { p: string } | { quote: string } | { link: string; href: string };
+
+function render(parts: Part[]): { text: string; html: string } {
+  const text = parts.map((part) => ('p' in part ? part.p : 'quote' in part ? part.quote.replace(/^/gm, '> ') : `${part.link}: ${part.href}`)).join('\n\n');
+  const html = parts
+    .map((part) => {
+      if ('p' in part) return `<p>${escapeHtml(part.p)}</p>`;
+      if ('quote' in part) return `<blockquote style="margin:0 0 1em;padding-left:1em;border-left:3px solid #ccc;white-space:pre-wrap">${escapeHtml(part.quote)}</blockquote>`;
+      return `<p><a href="${escapeHtml(part.href)}">${escapeHtml(part.link)}</a></p>`;
+    })
+    .join('\n');
+  return { text: `${text}\n`, html: `<!doctype html><html><body style="font-family:sans-serif;line-height:1.5">\n${html}\n</body></html>\n` };
+}
+
+async function siteName(db: Kysely<Database>, siteId: string | null): Promise<string> {
+  if (siteId === null) return 'Parley';
+  const site = await db.selectFrom('sites').select('name').where('id', '=', siteId).executeTakeFirst();
+  return site?.name ?? 'Parley';
+}
+
+/** Replies of a thread to one address, rolled into one mail: those the public still sees. */
+async function composeReplies(db: Kysely<Database>, mail: MailConfig, rows: MailRow[], sender: string): Promise<Composed | null> {
+  const wanted = rows.map((row) => JSON.parse(row.data) as { reply_id: string; comment_id: string; address_id: string });
+  const replies = await db
+    .selectFrom('comments as c')
+    .innerJoin('threads as t', 't.id', 'c.thread_id')
+    .select(['c.id', 'c.author_name', 'c.content', 't.url_key', 't.title'])
+    .where('c.id', 'in', wanted.map((w) => w.reply_id))
+    .where('c.status', '=', 'published')
+    .where('c.moderation_status', 'is', null)
+    .where('c.is_deleted', '=', 0)
+    .orderBy('c.created_at')
+    .execute();
+  const first = wanted[0];
+  const address = await db.selectFrom('mail_addresses').select(['id', 'link_key']).where('id', '=', first.address_id).executeTakeFirst();
+  if (replies.length === 0 || !address) return null;
+  const page = replies[0].title ?? replies[0].url_key;
+  const link = (scope: UnsubscribeTarget['scope'], target: string) => unsubscribeUrl(mail.publicUrl, address.link_key, { address: address.id, scope, target });
+  const parts: Part[] = [{ p: S.replyIntro(replies.length) }];
+  for (const reply of replies) parts.push({ p: S.replyBy(reply.author_name) }, { quote: excerpt(reply.content) });
+  parts.push(
+    { link: S.replyOpen, href: replies[0].url_key },
+    { link: S.unsubscribeComment, href: link('comment', first.comment_id) },
+    { link: S.unsubscribeThread, href: link('thread', rows[0].thread_id ?? '') },
+    { link: S.unsubscribeAll, href: link('all', '') },
+  );
+  return { senderName: sender, subject: S.replySubject(replies.length, page), ...render(parts), unsubscribe: link('all', '') };
+}
+
+async function composeModeration(db: Kysely<Database>, mail: MailConfig, row: MailRow, sender: string): Promise<Composed | null> {
+  const data = JSON.parse(row.data) as { why: 'pending' | 'flagged'; comment_id: string; reason: string | null };
+  const comment = await db.selectFrom('comments').select(['author_name', 'content']).where('id', '=', data.comment_id).executeTakeFirst();
+  if (!comment) return null;
+  const pending = data.why === 'pending';
+  const parts: Part[] = [
+    { p: pending ? S.moderationPendingIntro(comment.author_name) : S.moderationFlaggedIntro(comment.author_name, data.reason) },
+    { quote: excerpt(comment.content) },
+    { link: S.moderationOpen, href: dashboardUrl(mail.publicUrl, data.comment_id) },
+    { p: S.moderationSettings },
+  ];
+  return { senderName: sender, subject: pending ? S.moderationPendingSubject(sender) : S.moderationFlaggedSubject(sender), ...render(parts), unsubscribe: null };
+}
+
+/** What to send for a claimed mail (`rows` holds more than one only for replies rolled together). */
+export async function compose(db: Kysely<Database>, mail: MailConfig, rows: MailRow[]): Promise<Composed | null> {
+  const row = rows[0];
+  const sender = await siteName(db, row.site_id);
+  const data = JSON.parse(row.data) as { url?: string };
+  switch (row.kind) {
+    case 'reply':
+      return composeReplies(db, mail, rows, sender);
+    case 'moderation':
+      return composeModeration(db, mail, row, sender);
+    case 'confirm':
+      return { senderName: sender, subject: S.confirmSubject(sender), ...render([{ p: S.confirmIntro(sender) }, { link: S.confirmAction, href: data.url! }, { p: S.confirmIgnore }]), unsubscribe: null };
+    case 'reset':
+      return { senderName: sender, subject: S.resetSubject, ...render([{ p: S.resetIntro }, { link: S.resetSubject, href: data.url! }, { p: S.resetIgnore }]), unsubscribe: null };
+    default:
+      return null;
+  }
+}

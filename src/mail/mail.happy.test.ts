@@ -1,0 +1,156 @@
+import { afterEach, describe, expect, it, vi } from 'vitest';
+import { pageUrl, parleysPerTest, type TestParley } from '../../test/helper.ts';
+import { headerOf, linkIn, pathOf, startMailbox, type Mailbox } from '../../test/mailbox.ts';
+import { sleep } from '../../test/receiver.ts';
+import { MAIL_STRINGS as S } from './strings.ts';
+
+const start = parleysPerTest();
+const boxes: Mailbox[] = [];
+afterEach(async () => {
+  vi.useRealTimers();
+  await Promise.all(boxes.splice(0).map((box) => box.close()));
+});
+
+/** Longer than two polls of the mail worker: what it would have sent by now, it has. */
+const SETTLE_MS = 2_500;
+
+async function mailingParley(extra: Record<string, string> = {}) {
+  const box = await startMailbox();
+  boxes.push(box);
+  const parley = await start({ PARLEY_SMTP_URL: box.url, PARLEY_MAIL_FROM: 'comments@example.com', PARLEY_MAIL_RETRY_DELAYS: '1s,1s,1s', ...extra });
+  return { parley, box };
+}
+
+/** A site with a thread, a signed-in reader (Bob) and a moderator (Mo). */
+async function thread(parley: TestParley, moderation: 'none' | 'guests' | 'all' = 'none') {
+  const site = await parley.newSite({ siteName: 'Tea Blog', moderation });
+  const bob = await parley.signIn(site.api_key, site.site_id, { id: 'bob', name: 'Bob' });
+  const mo = await parley.signIn(site.api_key, site.site_id, { id: 'mo', name: 'Mo', moderator: true });
+  const url = pageUrl();
+  const post = async (body: Record<string, unknown>, token?: string) => {
+    const response = await parley.request('POST', '/v1/comments', { token, body: { site_id: site.site_id, thread_url: url, ...body } });
+    expect(response.status, JSON.stringify(response.body)).toBe(201);
+    return response.body as { id: string; status: string };
+  };
+  return { site, bob, mo, url, post };
+}
+
+/** A guest's comment with "Email me replies", its address confirmed through the mailed link. */
+async function confirmedGuest(parley: TestParley, box: Mailbox, post: (body: Record<string, unknown>) => Promise<{ id: string }>, already = 0) {
+  const comment = await post({ content: 'Which tea is best?', author_name: 'Gina', notify_replies: true, email: 'Gina@Example.com' });
+  const [confirm] = (await box.waitFor(already + 1)).slice(already);
+  expect(confirm.to).toMatchObject({ value: [{ address: 'gina@example.com' }] });
+  const link = pathOf(linkIn(confirm, S.confirmAction));
+  expect((await parley.request('POST', link)).status).toBe(200);
+  return comment;
+}
+
+describe('reply notifications by email', () => {
+  it('walks a guest through confirming, a reply mail, unsubscribing, and no more mail', async () => {
+    const { parley, box } = await mailingParley();
+    const { bob, post } = await thread(parley);
+    const comment = await post({ content: 'Which tea is best?', author_name: 'Gina', notify_replies: true, email: 'Gina@Example.com' });
+
+    const [confirm] = await box.waitFor(1);
+    expect(confirm.subject).toBe(S.confirmSubject('Tea Blog'));
+    expect(confirm.from?.value[0]).toEqual({ name: 'Tea Blog', address: 'comments@example.com' });
+    expect(confirm.html).toContain(S.confirmAction);
+    // Before confirming, a reply sends nothing.
+    await post({ content: 'Too early', parent_id: comment.id }, bob);
+    await sleep(SETTLE_MS);
+    expect(box.mails).toHaveLength(1);
+
+    const link = pathOf(linkIn(confirm, S.confirmAction));
+    const asked = await parley.request('GET', link);
+    expect(asked.status).toBe(200);
+    expect(asked.headers.get('content-type')).toMatch(/text\/html/);
+    expect(asked.body).toContain('<form method="post">');
+    expect((await parley.request('POST', link)).status).toBe(200);
+    expect((await parley.request('POST', link)).status).toBe(404);
+
+    await post({ content: 'Oolong, clearly.', parent_id: comment.id }, bob);
+    const [, reply] = await box.waitFor(2);
+    expect(reply.subject).toContain('New reply');
+    expect(reply.text).toContain('Bob wrote:');
+    expect(reply.text).toContain('> Oolong, clearly.');
+    expect(reply.text).not.toContain('Too early');
+    expect(reply.html).toContain('Oolong, clearly.');
+    const oneClick = String(headerOf(reply, 'List-Unsubscribe')).replace(/^<|>$/g, '');
+    expect(headerOf(reply, 'List-Unsubscribe-Post')).toBe('List-Unsubscribe=One-Click');
+
+    // Only asks on GET (mail scanners open links); the POST of a mail client's one-click does it.
+    const unsubscribe = pathOf(linkIn(reply, S.unsubscribeThread));
+    expect((await parley.request('GET', unsubscribe)).body).toContain(S.pageUnsubscribeAsk.thread);
+    const clicked = await parley.request('POST', pathOf(oneClick), { raw: 'List-Unsubscribe=One-Click', headers: { 'content-type': 'application/x-www-form-urlencoded' } });
+    expect(clicked.status).toBe(200);
+    expect(clicked.body).toContain(S.pageUnsubscribeDone);
+
+    await post({ content: 'Anyone there?', parent_id: comment.id }, bob);
+    await sleep(SETTLE_MS);
+    expect(box.mails).toHaveLength(2);
+  }, 30_000);
+
+  it('mails nothing for replies held, marked spam or shadow-banned, and the approved one alone once approved', async () => {
+    const { parley, box } = await mailingParley();
+    const { site, bob, mo, post } = await thread(parley, 'guests');
+    const gina = await parley.signIn(site.api_key, site.site_id, { id: 'gina', name: 'Gina' });
+    const comment = await confirmedGuest(parley, box, (body) => post(body, gina));
+    const held = await post({ content: 'held for a moderator', author_name: 'Guest', parent_id: comment.id });
+    expect(held.status).toBe('pending');
+    const spam = await post({ content: 'buy cheap tea', author_name: 'Spammer', parent_id: comment.id });
+    expect((await parley.request('PATCH', `/v1/comments/${spam.id}/moderate`, { token: mo, body: { action: 'spam' } })).status).toBe(200);
+    const elsewhere = await post({ content: 'a comment of his' }, bob);
+    expect((await parley.request('PATCH', `/v1/comments/${elsewhere.id}/moderate`, { token: mo, body: { action: 'shadow_ban' } })).status).toBe(200);
+    const banned = await post({ content: 'from the shadows', parent_id: comment.id }, bob);
+    expect(banned.status).toBe('published');
+    await sleep(SETTLE_MS);
+    expect(box.mails).toHaveLength(1);
+
+    expect((await parley.request('PATCH', `/v1/comments/${held.id}/moderate`, { token: mo, body: { action: 'approve' } })).status).toBe(200);
+    const [, approved] = await box.waitFor(2);
+    expect(approved.text).toContain('held for a moderator');
+    expect(approved.text).not.toMatch(/cheap tea|shadows/);
+  }, 30_000);
+
+  it('never mails the replier, and rolls replies of ten minutes into one mail', async () => {
+    const { parley, box } = await mailingParley();
+    const { bob, post } = await thread(parley);
+    const comment = await confirmedGuest(parley, box, post);
+    await post({ content: 'answering myself', author_name: 'Gina', parent_id: comment.id, notify_replies: true, email: 'gina@example.com' });
+    await post({ content: 'first answer', parent_id: comment.id }, bob);
+    await box.waitFor(2);
+    await sleep(SETTLE_MS);
+    expect(box.mails).toHaveLength(2);
+    expect(box.mails[1].text).not.toContain('answering myself');
+
+    vi.useFakeTimers({ toFake: ['Date'], now: Date.now() });
+    await post({ content: 'second answer', parent_id: comment.id }, bob);
+    await post({ content: 'third answer', parent_id: comment.id }, bob);
+    await sleep(SETTLE_MS);
+    expect(box.mails).toHaveLength(2);
+    vi.setSystemTime(Date.now() + 10 * 60_000);
+    const [, , rolled] = await box.waitFor(3);
+    expect(rolled.subject).toContain('2 new replies');
+    expect(rolled.text).toContain('second answer');
+    expect(rolled.text).toContain('third answer');
+    await sleep(SETTLE_MS);
+    expect(box.mails).toHaveLength(3);
+  }, 30_000);
+
+  it('gives a signed-in reader with an SSO address no confirmation step, and follows their default', async () => {
+    const { parley, box } = await mailingParley();
+    const { site, bob, post } = await thread(parley);
+    const ada = await parley.signIn(site.api_key, site.site_id, { id: 'ada', name: 'Ada' });
+    await parley.app.db.kysely.updateTable('site_users').set({ email: 'ada@example.com' }).where('external_id', '=', 'ada').execute();
+    expect((await parley.request('PUT', '/v1/sessions/current/mail', { token: ada, body: { notify_replies: true } })).body).toEqual({
+      notify_replies: true,
+      email: 'ada@example.com',
+      mail_enabled: true,
+    });
+    const comment = await post({ content: 'Green tea for me' }, ada);
+    await post({ content: 'Me too', parent_id: comment.id }, bob);
+    const [mail] = await box.waitFor(1);
+    expect(mail.to).toMatchObject({ value: [{ address: 'ada@example.com' }] });
+    expect(mail.text).toContain('Me too');
+  }, 30_000);
+});

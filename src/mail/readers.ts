@@ -1,0 +1,179 @@
+import type { Kysely, Transaction } from 'kysely';
+import { hashSecret } from '../auth/secrets.ts';
+import type { Caller } from '../auth/caller.ts';
+import { nowIso } from '../clock.ts';
+import type { CommentRow } from '../comments/view.ts';
+import type { MailConfig } from '../config.ts';
+import type { Database } from '../db/schema.ts';
+import { AppError, invalid } from '../errors.ts';
+import { newId } from '../ids.ts';
+import type { Site } from '../sites/repository.ts';
+import { normaliseEmail } from '../staff/repository.ts';
+import { CONFIRM_LIFETIME_MS, confirmUrl, newConfirmToken, newLinkKey, validSignature, type UnsubscribeTarget } from './links.ts';
+import { queueMail } from './outbox.ts';
+
+/** At most one reply mail per recipient and thread in this time; replies meanwhile roll into the next one. */
+export const REPLY_MAIL_INTERVAL_MS = 10 * 60_000;
+
+/** What POST /v1/comments takes for mail. */
+export interface ReplyMailWish {
+  notify_replies?: boolean;
+  email?: string;
+}
+
+/** The address to mail, and whether someone already vouched for it (an SSO token signed by the site). */
+async function addressWanted(trx: Kysely<Database>, caller: Caller, wish: ReplyMailWish): Promise<{ email: string; verified: boolean; userId: string | null } | null> {
+  const user =
+    caller.kind === 'session'
+      ? await trx.selectFrom('site_users').select(['email', 'notify_replies']).where('id', '=', caller.userId).executeTakeFirst()
+      : undefined;
+  if (!(wish.notify_replies ?? user?.notify_replies === 1)) return null;
+  const known = user?.email ? normaliseEmail(user.email) : null;
+  const email = wish.email === undefined ? known : normaliseEmail(wish.email);
+  if (email === null) {
+    // Asked for in this request, the address is needed; a default with no address known does nothing.
+    if (wish.notify_replies === true) throw invalid('body/email', 'is needed to email replies (notify_replies)');
+    return null;
+  }
+  return { email, verified: email === known, userId: caller.kind === 'session' ? caller.userId : null };
+}
+
+/**
+ * "Email me replies" on a new comment, in its transaction: the address is kept for the site, and a
+ * new or unconfirmed one gets a confirmation link (one pending at a time, so the form cannot be
+ * used to mail someone repeatedly); nothing else goes to it until that link is used. An address an
+ * SSO token gave is confirmed already. Ticking the box again after "stop all mail" asks again.
+ */
+export async function subscribeToReplies(trx: Transaction<Database>, mail: MailConfig | null, caller: Caller, site: Site, comment: CommentRow, wish: ReplyMailWish): Promise<void> {
+  if (mail === null) return;
+  const wanted = await addressWanted(trx, caller, wish);
+  if (wanted === null) return;
+  const now = nowIso();
+  await trx
+    .insertInto('mail_addresses')
+    .values({
+      id: newId('mad'),
+      site_id: site.id,
+      email: wanted.email,
+      user_id: wanted.userId,
+      link_key: newLinkKey(),
+      confirmed_at: wanted.verified ? now : null,
+      confirm_token_hash: null,
+      confirm_expires_at: null,
+      unsubscribed_at: null,
+      created_at: now,
+    })
+    .onConflict((oc) => oc.columns(['site_id', 'email']).doNothing())
+    .execute();
+  let address = await trx.selectFrom('mail_addresses').selectAll().where('site_id', '=', site.id).where('email', '=', wanted.email).executeTakeFirstOrThrow();
+  if (address.unsubscribed_at !== null || (wanted.verified && address.confirmed_at === null)) {
+    address = await trx
+      .updateTable('mail_addresses')
+      .set({ unsubscribed_at: null, confirmed_at: wanted.verified ? now : null })
+      .where('id', '=', address.id)
+      .returningAll()
+      .executeTakeFirstOrThrow();
+  }
+  if (address.confirmed_at === null && (address.confirm_expires_at === null || address.confirm_expires_at <= now)) {
+    const token = newConfirmToken();
+    const expires = new Date(Date.parse(now) + CONFIRM_LIFETIME_MS).toISOString();
+    await trx.updateTable('mail_addresses').set({ confirm_token_hash: hashSecret(token), confirm_expires_at: expires }).where('id', '=', address.id).execute();
+    await queueMail(trx, { kind: 'confirm', cause: hashSecret(token), recipient: address.email, siteId: site.id, data: { url: confirmUrl(mail.publicUrl, token) } });
+  }
+  await trx.insertInto('mail_subscriptions').values({ comment_id: comment.id, address_id: address.id, thread_id: comment.thread_id, created_at: now, unsubscribed_at: null }).execute();
+}
+
+/**
+ * A reply the public now sees (posted published, or approved): its parent's author gets a mail if
+ * they asked for replies, confirmed the address and stopped nothing, and did not write the reply.
+ * Due no sooner than REPLY_MAIL_INTERVAL_MS after the last reply mail of the thread to them (the
+ * worker rolls every pending one of the thread into that mail, and checks the interval again).
+ */
+export async function queueReplyMail(trx: Transaction<Database>, mail: MailConfig | null, reply: CommentRow): Promise<void> {
+  if (mail === null || reply.parent_id === null) return;
+  const subscription = await trx
+    .selectFrom('mail_subscriptions as s')
+    .innerJoin('mail_addresses as a', 'a.id', 's.address_id')
+    .innerJoin('comments as p', 'p.id', 's.comment_id')
+    .select(['s.address_id', 'a.email', 'a.site_id', 'p.author_ref'])
+    .where('s.comment_id', '=', reply.parent_id)
+    .where('s.unsubscribed_at', 'is', null)
+    .where('a.confirmed_at', 'is not', null)
+    .where('a.unsubscribed_at', 'is', null)
+    .executeTakeFirst();
+  if (!subscription) return;
+  if (subscription.author_ref !== null && subscription.author_ref === reply.author_ref) return;
+  // A guest who answers themselves under the same address.
+  const own = await trx.selectFrom('mail_subscriptions').select('address_id').where('comment_id', '=', reply.id).executeTakeFirst();
+  if (own?.address_id === subscription.address_id) return;
+  const last = await lastReplyMailAt(trx, subscription.email, reply.thread_id);
+  await queueMail(trx, {
+    kind: 'reply',
+    cause: reply.id,
+    recipient: subscription.email,
+    siteId: subscription.site_id,
+    threadId: reply.thread_id,
+    data: { reply_id: reply.id, comment_id: reply.parent_id, address_id: subscription.address_id },
+    dueAt: last === null ? undefined : new Date(Date.parse(last) + REPLY_MAIL_INTERVAL_MS).toISOString(),
+  });
+}
+
+/** When the last reply mail of a thread went to this address; null if none did. */
+export async function lastReplyMailAt(db: Kysely<Database>, recipient: string, threadId: string): Promise<string | null> {
+  const row = await db
+    .selectFrom('mail_outbox')
+    .select((eb) => eb.fn.max('sent_at').as('last'))
+    .where('recipient', '=', recipient)
+    .where('thread_id', '=', threadId)
+    .where('state', '=', 'sent')
+    .executeTakeFirst();
+  return (row?.last as string | null | undefined) ?? null;
+}
+
+const UNUSABLE_CONFIRM = 'This confirmation link is unknown, used or expired';
+
+/** The address a pending confirmation link is for, or 404 however it is unusable. */
+export async function pendingConfirmation(db: Kysely<Database>, token: string) {
+  const row = token.startsWith('mc_')
+    ? await db.selectFrom('mail_addresses').select(['id', 'email', 'confirm_expires_at']).where('confirm_token_hash', '=', hashSecret(token)).executeTakeFirst()
+    : undefined;
+  if (!row || row.confirm_expires_at === null || row.confirm_expires_at <= nowIso()) throw new AppError('not_found', UNUSABLE_CONFIRM);
+  return row;
+}
+
+/** Uses a confirmation link: once, within its 24 hours. */
+export async function confirmAddress(db: Kysely<Database>, token: string): Promise<void> {
+  const row = await pendingConfirmation(db, token);
+  const done = await db
+    .updateTable('mail_addresses')
+    .set({ confirmed_at: nowIso(), confirm_token_hash: null, confirm_expires_at: null })
+    .where('id', '=', row.id)
+    .where('confirm_token_hash', '=', hashSecret(token))
+    .executeTakeFirst();
+  if (Number(done.numUpdatedRows) !== 1) throw new AppError('not_found', UNUSABLE_CONFIRM);
+}
+
+/** The address an unsubscribe link names, when its signature holds; 404 otherwise (the answer tells nothing more). */
+export async function signedAddress(db: Kysely<Database>, what: UnsubscribeTarget, signature: string) {
+  const row = await db.selectFrom('mail_addresses').select(['id', 'link_key']).where('id', '=', what.address).executeTakeFirst();
+  if (!row || !validSignature(row.link_key, what, signature)) throw new AppError('not_found', 'This unsubscribe link is unknown');
+  return row;
+}
+
+/** Stops the mails an unsubscribe link names; doing it again answers the same. */
+export async function unsubscribe(db: Kysely<Database>, what: UnsubscribeTarget, signature: string): Promise<void> {
+  const address = await signedAddress(db, what, signature);
+  const now = nowIso();
+  if (what.scope === 'all') {
+    await db.updateTable('mail_addresses').set({ unsubscribed_at: now }).where('id', '=', address.id).where('unsubscribed_at', 'is', null).execute();
+    return;
+  }
+  const column = what.scope === 'comment' ? 'comment_id' : 'thread_id';
+  await db
+    .updateTable('mail_subscriptions')
+    .set({ unsubscribed_at: now })
+    .where('address_id', '=', address.id)
+    .where(column, '=', what.target)
+    .where('unsubscribed_at', 'is', null)
+    .execute();
+}

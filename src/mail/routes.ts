@@ -1,0 +1,88 @@
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import { Type } from 'typebox';
+import type { Db } from '../db/connect.ts';
+import { Credential, errors, StaffRead, StaffWrite } from '../http/schemas.ts';
+import { requireStaff } from '../staff/routes.ts';
+import { confirmedPage, confirmPage, unsubscribedPage, unsubscribePage } from './pages.ts';
+import { confirmAddress, pendingConfirmation, signedAddress, unsubscribe } from './readers.ts';
+import { AnyFormBody, ConfirmQuery, ReaderMailChange, ReaderMailSettings, StaffMailChange, StaffMailSettings, UnsubscribeQuery } from './schemas.ts';
+import { changeReaderMailSettings, changeStaffMailSettings, readerMailSettings, staffMailSettings } from './settings.ts';
+
+const MAIL = { tags: ['mail'] };
+const Html = Type.String({ description: 'A small HTML page' });
+
+/**
+ * The links mails carry (confirm an address, unsubscribe), which work without signing in: a GET
+ * shows a page that asks, a POST does it (mail scanners fetch links; RFC 8058 clients post
+ * `List-Unsubscribe=One-Click`). And each person's own mail settings.
+ */
+export const mailRoutes: FastifyPluginAsyncTypebox<{ db: Db }> = async (app, { db }) => {
+  // Forms and one-click unsubscribes post this; everything needed is in the query, so the body is only read.
+  app.addContentTypeParser('application/x-www-form-urlencoded', { parseAs: 'string' }, (_request, body, done) => done(null, { form: String(body) }));
+
+  app.get('/v1/mail/confirm', {
+    schema: { ...MAIL, summary: 'The page of a confirmation link: asks to confirm (nothing changes yet)', querystring: ConfirmQuery, response: { 200: Html, ...errors } },
+    handler: async (request, reply) => {
+      await pendingConfirmation(db.kysely, request.query.token);
+      return reply.type('text/html; charset=utf-8').header('cache-control', 'no-store').send(confirmPage());
+    },
+  });
+
+  app.post('/v1/mail/confirm', {
+    schema: { ...MAIL, summary: 'Confirm an address for reply mails (the link works once, for 24 hours)', querystring: ConfirmQuery, body: AnyFormBody, response: { 200: Html, ...errors } },
+    handler: async (request, reply) => {
+      await confirmAddress(db.kysely, request.query.token);
+      return reply.type('text/html; charset=utf-8').header('cache-control', 'no-store').send(confirmedPage());
+    },
+  });
+
+  app.get('/v1/mail/unsubscribe', {
+    schema: { ...MAIL, summary: 'The page of an unsubscribe link: asks (nothing changes yet)', querystring: UnsubscribeQuery, response: { 200: Html, ...errors } },
+    handler: async (request, reply) => {
+      const { sig, ...what } = request.query;
+      await signedAddress(db.kysely, what, sig);
+      return reply.type('text/html; charset=utf-8').header('cache-control', 'no-store').send(unsubscribePage(what.scope));
+    },
+  });
+
+  app.post('/v1/mail/unsubscribe', {
+    schema: {
+      ...MAIL,
+      summary: 'Unsubscribe (one comment, one page, or everything from the site), without signing in; RFC 8058 one-click posts here',
+      querystring: UnsubscribeQuery,
+      body: AnyFormBody,
+      response: { 200: Html, ...errors },
+    },
+    handler: async (request, reply) => {
+      const { sig, ...what } = request.query;
+      await unsubscribe(db.kysely, what, sig);
+      return reply.type('text/html; charset=utf-8').header('cache-control', 'no-store').send(unsubscribedPage());
+    },
+  });
+
+  app.get('/v1/sessions/current/mail', {
+    schema: { ...MAIL, summary: "The signed-in reader's mail settings", security: Credential, response: { 200: ReaderMailSettings, ...errors } },
+    handler: (request) => readerMailSettings(db, request.caller),
+  });
+
+  app.put('/v1/sessions/current/mail', {
+    schema: { ...MAIL, summary: 'Whether "Email me replies" starts ticked on this reader\'s comments', security: Credential, body: ReaderMailChange, response: { 200: ReaderMailSettings, ...errors } },
+    handler: (request) => changeReaderMailSettings(db, request.caller, request.body.notify_replies),
+  });
+
+  app.get('/api/auth/me/mail', {
+    schema: { ...MAIL, summary: 'Which moderation mails you get', security: StaffRead, response: { 200: StaffMailSettings, ...errors } },
+    handler: (request) => {
+      requireStaff(request.caller);
+      return staffMailSettings(db, request.caller);
+    },
+  });
+
+  app.put('/api/auth/me/mail', {
+    schema: { ...MAIL, summary: 'Choose your moderation mails: off, pending (comments waiting for approval) or all (also flags)', security: StaffWrite, body: StaffMailChange, response: { 200: StaffMailSettings, ...errors } },
+    handler: (request) => {
+      requireStaff(request.caller);
+      return changeStaffMailSettings(db, request.caller, request.body.moderation_mail);
+    },
+  });
+};

@@ -1,0 +1,42 @@
+/**
+ * Every word a mail or a mail page says, in one place, so a translation is one file. Functions
+ * take what they name; the callers escape nothing themselves (html.ts escapes what goes into HTML).
+ */
+export const MAIL_STRINGS = {
+  confirmSubject: (site: string) => `Confirm your address for replies on ${site}`,
+  confirmIntro: (site: string) => `Someone (probably you) asked ${site} to email this address when their comment gets a reply.`,
+  confirmAction: 'Confirm this address',
+  confirmIgnore: 'If that was not you, ignore this mail: nothing will be sent without a click on the link above, which expires in 24 hours.',
+
+  replySubject: (count: number, page: string) => (count === 1 ? `New reply on ${page}` : `${count} new replies on ${page}`),
+  replyIntro: (count: number) => (count === 1 ? 'Someone replied to your comment:' : `${count} replies to your comments:`),
+  replyBy: (name: string) => `${name} wrote:`,
+  replyOpen: 'Read and answer on the page',
+
+  moderationPendingSubject: (site: string) => `[${site}] A comment waits for moderation`,
+  moderationFlaggedSubject: (site: string) => `[${site}] A comment was flagged`,
+  moderationPendingIntro: (name: string) => `A comment by ${name} waits for approval:`,
+  moderationFlaggedIntro: (name: string, reason: string | null) => `A comment by ${name} was flagged${reason ? ` (${reason})` : ''}:`,
+  moderationOpen: 'Open it in the dashboard',
+  moderationSettings: 'You get these mails because of your notification setting in the dashboard (off, pending only, all).',
+
+  resetSubject: 'Reset your Parley password',
+  resetIntro: 'A password reset link was issued for your Parley sign-in. It works once, for 24 hours:',
+  resetIgnore: 'If you did not expect it, tell the owner of your account.',
+
+  unsubscribeComment: 'Stop replies to this comment',
+  unsubscribeThread: 'Stop replies from this page',
+  unsubscribeAll: 'Stop all mail from this site',
+
+  pageConfirmTitle: 'Confirm your address',
+  pageConfirmButton: 'Confirm',
+  pageConfirmDone: 'Thank you: your address is confirmed. You will get a mail when someone replies.',
+  pageUnsubscribeTitle: 'Unsubscribe',
+  pageUnsubscribeAsk: {
+    comment: 'Stop mails about replies to this comment?',
+    thread: 'Stop mails about replies on this page?',
+    all: 'Stop all mail from this site to this address?',
+  },
+  pageUnsubscribeButton: 'Unsubscribe',
+  pageUnsubscribeDone: 'Done: you will get no more of these mails.',
+} as const;
