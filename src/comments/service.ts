@@ -25,6 +25,7 @@ import { authorMarks, eventComment, markableRow, toView, type CommentRow, type C
 import { viewerFor, type Viewer } from './visibility.ts';
 import { nowIso } from '../clock.ts';
 import { recordCommentChange, seenByPublic } from '../live/record.ts';
+import { screenComment, screenEdit, type FormFields } from '../spam/pipeline.ts';
 
 export interface CommentList {
   comments: CommentView[];
@@ -135,7 +136,7 @@ export async function readComment(
   return { shown, marks: await marksOfReader(db.kysely, keptMarks, caller, viewer, commentsOf(shown.page)) };
 }
 
-export interface CreateInput {
+export interface CreateInput extends FormFields {
   thread_url: string;
   site_id: string;
   content: string;
@@ -187,13 +188,16 @@ const insertComment = preparedInsert('comments');
  * webhook settings that decide the outbox are the ones the comment commits beside.
  */
 export async function createComment(db: Db, caller: Caller, input: CreateInput): Promise<CommentView> {
-  const { created, siteId, threadUrl } = await withEvents(db, async (trx) => {
+  const { created, siteId, threadUrl, heldCopies } = await withEvents(db, async (trx) => {
     const { site, content, authorName, url, author, moderator, parent } = await checkedPost(trx, caller, input);
     if (author !== null) await lockAuthor(db.dialect, trx, site.id, author);
     const { shadowBanned } = await checkAuthorBans(trx, site.id, author);
     const now = nowIso();
     const id = newId('cmt');
-    const status = heldForApproval(site, caller, moderator) ? 'pending' : 'published';
+    const placed = { threadUrl: url.href, parentThreadId: parent?.thread_id ?? null };
+    const { verdict, heldCopies } = await screenComment(trx, { id, site, caller, moderator, authorRef: author, content, ...placed, form: input, createdAt: now });
+    if (verdict.action === 'reject') throw verdict.problem;
+    const status = verdict.action === 'hold' || heldForApproval(site, caller, moderator) ? 'pending' : 'published';
     const moderationStatus = status === 'pending' ? 'pending' : shadowBanned ? 'shadow_banned' : null;
     const listedPublic = parent ? 0 : listedPublicly({ status, moderation_status: moderationStatus });
     const row: CommentRow = {
@@ -221,15 +225,17 @@ export async function createComment(db: Db, caller: Caller, input: CreateInput):
       listed_all: parent ? 0 : 1,
       subtree_revision: 0,
       flag_count: 0,
+      spam_reasons: verdict.action === 'hold' ? JSON.stringify(verdict.reasons) : null,
     };
     await insertComment(trx, row);
     if (parent) await refreshListing(trx, [row.root_id]);
     await recordCommentChange(trx, false, row, url.href);
     if (caller.kind === 'session' && !caller.hasCommented) await recordFirstComment(trx, site, caller.userId, now);
     await recordEvent(trx, { accountId: site.accountId, siteId: site.id, type: 'comment.created', data: { comment: eventComment(row, url.href) } }, site);
-    return { created: toView(row, url.href, authorMarks(author)), siteId: site.id, threadUrl: url.href };
+    return { created: toView(row, url.href, authorMarks(author)), siteId: site.id, threadUrl: url.href, heldCopies };
   });
   db.changes.threadChanged(siteId, threadUrl);
+  for (const copy of heldCopies) if (copy.threadUrl !== threadUrl) db.changes.threadChanged(copy.siteId, copy.threadUrl);
   return created;
 }
 
@@ -282,17 +288,20 @@ export async function editComment(db: Db, caller: Caller, id: string, rawContent
   const held = heldForApproval(site, caller, viewer.moderator);
   const edited = await withEvents(db, async (trx) => {
     await assertNotBanned(trx, site.id, comment.author_ref);
+    const verdict = await screenEdit(trx, { site, caller, moderator: viewer.moderator, authorRef: comment.author_ref, content });
+    if (verdict.action === 'reject') throw verdict.problem;
+    const hold = held || verdict.action === 'hold';
     const before = await seenByPublic(trx, comment);
     const updated = await trx
       .updateTable('comments')
-      .set({ content, is_edited: 1, updated_at: nowIso(), ...(held && HELD_AGAIN) })
+      .set({ content, is_edited: 1, updated_at: nowIso(), ...(hold && HELD_AGAIN), ...(verdict.action === 'hold' && { spam_reasons: JSON.stringify(verdict.reasons) }) })
       .where('id', '=', id)
       .where('is_deleted', '=', 0)
       .returningAll()
       .executeTakeFirst();
     if (!updated) throw new AppError('conflict', 'A deleted comment cannot be edited');
     // Held, it may leave the public's list (or take its deleted top-level comment out of it).
-    if (held) await refreshListing(trx, [updated.root_id]);
+    if (hold) await refreshListing(trx, [updated.root_id]);
     await recordCommentChange(trx, before, updated, comment.thread_url);
     await recordEvent(trx, { accountId: site.accountId, siteId: site.id, type: 'comment.updated', data: { comment: eventComment(updated, comment.thread_url) } }, site);
     return toView(updated, comment.thread_url, authorMarks(comment.author_ref));

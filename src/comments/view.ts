@@ -114,5 +114,11 @@ export function eventComment(row: CommentRow, threadUrl: string) {
     status: row.status,
     parent_id: row.parent_id,
     created_at: row.created_at,
+    spam_reasons: spamReasonsOf(row.spam_reasons),
   };
+}
+
+/** Why the spam pipeline held a comment (src/spam/pipeline.ts), from its column; empty when it held nothing. */
+export function spamReasonsOf(column: string | null): Array<{ check: string; detail: string }> {
+  return column === null ? [] : JSON.parse(column);
 }

@@ -16,6 +16,7 @@ import * as staff from './migrations/0012_staff.ts';
 import * as management from './migrations/0013_management.ts';
 import * as liveAndSso from './migrations/0014_live_and_sso.ts';
 import * as importSources from './migrations/0015_import_sources.ts';
+import * as spamDefence from './migrations/0017_spam_defence.ts';
 
 /**
  * Migrations are listed here explicitly (no directory scan), in order. They are additive only (new
@@ -42,6 +43,7 @@ const MIGRATIONS: Record<string, Migration> = {
   '0013_management': management,
   '0014_live_and_sso': liveAndSso,
   '0015_import_sources': importSources,
+  '0017_spam_defence': spamDefence,
 };
 
 const provider: MigrationProvider = { getMigrations: async () => MIGRATIONS };

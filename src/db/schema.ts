@@ -29,6 +29,10 @@ export interface SiteTable {
   live_updates: Generated<Flag>;
   /** Whether an SSO token's `moderator` claim is honoured (migration 0014). */
   sso_moderators: Generated<Flag>;
+  /** The spam pipeline's settings given for the site, JSON; '{}' is every default (migration 0017). */
+  spam_settings: Generated<string>;
+  /** Signs the site's form tokens and proof-of-work challenges; made on first use (migration 0017). */
+  form_secret: string | null;
 }
 
 export interface ApiKeyTable {
@@ -147,6 +151,29 @@ export interface CommentTable {
   subtree_revision: Generated<number>;
   /** Flags not dismissed by a moderator (migration 0013). */
   flag_count: Generated<number>;
+  /** Why the spam pipeline held the comment: a JSON array of {check, detail}; null when it held nothing (migration 0017). */
+  spam_reasons: string | null;
+}
+
+/** What the spam pipeline's duplicate and velocity checks count: one row per comment, kept a day (migration 0017). */
+export interface SpamSignalTable {
+  comment_id: string;
+  site_id: string;
+  thread_id: string | null;
+  /** The author's ref, or `ip:<range>` for a guest. */
+  author_key: string;
+  /** A guest's /24 (IPv4) or /64 (IPv6); null for signed-in authors and keys. */
+  ip_range: string | null;
+  /** SHA-256 of the normalised text. */
+  text_hash: string;
+  created_at: string;
+}
+
+/** Proofs of work already accepted, refused again until their challenge expires (migration 0017). */
+export interface SpamUsedProofTable {
+  site_id: string;
+  signature: string;
+  expires_at: string;
 }
 
 export interface VoteTable {
@@ -364,4 +391,6 @@ export interface Database {
   staff_links: StaffLinkTable;
   audit_log: AuditLogTable;
   import_sources: ImportSourceTable;
+  spam_signals: SpamSignalTable;
+  spam_used_proofs: SpamUsedProofTable;
 }
