@@ -231,7 +231,9 @@ export async function createComment(db: Db, caller: Caller, input: CreateInput):
     if (parent) await refreshListing(trx, [row.root_id]);
     await recordCommentChange(trx, false, row, url.href);
     if (caller.kind === 'session' && !caller.hasCommented) await recordFirstComment(trx, site, caller.userId, now);
-    await recordEvent(trx, { accountId: site.accountId, siteId: site.id, type: 'comment.created', data: { comment: eventComment(row, url.href) } }, site);
+    // A comment the spam checks held says why (spam_reasons, added to the contract's fields only then).
+    const created = { ...eventComment(row, url.href), ...(verdict.action === 'hold' && { spam_reasons: verdict.reasons }) };
+    await recordEvent(trx, { accountId: site.accountId, siteId: site.id, type: 'comment.created', data: { comment: created } }, site);
     return { created: toView(row, url.href, authorMarks(author)), siteId: site.id, threadUrl: url.href, heldCopies };
   });
   db.changes.threadChanged(siteId, threadUrl);

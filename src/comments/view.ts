@@ -114,7 +114,6 @@ export function eventComment(row: CommentRow, threadUrl: string) {
     status: row.status,
     parent_id: row.parent_id,
     created_at: row.created_at,
-    spam_reasons: spamReasonsOf(row.spam_reasons),
   };
 }
 

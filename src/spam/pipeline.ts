@@ -55,6 +55,12 @@ export interface NewComment {
 
 const ALLOW: Verdict = { action: 'allow' };
 
+/**
+ * Texts shorter than this are never copies: "Thanks!", "+1" or "Great post" are said again and by
+ * many, and carry no payload a spammer would repeat.
+ */
+export const DUPLICATE_MIN_LENGTH = 20;
+
 /** Whom the checks apply to: everyone but the site's moderators, while the site has them on. */
 const screened = (site: Site, moderator: boolean) => site.spam.enabled && !moderator;
 
@@ -123,8 +129,9 @@ export async function screenComment(trx: Transaction<Database>, input: NewCommen
     ipRange: guest ? ipRangeOf(caller.ip) : null,
     textHash: textHash(normalised),
   };
+  const copiesCount = person && settings.duplicates && normalised.trim().length >= DUPLICATE_MIN_LENGTH;
   const standing = await readStanding(trx, signal, {
-    duplicateAuthors: person && settings.duplicates ? settings.duplicate_authors : 0,
+    duplicateAuthors: copiesCount ? settings.duplicate_authors : 0,
     ipRange: settings.ip_range_per_10_minutes,
     thread: settings.thread_per_minute,
     site: settings.site_per_minute,
@@ -132,7 +139,7 @@ export async function screenComment(trx: Transaction<Database>, input: NewCommen
   }, now);
   const reasons = guest ? formReasons(settings, site, input.form, now) : [];
   let copiesToHold = false;
-  if (person && settings.duplicates) {
+  if (copiesCount) {
     if (standing.sameAuthorCopy) reasons.push({ check: 'duplicate', detail: `the same text as a comment of the same ${guest ? 'address' : 'author'} within 24 hours` });
     if (settings.duplicate_authors > 0 && standing.copyAuthors >= settings.duplicate_authors) {
       reasons.push({ check: 'duplicate', detail: `the same text from ${standing.copyAuthors} or more authors on the site within an hour` });
