@@ -2,6 +2,7 @@
 import type { ReactionResult, VoteResult } from '../../votes/service.ts';
 import { Api, ApiProblem, type Comment, type CommentPage, type WidgetSettings } from './api.ts';
 import { fullDate, h, relativeTime, richText } from './dom.ts';
+import { GuestForm } from './guest-form.ts';
 import { LiveConnection, type LiveMessage } from './live.ts';
 import { format, problemMessage, setStrings, stringsFor, type Strings } from './strings.ts';
 import { STYLES } from './styles.ts';
@@ -29,7 +30,8 @@ interface FormOptions {
   submit: string;
   initial?: string;
   guestName: boolean;
-  onSubmit: (content: string, name: string) => Promise<void>;
+  /** `website` is the hidden field of a guest's form, which people leave empty. */
+  onSubmit: (content: string, name: string, website: string) => Promise<void>;
   onCancel?: () => void;
 }
 
@@ -66,7 +68,8 @@ export class ParleyComments extends HTMLElement {
   #t: Strings = stringsFor('en').strings;
   #lang = 'en';
   #api = new Api('', null);
-  #settings: WidgetSettings = { site: { id: '', name: '', allow_guests: false, reactions: [], live_updates: false }, viewer: { signed_in: false, name: null, moderator: false } };
+  #settings: WidgetSettings = { site: { id: '', name: '', allow_guests: false, reactions: [], live_updates: false }, viewer: { signed_in: false, name: null, moderator: false }, form: null };
+  #guestForm: GuestForm | null = null;
   #sort: Sort = 'newest';
   #page = 1;
   #total = 0;
@@ -168,12 +171,13 @@ export class ParleyComments extends HTMLElement {
     try {
       this.#api = new Api(ParleyComments.apiBase, this.getAttribute('session-token') ?? (await this.#ssoSession()));
       const [settings, page] = await Promise.all([
-        this.#api.call<WidgetSettings>('GET', `/v1/widget?site_id=${encodeURIComponent(this.#siteId)}`),
+        this.#widgetSettings(),
         this.#api.call<CommentPage>('GET', this.#listPath(1)),
       ]);
       if (generation !== this.#generation) return;
       const arrived = performance.now();
       this.#settings = settings;
+      this.#guestForm = settings.form && new GuestForm(settings.form, () => this.#widgetSettings().then((fresh) => fresh.form));
       composer.append(this.#composer());
       this.#showPage(page, true);
       this.renderTime = performance.now() - arrived;
@@ -325,8 +329,8 @@ export class ParleyComments extends HTMLElement {
         label: this.#t.write,
         submit: this.#t.post,
         guestName: !viewer.signed_in,
-        onSubmit: async (content, name) => {
-          const comment = await this.#post(content, name, null);
+        onSubmit: async (content, name, website) => {
+          const comment = await this.#post(content, name, website, null);
           // Its live announcement may have come first: it is shown once, here.
           this.#incoming = this.#incoming.filter((waiting) => waiting.id !== comment.id);
           this.#updateNew();
@@ -339,13 +343,19 @@ export class ParleyComments extends HTMLElement {
     );
   }
 
-  #post(content: string, name: string, parentId: string | null): Promise<Comment> {
+  #widgetSettings(): Promise<WidgetSettings> {
+    return this.#api.call<WidgetSettings>('GET', `/v1/widget?site_id=${encodeURIComponent(this.#siteId)}`);
+  }
+
+  async #post(content: string, name: string, website: string, parentId: string | null): Promise<Comment> {
+    const guestFields = this.#guestForm && !this.#settings.viewer.signed_in ? await this.#guestForm.fields(website) : {};
     return this.#api.call<Comment>('POST', '/v1/comments', {
       site_id: this.#siteId,
       thread_url: this.#threadUrl,
       content,
       ...(parentId && { parent_id: parentId }),
       ...(name && { author_name: name }),
+      ...guestFields,
     });
   }
 
@@ -355,6 +365,8 @@ export class ParleyComments extends HTMLElement {
     const text = h('textarea', { id, name: 'content', required: true, maxlength: MAX_CONTENT, rows: 3 });
     text.value = options.initial ?? '';
     const name = options.guestName ? h('input', { id: `${id}-name`, name: 'author_name', autocomplete: 'nickname', maxlength: 100 }) : null;
+    // The honeypot: out of sight and out of the tab order, so people leave it empty; form-filling bots fill it in.
+    const website = options.guestName ? h('input', { id: `${id}-website`, name: 'website', type: 'text', tabindex: -1, autocomplete: 'off' }) : null;
     const message = h('p', { class: 'msg', role: 'status' });
     let busy = false;
     const form = h(
@@ -367,7 +379,7 @@ export class ParleyComments extends HTMLElement {
           form.setAttribute('aria-busy', 'true');
           message.textContent = '';
           try {
-            await options.onSubmit(text.value, name?.value.trim() ?? '');
+            await options.onSubmit(text.value, name?.value.trim() ?? '', website?.value ?? '');
             text.value = '';
           } catch (error) {
             this.#showProblem(message, error);
@@ -379,6 +391,7 @@ export class ParleyComments extends HTMLElement {
       },
       name && h('label', { for: name.id }, t.guestName),
       name,
+      website && h('div', { class: 'hp', 'aria-hidden': 'true' }, h('label', { for: website.id }, 'Website'), website),
       h('label', { for: id }, options.label),
       text,
       h('button', { type: 'submit', class: 'primary' }, options.submit),
@@ -574,8 +587,8 @@ export class ParleyComments extends HTMLElement {
         submit: this.#t.sendReply,
         guestName: !this.#settings.viewer.signed_in,
         onCancel: () => close(),
-        onSubmit: async (content, name) => {
-          const reply = await this.#post(content, name, entry.data.id);
+        onSubmit: async (content, name, website) => {
+          const reply = await this.#post(content, name, website, entry.data.id);
           const early = this.#entries.get(reply.id);
           // Its live announcement may have come first, drawn for the public: drawn again as the author's.
           if (early) early.element.replaceWith(this.#render(reply));
