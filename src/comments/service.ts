@@ -194,8 +194,7 @@ export async function createComment(db: Db, caller: Caller, input: CreateInput):
     const { shadowBanned } = await checkAuthorBans(trx, site.id, author);
     const now = nowIso();
     const id = newId('cmt');
-    const placed = { threadUrl: url.href, parentThreadId: parent?.thread_id ?? null };
-    const { verdict, heldCopies } = await screenComment(trx, { id, site, caller, moderator, authorRef: author, content, ...placed, form: input, createdAt: now });
+    const { verdict, heldCopies } = await screenComment(trx, { id, site, caller, moderator, authorRef: author, content, threadUrl: url.href, form: input, createdAt: now });
     if (verdict.action === 'reject') throw verdict.problem;
     const status = verdict.action === 'hold' || heldForApproval(site, caller, moderator) ? 'pending' : 'published';
     const moderationStatus = status === 'pending' ? 'pending' : shadowBanned ? 'shadow_banned' : null;

@@ -159,7 +159,8 @@ export interface CommentTable {
 export interface SpamSignalTable {
   comment_id: string;
   site_id: string;
-  thread_id: string | null;
+  /** The thread's URL key (threads.url_key): known before the thread's first comment is written. */
+  thread_key: string;
   /** The author's ref, or `ip:<range>` for a guest. */
   author_key: string;
   /** A guest's /24 (IPv4) or /64 (IPv6); null for signed-in authors and keys. */

@@ -1,7 +1,6 @@
 import type { Transaction } from 'kysely';
 import type { Caller } from '../auth/caller.ts';
 import { refreshListing } from '../comments/listing.ts';
-import { findThread } from '../comments/repository.ts';
 import type { Database } from '../db/schema.ts';
 import { recordCommentChange, seenByPublic } from '../live/record.ts';
 import { AppError, invalid } from '../errors.ts';
@@ -46,9 +45,8 @@ export interface NewComment {
   moderator: boolean;
   authorRef: string | null;
   content: string;
+  /** The thread's key (its URL as threads.url_key holds it). */
   threadUrl: string;
-  /** A reply's thread (its parent's); null for a top-level comment. */
-  parentThreadId: string | null;
   form: FormFields;
   createdAt: string;
 }
@@ -123,8 +121,7 @@ export async function screenComment(trx: Transaction<Database>, input: NewCommen
   const signal: Signal = {
     commentId: input.id,
     siteId: site.id,
-    // Null for the first comment of a thread not written yet.
-    threadId: input.parentThreadId ?? (await findThread(trx, site.id, input.threadUrl))?.id ?? null,
+    threadKey: input.threadUrl,
     authorKey: authorKeyOf(input.authorRef, caller.ip),
     ipRange: guest ? ipRangeOf(caller.ip) : null,
     textHash: textHash(normalised),

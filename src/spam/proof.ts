@@ -9,7 +9,7 @@ import { nowIso } from '../clock.ts';
  * challenge. About MAX_NUMBER / 2 hashes on average; a phone's WebCrypto does some 100,000 a
  * second, so a tenth to a quarter of a second, while a script posting thousands pays that each time.
  */
-export const PROOF_MAX_NUMBER = 50_000;
+export const PROOF_MAX_NUMBER = 20_000;
 /** A challenge is good for an hour; the widget fetches a new one for a form left open longer. */
 export const CHALLENGE_LIFETIME_MS = 3_600_000;
 

@@ -24,7 +24,7 @@ export function authorKeyOf(authorRef: string | null, ip: string): string {
 export interface Signal {
   commentId: string;
   siteId: string;
-  threadId: string | null;
+  threadKey: string;
   authorKey: string;
   ipRange: string | null;
   textHash: string;
@@ -61,15 +61,14 @@ export async function readStanding(db: Kysely<Database>, signal: Signal, limits:
   const minuteAgo = new Date(now - 60_000).toISOString();
   const copies = sql`select 1 from spam_signals where site_id = ${signal.siteId} and text_hash = ${signal.textHash}`;
   const ipRange = signal.ipRange === null ? 0 : limits.ipRange;
-  const thread = signal.threadId === null ? 0 : limits.thread;
   const author = sql`from author_counts where site_id = ${signal.siteId} and author_ref = ${limits.authorRef}`;
   const { rows } = await sql<Record<keyof Standing, number | string | null>>`select
       (select count(*) from (${copies} and author_key = ${signal.authorKey} and created_at >= ${dayAgo} limit 1) as s) as "sameAuthorCopy",
       ${limits.duplicateAuthors > 0
         ? sql`(select count(*) from (select distinct author_key from spam_signals where site_id = ${signal.siteId} and text_hash = ${signal.textHash} and created_at >= ${hourAgo} and author_key <> ${signal.authorKey} limit ${limits.duplicateAuthors}) as a)`
         : sql`0`} as "copyAuthors",
-      ${bounded(sql`select 1 from spam_signals where ip_range = ${signal.ipRange} and created_at >= ${tenMinutesAgo}`, ipRange)} as "ipRange",
-      ${bounded(sql`select 1 from spam_signals where thread_id = ${signal.threadId} and created_at >= ${minuteAgo}`, thread)} as "thread",
+      ${bounded(sql`select 1 from spam_signals where site_id = ${signal.siteId} and ip_range = ${signal.ipRange} and created_at >= ${tenMinutesAgo}`, ipRange)} as "ipRange",
+      ${bounded(sql`select 1 from spam_signals where site_id = ${signal.siteId} and thread_key = ${signal.threadKey} and created_at >= ${minuteAgo}`, limits.thread)} as "thread",
       ${bounded(sql`select 1 from spam_signals where site_id = ${signal.siteId} and created_at >= ${minuteAgo}`, limits.site)} as "site",
       (select published ${author}) as "published",
       (select removed + spam ${author}) as "removedOrSpam",
@@ -94,7 +93,7 @@ export async function recordSignal(db: Kysely<Database>, signal: Signal, created
     .values({
       comment_id: signal.commentId,
       site_id: signal.siteId,
-      thread_id: signal.threadId,
+      thread_key: signal.threadKey,
       author_key: signal.authorKey,
       ip_range: signal.ipRange,
       text_hash: signal.textHash,

@@ -8,9 +8,17 @@ import { englishRecommendedTransformers, parseRawPattern, RegExpMatcher } from '
 const MATCHERS_KEPT = 1_000;
 const matchers = new Map<string, RegExpMatcher | null>();
 
-/** A word as a pattern: obscenity's pattern syntax ([optional], ?, |, \) taken literally. */
+/**
+ * The recommended transformers collapse a run of one letter in the text to one (two for b, e, o, l,
+ * s, g), so `caaasino` reads `casino`; a word is collapsed the same way, or `lottery` (read
+ * `lotery`) would never match.
+ */
+const KEPT_DOUBLE = 'beolsg';
+
+/** A word as a pattern: collapsed as the text is, obscenity's pattern syntax ([optional], ?, |, \) taken literally. */
 function patternOf(word: string) {
-  return parseRawPattern(word.replace(/[[\]?|\\]/g, (c) => `\\${c}`));
+  const collapsed = word.replace(/(.)\1+/g, (_run, letter: string) => letter.repeat(KEPT_DOUBLE.includes(letter) ? 2 : 1));
+  return parseRawPattern(collapsed.replace(/[[\]?|\\]/g, (c) => `\\${c}`));
 }
 
 function matcherFor(words: string[]): RegExpMatcher | null {

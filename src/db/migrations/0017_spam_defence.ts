@@ -13,15 +13,15 @@ export async function up(db: Kysely<unknown>): Promise<void> {
     .createTable('spam_signals')
     .addColumn('comment_id', 'text', (c) => c.primaryKey())
     .addColumn('site_id', 'text', (c) => c.notNull())
-    .addColumn('thread_id', 'text')
+    .addColumn('thread_key', 'text', (c) => c.notNull())
     .addColumn('author_key', 'text', (c) => c.notNull())
     .addColumn('ip_range', 'text')
     .addColumn('text_hash', 'text', (c) => c.notNull())
     .addColumn('created_at', 'text', (c) => c.notNull())
     .execute();
   await db.schema.createIndex('spam_signals_text').on('spam_signals').columns(['site_id', 'text_hash', 'created_at']).execute();
-  await db.schema.createIndex('spam_signals_ip').on('spam_signals').columns(['ip_range', 'created_at']).execute();
-  await db.schema.createIndex('spam_signals_thread').on('spam_signals').columns(['thread_id', 'created_at']).execute();
+  await db.schema.createIndex('spam_signals_ip').on('spam_signals').columns(['site_id', 'ip_range', 'created_at']).execute();
+  await db.schema.createIndex('spam_signals_thread').on('spam_signals').columns(['site_id', 'thread_key', 'created_at']).execute();
   await db.schema.createIndex('spam_signals_site').on('spam_signals').columns(['site_id', 'created_at']).execute();
   await db.schema
     .createTable('spam_used_proofs')
