@@ -4,7 +4,7 @@ import { clientKey } from '../ratelimits/client-key.ts';
 
 const DAY_MS = 86_400_000;
 const HOUR_MS = 3_600_000;
-/** Signals older than this count for nothing; they are cleared once every PRUNE_EVERY writes. */
+/** Signals older than this count for nothing; a site's are cleared once every PRUNE_EVERY writes of the process. */
 const KEPT_MS = DAY_MS + HOUR_MS;
 const PRUNE_EVERY = 500;
 let writesSincePrune = 0;
@@ -103,8 +103,10 @@ export async function recordSignal(db: Kysely<Database>, signal: Signal, created
   writesSincePrune += 1;
   if (writesSincePrune >= PRUNE_EVERY) {
     writesSincePrune = 0;
-    // Bounded: at most the writes of the hour that just left the window, and they are few between prunes.
-    await db.deleteFrom('spam_signals').where('created_at', '<', new Date(Date.parse(createdAt) - KEPT_MS).toISOString()).execute();
+    // The writing site's expired signals, through its (site_id, created_at) index; a site that stops
+    // writing keeps at most its last day.
+    const expired = new Date(Date.parse(createdAt) - KEPT_MS).toISOString();
+    await db.deleteFrom('spam_signals').where('site_id', '=', signal.siteId).where('created_at', '<', expired).execute();
   }
 }
 
