@@ -27,6 +27,10 @@ export interface Case {
   target?: Target;
   /** The case whose baseline run this one shares (same URL, same bytes). */
   baselineOf?: string;
+  /** Sets what the case measures before it runs (a site setting), through the API of the Parley at `base`. */
+  prepare?: (base: string) => Promise<void>;
+  /** Another case (run before this one) whose rate this one's is reported as a share of. */
+  compareWith?: string;
   /** The n-th request of a run; a fixed request when `variable` is false. */
   request: (n: number) => Request;
   variable: boolean;
@@ -64,6 +68,17 @@ export function casesFor(seeded: Seeded): Case[] {
   const list = '/v1/comments';
   const queue = (query: string) => `/api/comments?site_id=${seeded.siteId}&limit=20${query}`;
   const admin = { authorization: `Bearer ${seeded.apiKey}` };
+  /** Turns the site's spam checks on (the default) or off, for the write cases. */
+  const spamChecks = (enabled: boolean) => async (base: string) => {
+    const response = await fetch(`${base}/api/sites/${seeded.siteId}`, { method: 'PATCH', headers: json(seeded.apiKey), body: JSON.stringify({ spam: { enabled } }) });
+    if (!response.ok) throw new Error(`turning the spam checks ${enabled ? 'on' : 'off'}: ${response.status} ${await response.text()}`);
+  };
+  const postComment = (n: number): Request => ({
+    method: 'POST',
+    path: list,
+    headers: json(writers[n % writers.length]),
+    body: JSON.stringify({ thread_url: threads.writes, site_id: seeded.siteId, content: `Benchmark comment ${n}: a few words about the article.` }),
+  });
   return [
     { id: 'list-100', title: 'public list, 100-comment thread, page 1, limit=20', server: 'default', route: list, target: { kind: 'ratio', min: 0.6 }, request: get(small), variable: false },
     { id: 'whole-200', title: 'public list, whole 200-comment thread (50 top-level), limit=50', server: 'default', route: list, target: { kind: 'ratio', min: 0.6 }, request: get(whole), variable: false },
@@ -71,19 +86,28 @@ export function casesFor(seeded: Seeded): Case[] {
     { id: 'huge-page-500', title: 'public list, 100,000-comment thread, page 500', server: 'default', route: list, target: { kind: 'latency', of: 'list-100', factor: 1.5 }, request: get(hugeDeep), variable: false },
     { id: 'personalised', title: "session user's list (own votes and reactions), 100-comment thread", server: 'default', route: list, target: { kind: 'ratio', min: 0.2 }, request: get(small, { authorization: `Bearer ${reader}` }), variable: false },
     { id: 'subtree-500', title: 'GET /v1/comments/:id with a 500-reply subtree', server: 'default', route: '/v1/comments/:id', request: get(`/v1/comments/${seeded.subtreeRoot}`), variable: false },
+    // The spam checks' cost: the same writes with the site's checks off, then on (their defaults,
+    // as post-comment always ran). On, the thread's velocity (30 a minute) holds all but the first
+    // comments of each minute: that is part of what the checks cost a flood like this one.
+    {
+      id: 'post-comment-spam-off',
+      title: "post-comment with the site's spam checks off",
+      server: 'default',
+      route: list,
+      variable: true,
+      prepare: spamChecks(false),
+      request: postComment,
+    },
     {
       id: 'post-comment',
-      title: 'POST /v1/comments (with its outbox row), 50 session users',
+      title: 'POST /v1/comments (with its outbox row and the spam checks), 50 session users',
       server: 'default',
       route: list,
       target: { kind: 'rps', min: 3000 },
       variable: true,
-      request: (n) => ({
-        method: 'POST',
-        path: list,
-        headers: json(writers[n % writers.length]),
-        body: JSON.stringify({ thread_url: threads.writes, site_id: seeded.siteId, content: `Benchmark comment ${n}: a few words about the article.` }),
-      }),
+      prepare: spamChecks(true),
+      compareWith: 'post-comment-spam-off',
+      request: postComment,
     },
     {
       // With mail on, each comment also keeps its author's address and a subscription to its replies

@@ -80,6 +80,7 @@ async function instructionsPerRequest(env: Record<string, string>, spec: Case, {
   // runs with the server's HOST.
   const control = (option: string) => execFileSync('callgrind_control', [option, String(parley.pid)], { env: { ...process.env, HOST: '127.0.0.1' }, stdio: 'ignore' });
   try {
+    await spec.prepare?.(parley.url);
     await send(parley.url, spec, warmUp, connections);
     const windows: number[] = [];
     for (let window = 1; window <= count; window++) {

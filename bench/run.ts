@@ -530,6 +530,7 @@ async function main(): Promise<void> {
         const own = group.filter((c) => !c.baselineOf);
         if (own.length > 0) baseline = await startBaseline(await Promise.all(own.map((c) => capture(parley.url, c))), specFile);
         for (const spec of group) {
+          await spec.prepare?.(parley.url);
           const load1 = loadavg()[0];
           parley.resetPeakRss();
           const measured = await measure(parley.url, spec, DURATION);
@@ -549,6 +550,8 @@ async function main(): Promise<void> {
           results.set(spec.id, result);
           const latencyOf = spec.target?.kind === 'p50' ? results.get(spec.target.of) : undefined;
           const unmetered = spec.server === 'metrics' || spec.server === 'mail' ? results.get(spec.baselineOf!) : undefined;
+          const compared = spec.compareWith ? results.get(spec.compareWith) : undefined;
+          if (compared) log(`${spec.id}: ${((measured.requestsPerSecond / compared.requestsPerSecond) * 100).toFixed(1)} % of ${compared.id}'s rate`);
           if (unmetered) log(`${spec.id}: ${((1 - measured.requestsPerSecond / unmetered.requestsPerSecond) * 100).toFixed(1)} % fewer requests a second than ${unmetered.id} without ${spec.server}`);
           log(
             `${spec.id}: ${measured.requestsPerSecond.toFixed(0)} req/s, p50 ${measured.p50} ms, p99 ${measured.p99} ms` +

@@ -9,6 +9,8 @@ import { buildApp } from '../src/app.ts';
 import { loadConfig, type Config } from '../src/config.ts';
 import { postgresUrl } from '../src/db/connect.ts';
 import { bootstrap, type BootstrapOptions } from '../src/sites/bootstrap.ts';
+import { findSite } from '../src/sites/repository.ts';
+import { formSecretOf, issueFormToken } from '../src/spam/form-token.ts';
 
 /**
  * The dialect matrix: tests run on a fresh SQLite file, or on a fresh PostgreSQL database when
@@ -75,6 +77,11 @@ export interface TestParley {
   request<T = any>(method: string, path: string, options?: RequestOptions): Promise<ApiResponse<T>>;
   /** A new account with one site and an admin key (what `parley bootstrap` makes). */
   newSite(options?: Partial<BootstrapOptions>): Promise<{ account_id: string; site_id: string; api_key: string }>;
+  /**
+   * What the widget sends with a guest's comment (src/spam): a form token issued a minute ago, as if
+   * the reader had taken that long to write.
+   */
+  guestForm(siteId: string): Promise<{ form_token: string }>;
   /** Signs a site user in (POST /v1/sessions) and returns the session token. */
   signIn(apiKey: string, siteId: string, user: { id: string; name: string; moderator?: boolean }): Promise<string>;
   close(): Promise<void>;
@@ -127,6 +134,10 @@ export async function startParley(env: Record<string, string> = {}): Promise<Tes
     config,
     request,
     newSite: (options = {}) => bootstrap(app.db.kysely, { siteName: 'Test site', plan: 'publisher', ...options }),
+    guestForm: async (siteId) => {
+      const secret = await formSecretOf(app.db.kysely, (await findSite(app.db.kysely, siteId))!);
+      return { form_token: issueFormToken(secret, siteId, Date.now() - 60_000) };
+    },
     signIn: async (apiKey, siteId, user) => {
       const response = await request<{ token: string }>('POST', '/v1/sessions', { token: apiKey, body: { site_id: siteId, user } });
       if (response.status !== 201) throw new Error(`sign-in failed: ${response.status} ${JSON.stringify(response.body)}`);

@@ -168,18 +168,24 @@ describe('guests', () => {
   it('posts as a guest with an optional name, pending where the site moderates guests', async () => {
     const guarded = await parley.newSite({ moderation: 'guests' });
     const thread = pageUrl();
-    const named = await parley.request('POST', '/v1/comments', { body: { thread_url: thread, site_id: guarded.site_id, content: 'hi', author_name: 'Visitor' } });
+    const named = await parley.request('POST', '/v1/comments', {
+      body: { thread_url: thread, site_id: guarded.site_id, content: 'hi', author_name: 'Visitor', ...(await parley.guestForm(guarded.site_id)) },
+    });
     expect(named.status).toBe(201);
     expect(named.body).toMatchObject({ author_name: 'Visitor', status: 'pending' });
-    const unnamed = await parley.request('POST', '/v1/comments', { body: { thread_url: thread, site_id: site.site_id, content: 'hi' } });
+    const unnamed = await parley.request('POST', '/v1/comments', { body: { thread_url: thread, site_id: site.site_id, content: 'hi', ...(await parley.guestForm(site.site_id)) } });
     expect(unnamed.body).toMatchObject({ author_name: 'Anonymous', status: 'published' });
   });
 
   it('tells guest comments from signed-in and API-key ones (author_is_guest) in every response', async () => {
     const thread = pageUrl();
     const user = await parley.signIn(site.api_key, site.site_id, { id: 'guest-marker-user', name: 'Signed In' });
+    const form = await parley.guestForm(site.site_id);
     const post = (token: string | undefined, content: string, parent_id?: string) =>
-      parley.request('POST', '/v1/comments', { token, body: { thread_url: thread, site_id: site.site_id, content, parent_id, author_name: token === user ? undefined : 'Signed In' } });
+      parley.request('POST', '/v1/comments', {
+        token,
+        body: { thread_url: thread, site_id: site.site_id, content, parent_id, author_name: token === user ? undefined : 'Signed In', ...(token === undefined && form) },
+      });
     const guest = await post(undefined, 'by a guest');
     expect(guest.body.author_is_guest).toBe(true);
     const member = await post(user, 'by a signed-in user', guest.body.id);

@@ -115,6 +115,16 @@ export const CreateBody = Type.Object({
         '(U+200E, U+200F, U+202A-U+202E, U+2066-U+2069) or a zero-width character (U+200B-U+200D, U+2060, U+FEFF): never stripped',
     }),
   ),
+  form_token: Type.Optional(
+    Type.String({
+      maxLength: 200,
+      description: "Guests: the form token GET /v1/widget gave. Without one, or sent sooner than the site's min_submit_seconds after it was issued, the comment is held (API keys and sessions need none)",
+    }),
+  ),
+  website: Type.Optional(Type.String({ maxLength: 2048, description: "Guests: the widget's hidden field, which people leave empty; filled in, the comment is held" })),
+  altcha: Type.Optional(
+    Type.String({ maxLength: 4096, description: 'Guests, where the site asks for proof of work: an ALTCHA solution (base64 JSON) of a challenge from GET /v1/widget' }),
+  ),
 });
 
 export const EditBody = Type.Object({ content: Type.String() });

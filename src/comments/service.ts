@@ -27,6 +27,7 @@ import { nowIso } from '../clock.ts';
 import { recordCommentChange, recordNewTopLevel, seenByPublic } from '../live/record.ts';
 import { queueModerationMails } from '../mail/moderators.ts';
 import { queueReplyMail, subscribeToReplies } from '../mail/readers.ts';
+import { screenComment, screenEdit, type FormFields } from '../spam/pipeline.ts';
 
 export interface CommentList {
   comments: CommentView[];
@@ -137,7 +138,7 @@ export async function readComment(
   return { shown, marks: await marksOfReader(db.kysely, keptMarks, caller, viewer, commentsOf(shown.page)) };
 }
 
-export interface CreateInput {
+export interface CreateInput extends FormFields {
   thread_url: string;
   site_id: string;
   content: string;
@@ -192,13 +193,15 @@ const insertComment = preparedInsert('comments');
  * webhook settings that decide the outbox are the ones the comment commits beside.
  */
 export async function createComment(db: Db, caller: Caller, input: CreateInput): Promise<CommentView> {
-  const { created, siteId, threadUrl } = await withEvents(db, async (trx) => {
+  const { created, siteId, threadUrl, heldCopies } = await withEvents(db, async (trx) => {
     const { site, content, authorName, url, author, moderator, parent } = await checkedPost(trx, caller, input);
     if (author !== null) await lockAuthor(db.dialect, trx, site.id, author);
     const { shadowBanned } = await checkAuthorBans(trx, site.id, author);
     const now = nowIso();
     const id = newId('cmt');
-    const status = heldForApproval(site, caller, moderator) ? 'pending' : 'published';
+    const { verdict, heldCopies } = await screenComment(trx, { id, site, caller, moderator, authorRef: author, content, threadUrl: url.href, form: input, createdAt: now });
+    if (verdict.action === 'reject') throw verdict.problem;
+    const status = verdict.action === 'hold' || heldForApproval(site, caller, moderator) ? 'pending' : 'published';
     const moderationStatus = status === 'pending' ? 'pending' : shadowBanned ? 'shadow_banned' : null;
     const listedPublic = parent ? 0 : listedPublicly({ status, moderation_status: moderationStatus });
     const row: CommentRow = {
@@ -227,11 +230,14 @@ export async function createComment(db: Db, caller: Caller, input: CreateInput):
       subtree_revision: 0,
       flag_count: 0,
       counts_changed_at: null,
+      spam_reasons: verdict.action === 'hold' ? JSON.stringify(verdict.reasons) : null,
     };
     // The outbox first; then the writes that lock the thread's row (the insert's trigger moves its
     // listing revision, the count, the live event's number), so that lock is held the least.
     if (caller.kind === 'session' && !caller.hasCommented) await recordFirstComment(trx, site, caller.userId, now);
-    await recordEvent(trx, { accountId: site.accountId, siteId: site.id, type: 'comment.created', data: { comment: eventComment(row, url.href) } }, site);
+    // A comment the spam checks held says why (spam_reasons, added to the contract's fields only then).
+    const created = { ...eventComment(row, url.href), ...(verdict.action === 'hold' && { spam_reasons: verdict.reasons }) };
+    await recordEvent(trx, { accountId: site.accountId, siteId: site.id, type: 'comment.created', data: { comment: created } }, site);
     await insertComment(trx, row);
     if (parent) {
       await refreshListing(trx, [row.root_id]);
@@ -245,9 +251,10 @@ export async function createComment(db: Db, caller: Caller, input: CreateInput):
     }
     await subscribeToReplies(trx, db.mail, caller, site, row, input);
     if (status === 'pending') await queueModerationMails(trx, db.mail, site, row, { why: 'pending' });
-    return { created: toView(row, url.href, authorMarks(author)), siteId: site.id, threadUrl: url.href };
+    return { created: toView(row, url.href, authorMarks(author)), siteId: site.id, threadUrl: url.href, heldCopies };
   });
   db.changes.threadChanged(siteId, threadUrl);
+  for (const copy of heldCopies) if (copy.threadUrl !== threadUrl) db.changes.threadChanged(copy.siteId, copy.threadUrl);
   return created;
 }
 
@@ -300,17 +307,20 @@ export async function editComment(db: Db, caller: Caller, id: string, rawContent
   const held = heldForApproval(site, caller, viewer.moderator);
   const edited = await withEvents(db, async (trx) => {
     await assertNotBanned(trx, site.id, comment.author_ref);
+    const verdict = await screenEdit(trx, { site, caller, moderator: viewer.moderator, authorRef: comment.author_ref, content });
+    if (verdict.action === 'reject') throw verdict.problem;
+    const hold = held || verdict.action === 'hold';
     const before = await seenByPublic(trx, comment);
     const updated = await trx
       .updateTable('comments')
-      .set({ content, is_edited: 1, updated_at: nowIso(), ...(held && HELD_AGAIN) })
+      .set({ content, is_edited: 1, updated_at: nowIso(), ...(hold && HELD_AGAIN), ...(verdict.action === 'hold' && { spam_reasons: JSON.stringify(verdict.reasons) }) })
       .where('id', '=', id)
       .where('is_deleted', '=', 0)
       .returningAll()
       .executeTakeFirst();
     if (!updated) throw new AppError('conflict', 'A deleted comment cannot be edited');
     // Held, it may leave the public's list (or take its deleted top-level comment out of it).
-    if (held) await refreshListing(trx, [updated.root_id]);
+    if (hold) await refreshListing(trx, [updated.root_id]);
     await recordCommentChange(trx, before, updated, comment.thread_url);
     await recordEvent(trx, { accountId: site.accountId, siteId: site.id, type: 'comment.updated', data: { comment: eventComment(updated, comment.thread_url) } }, site);
     return toView(updated, comment.thread_url, authorMarks(comment.author_ref));

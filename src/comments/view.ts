@@ -116,3 +116,8 @@ export function eventComment(row: CommentRow, threadUrl: string) {
     created_at: row.created_at,
   };
 }
+
+/** Why the spam pipeline held a comment (src/spam/pipeline.ts), from its column; empty when it held nothing. */
+export function spamReasonsOf(column: string | null): Array<{ check: string; detail: string }> {
+  return column === null ? [] : JSON.parse(column);
+}

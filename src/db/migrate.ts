@@ -17,6 +17,7 @@ import * as management from './migrations/0013_management.ts';
 import * as liveAndSso from './migrations/0014_live_and_sso.ts';
 import * as importSources from './migrations/0015_import_sources.ts';
 import * as mail from './migrations/0016_mail.ts';
+import * as spamDefence from './migrations/0017_spam_defence.ts';
 import * as importJobs from './migrations/0018_import_jobs.ts';
 import * as queueEventsAndLiveCounts from './migrations/0020_queue_events_and_live_counts.ts';
 
@@ -46,6 +47,7 @@ const MIGRATIONS: Record<string, Migration> = {
   '0014_live_and_sso': liveAndSso,
   '0015_import_sources': importSources,
   '0016_mail': mail,
+  '0017_spam_defence': spamDefence,
   '0018_import_jobs': importJobs,
   '0020_queue_events_and_live_counts': queueEventsAndLiveCounts,
 };

@@ -29,6 +29,10 @@ export interface SiteTable {
   live_updates: Generated<Flag>;
   /** Whether an SSO token's `moderator` claim is honoured (migration 0014). */
   sso_moderators: Generated<Flag>;
+  /** The spam pipeline's settings given for the site, JSON; '{}' is every default (migration 0017). */
+  spam_settings: Generated<string>;
+  /** Signs the site's form tokens and proof-of-work challenges; made on first use (migration 0017). */
+  form_secret: string | null;
 }
 
 export interface ApiKeyTable {
@@ -165,6 +169,30 @@ export interface CommentTable {
   flag_count: Generated<number>;
   /** When a vote or reaction last changed the counts the public sees; strictly increasing per comment (migration 0020). */
   counts_changed_at: Generated<string | null>;
+  /** Why the spam pipeline held the comment: a JSON array of {check, detail}; null when it held nothing (migration 0017). */
+  spam_reasons: string | null;
+}
+
+/** What the spam pipeline's duplicate and velocity checks count: one row per comment, kept a day (migration 0017). */
+export interface SpamSignalTable {
+  comment_id: string;
+  site_id: string;
+  /** The thread's URL key (threads.url_key): known before the thread's first comment is written. */
+  thread_key: string;
+  /** The author's ref, or `ip:<range>` for a guest. */
+  author_key: string;
+  /** A guest's /24 (IPv4) or /64 (IPv6); null for signed-in authors and keys. */
+  ip_range: string | null;
+  /** SHA-256 of the normalised text. */
+  text_hash: string;
+  created_at: string;
+}
+
+/** Proofs of work already accepted, refused again until their challenge expires (migration 0017). */
+export interface SpamUsedProofTable {
+  site_id: string;
+  signature: string;
+  expires_at: string;
 }
 
 export interface VoteTable {
@@ -460,4 +488,6 @@ export interface Database {
   mail_addresses: MailAddressTable;
   mail_subscriptions: MailSubscriptionTable;
   mail_outbox: MailOutboxTable;
+  spam_signals: SpamSignalTable;
+  spam_used_proofs: SpamUsedProofTable;
 }

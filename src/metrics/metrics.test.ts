@@ -53,7 +53,8 @@ describe('GET /metrics', () => {
 
   it('counts rate-limit refusals by limit, and webhook attempts by outcome with the queue behind them', async () => {
     const thread = pageUrl();
-    const post = () => parley.request('POST', '/v1/comments', { body: { site_id: site.site_id, thread_url: thread, content: 'hello', author_name: 'Guest' } });
+    const form = await parley.guestForm(site.site_id);
+    const post = () => parley.request('POST', '/v1/comments', { body: { site_id: site.site_id, thread_url: thread, content: 'hello', author_name: 'Guest', ...form } });
     expect((await post()).status).toBe(201);
     expect((await post()).status).toBe(429);
     await receiver.waitFor(1);

@@ -1,7 +1,7 @@
 import { sql, type CompiledQuery, type RawBuilder, type SqlBool } from 'kysely';
 import type { Caller } from '../auth/caller.ts';
 import { threadKey } from '../comments/thread-url.ts';
-import { toView, VIEW_COLUMNS } from '../comments/view.ts';
+import { spamReasonsOf, toView, VIEW_COLUMNS } from '../comments/view.ts';
 import { preparedQuery } from '../db/prepared.ts';
 import type { Db } from '../db/connect.ts';
 import { matchesSearchPostgres, searchTerms } from '../db/dialect.ts';
@@ -207,7 +207,7 @@ const itemRows = preparedQuery((db, _count: number, ...ids: string[]) =>
     .leftJoin('comments as p', 'p.id', 'c.parent_id')
     .leftJoin('author_counts as a', (join) => join.onRef('a.site_id', '=', 'c.site_id').onRef('a.author_ref', '=', 'c.author_ref'))
     .select(VIEW_COLUMNS.map((column) => `c.${column}` as const))
-    .select(['c.thread_id', 'c.flag_count', 't.url_key as thread_url', 't.title as thread_title', 't.closed_at as thread_closed_at'])
+    .select(['c.thread_id', 'c.flag_count', 'c.spam_reasons', 't.url_key as thread_url', 't.title as thread_title', 't.closed_at as thread_closed_at'])
     .select(['p.author_name as parent_author_name', 'p.content as parent_content', 'p.is_deleted as parent_is_deleted'])
     .select(['a.published', 'a.pending', 'a.removed', 'a.spam'])
     .where('c.id', 'in', ids)
@@ -236,6 +236,7 @@ export async function queueItems(db: Db, ids: string[]) {
           ? null
           : { id: row.parent_id, author_name: row.parent_author_name ?? '', excerpt: row.parent_is_deleted ? null : excerpt(row.parent_content) },
       flags: { count: Number(row.flag_count), reasons: reasons.get(id) ?? [] },
+      spam_reasons: spamReasonsOf(row.spam_reasons),
       author: {
         id: row.author_ref,
         kind: authorKind(row.author_ref),

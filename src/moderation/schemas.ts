@@ -63,6 +63,9 @@ export const QueueItem = Type.Object({
     count: Type.Integer({ description: 'Flags not dismissed' }),
     reasons: Type.Array(Type.Object({ reason: Nullable(Type.String()), created_at: Timestamp }), { description: 'The newest 10' }),
   }),
+  spam_reasons: Type.Array(Type.Object({ check: Type.String({ description: 'form, duplicate, words, links, velocity or history' }), detail: Type.String() }), {
+    description: 'Why the spam checks held the comment (kept after a moderator decides); empty when they held nothing',
+  }),
   author: Type.Object({
     id: Nullable(Type.String()),
     kind: Type.Union([Type.Literal('user'), Type.Literal('key'), Type.Literal('guest')]),

@@ -4,6 +4,7 @@ import { requireCapability, requireSiteCapability, type Capability } from '../au
 import { preparedQuery } from '../db/prepared.ts';
 import type { Database, SiteTable } from '../db/schema.ts';
 import { AppError } from '../errors.ts';
+import { decodeSpamSettings, type SpamSettings } from '../spam/settings.ts';
 
 export const MODERATION_MODES = ['none', 'guests', 'all'] as const;
 export type ModerationMode = (typeof MODERATION_MODES)[number];
@@ -26,6 +27,12 @@ export interface Site {
   liveUpdates: boolean;
   /** Whether an SSO token's `moderator` claim makes its user a moderator. */
   ssoModerators: boolean;
+  /** The spam pipeline's settings, defaults filled in (src/spam/settings.ts). */
+  spam: SpamSettings;
+  /** The settings' column as stored: only what was set for the site. */
+  spamSettingsColumn: string;
+  /** Signs form tokens and proof-of-work challenges (src/spam/form-secret.ts); null until first used. */
+  formSecret: string | null;
 }
 
 export function toSite(row: Selectable<SiteTable>): Site {
@@ -43,6 +50,9 @@ export function toSite(row: Selectable<SiteTable>): Site {
     createdAt: row.created_at,
     liveUpdates: row.live_updates === 1,
     ssoModerators: row.sso_moderators === 1,
+    spam: decodeSpamSettings(row.spam_settings),
+    spamSettingsColumn: row.spam_settings,
+    formSecret: row.form_secret,
   };
 }
 

@@ -2,6 +2,7 @@ import { Type } from 'typebox';
 import { EVENT_TYPES } from '../events/record.ts';
 import { Timestamp } from '../http/schemas.ts';
 import { MODERATION_MODES } from './repository.ts';
+import { SpamSettingsPatch, SpamSettingsSchema } from '../spam/settings.ts';
 
 export const SiteSchema = Type.Object({
   id: Type.String({ description: 'site_<uuid>' }),
@@ -15,6 +16,7 @@ export const SiteSchema = Type.Object({
   webhook_events: Type.Array(Type.String()),
   live_updates: Type.Boolean({ description: 'Whether the widget shows new comments and counts while the page is open (default true)' }),
   sso_moderators: Type.Boolean({ description: "Whether an SSO token's moderator claim is honoured (default false)" }),
+  spam: SpamSettingsSchema,
   created_at: Timestamp,
 });
 
@@ -37,6 +39,7 @@ const GeneralSettings = {
   reactions: Type.Optional(Type.Array(Reaction, { minItems: 1, maxItems: 20 })),
   live_updates: Type.Optional(Type.Boolean()),
   sso_moderators: Type.Optional(Type.Boolean()),
+  spam: Type.Optional({ ...SpamSettingsPatch, description: 'Spam checks: the thresholds given change, the others stay' }),
 };
 
 export const SiteSettingsBody = Type.Object({

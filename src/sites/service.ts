@@ -10,6 +10,7 @@ import type { Plan } from './plans.ts';
 import { requireWebhookPlan, touchesWebhooks, webhookColumns, type WebhookColumns, type WebhookSettings } from '../webhooks/settings.ts';
 import { DEFAULT_REACTIONS, findSite, type ModerationMode, type Site } from './repository.ts';
 import { nowIso } from '../clock.ts';
+import { encodeSpamSettings, type SpamSettingsPatch } from '../spam/settings.ts';
 
 export interface SiteSettings {
   name?: string;
@@ -19,6 +20,7 @@ export interface SiteSettings {
   reactions?: string[];
   live_updates?: boolean;
   sso_moderators?: boolean;
+  spam?: SpamSettingsPatch;
 }
 
 const HOSTNAME = /^(?=.{1,253}$)([a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?)(\.[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?)*$/;
@@ -36,8 +38,8 @@ function cleanReactions(reactions: string[]): string[] {
   return [...new Set(reactions)];
 }
 
-/** Column values for the settings that were given (PATCH semantics). */
-function settingsColumns(settings: SiteSettings) {
+/** Column values for the settings that were given (PATCH semantics); `spamColumn` is the site's spam settings as stored. */
+function settingsColumns(settings: SiteSettings, spamColumn = '{}') {
   return {
     ...(settings.name !== undefined && { name: cleanText('body/name', settings.name, 100) }),
     ...(settings.domains !== undefined && { domains: JSON.stringify(cleanDomains(settings.domains)) }),
@@ -46,6 +48,7 @@ function settingsColumns(settings: SiteSettings) {
     ...(settings.reactions !== undefined && { reactions: JSON.stringify(cleanReactions(settings.reactions)) }),
     ...(settings.live_updates !== undefined && { live_updates: settings.live_updates ? (1 as const) : (0 as const) }),
     ...(settings.sso_moderators !== undefined && { sso_moderators: settings.sso_moderators ? (1 as const) : (0 as const) }),
+    ...(settings.spam !== undefined && { spam_settings: encodeSpamSettings(spamColumn, settings.spam) }),
   };
 }
 
@@ -92,10 +95,11 @@ export async function updateSite(
     requireWebhookPlan(await accountPlan(db, site.accountId));
     webhook = await webhookColumns(site, settings, options.allowPrivateWebhookTargets);
   }
-  const columns = { ...settingsColumns(settings), ...webhook.columns };
+  const columns = { ...settingsColumns(settings, site.spamSettingsColumn), ...webhook.columns };
   if (Object.keys(columns).length > 0) {
     // Which settings changed, never their values: a webhook secret must not reach the log.
-    const entry = { accountId: site.accountId, actor, action: 'site.updated', target: site.id, data: { settings: Object.keys(settings) } };
+    const changed = { settings: Object.keys(settings), ...(settings.spam && { spam: Object.keys(settings.spam) }) };
+    const entry = { accountId: site.accountId, actor, action: 'site.updated', target: site.id, data: changed };
     await audited(db, entry, (trx) => trx.updateTable('sites').set(columns).where('id', '=', site.id).execute());
   }
   return { site: (await findSite(db, site.id))!, generatedSecret: webhook.generatedSecret };

@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startParley, type TestParley } from '../../test/helper.ts';
+import { DEFAULT_SPAM_SETTINGS } from '../spam/settings.ts';
 
 let parley: TestParley;
 let site: { account_id: string; site_id: string; api_key: string };
@@ -26,6 +27,7 @@ describe('sites', () => {
       webhook_events: [],
       live_updates: true,
       sso_moderators: false,
+      spam: DEFAULT_SPAM_SETTINGS,
       created_at: expect.any(String),
     });
     const listed = await parley.request('GET', '/v1/sites', { token: site.api_key });

@@ -28,6 +28,7 @@ export function siteView(site: Site) {
     webhook_events: site.webhookEvents,
     live_updates: site.liveUpdates,
     sso_moderators: site.ssoModerators,
+    spam: site.spam,
     created_at: site.createdAt,
   };
 }

@@ -43,7 +43,7 @@ it('delivers each of the eleven events from its real trigger, with the documente
   const ada = await session('ada-1', 'Ada');
   const bob = await session('bob-2', 'Bob');
   const adaComment = await post(ada.token, 'First!'); // comment.created + user.created
-  const guestComment = await post(undefined, 'A guest speaks', { author_name: 'Guest' }); // comment.created, pending
+  const guestComment = await post(undefined, 'A guest speaks', { author_name: 'Guest', ...(await parley.guestForm(site.site_id)) }); // comment.created, pending
   expect(guestComment.status).toBe('pending');
   await post(bob.token, 'Bob was here'); // comment.created + user.created
   await call('PATCH', `/v1/comments/${adaComment.id}`, ada.token, { content: 'First! (edited)' }); // comment.updated

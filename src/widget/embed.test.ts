@@ -75,6 +75,8 @@ describe('GET /v1/widget', () => {
       site: { id: site.site_id, name: 'Test site', allow_guests: true, reactions: ['funny', 'interesting', 'insightful'], live_updates: true },
       viewer: { signed_in: false, name: null, moderator: false },
       mail: { enabled: false, address_known: false, notify_replies: false },
+      // What the widget sends back with a guest's comment (src/spam).
+      form: { token: expect.stringMatching(/^ft1\.\d+\.[\w-]{43}$/), min_submit_seconds: 2, challenge: null },
     });
   });
 

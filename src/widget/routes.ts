@@ -5,9 +5,11 @@ import type { Db } from '../db/connect.ts';
 import { AppError } from '../errors.ts';
 import { sendBundle } from '../http/bundle.ts';
 import { errors, OptionalCredential } from '../http/schemas.ts';
-import { findSite } from '../sites/repository.ts';
+import { findSite, type Site } from '../sites/repository.ts';
 import { PublicSiteSchema } from '../sites/schemas.ts';
 import { publicSiteView } from '../sites/view.ts';
+import { formSecretOf, issueFormToken } from '../spam/form-token.ts';
+import { newChallenge } from '../spam/proof.ts';
 import { widgetBundle } from './bundle.ts';
 import { demoPage } from './demo.ts';
 
@@ -26,6 +28,23 @@ const WidgetSettings = Type.Object({
     },
     { description: 'What the widget needs for "Email me replies"' },
   ),
+  form: Type.Union([
+    Type.Object(
+      {
+        token: Type.String({ description: 'Sent back as form_token with each guest comment' }),
+        min_submit_seconds: Type.Integer({ description: 'A comment sent sooner than this after the token was issued is held: the widget waits out the rest' }),
+        challenge: Type.Union([
+          Type.Object(
+            { algorithm: Type.String(), challenge: Type.String(), maxnumber: Type.Optional(Type.Integer()), salt: Type.String(), signature: Type.String() },
+            { description: 'An ALTCHA challenge, where the site asks guests for proof of work; its solution goes in altcha. Good for one comment, for an hour' },
+          ),
+          Type.Null(),
+        ]),
+      },
+      { description: "What a guest's comment is sent with (src/spam); null for a signed-in reader" },
+    ),
+    Type.Null(),
+  ]),
 });
 
 /** Only with mail on, and for a signed-in reader: their address and default are read then. */
@@ -35,6 +54,14 @@ async function mailFor(db: Db, caller: Caller, signedIn: boolean) {
       ? await db.kysely.selectFrom('site_users').select(['email', 'notify_replies']).where('id', '=', caller.userId).executeTakeFirst()
       : undefined;
   return { enabled: db.mail !== null, address_known: Boolean(user?.email), notify_replies: user?.notify_replies === 1 };
+}
+
+/** A guest's form: its signed issue time, and a proof-of-work challenge where the site asks for one. */
+async function guestForm(db: Db, site: Site) {
+  const secret = await formSecretOf(db.kysely, site);
+  const challenge = site.spam.proof_of_work === 'off' ? null : await newChallenge(secret);
+  const checked = site.spam.enabled && site.spam.form_check;
+  return { token: issueFormToken(secret, site.id), min_submit_seconds: checked ? site.spam.min_submit_seconds : 0, challenge };
 }
 
 export const widgetRoutes: FastifyPluginAsyncTypebox<{ db: Db }> = async (app, { db }) => {
@@ -52,6 +79,7 @@ export const widgetRoutes: FastifyPluginAsyncTypebox<{ db: Db }> = async (app, {
       const caller = request.caller;
       const signedIn = canAccessSite(caller, site);
       return {
+        form: signedIn ? null : await guestForm(db, site),
         site: publicSiteView(site),
         viewer: {
           signed_in: signedIn,

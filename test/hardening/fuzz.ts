@@ -115,6 +115,8 @@ export const ENDPOINTS: Endpoint[] = [
     site_id: field(oneOf(ids.site)), thread_url: field(fc.constant('https://blog.example.com/fuzz')), content: field(text),
     parent_id: field(oneOf([...ids.comment, null as unknown as string])), author_name: field(text),
     notify_replies: field(fc.boolean()), email: field(oneOf(['reader@example.com', 'Reader@Example.COM', 'not-an-address'])),
+    form_token: field(oneOf(['ft1.1.AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA', 'ft1.99999999999999999999.x', ''])), website: field(text),
+    altcha: field(oneOf(['bm90IGEgcHJvb2Y=', Buffer.from('{"signature":1}').toString('base64'), Buffer.from('{"algorithm":"SHA-256","challenge":"x","number":-1,"salt":"?expires=x","signature":"y"}').toString('base64')])),
   }) },
   { method: 'PATCH', path: '/v1/comments/:id', ids: 'comment', body: () => ({ content: field(text) }) },
   { method: 'DELETE', path: '/v1/comments/:id', ids: 'comment' },
@@ -142,6 +144,10 @@ export const ENDPOINTS: Endpoint[] = [
     webhook_url: field(oneOf([null as unknown as string, 'http://127.0.0.1:9/hook', 'http://10.0.0.1/hook', 'http://[::1]/x', 'http://169.254.169.254/latest/meta-data'])),
     webhook_secret: field(oneOf([null as unknown as string, 'a-secret-of-16-chars-or-more', `whsec_${Buffer.alloc(24, 7).toString('base64')}`])),
     webhook_events: field(fc.array(oneOf(['comment.created', 'comment.flagged', 'user.banned']), { maxLength: 3 })),
+    spam: field(fc.record({
+      enabled: field(fc.boolean()), max_links: field(fc.integer({ min: -1, max: 5 })), proof_of_work: field(oneOf(['off', 'always', 'velocity', 'never'])),
+      banned_words: field(fc.array(text, { maxLength: 3 })), min_submit_seconds: field(fc.integer({ min: 0, max: 3 })),
+    }, { requiredKeys: [] })),
   }) },
   { method: 'GET', path: '/api/sites/:id/webhooks/deliveries', ids: 'site', query: () => ({
     page: field(fc.integer({ min: 1, max: 3 })), limit: field(fc.integer({ min: 1, max: 100 })),

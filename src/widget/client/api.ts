@@ -1,4 +1,5 @@
 import type { CommentView } from '../../comments/view.ts';
+import type { GuestFormSettings } from './guest-form.ts';
 import { retryAfterSeconds, type ProblemLike } from './strings.ts';
 
 /** The API's comment, as the server defines it (a type only: nothing of the server is bundled). */
@@ -14,6 +15,8 @@ export interface WidgetSettings {
   site: { id: string; name: string; allow_guests: boolean; reactions: string[]; live_updates: boolean };
   viewer: { signed_in: boolean; name: string | null; moderator: boolean };
   mail: { enabled: boolean; address_known: boolean; notify_replies: boolean };
+  /** What a guest's comment is sent with; null for a signed-in reader. */
+  form: GuestFormSettings | null;
 }
 
 export class ApiProblem extends Error implements ProblemLike {

@@ -2,6 +2,7 @@
 import type { ReactionResult, VoteResult } from '../../votes/service.ts';
 import { Api, ApiProblem, type Comment, type CommentPage, type WidgetSettings } from './api.ts';
 import { fullDate, h, relativeTime, richText } from './dom.ts';
+import { GuestForm } from './guest-form.ts';
 import { LiveConnection, type LiveMessage } from './live.ts';
 import { format, problemMessage, setStrings, stringsFor, type Strings } from './strings.ts';
 import { STYLES } from './styles.ts';
@@ -34,7 +35,8 @@ interface FormOptions {
   guestName: boolean;
   /** Offers "Email me replies" (new comments and replies, when the server mails). */
   notify?: boolean;
-  onSubmit: (content: string, name: string, notify: NotifyWish) => Promise<void>;
+  /** `website` is the hidden field of a guest's form, which people leave empty. */
+  onSubmit: (content: string, name: string, website: string, notify: NotifyWish) => Promise<void>;
   onCancel?: () => void;
 }
 
@@ -71,7 +73,8 @@ export class ParleyComments extends HTMLElement {
   #t: Strings = stringsFor('en').strings;
   #lang = 'en';
   #api = new Api('', null);
-  #settings: WidgetSettings = { site: { id: '', name: '', allow_guests: false, reactions: [], live_updates: false }, viewer: { signed_in: false, name: null, moderator: false }, mail: { enabled: false, address_known: false, notify_replies: false } };
+  #settings: WidgetSettings = { site: { id: '', name: '', allow_guests: false, reactions: [], live_updates: false }, viewer: { signed_in: false, name: null, moderator: false }, mail: { enabled: false, address_known: false, notify_replies: false }, form: null };
+  #guestForm: GuestForm | null = null;
   #sort: Sort = 'newest';
   #page = 1;
   #total = 0;
@@ -173,12 +176,13 @@ export class ParleyComments extends HTMLElement {
     try {
       this.#api = new Api(ParleyComments.apiBase, this.getAttribute('session-token') ?? (await this.#ssoSession()));
       const [settings, page] = await Promise.all([
-        this.#api.call<WidgetSettings>('GET', `/v1/widget?site_id=${encodeURIComponent(this.#siteId)}`),
+        this.#widgetSettings(),
         this.#api.call<CommentPage>('GET', this.#listPath(1)),
       ]);
       if (generation !== this.#generation) return;
       const arrived = performance.now();
       this.#settings = settings;
+      this.#guestForm = settings.form && new GuestForm(settings.form, () => this.#widgetSettings().then((fresh) => fresh.form));
       composer.append(this.#composer());
       this.#showPage(page, true);
       this.renderTime = performance.now() - arrived;
@@ -331,8 +335,8 @@ export class ParleyComments extends HTMLElement {
         submit: this.#t.post,
         guestName: !viewer.signed_in,
         notify: this.#settings.mail.enabled,
-        onSubmit: async (content, name, notify) => {
-          const comment = await this.#post(content, name, null, notify);
+        onSubmit: async (content, name, website, notify) => {
+          const comment = await this.#post(content, name, website, null, notify);
           // Its live announcement may have come first: it is shown once, here.
           this.#incoming = this.#incoming.filter((waiting) => waiting.id !== comment.id);
           this.#updateNew();
@@ -345,7 +349,12 @@ export class ParleyComments extends HTMLElement {
     );
   }
 
-  #post(content: string, name: string, parentId: string | null, notify: NotifyWish): Promise<Comment> {
+  #widgetSettings(): Promise<WidgetSettings> {
+    return this.#api.call<WidgetSettings>('GET', `/v1/widget?site_id=${encodeURIComponent(this.#siteId)}`);
+  }
+
+  async #post(content: string, name: string, website: string, parentId: string | null, notify: NotifyWish): Promise<Comment> {
+    const guestFields = this.#guestForm && !this.#settings.viewer.signed_in ? await this.#guestForm.fields(website) : {};
     return this.#api.call<Comment>('POST', '/v1/comments', {
       site_id: this.#siteId,
       thread_url: this.#threadUrl,
@@ -353,6 +362,7 @@ export class ParleyComments extends HTMLElement {
       ...(parentId && { parent_id: parentId }),
       ...(name && { author_name: name }),
       ...notify,
+      ...guestFields,
     });
   }
 
@@ -363,6 +373,8 @@ export class ParleyComments extends HTMLElement {
     text.value = options.initial ?? '';
     const name = options.guestName ? h('input', { id: `${id}-name`, name: 'author_name', autocomplete: 'nickname', maxlength: 100 }) : null;
     const notify = options.notify ? this.#notifyFields(id) : null;
+    // The honeypot: out of sight and out of the tab order, so people leave it empty; form-filling bots fill it in.
+    const website = options.guestName ? h('input', { id: `${id}-website`, name: 'website', type: 'text', tabindex: -1, autocomplete: 'off' }) : null;
     const message = h('p', { class: 'msg', role: 'status' });
     let busy = false;
     const form = h(
@@ -375,7 +387,7 @@ export class ParleyComments extends HTMLElement {
           form.setAttribute('aria-busy', 'true');
           message.textContent = '';
           try {
-            await options.onSubmit(text.value, name?.value.trim() ?? '', notify?.wish() ?? {});
+            await options.onSubmit(text.value, name?.value.trim() ?? '', website?.value ?? '', notify?.wish() ?? {});
             text.value = '';
           } catch (error) {
             this.#showProblem(message, error);
@@ -387,6 +399,7 @@ export class ParleyComments extends HTMLElement {
       },
       name && h('label', { for: name.id }, t.guestName),
       name,
+      website && h('div', { class: 'hp', 'aria-hidden': 'true' }, h('label', { for: website.id }, 'Website'), website),
       h('label', { for: id }, options.label),
       text,
       notify?.fields,
@@ -606,8 +619,8 @@ export class ParleyComments extends HTMLElement {
         guestName: !this.#settings.viewer.signed_in,
         notify: this.#settings.mail.enabled,
         onCancel: () => close(),
-        onSubmit: async (content, name, notify) => {
-          const reply = await this.#post(content, name, entry.data.id, notify);
+        onSubmit: async (content, name, website, notify) => {
+          const reply = await this.#post(content, name, website, entry.data.id, notify);
           const early = this.#entries.get(reply.id);
           // Its live announcement may have come first, drawn for the public: drawn again as the author's.
           if (early) early.element.replaceWith(this.#render(reply));

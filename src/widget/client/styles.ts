@@ -51,5 +51,6 @@ a{color:var(--parley-accent)}
 .more{margin-top:14px}
 .new{display:block;min-height:32px;margin:4px 0;color:var(--parley-accent);border-color:var(--parley-accent)}
 .new[aria-hidden=true]{visibility:hidden}
+.hp{position:absolute;left:-10000px;width:1px;height:1px;overflow:hidden}
 .sr{position:absolute;width:1px;height:1px;overflow:hidden;clip-path:inset(50%);white-space:nowrap}
 `;

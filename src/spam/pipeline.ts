@@ -1,0 +1,216 @@
+import type { Transaction } from 'kysely';
+import type { Caller } from '../auth/caller.ts';
+import { refreshListing } from '../comments/listing.ts';
+import type { Database } from '../db/schema.ts';
+import { recordCommentChange, seenByPublic } from '../live/record.ts';
+import { AppError, invalid } from '../errors.ts';
+import type { Site } from '../sites/repository.ts';
+import { checkFormToken } from './form-token.ts';
+import { acceptProof } from './proof.ts';
+import type { SpamSettings } from './settings.ts';
+import { authorKeyOf, ipRangeOf, publicCopies, readStanding, recordSignal, type Signal, type Standing } from './signals.ts';
+import { linkCount, normalisedText, textHash } from './text.ts';
+import { listedWordIn } from './words.ts';
+
+export const SPAM_CHECKS = ['form', 'duplicate', 'words', 'links', 'velocity', 'history'] as const;
+
+/** Why a comment was held: which check, and what it saw. Stored on the comment (spam_reasons). */
+export interface SpamReason {
+  check: (typeof SPAM_CHECKS)[number];
+  detail: string;
+}
+
+/** What a guest's widget sends beside the comment (CreateBody's form_token, website and altcha). */
+export interface FormFields {
+  form_token?: string;
+  website?: string;
+  altcha?: string;
+}
+
+export type Verdict =
+  | { action: 'allow' }
+  | { action: 'hold'; reasons: SpamReason[] }
+  | { action: 'reject'; problem: AppError };
+
+export interface Screening {
+  verdict: Verdict;
+  /** Comments published before this one with its text, held with it (three or more authors): their threads changed. */
+  heldCopies: Array<{ siteId: string; threadUrl: string }>;
+}
+
+export interface NewComment {
+  id: string;
+  site: Site;
+  caller: Caller;
+  moderator: boolean;
+  authorRef: string | null;
+  content: string;
+  /** The thread's key (its URL as threads.url_key holds it). */
+  threadUrl: string;
+  form: FormFields;
+  createdAt: string;
+}
+
+const ALLOW: Verdict = { action: 'allow' };
+
+/**
+ * Texts shorter than this are never copies: "Thanks!", "+1" or "Great post" are said again and by
+ * many, and carry no payload a spammer would repeat.
+ */
+export const DUPLICATE_MIN_LENGTH = 20;
+
+/** Whom the checks apply to: everyone but the site's moderators, while the site has them on. */
+const screened = (site: Site, moderator: boolean) => site.spam.enabled && !moderator;
+
+/**
+ * Step 1, guests only: the widget's hidden field is empty and its form token, signed for this site,
+ * was issued at least `min_submit_seconds` before. API keys and sessions never carry one: a site's
+ * backend posting for its users is not the widget, and a session is minted by the site for a person.
+ */
+function formReasons(settings: SpamSettings, site: Site, form: FormFields, now: number): SpamReason[] {
+  if (!settings.form_check) return [];
+  if (form.website) return [{ check: 'form', detail: "the form's hidden field, left empty by people, was filled in" }];
+  const token = checkFormToken(site.formSecret, site.id, form.form_token, now);
+  if (!token.ok) return [{ check: 'form', detail: `${token.problem} form token (the widget sends one with each guest comment)` }];
+  const minimumMs = settings.min_submit_seconds * 1000;
+  if (token.ageMs < minimumMs) return [{ check: 'form', detail: `sent ${(token.ageMs / 1000).toFixed(1)} s after the form was given (minimum ${settings.min_submit_seconds} s)` }];
+  return [];
+}
+
+/** Steps 4 and 5, on the normalised text: a banned word rejects, a suspect word or the links hold. */
+function textReasons(settings: SpamSettings, normalised: string, approvedComments: () => number): SpamReason[] | AppError {
+  const banned = listedWordIn(settings.banned_words, normalised);
+  if (banned !== null) return invalid('body/content', `holds a word this site does not accept ("${banned}"); please reword your comment`);
+  const reasons: SpamReason[] = [];
+  const suspect = listedWordIn(settings.suspect_words, normalised);
+  if (suspect !== null) reasons.push({ check: 'words', detail: `holds "${suspect}", on the site's list of suspect words` });
+  const links = linkCount(normalised);
+  if (links > settings.max_links) reasons.push({ check: 'links', detail: `${links} links (more than ${settings.max_links})` });
+  else if (links > 0 && approvedComments() < settings.links_min_approved) {
+    reasons.push({ check: 'links', detail: `a link from an author with fewer than ${settings.links_min_approved} approved comments` });
+  }
+  return reasons;
+}
+
+function velocityReasons(settings: SpamSettings, standing: Standing, guest: boolean): SpamReason[] {
+  const reasons: SpamReason[] = [];
+  const past = (count: number, limit: number) => limit > 0 && count >= limit;
+  if (guest && past(standing.ipRange, settings.ip_range_per_10_minutes)) {
+    reasons.push({ check: 'velocity', detail: `more than ${settings.ip_range_per_10_minutes} guest comments from this IP range in 10 minutes` });
+  }
+  if (past(standing.thread, settings.thread_per_minute)) reasons.push({ check: 'velocity', detail: `more than ${settings.thread_per_minute} comments in this thread in a minute` });
+  if (past(standing.site, settings.site_per_minute)) reasons.push({ check: 'velocity', detail: `more than ${settings.site_per_minute} comments on the site in a minute` });
+  return reasons;
+}
+
+/**
+ * The ordered checks of a new comment, in the transaction that writes it. Guests get every check;
+ * signed-in users all but the guest-only ones (form token, IP range, proof of work); API keys, which
+ * post for people the site vouches for, the text checks and thread and site velocity, never the
+ * author-based ones (the key is not the person). Moderators get none. A comment that is not refused
+ * leaves a signal (its text hash, author, range, thread) for the checks of the comments after it.
+ */
+export async function screenComment(trx: Transaction<Database>, input: NewComment): Promise<Screening> {
+  const { site, caller } = input;
+  if (!screened(site, input.moderator)) return { verdict: ALLOW, heldCopies: [] };
+  const settings = site.spam;
+  const now = Date.parse(input.createdAt);
+  const guest = caller.kind === 'public';
+  const person = caller.kind !== 'key';
+  const normalised = normalisedText(input.content);
+  const signal: Signal = {
+    commentId: input.id,
+    siteId: site.id,
+    threadKey: input.threadUrl,
+    authorKey: authorKeyOf(input.authorRef, caller.ip),
+    ipRange: guest ? ipRangeOf(caller.ip) : null,
+    textHash: textHash(normalised),
+  };
+  const copiesCount = person && settings.duplicates && normalised.trim().length >= DUPLICATE_MIN_LENGTH;
+  const standing = await readStanding(trx, signal, {
+    duplicateAuthors: copiesCount ? settings.duplicate_authors : 0,
+    ipRange: settings.ip_range_per_10_minutes,
+    thread: settings.thread_per_minute,
+    site: settings.site_per_minute,
+    authorRef: person ? input.authorRef : null,
+  }, now);
+  const reasons = guest ? formReasons(settings, site, input.form, now) : [];
+  let copiesToHold = false;
+  if (copiesCount) {
+    if (standing.sameAuthorCopy) reasons.push({ check: 'duplicate', detail: `the same text as a comment of the same ${guest ? 'address' : 'author'} within 24 hours` });
+    if (settings.duplicate_authors > 0 && standing.copyAuthors >= settings.duplicate_authors) {
+      reasons.push({ check: 'duplicate', detail: `the same text from ${standing.copyAuthors} or more authors on the site within an hour` });
+      copiesToHold = true;
+    }
+  }
+  const text = textReasons(settings, normalised, () => (person ? standing.published : Number.POSITIVE_INFINITY));
+  if (text instanceof AppError) return { verdict: { action: 'reject', problem: text }, heldCopies: [] };
+  reasons.push(...text);
+  const velocity = velocityReasons(settings, standing, guest);
+  reasons.push(...velocity);
+  if (person && !guest) reasons.push(...historyReason(settings.history_min_comments, standing.removedOrSpam, standing.total));
+  const proofNeeded = guest && (settings.proof_of_work === 'always' || (settings.proof_of_work === 'velocity' && velocity.length > 0));
+  if (proofNeeded && !(await acceptProof(trx, site.id, site.formSecret, input.form.altcha))) {
+    const problem = invalid('body/altcha', 'needs a proof of work (ALTCHA) solving a challenge from GET /v1/widget, unused and under an hour old');
+    return { verdict: { action: 'reject', problem }, heldCopies: [] };
+  }
+  await recordSignal(trx, signal, input.createdAt);
+  const heldCopies = copiesToHold ? await holdCopies(trx, site.id, signal.textHash, now, reasons) : [];
+  return { verdict: reasons.length === 0 ? ALLOW : { action: 'hold', reasons }, heldCopies };
+}
+
+/**
+ * The third author's copy holds the copies of the last hour the public sees too (a text posted by
+ * several authors at once is a campaign, the first copies included): they go back to pending with
+ * the same reasons, and leave lists and live streams as a moderator's hold would make them.
+ */
+async function holdCopies(trx: Transaction<Database>, siteId: string, hash: string, now: number, reasons: SpamReason[]) {
+  const copies = await publicCopies(trx, siteId, hash, now);
+  if (copies.length === 0) return [];
+  const seenBefore = new Map<string, boolean>();
+  for (const copy of copies) seenBefore.set(copy.id, await seenByPublic(trx, copy));
+  const held = await trx
+    .updateTable('comments')
+    .set({ status: 'pending', moderation_status: 'pending', spam_reasons: JSON.stringify(reasons) })
+    .where('id', 'in', copies.map((copy) => copy.id))
+    .returningAll()
+    .execute();
+  await refreshListing(trx, new Set(held.map((row) => row.root_id)));
+  const urls = new Map(copies.map((copy) => [copy.id, copy.thread_url]));
+  for (const row of held) await recordCommentChange(trx, seenBefore.get(row.id)!, row, urls.get(row.id)!);
+  return [...new Set(copies.map((copy) => copy.thread_url))].map((threadUrl) => ({ siteId, threadUrl }));
+}
+
+/** Step 7: an author with at least `minimum` comments on the site, more than half of them removed or spam. */
+function historyReason(minimum: number, removedOrSpam: number, total: number): SpamReason[] {
+  if (minimum === 0 || total < minimum || removedOrSpam * 2 <= total) return [];
+  return [{ check: 'history', detail: `${removedOrSpam} of the author's ${total} comments on the site were removed or marked spam` }];
+}
+
+export interface EditedComment {
+  site: Site;
+  caller: Caller;
+  moderator: boolean;
+  authorRef: string | null;
+  content: string;
+}
+
+/**
+ * An edit's checks: the text ones (words, links) and the author's history; a comment's form, pace
+ * and copies were judged when it was posted.
+ */
+export async function screenEdit(trx: Transaction<Database>, input: EditedComment): Promise<Verdict> {
+  const { site, caller } = input;
+  if (!screened(site, input.moderator)) return ALLOW;
+  const person = caller.kind !== 'key';
+  const record = person && input.authorRef !== null
+    ? await trx.selectFrom('author_counts').select(['published', 'pending', 'removed', 'spam']).where('site_id', '=', site.id).where('author_ref', '=', input.authorRef).executeTakeFirst()
+    : undefined;
+  const text = textReasons(site.spam, normalisedText(input.content), () => (person ? Number(record?.published ?? 0) : Number.POSITIVE_INFINITY));
+  if (text instanceof AppError) return { action: 'reject', problem: text };
+  if (record) {
+    const removedOrSpam = Number(record.removed) + Number(record.spam);
+    text.push(...historyReason(site.spam.history_min_comments, removedOrSpam, removedOrSpam + Number(record.published) + Number(record.pending)));
+  }
+  return text.length === 0 ? ALLOW : { action: 'hold', reasons: text };
+}
