@@ -13,8 +13,6 @@ export interface Config {
   /** Proxy addresses or CIDRs whose X-Forwarded-For is believed; empty = use the socket address. */
   trustProxy: string[];
   logLevel: string;
-  /** The SMTP server mail is handed to (PARLEY_SMTP_URL); null = no mail. */
-  smtpUrl: string | null;
   /** After SIGTERM, /readyz fails but requests are still served for this long, then the listener closes (PARLEY_SHUTDOWN_DELAY, 0s). */
   shutdownDelayMs: number;
   /** Bearer token that GET /metrics answers to (PARLEY_METRICS_TOKEN); null = no /metrics at all. */
@@ -259,7 +257,6 @@ export function loadConfig(env: Env = process.env): Config {
     trustProxy: trustedProxies(env.TRUST_PROXY),
     logLevel,
     metricsToken: metricsToken(env.PARLEY_METRICS_TOKEN),
-    smtpUrl: env.PARLEY_SMTP_URL || null,
     shutdownDelayMs: durations(env, 'PARLEY_SHUTDOWN_DELAY', '0s')[0],
     http: httpLimits(env),
     mail: mailConfig(env, host, port),

@@ -63,10 +63,11 @@ describe('parley doctor', () => {
       DATABASE_URL: database.url,
       REDIS_URL: SHARED_REDIS_URL,
       PARLEY_SMTP_URL: `smtp://parley:right@127.0.0.1:${smtpPort}`,
+      PARLEY_MAIL_FROM: 'comments@example.com',
       PARLEY_WEBHOOK_ALLOW_PRIVATE: 'true',
       PARLEY_RATE_LIMIT_IP_PER_MINUTE: '100',
     });
-    expect(out).toMatch(/^ok {4}configuration: 5 variables set, every value valid$/m);
+    expect(out).toMatch(/^ok {4}configuration: 6 variables set, every value valid$/m);
     expect(out).toMatch(/^ok {4}database: (SQLite|PostgreSQL) at .* answers; every migration is applied$/m);
     expect(out).toMatch(/^ok {4}redis: redis:\/\/127\.0\.0\.1:6379\/? answers \(Redis \d+\.\d+/m);
     expect(out).toMatch(new RegExp(`^ok {4}smtp: smtp://parley:\\*\\*\\*@127\\.0\\.0\\.1:${smtpPort}/? accepts a connection and the sign-in$`, 'm'));
@@ -88,6 +89,7 @@ describe('parley doctor', () => {
       PARLEY_RATE_LIMIT_IP_PER_MINUT: '100',
       REDIS_URL: `redis://127.0.0.1:${closedPort}`,
       PARLEY_SMTP_URL: `smtp://127.0.0.1:${closedPort}`,
+      PARLEY_MAIL_FROM: 'comments@example.com',
     });
     expect(out).toContain('fail  configuration: PORT must be a whole number >= 0, got "abc"\n');
     expect(out).toContain('fail  configuration: PARLEY_RATE_LIMIT_IP_PER_MINUTE must be a whole number >= 0, got "lots"\n');
@@ -106,7 +108,7 @@ describe('parley doctor', () => {
   });
 
   it('fails on a wrong SMTP password, saying what the server answered', async () => {
-    const { code, out } = await doctor({ DATABASE_URL: database.url, PARLEY_SMTP_URL: `smtp://parley:wrong@127.0.0.1:${smtpPort}` });
+    const { code, out } = await doctor({ DATABASE_URL: database.url, PARLEY_SMTP_URL: `smtp://parley:wrong@127.0.0.1:${smtpPort}`, PARLEY_MAIL_FROM: 'comments@example.com' });
     expect(out).toMatch(new RegExp(`^fail  smtp: smtp://parley:\\*\\*\\*@127\\.0\\.0\\.1:${smtpPort}/?: .*Invalid username or password`, 'm'));
     expect(code).toBe(1);
   });

@@ -38,7 +38,7 @@ export async function doctor(env: Record<string, string | undefined>, write: (te
   const database = invalid.has('DATABASE_URL') ? null : await checkDatabase(config);
   results.push(database?.result ?? { level: 'fail', subject: 'database', text: 'not checked: DATABASE_URL is invalid' });
   results.push(config.redisUrl ? await checkRedis(config.redisUrl) : { level: 'ok', subject: 'redis', text: 'not configured (REDIS_URL): enough for one instance; several share rate limits and cache invalidation only through Redis' });
-  if (config.smtpUrl) results.push(await checkSmtp(config.smtpUrl));
+  if (config.mail) results.push(await checkSmtp(config.mail.smtpUrl));
   if (database?.db) {
     if (database.hasSites) {
       const failed = (error: unknown): CheckResult[] => [{ level: 'fail', subject: 'webhooks', text: messageOf(error) }];

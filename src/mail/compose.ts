@@ -77,13 +77,18 @@ async function composeReplies(db: Kysely<Database>, mail: MailConfig, rows: Mail
 
 async function composeModeration(db: Kysely<Database>, mail: MailConfig, row: MailRow, sender: string): Promise<Composed | null> {
   const data = JSON.parse(row.data) as { why: 'pending' | 'flagged'; comment_id: string; reason: string | null };
-  const comment = await db.selectFrom('comments').select(['author_name', 'content']).where('id', '=', data.comment_id).executeTakeFirst();
+  const comment = await db
+    .selectFrom('comments as c')
+    .innerJoin('threads as t', 't.id', 'c.thread_id')
+    .select(['c.id', 'c.site_id', 't.url_key as thread_url', 'c.author_name', 'c.content'])
+    .where('c.id', '=', data.comment_id)
+    .executeTakeFirst();
   if (!comment) return null;
   const pending = data.why === 'pending';
   const parts: Part[] = [
     { p: pending ? S.moderationPendingIntro(comment.author_name) : S.moderationFlaggedIntro(comment.author_name, data.reason) },
     { quote: excerpt(comment.content) },
-    { link: S.moderationOpen, href: dashboardUrl(mail.publicUrl, data.comment_id) },
+    { link: S.moderationOpen, href: dashboardUrl(mail.publicUrl, comment) },
     { p: S.moderationSettings },
   ];
   return { senderName: sender, subject: pending ? S.moderationPendingSubject(sender) : S.moderationFlaggedSubject(sender), ...render(parts), unsubscribe: null };

@@ -12,9 +12,10 @@ export type ModerationMail = (typeof MODERATION_MAIL)[number];
 
 export type ModerationCause = { why: 'pending' } | { why: 'flagged'; flagger: string; reason: string | null };
 
-/** Where a comment is opened in the dashboard. */
-export function dashboardUrl(publicUrl: string, commentId: string): string {
-  return `${publicUrl}/dashboard/queue?comment=${encodeURIComponent(commentId)}`;
+/** Where a comment is opened in the dashboard: in its thread, where it can be moderated. */
+export function dashboardUrl(publicUrl: string, comment: { site_id: string; thread_url: string; id: string }): string {
+  const query = new URLSearchParams({ site: comment.site_id, url: comment.thread_url, comment: comment.id });
+  return `${publicUrl}/dashboard/thread?${query}`;
 }
 
 /**

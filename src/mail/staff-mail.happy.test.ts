@@ -36,7 +36,9 @@ describe('mail to staff', () => {
     expect(mails.map((m) => m.to && 'value' in m.to && m.to.value[0].address).sort()).toEqual([choices.pending.email, choices.all.email].sort());
     expect(mails[0].subject).toBe(S.moderationPendingSubject('Tea Blog'));
     expect(mails[0].text).toContain('Please approve me');
-    expect(linkIn(mails[0], S.moderationOpen)).toBe(`https://comments.example.com/dashboard/queue?comment=${held.body.id}`);
+    // The comment in its thread, where the dashboard moderates it.
+    const opened = new URLSearchParams({ site: site.site_id, url: held.body.thread_url, comment: held.body.id });
+    expect(linkIn(mails[0], S.moderationOpen)).toBe(`https://comments.example.com/dashboard/thread?${opened}`);
 
     const key = site.api_key;
     const published = await parley.request('POST', '/v1/comments', { token: key, body: { site_id: site.site_id, thread_url: url, content: 'Rude words' } });

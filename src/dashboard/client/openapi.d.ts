@@ -218,8 +218,18 @@ export interface paths {
                         /** @description 1 to 10,000 characters after trimming */
                         content: string;
                         parent_id?: string | null;
+                        /** @description Email me replies: the author gets a mail when a reply to this comment is published (at most one per thread every 10 minutes). A guest gives `email`; a signed-in reader gets their SSO address when they give none, and their own default when this is left out. An address no SSO token gave is mailed a confirmation link first (24 hours, single use) and nothing else until it is used. Ignored when the server sends no mail */
+                        notify_replies?: boolean;
+                        /** @description Where reply mails go (with notify_replies). Personal data: shown to no reader, only to the site's staff */
+                        email?: string;
                         /** @description Guests and API keys only; 1 to 100 characters after trimming. Refused (400) when it holds a bidirectional control (U+200E, U+200F, U+202A-U+202E, U+2066-U+2069) or a zero-width character (U+200B-U+200D, U+2060, U+FEFF): never stripped */
                         author_name?: string;
+                        /** @description Guests: the form token GET /v1/widget gave. Without one, or sent sooner than the site's min_submit_seconds after it was issued, the comment is held (API keys and sessions need none) */
+                        form_token?: string;
+                        /** @description Guests: the widget's hidden field, which people leave empty; filled in, the comment is held */
+                        website?: string;
+                        /** @description Guests, where the site asks for proof of work: an ALTCHA solution (base64 JSON) of a challenge from GET /v1/widget */
+                        altcha?: string;
                     };
                 };
             };
@@ -1171,6 +1181,39 @@ export interface paths {
                                 live_updates: boolean;
                                 /** @description Whether an SSO token's moderator claim is honoured (default false) */
                                 sso_moderators: boolean;
+                                spam: {
+                                    /** @description Whether new comments and edits go through the checks at all (default true) */
+                                    enabled: boolean;
+                                    /** @description Guests only: hold a comment without a valid form token (GET /v1/widget gives one) or with the widget's hidden field filled (default true) */
+                                    form_check: boolean;
+                                    /** @description Guests only: hold a comment sent sooner than this after its form token was issued (default 2; 0: no minimum) */
+                                    min_submit_seconds: number;
+                                    /** @description Hold the same text from the same author (or, for guests, the same IP range) within 24 hours (default true) */
+                                    duplicates: boolean;
+                                    /** @description Hold every copy when this many authors post the same text on the site within an hour (default 3; 0: off) */
+                                    duplicate_authors: number;
+                                    /** @description Refuse a comment holding one of these words or a disguised form of it (l33t, look-alike letters, repeated letters) */
+                                    banned_words: string[];
+                                    /** @description Hold a comment holding one of these words or a disguised form of it */
+                                    suspect_words: string[];
+                                    /** @description Hold a comment with more links than this (default 3) */
+                                    max_links: number;
+                                    /** @description Hold a comment with any link from an author with fewer approved comments than this; guests have none (default 1; 0: off) */
+                                    links_min_approved: number;
+                                    /** @description Guests only: hold comments past this many from one /24 (IPv4) or /64 (IPv6) in 10 minutes (default 15; 0: off) */
+                                    ip_range_per_10_minutes: number;
+                                    /** @description Hold comments past this many in one thread in a minute (default 30; 0: off) */
+                                    thread_per_minute: number;
+                                    /** @description Hold comments past this many on the site in a minute (default 120; 0: off) */
+                                    site_per_minute: number;
+                                    /** @description Hold comments of an author with at least this many comments on the site, more than half of them removed or spam (default 3; 0: off) */
+                                    history_min_comments: number;
+                                    /**
+                                     * @description Guests only: require an ALTCHA proof of work, never (off, the default), on every comment (always), or while velocity holds comments (velocity)
+                                     * @enum {unknown}
+                                     */
+                                    proof_of_work: "off" | "always" | "velocity";
+                                };
                                 /**
                                  * Format: date-time
                                  * @description ISO 8601 UTC with milliseconds
@@ -1260,6 +1303,39 @@ export interface paths {
                                 live_updates: boolean;
                                 /** @description Whether an SSO token's moderator claim is honoured (default false) */
                                 sso_moderators: boolean;
+                                spam: {
+                                    /** @description Whether new comments and edits go through the checks at all (default true) */
+                                    enabled: boolean;
+                                    /** @description Guests only: hold a comment without a valid form token (GET /v1/widget gives one) or with the widget's hidden field filled (default true) */
+                                    form_check: boolean;
+                                    /** @description Guests only: hold a comment sent sooner than this after its form token was issued (default 2; 0: no minimum) */
+                                    min_submit_seconds: number;
+                                    /** @description Hold the same text from the same author (or, for guests, the same IP range) within 24 hours (default true) */
+                                    duplicates: boolean;
+                                    /** @description Hold every copy when this many authors post the same text on the site within an hour (default 3; 0: off) */
+                                    duplicate_authors: number;
+                                    /** @description Refuse a comment holding one of these words or a disguised form of it (l33t, look-alike letters, repeated letters) */
+                                    banned_words: string[];
+                                    /** @description Hold a comment holding one of these words or a disguised form of it */
+                                    suspect_words: string[];
+                                    /** @description Hold a comment with more links than this (default 3) */
+                                    max_links: number;
+                                    /** @description Hold a comment with any link from an author with fewer approved comments than this; guests have none (default 1; 0: off) */
+                                    links_min_approved: number;
+                                    /** @description Guests only: hold comments past this many from one /24 (IPv4) or /64 (IPv6) in 10 minutes (default 15; 0: off) */
+                                    ip_range_per_10_minutes: number;
+                                    /** @description Hold comments past this many in one thread in a minute (default 30; 0: off) */
+                                    thread_per_minute: number;
+                                    /** @description Hold comments past this many on the site in a minute (default 120; 0: off) */
+                                    site_per_minute: number;
+                                    /** @description Hold comments of an author with at least this many comments on the site, more than half of them removed or spam (default 3; 0: off) */
+                                    history_min_comments: number;
+                                    /**
+                                     * @description Guests only: require an ALTCHA proof of work, never (off, the default), on every comment (always), or while velocity holds comments (velocity)
+                                     * @enum {unknown}
+                                     */
+                                    proof_of_work: "off" | "always" | "velocity";
+                                };
                                 /**
                                  * Format: date-time
                                  * @description ISO 8601 UTC with milliseconds
@@ -1309,6 +1385,40 @@ export interface paths {
                         reactions?: string[];
                         live_updates?: boolean;
                         sso_moderators?: boolean;
+                        /** @description Spam checks: the thresholds given change, the others stay */
+                        spam?: {
+                            /** @description Whether new comments and edits go through the checks at all (default true) */
+                            enabled?: boolean;
+                            /** @description Guests only: hold a comment without a valid form token (GET /v1/widget gives one) or with the widget's hidden field filled (default true) */
+                            form_check?: boolean;
+                            /** @description Guests only: hold a comment sent sooner than this after its form token was issued (default 2; 0: no minimum) */
+                            min_submit_seconds?: number;
+                            /** @description Hold the same text from the same author (or, for guests, the same IP range) within 24 hours (default true) */
+                            duplicates?: boolean;
+                            /** @description Hold every copy when this many authors post the same text on the site within an hour (default 3; 0: off) */
+                            duplicate_authors?: number;
+                            /** @description Refuse a comment holding one of these words or a disguised form of it (l33t, look-alike letters, repeated letters) */
+                            banned_words?: string[];
+                            /** @description Hold a comment holding one of these words or a disguised form of it */
+                            suspect_words?: string[];
+                            /** @description Hold a comment with more links than this (default 3) */
+                            max_links?: number;
+                            /** @description Hold a comment with any link from an author with fewer approved comments than this; guests have none (default 1; 0: off) */
+                            links_min_approved?: number;
+                            /** @description Guests only: hold comments past this many from one /24 (IPv4) or /64 (IPv6) in 10 minutes (default 15; 0: off) */
+                            ip_range_per_10_minutes?: number;
+                            /** @description Hold comments past this many in one thread in a minute (default 30; 0: off) */
+                            thread_per_minute?: number;
+                            /** @description Hold comments past this many on the site in a minute (default 120; 0: off) */
+                            site_per_minute?: number;
+                            /** @description Hold comments of an author with at least this many comments on the site, more than half of them removed or spam (default 3; 0: off) */
+                            history_min_comments?: number;
+                            /**
+                             * @description Guests only: require an ALTCHA proof of work, never (off, the default), on every comment (always), or while velocity holds comments (velocity)
+                             * @enum {unknown}
+                             */
+                            proof_of_work?: "off" | "always" | "velocity";
+                        };
                         /** @description The account; default: the caller's only one */
                         account_id?: string;
                     };
@@ -1339,6 +1449,39 @@ export interface paths {
                             live_updates: boolean;
                             /** @description Whether an SSO token's moderator claim is honoured (default false) */
                             sso_moderators: boolean;
+                            spam: {
+                                /** @description Whether new comments and edits go through the checks at all (default true) */
+                                enabled: boolean;
+                                /** @description Guests only: hold a comment without a valid form token (GET /v1/widget gives one) or with the widget's hidden field filled (default true) */
+                                form_check: boolean;
+                                /** @description Guests only: hold a comment sent sooner than this after its form token was issued (default 2; 0: no minimum) */
+                                min_submit_seconds: number;
+                                /** @description Hold the same text from the same author (or, for guests, the same IP range) within 24 hours (default true) */
+                                duplicates: boolean;
+                                /** @description Hold every copy when this many authors post the same text on the site within an hour (default 3; 0: off) */
+                                duplicate_authors: number;
+                                /** @description Refuse a comment holding one of these words or a disguised form of it (l33t, look-alike letters, repeated letters) */
+                                banned_words: string[];
+                                /** @description Hold a comment holding one of these words or a disguised form of it */
+                                suspect_words: string[];
+                                /** @description Hold a comment with more links than this (default 3) */
+                                max_links: number;
+                                /** @description Hold a comment with any link from an author with fewer approved comments than this; guests have none (default 1; 0: off) */
+                                links_min_approved: number;
+                                /** @description Guests only: hold comments past this many from one /24 (IPv4) or /64 (IPv6) in 10 minutes (default 15; 0: off) */
+                                ip_range_per_10_minutes: number;
+                                /** @description Hold comments past this many in one thread in a minute (default 30; 0: off) */
+                                thread_per_minute: number;
+                                /** @description Hold comments past this many on the site in a minute (default 120; 0: off) */
+                                site_per_minute: number;
+                                /** @description Hold comments of an author with at least this many comments on the site, more than half of them removed or spam (default 3; 0: off) */
+                                history_min_comments: number;
+                                /**
+                                 * @description Guests only: require an ALTCHA proof of work, never (off, the default), on every comment (always), or while velocity holds comments (velocity)
+                                 * @enum {unknown}
+                                 */
+                                proof_of_work: "off" | "always" | "velocity";
+                            };
                             /**
                              * Format: date-time
                              * @description ISO 8601 UTC with milliseconds
@@ -1416,6 +1559,39 @@ export interface paths {
                             live_updates: boolean;
                             /** @description Whether an SSO token's moderator claim is honoured (default false) */
                             sso_moderators: boolean;
+                            spam: {
+                                /** @description Whether new comments and edits go through the checks at all (default true) */
+                                enabled: boolean;
+                                /** @description Guests only: hold a comment without a valid form token (GET /v1/widget gives one) or with the widget's hidden field filled (default true) */
+                                form_check: boolean;
+                                /** @description Guests only: hold a comment sent sooner than this after its form token was issued (default 2; 0: no minimum) */
+                                min_submit_seconds: number;
+                                /** @description Hold the same text from the same author (or, for guests, the same IP range) within 24 hours (default true) */
+                                duplicates: boolean;
+                                /** @description Hold every copy when this many authors post the same text on the site within an hour (default 3; 0: off) */
+                                duplicate_authors: number;
+                                /** @description Refuse a comment holding one of these words or a disguised form of it (l33t, look-alike letters, repeated letters) */
+                                banned_words: string[];
+                                /** @description Hold a comment holding one of these words or a disguised form of it */
+                                suspect_words: string[];
+                                /** @description Hold a comment with more links than this (default 3) */
+                                max_links: number;
+                                /** @description Hold a comment with any link from an author with fewer approved comments than this; guests have none (default 1; 0: off) */
+                                links_min_approved: number;
+                                /** @description Guests only: hold comments past this many from one /24 (IPv4) or /64 (IPv6) in 10 minutes (default 15; 0: off) */
+                                ip_range_per_10_minutes: number;
+                                /** @description Hold comments past this many in one thread in a minute (default 30; 0: off) */
+                                thread_per_minute: number;
+                                /** @description Hold comments past this many on the site in a minute (default 120; 0: off) */
+                                site_per_minute: number;
+                                /** @description Hold comments of an author with at least this many comments on the site, more than half of them removed or spam (default 3; 0: off) */
+                                history_min_comments: number;
+                                /**
+                                 * @description Guests only: require an ALTCHA proof of work, never (off, the default), on every comment (always), or while velocity holds comments (velocity)
+                                 * @enum {unknown}
+                                 */
+                                proof_of_work: "off" | "always" | "velocity";
+                            };
                             /**
                              * Format: date-time
                              * @description ISO 8601 UTC with milliseconds
@@ -1526,6 +1702,40 @@ export interface paths {
                         reactions?: string[];
                         live_updates?: boolean;
                         sso_moderators?: boolean;
+                        /** @description Spam checks: the thresholds given change, the others stay */
+                        spam?: {
+                            /** @description Whether new comments and edits go through the checks at all (default true) */
+                            enabled?: boolean;
+                            /** @description Guests only: hold a comment without a valid form token (GET /v1/widget gives one) or with the widget's hidden field filled (default true) */
+                            form_check?: boolean;
+                            /** @description Guests only: hold a comment sent sooner than this after its form token was issued (default 2; 0: no minimum) */
+                            min_submit_seconds?: number;
+                            /** @description Hold the same text from the same author (or, for guests, the same IP range) within 24 hours (default true) */
+                            duplicates?: boolean;
+                            /** @description Hold every copy when this many authors post the same text on the site within an hour (default 3; 0: off) */
+                            duplicate_authors?: number;
+                            /** @description Refuse a comment holding one of these words or a disguised form of it (l33t, look-alike letters, repeated letters) */
+                            banned_words?: string[];
+                            /** @description Hold a comment holding one of these words or a disguised form of it */
+                            suspect_words?: string[];
+                            /** @description Hold a comment with more links than this (default 3) */
+                            max_links?: number;
+                            /** @description Hold a comment with any link from an author with fewer approved comments than this; guests have none (default 1; 0: off) */
+                            links_min_approved?: number;
+                            /** @description Guests only: hold comments past this many from one /24 (IPv4) or /64 (IPv6) in 10 minutes (default 15; 0: off) */
+                            ip_range_per_10_minutes?: number;
+                            /** @description Hold comments past this many in one thread in a minute (default 30; 0: off) */
+                            thread_per_minute?: number;
+                            /** @description Hold comments past this many on the site in a minute (default 120; 0: off) */
+                            site_per_minute?: number;
+                            /** @description Hold comments of an author with at least this many comments on the site, more than half of them removed or spam (default 3; 0: off) */
+                            history_min_comments?: number;
+                            /**
+                             * @description Guests only: require an ALTCHA proof of work, never (off, the default), on every comment (always), or while velocity holds comments (velocity)
+                             * @enum {unknown}
+                             */
+                            proof_of_work?: "off" | "always" | "velocity";
+                        };
                         /** @description http(s) receiver; null turns webhooks off. Refused (400) when its host is or resolves to a non-public address */
                         webhook_url?: string | null;
                         /** @description Signing secret: 16 to 200 printable ASCII characters (0x21-0x7E), in any form. X-Service-Signature is keyed with it as given; webhook-signature with the base64-decoded part when it is whsec_<base64>, else with it as given (the raw format of the Standard Webhooks libraries). Left out or null with a URL set: a whsec_ secret is generated and shown once */
@@ -1560,6 +1770,39 @@ export interface paths {
                             live_updates: boolean;
                             /** @description Whether an SSO token's moderator claim is honoured (default false) */
                             sso_moderators: boolean;
+                            spam: {
+                                /** @description Whether new comments and edits go through the checks at all (default true) */
+                                enabled: boolean;
+                                /** @description Guests only: hold a comment without a valid form token (GET /v1/widget gives one) or with the widget's hidden field filled (default true) */
+                                form_check: boolean;
+                                /** @description Guests only: hold a comment sent sooner than this after its form token was issued (default 2; 0: no minimum) */
+                                min_submit_seconds: number;
+                                /** @description Hold the same text from the same author (or, for guests, the same IP range) within 24 hours (default true) */
+                                duplicates: boolean;
+                                /** @description Hold every copy when this many authors post the same text on the site within an hour (default 3; 0: off) */
+                                duplicate_authors: number;
+                                /** @description Refuse a comment holding one of these words or a disguised form of it (l33t, look-alike letters, repeated letters) */
+                                banned_words: string[];
+                                /** @description Hold a comment holding one of these words or a disguised form of it */
+                                suspect_words: string[];
+                                /** @description Hold a comment with more links than this (default 3) */
+                                max_links: number;
+                                /** @description Hold a comment with any link from an author with fewer approved comments than this; guests have none (default 1; 0: off) */
+                                links_min_approved: number;
+                                /** @description Guests only: hold comments past this many from one /24 (IPv4) or /64 (IPv6) in 10 minutes (default 15; 0: off) */
+                                ip_range_per_10_minutes: number;
+                                /** @description Hold comments past this many in one thread in a minute (default 30; 0: off) */
+                                thread_per_minute: number;
+                                /** @description Hold comments past this many on the site in a minute (default 120; 0: off) */
+                                site_per_minute: number;
+                                /** @description Hold comments of an author with at least this many comments on the site, more than half of them removed or spam (default 3; 0: off) */
+                                history_min_comments: number;
+                                /**
+                                 * @description Guests only: require an ALTCHA proof of work, never (off, the default), on every comment (always), or while velocity holds comments (velocity)
+                                 * @enum {unknown}
+                                 */
+                                proof_of_work: "off" | "always" | "velocity";
+                            };
                             /**
                              * Format: date-time
                              * @description ISO 8601 UTC with milliseconds
@@ -1964,6 +2207,12 @@ export interface paths {
                                         created_at: string;
                                     }[];
                                 };
+                                /** @description Why the spam checks held the comment (kept after a moderator decides); empty when they held nothing */
+                                spam_reasons: {
+                                    /** @description form, duplicate, words, links, velocity or history */
+                                    check: string;
+                                    detail: string;
+                                }[];
                                 author: {
                                     id: string | null;
                                     kind: "user" | "key" | "guest";
@@ -2419,6 +2668,12 @@ export interface paths {
                                         created_at: string;
                                     }[];
                                 };
+                                /** @description Why the spam checks held the comment (kept after a moderator decides); empty when they held nothing */
+                                spam_reasons: {
+                                    /** @description form, duplicate, words, links, velocity or history */
+                                    check: string;
+                                    detail: string;
+                                }[];
                                 author: {
                                     id: string | null;
                                     kind: "user" | "key" | "guest";
@@ -5059,6 +5314,28 @@ export interface paths {
                                 name: string | null;
                                 moderator: boolean;
                             };
+                            /** @description What the widget needs for "Email me replies" */
+                            mail: {
+                                /** @description Whether this server mails replies: the widget offers "Email me replies" only then */
+                                enabled: boolean;
+                                /** @description A signed-in reader's SSO token gave their address: the widget asks for none */
+                                address_known: boolean;
+                                /** @description The signed-in reader's default for "Email me replies" */
+                                notify_replies: boolean;
+                            };
+                            form: {
+                                /** @description Sent back as form_token with each guest comment */
+                                token: string;
+                                /** @description A comment sent sooner than this after the token was issued is held: the widget waits out the rest */
+                                min_submit_seconds: number;
+                                challenge: {
+                                    algorithm: string;
+                                    challenge: string;
+                                    maxnumber?: number;
+                                    salt: string;
+                                    signature: string;
+                                } | null;
+                            } | null;
                         };
                     };
                 };
@@ -5439,6 +5716,447 @@ export interface paths {
             };
         };
         put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/mail/confirm": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The page of a confirmation link: asks to confirm (nothing changes yet) */
+        get: {
+            parameters: {
+                query: {
+                    /** @description From the confirmation mail */
+                    token: string;
+                };
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description A small HTML page */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": string;
+                    };
+                };
+                /** @description RFC 9457 problem details (application/problem+json) */
+                "4XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description RFC 9457 problem details (application/problem+json) */
+                "5XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Problem"];
+                    };
+                };
+            };
+        };
+        put?: never;
+        /** Confirm an address for reply mails (the link works once, for 24 hours) */
+        post: {
+            parameters: {
+                query: {
+                    /** @description From the confirmation mail */
+                    token: string;
+                };
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": unknown;
+                };
+            };
+            responses: {
+                /** @description A small HTML page */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": string;
+                    };
+                };
+                /** @description RFC 9457 problem details (application/problem+json) */
+                "4XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description RFC 9457 problem details (application/problem+json) */
+                "5XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Problem"];
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/mail/unsubscribe": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The page of an unsubscribe link: asks (nothing changes yet) */
+        get: {
+            parameters: {
+                query: {
+                    address: string;
+                    /** @description comment: replies to one comment; thread: replies on one page; all: every mail from the site */
+                    scope: "comment" | "thread" | "all";
+                    /** @description The comment or thread id; empty for `all` */
+                    target: string;
+                    /** @description The signature from the mail */
+                    sig: string;
+                };
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description A small HTML page */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": string;
+                    };
+                };
+                /** @description RFC 9457 problem details (application/problem+json) */
+                "4XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description RFC 9457 problem details (application/problem+json) */
+                "5XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Problem"];
+                    };
+                };
+            };
+        };
+        put?: never;
+        /** Unsubscribe (one comment, one page, or everything from the site), without signing in; RFC 8058 one-click posts here */
+        post: {
+            parameters: {
+                query: {
+                    address: string;
+                    /** @description comment: replies to one comment; thread: replies on one page; all: every mail from the site */
+                    scope: "comment" | "thread" | "all";
+                    /** @description The comment or thread id; empty for `all` */
+                    target: string;
+                    /** @description The signature from the mail */
+                    sig: string;
+                };
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": unknown;
+                };
+            };
+            responses: {
+                /** @description A small HTML page */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": string;
+                    };
+                };
+                /** @description RFC 9457 problem details (application/problem+json) */
+                "4XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description RFC 9457 problem details (application/problem+json) */
+                "5XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Problem"];
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/sessions/current/mail": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The signed-in reader's mail settings */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description Whether "Email me replies" starts ticked on this reader's comments */
+                            notify_replies: boolean;
+                            /** @description The address an SSO token gave, if any (used when a comment gives none) */
+                            email: string | null;
+                            /** @description Whether this server sends mail at all */
+                            mail_enabled: boolean;
+                        };
+                    };
+                };
+                /** @description RFC 9457 problem details (application/problem+json) */
+                "4XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description RFC 9457 problem details (application/problem+json) */
+                "5XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Problem"];
+                    };
+                };
+            };
+        };
+        /** Whether "Email me replies" starts ticked on this reader's comments */
+        put: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": {
+                        notify_replies: boolean;
+                    };
+                };
+            };
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description Whether "Email me replies" starts ticked on this reader's comments */
+                            notify_replies: boolean;
+                            /** @description The address an SSO token gave, if any (used when a comment gives none) */
+                            email: string | null;
+                            /** @description Whether this server sends mail at all */
+                            mail_enabled: boolean;
+                        };
+                    };
+                };
+                /** @description RFC 9457 problem details (application/problem+json) */
+                "4XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description RFC 9457 problem details (application/problem+json) */
+                "5XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Problem"];
+                    };
+                };
+            };
+        };
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/auth/me/mail": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Which moderation mails you get */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /**
+                             * @description off; pending: a mail when a comment waits for moderation; all: also when one is flagged
+                             * @enum {unknown}
+                             */
+                            moderation_mail: "off" | "pending" | "all";
+                            /** @description Whether this server sends mail at all */
+                            mail_enabled: boolean;
+                        };
+                    };
+                };
+                /** @description RFC 9457 problem details (application/problem+json) */
+                "4XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description RFC 9457 problem details (application/problem+json) */
+                "5XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Problem"];
+                    };
+                };
+            };
+        };
+        /** Choose your moderation mails: off, pending (comments waiting for approval) or all (also flags) */
+        put: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": {
+                        /** @enum {unknown} */
+                        moderation_mail: "off" | "pending" | "all";
+                    };
+                };
+            };
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /**
+                             * @description off; pending: a mail when a comment waits for moderation; all: also when one is flagged
+                             * @enum {unknown}
+                             */
+                            moderation_mail: "off" | "pending" | "all";
+                            /** @description Whether this server sends mail at all */
+                            mail_enabled: boolean;
+                        };
+                    };
+                };
+                /** @description RFC 9457 problem details (application/problem+json) */
+                "4XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description RFC 9457 problem details (application/problem+json) */
+                "5XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Problem"];
+                    };
+                };
+            };
+        };
         post?: never;
         delete?: never;
         options?: never;
