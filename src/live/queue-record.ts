@@ -1,7 +1,6 @@
 import type { Transaction } from 'kysely';
 import { encodeTime } from 'ulid';
 import type { Database } from '../db/schema.ts';
-import type { DomainEvent } from '../events/record.ts';
 
 /**
  * The moderation queue's changes, as staff streams send them: each names the comment, its site, what
@@ -19,13 +18,20 @@ interface EventComment {
   status: string;
 }
 
+/** What this reads of a domain event (events/record.ts's DomainEvent, which calls in here). */
+interface QueueEventSource {
+  siteId: string | null;
+  type: string;
+  data: Record<string, unknown>;
+}
+
 /**
  * Keeps a domain event for the staff streams when it changes the moderation queue: a comment
  * arriving (or edited) into a state that is not published, flagged, moderated (flags dismissed
  * included), or deleted. A published comment's arrival or edit is no queue change and writes nothing,
  * so the public write paths pay only this check. Called by recordEvent, in the change's transaction.
  */
-export async function recordQueueChange(trx: Transaction<Database>, eventId: string, event: DomainEvent, createdAt: string): Promise<void> {
+export async function recordQueueChange(trx: Transaction<Database>, eventId: string, event: QueueEventSource, createdAt: string): Promise<void> {
   if (event.siteId === null || !(QUEUE_EVENT_TYPES as readonly string[]).includes(event.type)) return;
   const comment = event.data.comment as EventComment;
   if ((event.type === 'comment.created' || event.type === 'comment.updated') && comment.status === 'published') return;
