@@ -239,17 +239,20 @@ export async function createComment(db: Db, caller: Caller, input: CreateInput):
     const created = { ...eventComment(row, url.href), ...(verdict.action === 'hold' && { spam_reasons: verdict.reasons }) };
     await recordEvent(trx, { accountId: site.accountId, siteId: site.id, type: 'comment.created', data: { comment: created } }, site);
     await insertComment(trx, row);
+    let replySeen = false;
     if (parent) {
       await refreshListing(trx, [row.root_id]);
-      // A reply the public sees: its parent's author may want a mail.
-      if (await recordCommentChange(trx, false, row, url.href)) await queueReplyMail(trx, db.mail, row);
+      replySeen = await recordCommentChange(trx, false, row, url.href);
     } else if (listedPublic) {
       // Counted and numbered in one statement: the public sees a top-level comment that is listed.
       if ((await recordNewTopLevel(trx, row, url.href)).closed) throw threadClosed();
     } else {
       await countTopLevel(trx, row.thread_id, listedPublic);
     }
+    // Subscribed first: a guest answering their own comment under the same address is known by it.
     await subscribeToReplies(trx, db.mail, caller, site, row, input);
+    // A reply the public sees: its parent's author may want a mail.
+    if (replySeen) await queueReplyMail(trx, db.mail, row);
     if (status === 'pending') await queueModerationMails(trx, db.mail, site, row, { why: 'pending' });
     return { created: toView(row, url.href, authorMarks(author)), siteId: site.id, threadUrl: url.href, heldCopies };
   });

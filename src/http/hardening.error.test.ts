@@ -154,7 +154,7 @@ describe('slow and abusive clients', () => {
 
   it('returns stored HTML and script as inert JSON strings', async () => {
     const payload = '<script>alert(document.cookie)</script><img src=x onerror=alert(1)>';
-    const created = await parley.request('POST', '/v1/comments', { body: { site_id: site.site_id, thread_url: pageUrl(), content: payload, author_name: '<b>bold</b>' } });
+    const created = await parley.request('POST', '/v1/comments', { body: { site_id: site.site_id, thread_url: pageUrl(), content: payload, author_name: '<b>bold</b>', ...(await parley.guestForm(site.site_id)) } });
     const read = await send(parley.url, { method: 'GET', path: `/v1/comments/${created.body.id}` });
     expect(read.headers['content-type']).toMatch(/^application\/json/);
     expect(read.headers['x-content-type-options']).toBe('nosniff');
