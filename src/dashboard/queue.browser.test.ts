@@ -267,6 +267,25 @@ describe.skipIf(!CHROMIUM)('the moderation queue', () => {
     await context.close();
   });
 
+  it('looks for new comments the old way when the server refuses the stream', async () => {
+    // An instance that serves no live stream at all: the queue's stream is answered with a 429.
+    const streamless = await startParley({ PARLEY_LIVE_MAX_STREAMS: '0' });
+    try {
+      const site = await streamless.newSite({ moderation: 'guests' });
+      const moderator = await addStaff(streamless, site.account_id, 'moderator');
+      const { context, page } = await signedInDashboard(browser, streamless, moderator.email);
+      await page.getByText('Nothing here.').waitFor();
+      await page.getByRole('status').getByText('Checks every 30 s').waitFor();
+      expect((await streamless.request('POST', '/v1/comments', { body: { site_id: site.site_id, thread_url: pageUrl(), content: 'Held while the stream is refused', author_name: 'A guest' } })).status).toBe(201);
+      // Coming back into view is one of the moments the queue looks again.
+      await page.evaluate(() => document.dispatchEvent(new Event('visibilitychange')));
+      await card(page, 'Held while the stream is refused').waitFor();
+      await context.close();
+    } finally {
+      await streamless.close();
+    }
+  });
+
   it('announces a comment posted through the widget in a second tab, and shows it when asked', async () => {
     const { site, moderator } = await moderatedSite({ domains: ['127.0.0.1'] });
     const { context, page: queue } = await signedInDashboard(browser, parley, moderator.email);
