@@ -258,6 +258,7 @@ describe.skipIf(!CHROMIUM)('the moderation queue', () => {
     expect((await parley.request('PATCH', `/v1/comments/${first}/moderate`, { token: site.api_key, body: { action: 'approve' } })).status).toBe(200);
     const handled = card(page, 'Held before the queue');
     await expect.poll(() => handled.textContent()).toContain('Handled by someone else: approved.');
+    expect(await handled.getByRole('button', { name: 'Approve' }).count()).toBe(0);
     await expect.poll(() => tab(page, 'Pending').textContent()).toBe('Pending 1');
     expect(await seriousViolations(page)).toEqual([]);
     await announce.click();

@@ -90,18 +90,21 @@ export function Card(props: CardProps) {
         </div>
       )}
       {props.handled && <p class="handled-note">Handled by someone else: {props.handled}.</p>}
-      <div class="actions">
-        {actionsFor(item).map((action) => (
-          <button key={action} type="button" class={`act act-${action}`} onClick={() => props.onAction([item.id], action)}>
-            {ACTION_LABELS[action].verb}
-          </button>
-        ))}
-        {item.author.kind === 'user' && (
-          <button type="button" class="act" onClick={() => props.onBan(item)}>
-            Ban author
-          </button>
-        )}
-      </div>
+      {/* A comment someone else has dealt with offers no action on what it no longer is. */}
+      {!props.handled && (
+        <div class="actions">
+          {actionsFor(item).map((action) => (
+            <button key={action} type="button" class={`act act-${action}`} onClick={() => props.onAction([item.id], action)}>
+              {ACTION_LABELS[action].verb}
+            </button>
+          ))}
+          {item.author.kind === 'user' && (
+            <button type="button" class="act" onClick={() => props.onBan(item)}>
+              Ban author
+            </button>
+          )}
+        </div>
+      )}
     </article>
   );
 }
