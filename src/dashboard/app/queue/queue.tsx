@@ -52,6 +52,8 @@ export function QueueView(props: { url: URL }) {
   const [banning, setBanning] = useState<QueueItem | null>(null);
   const [help, setHelp] = useState(false);
   const [live, setLive] = useState(false);
+  /** Bumped to load the tab's first page again (the "N new — show" button, a stream `reset`). */
+  const [reloads, setReloads] = useState(0);
   /** Comments that joined this tab since the page was loaded, shown on the next reload. */
   const [arrived, setArrived] = useState<Set<string>>(new Set());
   /** Comments on screen that someone else moderated meanwhile, and what became of them. */
@@ -71,7 +73,6 @@ export function QueueView(props: { url: URL }) {
   };
   const firstPage = () => must(api.GET('/api/comments', { params: { query: { ...filters, limit: PAGE_SIZE } } }));
 
-  const [reloads, setReloads] = useState(0);
   useEffect(() => {
     let current = true;
     setListing({ items: [], next: null, state: 'loading' });
