@@ -31,6 +31,30 @@ async function ownerOfNewAccount() {
 }
 
 describe.skipIf(!CHROMIUM)('running sites from the dashboard', () => {
+  it("changes a site's spam defence, which is kept", async () => {
+    const { site, owner } = await ownerOfNewAccount();
+    const { context, page } = await signedInDashboard(browser, parley, owner.email, `/dashboard/sites/${site.site_id}`);
+    const links = page.getByLabel(/^Hold comments with more links than/);
+    expect(await links.inputValue()).toBe('3');
+    await links.fill('7');
+    await page.getByLabel(/^Hold the same text from the same author/).uncheck();
+    await page.getByLabel(/^Hold comments holding these words/).fill('casino\nloan');
+    await page.getByRole('button', { name: 'Save the spam defence' }).click();
+    await page.getByText('The spam defence is saved').waitFor();
+    const spam = (await parley.request('GET', `/api/sites/${site.site_id}`, { token: site.api_key })).body.spam;
+    expect(spam).toMatchObject({ enabled: true, max_links: 7, duplicates: false, suspect_words: ['casino', 'loan'], min_submit_seconds: 2 });
+    await page.reload();
+    expect(await page.getByLabel(/^Hold comments with more links than/).inputValue()).toBe('7');
+    expect(await page.getByLabel(/^Hold the same text from the same author/).isChecked()).toBe(false);
+    expect(await seriousViolations(page)).toEqual([]);
+    // A value past its limit is refused by the browser before anything is sent.
+    await page.getByLabel(/^Hold comments with more links than/).fill('5000');
+    await page.getByRole('button', { name: 'Save the spam defence' }).click();
+    expect(await page.getByLabel(/^Hold comments with more links than/).evaluate((input) => (input as HTMLInputElement).validity.rangeOverflow)).toBe(true);
+    expect((await parley.request('GET', `/api/sites/${site.site_id}`, { token: site.api_key })).body.spam.max_links).toBe(7);
+    await context.close();
+  });
+
   it('creates a site, edits its settings, copies the embed snippet and previews the widget', async () => {
     const { site, owner } = await ownerOfNewAccount();
     const { context, page } = await signedInDashboard(browser, parley, owner.email, '/dashboard/sites');

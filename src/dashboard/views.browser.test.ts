@@ -48,6 +48,7 @@ beforeAll(async () => {
     ['keys', '/dashboard/keys', 'API keys'],
     ['webhooks', '/dashboard/webhooks', 'Webhooks of The Harbour Gazette'],
     ['team', '/dashboard/team', 'Team'],
+    ['profile', '/dashboard/profile', 'Your profile'],
   ];
   (globalThis as { ownerEmail?: string }).ownerEmail = owner.email;
 }, 120_000);

@@ -3,6 +3,7 @@ import { api, errorText, must, setCsrfToken, whenSignedOut } from '../client/api
 import { AcceptInvite, ResetPassword, Setup, SignIn } from './auth.tsx';
 import { KeysView } from './keys.tsx';
 import { OverviewView } from './overview.tsx';
+import { ProfileView } from './profile.tsx';
 import { QueueView } from './queue/queue.tsx';
 import { href, navigate, useUrl, viewPath, withQuery } from './router.ts';
 import { administers, loadMe, loadSites, SessionContext, useSession, type Me, type Site } from './session.ts';
@@ -27,6 +28,8 @@ const NAV: NavItem[] = [
   { path: 'webhooks', label: 'Webhooks', adminOnly: true },
   { path: 'team', label: 'Team' },
 ];
+/** Views reached from elsewhere than the navigation: the profile, from the signed-in name. */
+const OTHER_TITLES: Record<string, string> = { profile: 'Your profile' };
 
 export function App() {
   const url = useUrl();
@@ -55,7 +58,7 @@ export function App() {
 
   useEffect(() => {
     const view = NAV.find((item) => item.path === top);
-    document.title = `${PUBLIC_PAGES.has(top) ? top.replace('-', ' ') : (view?.label ?? 'Queue')} · Parley dashboard`;
+    document.title = `${PUBLIC_PAGES.has(top) ? top.replace('-', ' ') : (view?.label ?? OTHER_TITLES[top] ?? 'Queue')} · Parley dashboard`;
   }, [top]);
 
   if (top === 'sign-in') return <SignIn url={url} onSignedIn={refresh} />;
@@ -112,7 +115,9 @@ function Layout(props: { url: URL; path: string }) {
           ))}
         </nav>
         <div class="who">
-          <span title={me.staff.email}>{me.staff.name}</span>
+          <Link href={href('profile')} aria-current={current === 'profile' ? 'page' : undefined}>
+            {me.staff.name}
+          </Link>
           <button type="button" class="plain" onClick={signOut}>Sign out</button>
         </div>
       </header>
@@ -140,6 +145,8 @@ function View(props: { top: string; second?: string; url: URL }) {
       return <WebhooksView url={props.url} />;
     case 'team':
       return <TeamView url={props.url} />;
+    case 'profile':
+      return <ProfileView />;
     default:
       return (
         <section>

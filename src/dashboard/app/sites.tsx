@@ -2,6 +2,7 @@ import { useState } from 'preact/hooks';
 import { api, errorText, must, type Answer } from '../client/api.ts';
 import { href, navigate } from './router.ts';
 import { useSession, type Site } from './session.ts';
+import { SpamPanel } from './spam.tsx';
 import { CopyButton, Empty, Form, Link, Loaded, notify, text, useLoad, when } from './ui.tsx';
 
 const MODES = { none: 'Publish at once', guests: "Hold guests' comments for approval", all: 'Hold every comment for approval' } as const;
@@ -197,6 +198,11 @@ export function SiteSettingsView(props: { siteId: string }) {
                 void reloadSites();
               }}
             />
+          </div>
+          <div class="panel">
+            <h2>Spam defence</h2>
+            <p class="note">New comments go through these checks in order; a comment that fails one is held for approval, or refused for a banned word.</p>
+            <SpamPanel site={site} onSaved={(saved) => update(() => saved)} />
           </div>
           <div class="panel">
             <h2>Embed</h2>

@@ -11,6 +11,8 @@ export interface CardProps {
   onFocus: (index: number) => void;
   onAction: (ids: string[], action: Action) => void;
   onBan: (item: QueueItem) => void;
+  /** What someone else made of the comment since it was loaded: it leaves on the next reload. */
+  handled?: string;
 }
 
 const plural = (n: number, word: string) => `${n} ${word}${n === 1 ? '' : 's'}`;
@@ -40,7 +42,7 @@ export function Card(props: CardProps) {
   const counts = item.author.comments;
   return (
     <article
-      class={`card${props.selected ? ' selected' : ''}${props.focused ? ' focused' : ''}`}
+      class={`card${props.selected ? ' selected' : ''}${props.focused ? ' focused' : ''}${props.handled ? ' handled' : ''}`}
       data-index={index}
       data-id={item.id}
       tabIndex={props.focused ? 0 : -1}
@@ -87,18 +89,22 @@ export function Card(props: CardProps) {
           </ul>
         </div>
       )}
-      <div class="actions">
-        {actionsFor(item).map((action) => (
-          <button key={action} type="button" class={`act act-${action}`} onClick={() => props.onAction([item.id], action)}>
-            {ACTION_LABELS[action].verb}
-          </button>
-        ))}
-        {item.author.kind === 'user' && (
-          <button type="button" class="act" onClick={() => props.onBan(item)}>
-            Ban author
-          </button>
-        )}
-      </div>
+      {props.handled && <p class="handled-note">Handled by someone else: {props.handled}.</p>}
+      {/* A comment someone else has dealt with offers no action on what it no longer is. */}
+      {!props.handled && (
+        <div class="actions">
+          {actionsFor(item).map((action) => (
+            <button key={action} type="button" class={`act act-${action}`} onClick={() => props.onAction([item.id], action)}>
+              {ACTION_LABELS[action].verb}
+            </button>
+          ))}
+          {item.author.kind === 'user' && (
+            <button type="button" class="act" onClick={() => props.onBan(item)}>
+              Ban author
+            </button>
+          )}
+        </div>
+      )}
     </article>
   );
 }

@@ -9,11 +9,14 @@ import { BanDialog } from './ban-dialog.tsx';
 import { Card } from './card.tsx';
 import { ShortcutHelp, useShortcuts } from './shortcuts.tsx';
 import { parseSearch, TABS, type QueueStatus, type Tab } from './search.ts';
+import { changeText, entersTab, leavesTab, useQueueStream, type QueueChange } from './stream.ts';
 
 type Counts = Answer<'/api/comments/counts'>;
 const PAGE_SIZE = 50;
-/** Until the staff event stream exists, the queue looks for new comments this often while it is in view. */
+/** While the staff stream is down, the queue looks for new comments this often while it is in view. */
 const REFRESH_MS = 30_000;
+/** Changes in a burst (a bulk action elsewhere) bring one reload of the tab counts. */
+const COUNTS_DELAY_MS = 300;
 const TAB_LABELS: Record<Tab, string> = { pending: 'Pending', flagged: 'Flagged', spam: 'Spam', removed: 'Removed', all: 'All' };
 
 interface Listing {
@@ -48,6 +51,14 @@ export function QueueView(props: { url: URL }) {
   const [reason, setReason] = useState('');
   const [banning, setBanning] = useState<QueueItem | null>(null);
   const [help, setHelp] = useState(false);
+  const [live, setLive] = useState(false);
+  /** Bumped to load the tab's first page again (the "N new — show" button, a stream `reset`). */
+  const [reloads, setReloads] = useState(0);
+  /** Comments that joined this tab since the page was loaded, shown on the next reload. */
+  const [arrived, setArrived] = useState<Set<string>>(new Set());
+  /** Comments on screen that someone else moderated meanwhile, and what became of them. */
+  const [handled, setHandled] = useState<Map<string, string>>(new Map());
+  const countsTimer = useRef<ReturnType<typeof setTimeout> | undefined>(undefined);
   const anchor = useRef<number | null>(null);
   const listRef = useRef<HTMLDivElement>(null);
   const searchRef = useRef<HTMLInputElement>(null);
@@ -67,16 +78,30 @@ export function QueueView(props: { url: URL }) {
     setListing({ items: [], next: null, state: 'loading' });
     setSelected(new Set());
     setFocus(0);
+    setArrived(new Set());
+    setHandled(new Map());
     firstPage().then(
       (page) => current && setListing({ items: page.comments, next: page.next_cursor, state: 'ready', arrivedAt: performance.now() }),
       (error) => current && setListing({ items: [], next: null, state: 'error', error: errorText(error) }),
     );
     void loadCounts();
     return () => void (current = false);
-  }, [key]);
+  }, [key, reloads]);
 
-  // New comments join the top of the list while it is in view (and as soon as it comes back into view).
+  // Changes made elsewhere are announced rather than inserted, so the cards never move under the pointer.
+  const onChange = (change: QueueChange) => {
+    clearTimeout(countsTimer.current);
+    countsTimer.current = setTimeout(() => void loadCounts(), COUNTS_DELAY_MS);
+    const shown = items.some((item) => item.id === change.comment_id);
+    if (shown && leavesTab(status, change)) setHandled((current) => new Map(current).set(change.comment_id, changeText(change)));
+    else if (!shown && entersTab(status, change)) setArrived((current) => new Set(current).add(change.comment_id));
+  };
+  useQueueStream(site, { onChange, onLive: setLive, onReset: () => setReloads((n) => n + 1) });
+  useEffect(() => () => clearTimeout(countsTimer.current), []);
+
+  // Without the stream, new comments join the top of the list while it is in view (and as soon as it comes back into view).
   useEffect(() => {
+    if (live) return;
     const refresh = async () => {
       if (document.visibilityState !== 'visible') return;
       void loadCounts();
@@ -98,7 +123,7 @@ export function QueueView(props: { url: URL }) {
       clearInterval(timer);
       document.removeEventListener('visibilitychange', refresh);
     };
-  }, [key]);
+  }, [key, live]);
 
   // How long the first page took to draw after its data arrived (checked by the browser tests).
   useLayoutEffect(() => {
@@ -216,22 +241,33 @@ export function QueueView(props: { url: URL }) {
       {parsed.problems.map((problem) => (
         <p key={problem} class="problem" role="alert">{problem}</p>
       ))}
-      <nav class="tabs" aria-label="Queue tabs">
-        {TABS.map((tab) => (
-          <a
-            key={tab}
-            href={withQuery({ tab, search: search ? search.replace(/\bstatus:\S+\s*/gi, '').trim() : undefined })}
-            aria-current={status === tab ? 'page' : undefined}
-            onClick={(event) => {
-              event.preventDefault();
-              navigate(event.currentTarget.getAttribute('href')!);
-            }}
-          >
-            {TAB_LABELS[tab]}
-            {tab !== 'all' && counts && <span class="count"> {counts[tab]}</span>}
-          </a>
-        ))}
-      </nav>
+      <div class="tabs-row">
+        <nav class="tabs" aria-label="Queue tabs">
+          {TABS.map((tab) => (
+            <a
+              key={tab}
+              href={withQuery({ tab, search: search ? search.replace(/\bstatus:\S+\s*/gi, '').trim() : undefined })}
+              aria-current={status === tab ? 'page' : undefined}
+              onClick={(event) => {
+                event.preventDefault();
+                navigate(event.currentTarget.getAttribute('href')!);
+              }}
+            >
+              {TAB_LABELS[tab]}
+              {tab !== 'all' && counts && <span class="count"> {counts[tab]}</span>}
+            </a>
+          ))}
+        </nav>
+        <div class="freshness" role="status">
+          {arrived.size > 0 ? (
+            <button type="button" onClick={() => setReloads((n) => n + 1)}>
+              {arrived.size} new — show
+            </button>
+          ) : (
+            <span class="note">{live ? 'Live' : 'Checks every 30 s'}</span>
+          )}
+        </div>
+      </div>
       <div class="bulk" aria-label="Selected comments">
         <label class="check">
           <input
@@ -284,6 +320,7 @@ export function QueueView(props: { url: URL }) {
             onFocus={setFocus}
             onAction={moderate}
             onBan={setBanning}
+            handled={handled.get(item.id)}
           />
         ))}
       </div>
