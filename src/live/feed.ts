@@ -3,6 +3,7 @@ import type { Db } from '../db/connect.ts';
 import { KEPT_EVENTS } from './record.ts';
 import { frame, type Frame, type Reader } from './reader.ts';
 import { countsChangedSince, eventsAfter, eventTime, publicCounts, threadPosition, type StoredEvent } from './repository.ts';
+import { SingleRead } from './single-read.ts';
 
 /** Counts of one comment are sent at most once per this, however many votes arrive. */
 export const COUNTS_INTERVAL_MS = 1000;
@@ -29,8 +30,10 @@ export class Feed {
   /** The number of the last event broadcast to this thread's readers. */
   cursor = 0;
   readonly ready: Promise<void>;
-  #pulling: Promise<void> | null = null;
-  #again = false;
+  readonly #reads = new SingleRead(
+    () => this.#pullOnce(),
+    (error) => this.log.warn({ err: error, site_id: this.siteId }, 'live: reading new events failed; the next check retries'),
+  );
   #countsSentAt = new Map<string, number>();
   #dirtyCounts = new Set<string>();
   #countsTimer: ReturnType<typeof setTimeout> | null = null;
@@ -59,25 +62,9 @@ export class Feed {
     if (first) this.cursor = position.seq;
   }
 
-  /** Reads and broadcasts what is new; calls while a read runs make it read once more after. */
+  /** Reads and sends what is new (see SingleRead: one read at a time, none missed). */
   pull(): Promise<void> {
-    if (this.#pulling) {
-      this.#again = true;
-      return this.#pulling;
-    }
-    this.#pulling = (async () => {
-      try {
-        do {
-          this.#again = false;
-          await this.#pullOnce();
-        } while (this.#again);
-      } catch (error) {
-        this.log.warn({ err: error, site_id: this.siteId }, 'live: reading new events failed; the next check retries');
-      } finally {
-        this.#pulling = null;
-      }
-    })();
-    return this.#pulling;
+    return this.#reads.run();
   }
 
   async #pullOnce(): Promise<void> {

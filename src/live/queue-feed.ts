@@ -4,6 +4,7 @@ import type { Db } from '../db/connect.ts';
 import { eventIdAt, QUEUE_KEPT_MS } from './queue-record.ts';
 import { queueEventsAfter, type QueueEventRow } from './repository.ts';
 import type { Frame, Reader } from './reader.ts';
+import { SingleRead } from './single-read.ts';
 
 /**
  * An event id is drawn inside its transaction, before the commit; one committed up to this long after
@@ -38,8 +39,10 @@ export class QueueFeed {
   #sent = new Set<string>();
   /** When the last read that worked began; the next reads from QUEUE_GRACE_MS before it. */
   #readAt: number | null = null;
-  #pulling: Promise<void> | null = null;
-  #again = false;
+  readonly #reads = new SingleRead(
+    () => this.#pullOnce(),
+    (error) => this.log.warn({ err: error }, 'live: reading moderation queue changes failed; the next check retries'),
+  );
 
   constructor(
     private readonly db: Db,
@@ -111,25 +114,9 @@ export class QueueFeed {
     return rows.sort((a, b) => (a.id < b.id ? -1 : 1)).slice(0, limit);
   }
 
-  /** Reads and sends what is new; calls while a read runs make it read once more after. */
+  /** Reads and sends what is new (see SingleRead: one read at a time, none missed). */
   pull(): Promise<void> {
-    if (this.#pulling) {
-      this.#again = true;
-      return this.#pulling;
-    }
-    this.#pulling = (async () => {
-      try {
-        do {
-          this.#again = false;
-          await this.#pullOnce();
-        } while (this.#again);
-      } catch (error) {
-        this.log.warn({ err: error }, 'live: reading moderation queue changes failed; the next check retries');
-      } finally {
-        this.#pulling = null;
-      }
-    })();
-    return this.#pulling;
+    return this.#reads.run();
   }
 
   async #pullOnce(): Promise<void> {
