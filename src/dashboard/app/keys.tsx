@@ -1,7 +1,7 @@
 import { useState } from 'preact/hooks';
 import { api, errorText, must, type Answer } from '../client/api.ts';
 import { useSession } from './session.ts';
-import { CopyButton, Empty, Form, Loaded, notify, text, useLoad, when } from './ui.tsx';
+import { CopyButton, Empty, Form, Loaded, notify, Table, text, useLoad, when } from './ui.tsx';
 
 type Key = Answer<'/api/keys'>['keys'][number];
 const ROLES = { admin: 'Admin: everything, as the owner', moderator: 'Moderator: moderation only', integration: "Integration: sign readers in, post as the site" } as const;
@@ -80,43 +80,29 @@ export function KeysView() {
           data.keys.length === 0 ? (
             <Empty>No API key yet. Create one for your site's backend to sign readers in (integration) or to moderate from your own tools.</Empty>
           ) : (
-            <div class="table-wrap panel">
-              <table>
-                <thead>
-                  <tr>
-                    <th scope="col">Key</th>
-                    <th scope="col">Role</th>
-                    <th scope="col">Sites</th>
-                    <th scope="col">Created</th>
-                    <th scope="col">Last used</th>
-                    <th scope="col">State</th>
-                  </tr>
-                </thead>
-                <tbody>
-                  {data.keys.map((key) => (
-                    <tr key={key.id}>
-                      <td>
-                        {key.name}
-                        <div class="note">{key.prefix ? <code>{key.prefix}…</code> : key.id}</div>
-                      </td>
-                      <td>{key.role}</td>
-                      <td>{key.site_ids ? key.site_ids.map(siteName).join(', ') : 'all'}</td>
-                      <td>{when(key.created_at)}</td>
-                      <td>{when(key.last_used_at)}</td>
-                      <td>
-                        {key.revoked_at ? (
-                          `revoked ${when(key.revoked_at)}`
-                        ) : (
-                          <button type="button" class="danger" onClick={() => revoke(key)} aria-label={`Revoke ${key.name}`}>
-                            Revoke
-                          </button>
-                        )}
-                      </td>
-                    </tr>
-                  ))}
-                </tbody>
-              </table>
-            </div>
+            <Table columns={['Key', 'Role', 'Sites', 'Created', 'Last used', 'State']} panel>
+              {data.keys.map((key) => (
+                <tr key={key.id}>
+                  <td>
+                    {key.name}
+                    <div class="note">{key.prefix ? <code>{key.prefix}…</code> : key.id}</div>
+                  </td>
+                  <td>{key.role}</td>
+                  <td>{key.site_ids ? key.site_ids.map(siteName).join(', ') : 'all'}</td>
+                  <td>{when(key.created_at)}</td>
+                  <td>{when(key.last_used_at)}</td>
+                  <td>
+                    {key.revoked_at ? (
+                      `revoked ${when(key.revoked_at)}`
+                    ) : (
+                      <button type="button" class="danger" onClick={() => revoke(key)} aria-label={`Revoke ${key.name}`}>
+                        Revoke
+                      </button>
+                    )}
+                  </td>
+                </tr>
+              ))}
+            </Table>
           )
         }
       </Loaded>

@@ -3,7 +3,7 @@ import { api, errorText, must, type Answer } from '../client/api.ts';
 import { href, navigate } from './router.ts';
 import { useSession, type Site } from './session.ts';
 import { SpamPanel } from './spam.tsx';
-import { CopyButton, Empty, Form, Link, Loaded, notify, text, useLoad, when } from './ui.tsx';
+import { CopyButton, Empty, Form, Link, Loaded, notify, Table, text, useLoad, when } from './ui.tsx';
 
 const MODES = { none: 'Publish at once', guests: "Hold guests' comments for approval", all: 'Hold every comment for approval' } as const;
 const list = (value: string) => value.split(/[\s,]+/).map((part) => part.trim()).filter(Boolean);
@@ -16,31 +16,19 @@ export function SitesView() {
       {sites.length === 0 ? (
         <Empty>No site yet: create the first one below, then add its embed snippet to your pages.</Empty>
       ) : (
-        <div class="table-wrap panel">
-          <table>
-            <thead>
-              <tr>
-                <th scope="col">Site</th>
-                <th scope="col">Domains</th>
-                <th scope="col">New comments</th>
-                <th scope="col">Created</th>
-              </tr>
-            </thead>
-            <tbody>
-              {sites.map((site) => (
-                <tr key={site.id}>
-                  <td>
-                    <Link href={href(`sites/${site.id}`)}>{site.name}</Link>
-                    <div class="note">{site.id}</div>
-                  </td>
-                  <td>{site.domains.join(', ') || <span class="note">any</span>}</td>
-                  <td>{MODES[site.moderation_mode]}</td>
-                  <td>{when(site.created_at)}</td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
-        </div>
+        <Table columns={['Site', 'Domains', 'New comments', 'Created']} panel>
+          {sites.map((site) => (
+            <tr key={site.id}>
+              <td>
+                <Link href={href(`sites/${site.id}`)}>{site.name}</Link>
+                <div class="note">{site.id}</div>
+              </td>
+              <td>{site.domains.join(', ') || <span class="note">any</span>}</td>
+              <td>{MODES[site.moderation_mode]}</td>
+              <td>{when(site.created_at)}</td>
+            </tr>
+          ))}
+        </Table>
       )}
       <div class="panel">
         <h2>Create a site</h2>
@@ -136,36 +124,24 @@ function Threads(props: { siteId: string }) {
         data.threads.length === 0 ? (
           <p class="note">No thread yet: a thread starts with the first comment on a page.</p>
         ) : (
-          <div class="table-wrap">
-            <table>
-              <thead>
-                <tr>
-                  <th scope="col">Thread</th>
-                  <th scope="col">Comments</th>
-                  <th scope="col">Last activity</th>
-                  <th scope="col">State</th>
-                </tr>
-              </thead>
-              <tbody>
-                {data.threads.map((thread) => (
-                  <tr key={thread.id}>
-                    <td>
-                      <Link href={`${href('thread')}?site=${props.siteId}&url=${encodeURIComponent(thread.url)}`}>{thread.title ?? thread.url}</Link>
-                    </td>
-                    <td>
-                      {thread.comments.published} published, {thread.comments.pending} pending
-                    </td>
-                    <td>{when(thread.last_activity_at)}</td>
-                    <td>
-                      <button type="button" onClick={() => toggle(thread)} aria-label={`${thread.closed ? 'Reopen' : 'Close'} ${thread.title ?? thread.url}`}>
-                        {thread.closed ? 'Reopen' : 'Close'}
-                      </button>
-                    </td>
-                  </tr>
-                ))}
-              </tbody>
-            </table>
-          </div>
+          <Table columns={['Thread', 'Comments', 'Last activity', 'State']}>
+            {data.threads.map((thread) => (
+              <tr key={thread.id}>
+                <td>
+                  <Link href={`${href('thread')}?site=${props.siteId}&url=${encodeURIComponent(thread.url)}`}>{thread.title ?? thread.url}</Link>
+                </td>
+                <td>
+                  {thread.comments.published} published, {thread.comments.pending} pending
+                </td>
+                <td>{when(thread.last_activity_at)}</td>
+                <td>
+                  <button type="button" onClick={() => toggle(thread)} aria-label={`${thread.closed ? 'Reopen' : 'Close'} ${thread.title ?? thread.url}`}>
+                    {thread.closed ? 'Reopen' : 'Close'}
+                  </button>
+                </td>
+              </tr>
+            ))}
+          </Table>
         )
       }
     </Loaded>

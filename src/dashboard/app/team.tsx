@@ -3,7 +3,7 @@ import { api, errorText, must, type Answer } from '../client/api.ts';
 import { navigate, withQuery } from './router.ts';
 import { chosenSite, managedAccounts, useSession, type Me } from './session.ts';
 import { SitePicker } from './site-picker.tsx';
-import { CopyButton, Empty, Form, Loaded, notify, text, useLoad, when } from './ui.tsx';
+import { CopyButton, Empty, Form, Loaded, notify, Table, text, useLoad, when } from './ui.tsx';
 
 type Role = Answer<'/api/accounts/{id}/members'>['members'][number]['role'];
 const ROLES: Record<Role, string> = { owner: 'Owner', admin: 'Admin', moderator: 'Moderator' };
@@ -40,74 +40,61 @@ function Members(props: { accountId: string; me: Me }) {
       {(data) => (
         <>
           {link && <HandOver what={link.what} url={link.url} onDone={() => setLink(null)} />}
-          <div class="table-wrap">
-            <table>
-              <thead>
-                <tr>
-                  <th scope="col">Member</th>
-                  <th scope="col">Role</th>
-                  <th scope="col">Sites</th>
-                  <th scope="col">Joined</th>
-                  <th scope="col"><span class="sr">Actions</span></th>
-                </tr>
-              </thead>
-              <tbody>
-                {data.members.map((member) => (
-                  <tr key={member.id}>
-                    <td>
-                      {member.name}
-                      <div class="note">{member.email}</div>
-                    </td>
-                    <td>
-                      <select
-                        aria-label={`Role of ${member.name}`}
-                        onChange={(event) => {
-                          const role = event.currentTarget.value as Role;
-                          void run(() => must(api.PATCH('/api/accounts/{id}/members/{staffId}', { ...path(member.id), body: { role } })), `${member.name} is now ${ROLES[role].toLowerCase()}`);
-                        }}
-                      >
-                        {Object.entries(ROLES).map(([role, label]) => (
-                          <option key={role} value={role} selected={role === member.role}>
-                            {label}
-                          </option>
-                        ))}
-                      </select>
-                    </td>
-                    <td>{member.site_ids ? member.site_ids.map((id) => sites.find((site) => site.id === id)?.name ?? id).join(', ') : 'all'}</td>
-                    <td>{when(member.joined_at)}</td>
-                    <td class="actions">
-                      {member.id !== props.me.staff.id && (
-                        <button
-                          type="button"
-                          onClick={async () => {
-                            try {
-                              const made = await must(api.POST('/api/accounts/{id}/members/{staffId}/reset-link', path(member.id)));
-                              setLink({ what: `A password reset link for ${member.name}`, url: made.url });
-                            } catch (error) {
-                              notify(errorText(error), 'error');
-                            }
-                          }}
-                        >
-                          Reset link
-                        </button>
-                      )}
-                      <button
-                        type="button"
-                        class="danger"
-                        aria-label={member.id === props.me.staff.id ? 'Leave the account' : `Remove ${member.name}`}
-                        onClick={() =>
-                          confirm(member.id === props.me.staff.id ? 'Leave this account?' : `Remove ${member.name} from the team?`) &&
-                          run(() => must(api.DELETE('/api/accounts/{id}/members/{staffId}', path(member.id))), `${member.name} is removed`)
+          <Table columns={['Member', 'Role', 'Sites', 'Joined', <span class="sr">Actions</span>]}>
+            {data.members.map((member) => (
+              <tr key={member.id}>
+                <td>
+                  {member.name}
+                  <div class="note">{member.email}</div>
+                </td>
+                <td>
+                  <select
+                    aria-label={`Role of ${member.name}`}
+                    onChange={(event) => {
+                      const role = event.currentTarget.value as Role;
+                      void run(() => must(api.PATCH('/api/accounts/{id}/members/{staffId}', { ...path(member.id), body: { role } })), `${member.name} is now ${ROLES[role].toLowerCase()}`);
+                    }}
+                  >
+                    {Object.entries(ROLES).map(([role, label]) => (
+                      <option key={role} value={role} selected={role === member.role}>
+                        {label}
+                      </option>
+                    ))}
+                  </select>
+                </td>
+                <td>{member.site_ids ? member.site_ids.map((id) => sites.find((site) => site.id === id)?.name ?? id).join(', ') : 'all'}</td>
+                <td>{when(member.joined_at)}</td>
+                <td class="actions">
+                  {member.id !== props.me.staff.id && (
+                    <button
+                      type="button"
+                      onClick={async () => {
+                        try {
+                          const made = await must(api.POST('/api/accounts/{id}/members/{staffId}/reset-link', path(member.id)));
+                          setLink({ what: `A password reset link for ${member.name}`, url: made.url });
+                        } catch (error) {
+                          notify(errorText(error), 'error');
                         }
-                      >
-                        {member.id === props.me.staff.id ? 'Leave' : 'Remove'}
-                      </button>
-                    </td>
-                  </tr>
-                ))}
-              </tbody>
-            </table>
-          </div>
+                      }}
+                    >
+                      Reset link
+                    </button>
+                  )}
+                  <button
+                    type="button"
+                    class="danger"
+                    aria-label={member.id === props.me.staff.id ? 'Leave the account' : `Remove ${member.name}`}
+                    onClick={() =>
+                      confirm(member.id === props.me.staff.id ? 'Leave this account?' : `Remove ${member.name} from the team?`) &&
+                      run(() => must(api.DELETE('/api/accounts/{id}/members/{staffId}', path(member.id))), `${member.name} is removed`)
+                    }
+                  >
+                    {member.id === props.me.staff.id ? 'Leave' : 'Remove'}
+                  </button>
+                </td>
+              </tr>
+            ))}
+          </Table>
         </>
       )}
     </Loaded>

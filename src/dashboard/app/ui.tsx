@@ -54,6 +54,26 @@ export function Loaded<T>(props: { load: Load<T>; retry?: () => void; what: stri
   return <>{props.children(props.load.data)}</>;
 }
 
+/** A table of rows under column headings, scrolling sideways on a narrow screen rather than the page. */
+export function Table(props: { columns: ComponentChildren[]; panel?: boolean; children: ComponentChildren }) {
+  return (
+    <div class={props.panel ? 'table-wrap panel' : 'table-wrap'}>
+      <table>
+        <thead>
+          <tr>
+            {props.columns.map((column, index) => (
+              <th scope="col" key={index}>
+                {column}
+              </th>
+            ))}
+          </tr>
+        </thead>
+        <tbody>{props.children}</tbody>
+      </table>
+    </div>
+  );
+}
+
 export function Empty(props: { children: ComponentChildren }) {
   return <div class="empty">{props.children}</div>;
 }
