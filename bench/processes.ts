@@ -30,19 +30,19 @@ export interface Service {
   stop(): Promise<void>;
 }
 
-async function waitForHealth(url: string, child: ChildProcess, output: () => string, seconds: number): Promise<void> {
+async function waitForHealth(url: string, readyPath: string, child: ChildProcess, output: () => string, seconds: number): Promise<void> {
   const deadline = Date.now() + seconds * 1000;
   while (Date.now() < deadline) {
     if (child.exitCode !== null) throw new Error(`exited with ${child.exitCode}:\n${output()}`);
     try {
-      const response = await fetch(`${url}/healthz`);
+      const response = await fetch(`${url}${readyPath}`);
       if (response.ok) return;
     } catch {
       // not listening yet
     }
     await new Promise((resolve) => setTimeout(resolve, 100));
   }
-  throw new Error(`did not answer /healthz within ${seconds} s:\n${output()}`);
+  throw new Error(`did not answer ${readyPath} within ${seconds} s:\n${output()}`);
 }
 
 const CLOCK_TICKS_PER_SECOND = 100;
@@ -57,10 +57,10 @@ for (const signal of ['SIGINT', 'SIGTERM'] as const) {
 }
 
 /**
- * Starts a node process and waits until its /healthz answers; with `wrapper`, node runs under that
+ * Starts a node process and waits until `readyPath` answers; with `wrapper`, node runs under that
  * command (valgrind), which is given longer to start.
  */
-export async function startService(name: string, args: string[], env: Record<string, string>, port: number, wrapper: string[] = []): Promise<Service> {
+export async function startService(name: string, args: string[], env: Record<string, string>, port: number, wrapper: string[] = [], readyPath = '/healthz'): Promise<Service> {
   const [command, ...commandArgs] = [...wrapper, process.execPath, ...args];
   const child = spawn(command, commandArgs, { cwd: ROOT, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
   running.add(child);
@@ -69,7 +69,7 @@ export async function startService(name: string, args: string[], env: Record<str
   child.stdout!.on('data', (chunk) => (output += chunk));
   child.stderr!.on('data', (chunk) => (output += chunk));
   const url = `http://127.0.0.1:${port}`;
-  await waitForHealth(url, child, () => output, wrapper.length > 0 ? 600 : 60);
+  await waitForHealth(url, readyPath, child, () => output, wrapper.length > 0 ? 600 : 60);
   const pid = child.pid!;
   return {
     name,
@@ -114,7 +114,8 @@ export async function startParley(env: Record<string, string>, options: { profil
   // its growth, so that fewer of them fall unevenly into the counted windows (bench/instructions.ts).
   const counted = callgrindFile ? ['--single-threaded', '--no-memory-reducer', '--initial-old-space-size=1024'] : [];
   const nodeArgs = [...counted, ...profile, ...start.slice(1)];
-  return startService('parley', nodeArgs, { LOG_LEVEL: 'warn', HOST: '127.0.0.1', ...env, PORT: String(port) }, port, [...pinned, ...callgrind]);
+  // Parley listens before it migrates (src/http/readiness.ts): ready, not merely alive, is when to load it.
+  return startService('parley', nodeArgs, { LOG_LEVEL: 'warn', HOST: '127.0.0.1', ...env, PORT: String(port) }, port, [...pinned, ...callgrind], '/readyz');
 }
 
 export interface CannedResponse {

@@ -85,7 +85,8 @@ export function credentialOf(request: FastifyRequest): string | null {
 
 const UNKNOWN = 'The credential is unknown, revoked or expired';
 
-// Every request with a credential runs one of these: compiled once (see db/prepared.ts).
+// Every request with a credential runs one of these: compiled once, and on PostgreSQL planned once
+// per connection, as lookups by a unique key (see db/prepared.ts).
 const keyByHash = preparedQuery((db, _shape: null, hash: string) =>
   db
     .selectFrom('api_keys')
@@ -93,6 +94,7 @@ const keyByHash = preparedQuery((db, _shape: null, hash: string) =>
     .where('key_hash', '=', hash)
     .where('revoked_at', 'is', null)
     .compile(),
+  { planOnce: true },
 );
 
 const sessionByHash = preparedQuery((db, _shape: null, hash: string, now: string) =>
@@ -116,6 +118,7 @@ const sessionByHash = preparedQuery((db, _shape: null, hash: string, now: string
     .where('sessions.revoked_at', 'is', null)
     .where('sessions.expires_at', '>', now)
     .compile(),
+  { planOnce: true },
 );
 
 /**

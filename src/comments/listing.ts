@@ -3,7 +3,8 @@ import type { Database } from '../db/schema.ts';
 import { preparedQuery } from '../db/prepared.ts';
 import { AppError } from '../errors.ts';
 import { newId } from '../ids.ts';
-import { listable } from './repository.ts';
+import { insertedFirst, listable } from './repository.ts';
+import type { CommentRow } from './view.ts';
 import { PUBLIC_VIEWER, type Viewer } from './visibility.ts';
 import { nowIso } from '../clock.ts';
 
@@ -69,7 +70,7 @@ export function threadClosed(): AppError {
 /**
  * The thread a new top-level comment goes into, created with its first comment; 409 when it is
  * closed. Read without a lock: the thread's row is locked only by the comment's insert and its
- * count (countTopLevel), at the end of the transaction, so concurrent comments of one thread wait
+ * count (insertCountedTopLevel), at the end of the transaction, so concurrent comments of one thread wait
  * for each other the least.
  */
 export async function threadForNewComment(trx: Kysely<Database>, siteId: string, urlKey: string): Promise<string> {
@@ -88,12 +89,15 @@ export async function threadForNewComment(trx: Kysely<Database>, siteId: string,
 }
 
 /**
- * Adds a new top-level comment to its thread's totals, under the thread's row lock, and checks
- * again that the thread is open (it may have closed since threadForNewComment: the transaction is
- * then rolled back).
+ * Inserts a new top-level comment and adds it to its thread's totals, under the thread's row lock
+ * (in one statement on PostgreSQL: see insertedFirst), and checks again that the thread is open (it
+ * may have closed since threadForNewComment: the transaction is then rolled back).
  */
-export async function countTopLevel(trx: Kysely<Database>, threadId: string, listedPublic: 0 | 1): Promise<void> {
-  const [thread] = await countInThread(trx, null, listedPublic, threadId);
+export async function insertCountedTopLevel(trx: Kysely<Database>, row: CommentRow, listedPublic: 0 | 1): Promise<void> {
+  const inserted = await insertedFirst(trx, row);
+  const [thread] = inserted
+    ? (await sql<{ closed_at: string | null }>`with ${inserted} counted as (${trx.updateTable('threads').set(totalsPlus(listedPublic, 1)).where('id', '=', row.thread_id).returning('closed_at')}) select closed_at from counted`.execute(trx)).rows
+    : await countInThread(trx, null, listedPublic, row.thread_id);
   if (thread.closed_at) throw threadClosed();
 }
 

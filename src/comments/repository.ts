@@ -1,8 +1,8 @@
-import { sql, type Kysely, type RawBuilder, type SelectQueryBuilder, type SqlBool } from 'kysely';
+import { PostgresAdapter, sql, type Kysely, type RawBuilder, type SelectQueryBuilder, type SqlBool } from 'kysely';
 import type { CommentTable, Database } from '../db/schema.ts';
 import { toCount } from '../db/dialect.ts';
-import { preparedQuery } from '../db/prepared.ts';
-import { VIEW_COLUMNS, type ViewRow, type ViewerMarks } from './view.ts';
+import { preparedInsert, preparedQuery } from '../db/prepared.ts';
+import { VIEW_COLUMNS, type CommentRow, type ViewRow, type ViewerMarks } from './view.ts';
 import { visibleTo, type Viewer } from './visibility.ts';
 
 export const SORTS = ['newest', 'oldest', 'top', 'best'] as const;
@@ -56,17 +56,20 @@ export async function findComment(db: Kysely<Database>, id: string) {
 /**
  * SQL: how many of this comment and its ancestors the viewer may not see (0: visible; a removed,
  * spam or pending comment hides its replies). One recursive query up the parent chain, to read alone
- * or beside other columns.
+ * or beside other columns. Each step is a primary-key lookup that judges its row as it reads it, so
+ * the plan is the same whatever the values: PostgreSQL may keep it prepared (a generic plan of a
+ * count over `id in (chain)` had scanned the table). A row the test cannot decide (SQL's null, as
+ * for a guest's comment, whose author is null) counts as hidden.
  */
 export function hiddenInChain(viewer: Viewer, id: string): RawBuilder<number | string> {
+  const hidden = (alias: string) => sql`case when ${visibleTo(viewer, alias)} then 0 else 1 end`;
   return sql<number | string>`(
-    with recursive chain(id, parent_id) as (
-      select id, parent_id from comments where id = ${id}
+    with recursive chain(parent_id, hidden) as (
+      select parent_id, ${hidden('comments')} from comments where id = ${id}
       union all
-      select c.id, c.parent_id from comments c join chain on c.id = chain.parent_id
+      select c.parent_id, ${hidden('c')} from comments c join chain on c.id = chain.parent_id
     )
-    select count(*) from comments
-    where id in (select id from chain) and not ${visibleTo(viewer, 'comments')})`;
+    select coalesce(sum(hidden), 0) from chain)`;
 }
 
 /** Whether the viewer may see this comment: the row itself, and every ancestor. */
@@ -393,4 +396,19 @@ export async function marksOf(db: Kysely<Database>, viewer: Viewer, comments: Ma
     else marks.votes.set(mark.comment_id, Number(mark.value));
   }
   return marks;
+}
+
+export const insertComment = preparedInsert('comments');
+
+/**
+ * A new top-level comment's insert, made part of the statement that counts it into its thread (whose
+ * update locks the thread's row): on PostgreSQL it answers the CTE to put first in that statement,
+ * as the insert's triggers lock the thread's row too (its listing revision), and every statement
+ * after them is a round trip that the thread's other comments wait for. On SQLite, where a statement
+ * costs no round trip and none can write in a CTE, it inserts the row and answers null.
+ */
+export async function insertedFirst(db: Kysely<Database>, row: CommentRow): Promise<RawBuilder<unknown> | null> {
+  if (db.getExecutor().adapter instanceof PostgresAdapter) return sql`inserted as (${db.insertInto('comments').values(row)}),`;
+  await insertComment(db, row);
+  return null;
 }

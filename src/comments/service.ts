@@ -2,15 +2,14 @@ import { sql, type Kysely, type Transaction } from 'kysely';
 import { actorRef, isModerator, requireCredential, type Caller, type SiteOwnership } from '../auth/caller.ts';
 import type { Db } from '../db/connect.ts';
 import { lockAuthor } from '../db/dialect.ts';
-import { preparedInsert } from '../db/prepared.ts';
 import type { Database } from '../db/schema.ts';
 import { AppError, invalid } from '../errors.ts';
 import { recordEvent, withEvents } from '../events/record.ts';
 import { newId } from '../ids.ts';
 import { assertNotBanned, checkAuthorBans } from '../moderation/bans.ts';
 import { findSite, findSiteFor, siteOrNotFound, type Site } from '../sites/repository.ts';
-import { findComment, findThread, hasCommentsOnlyAuthorSees, isVisible, listTopLevel, marksOf } from './repository.ts';
-import { countTopLevel, listedPublicly, refreshListing, threadClosed, threadForNewComment } from './listing.ts';
+import { findComment, findThread, hasCommentsOnlyAuthorSees, insertComment, isVisible, listTopLevel, marksOf } from './repository.ts';
+import { insertCountedTopLevel, listedPublicly, refreshListing, threadClosed, threadForNewComment } from './listing.ts';
 import { commentsOf, type PlacedPage, type SharedAnswer, type SharedPage } from './public-bytes.ts';
 import type { CachedList, ListQuery } from './public-list.ts';
 import { marksOfReader, type KnownMarks } from './reader-marks.ts';
@@ -24,7 +23,7 @@ import { isEmptyPlaceholder } from './tree.ts';
 import { authorMarks, eventComment, markableRow, toView, type CommentRow, type CommentView, type ViewerMarks } from './view.ts';
 import { viewerFor, type Viewer } from './visibility.ts';
 import { nowIso } from '../clock.ts';
-import { recordCommentChange, recordNewTopLevel, seenByPublic } from '../live/record.ts';
+import { insertNewTopLevel, recordCommentChange, seenByPublic } from '../live/record.ts';
 import { queueModerationMails } from '../mail/moderators.ts';
 import { queueReplyMail, subscribeToReplies } from '../mail/readers.ts';
 import { screenComment, screenEdit, type FormFields } from '../spam/pipeline.ts';
@@ -185,8 +184,6 @@ async function checkedPost(trx: Kysely<Database>, caller: Caller, input: CreateI
   return { site, content, authorName, url, author, moderator, parent };
 }
 
-const insertComment = preparedInsert('comments');
-
 /**
  * Everything, the site and parent included, is read inside the transaction: on SQLite that is the
  * writer's connection, whose page cache the group's own commits do not invalidate, and the site's
@@ -238,16 +235,16 @@ export async function createComment(db: Db, caller: Caller, input: CreateInput):
     // A comment the spam checks held says why (spam_reasons, added to the contract's fields only then).
     const created = { ...eventComment(row, url.href), ...(verdict.action === 'hold' && { spam_reasons: verdict.reasons }) };
     await recordEvent(trx, { accountId: site.accountId, siteId: site.id, type: 'comment.created', data: { comment: created } }, site);
-    await insertComment(trx, row);
     let replySeen = false;
     if (parent) {
+      await insertComment(trx, row);
       await refreshListing(trx, [row.root_id]);
       replySeen = await recordCommentChange(trx, false, row, url.href);
     } else if (listedPublic) {
-      // Counted and numbered in one statement: the public sees a top-level comment that is listed.
-      if ((await recordNewTopLevel(trx, row, url.href)).closed) throw threadClosed();
+      // Inserted, counted and numbered in one statement: the public sees a top-level comment that is listed.
+      if ((await insertNewTopLevel(trx, row, url.href)).closed) throw threadClosed();
     } else {
-      await countTopLevel(trx, row.thread_id, listedPublic);
+      await insertCountedTopLevel(trx, row, listedPublic);
     }
     // Subscribed first: a guest answering their own comment under the same address is known by it.
     await subscribeToReplies(trx, db.mail, caller, site, row, input);

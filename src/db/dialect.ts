@@ -1,6 +1,7 @@
 import SQLite from 'better-sqlite3';
 import { PostgresAdapter, sql, type Kysely, type RawBuilder, type SelectQueryBuilder, type SqlBool, type Transaction } from 'kysely';
 import pg from 'pg';
+import { preparedQuery } from './prepared.ts';
 import type { Database } from './schema.ts';
 
 /**
@@ -30,8 +31,11 @@ export function forUpdate<DB, TB extends keyof DB, O>(
  * writer at a time, so there is nothing to wait for.
  */
 export async function lockRow<DB>(dialect: DialectName, trx: Transaction<DB>, table: string, id: string): Promise<void> {
-  if (dialect === 'postgres') await sql`select 1 from ${sql.table(table)} where id = ${id} for update`.execute(trx);
+  if (dialect === 'postgres') await rowLock(trx as unknown as Kysely<Database>, table, id);
 }
+
+/** Planned once per connection: a lookup by primary key, on every vote, reaction and flag. */
+const rowLock = preparedQuery((db, table: string, id: string) => sql`select 1 from ${sql.table(table)} where id = ${id} for update`.compile(db), { planOnce: true });
 
 /**
  * Rows a worker claims for itself. PostgreSQL skips rows another instance holds locked, so

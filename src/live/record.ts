@@ -1,5 +1,5 @@
 import { PostgresAdapter, sql, type Kysely, type Transaction } from 'kysely';
-import { isVisible } from '../comments/repository.ts';
+import { insertedFirst, isVisible } from '../comments/repository.ts';
 import { toView, type CommentRow } from '../comments/view.ts';
 import { PUBLIC_VIEWER } from '../comments/visibility.ts';
 import type { Database, LiveEventTable } from '../db/schema.ts';
@@ -34,7 +34,7 @@ export async function recordLiveEvent(
   commentId: string,
   data: object | null,
 ): Promise<void> {
-  await recordNumbered(trx, threadId, { type, comment_id: commentId, data: data && JSON.stringify(data), created_at: nowIso() }, NO_TOTALS);
+  await recordNumbered(trx, threadId, { type, comment_id: commentId, data: data && JSON.stringify(data), created_at: nowIso() }, NO_TOTALS, null);
 }
 
 /** What a change adds to its thread's top-level totals (threads.public_total, all_total). */
@@ -44,9 +44,12 @@ interface Totals {
 }
 const NO_TOTALS: Totals = { public: 0, all: 0 };
 
-/** Numbers and keeps an event, adding `totals` to the thread's in the same update; says whether the thread is closed. */
-async function recordNumbered(trx: Kysely<Database>, threadId: string, values: LiveEventValues, totals: Totals): Promise<{ closed: boolean }> {
-  const { seq, closedAt } = await numberAndKeep(trx, threadId, values, totals);
+/**
+ * Numbers and keeps an event, adding `totals` to the thread's in the same update, after inserting
+ * `inserting` (a new comment: see insertedFirst); says whether the thread is closed.
+ */
+async function recordNumbered(trx: Kysely<Database>, threadId: string, values: LiveEventValues, totals: Totals, inserting: CommentRow | null): Promise<{ closed: boolean }> {
+  const { seq, closedAt } = await numberAndKeep(trx, threadId, values, totals, inserting);
   if (seq % PRUNE_EVERY === 0) {
     await trx.deleteFrom('live_events').where('thread_id', '=', threadId).where('seq', '<=', seq - KEPT_EVENTS).execute();
   }
@@ -60,10 +63,11 @@ type LiveEventValues = Pick<LiveEventTable, 'type' | 'comment_id' | 'data' | 'cr
  * a CTE), as every write records one and each statement is a round trip; SQLite cannot write in a
  * CTE, and a statement there costs no round trip.
  */
-async function numberAndKeep(trx: Kysely<Database>, threadId: string, values: LiveEventValues, totals: Totals): Promise<{ seq: number; closedAt: string | null }> {
+async function numberAndKeep(trx: Kysely<Database>, threadId: string, values: LiveEventValues, totals: Totals, inserting: CommentRow | null): Promise<{ seq: number; closedAt: string | null }> {
+  const inserted = inserting && (await insertedFirst(trx, inserting));
   if (trx.getExecutor().adapter instanceof PostgresAdapter) {
     const { rows } = await sql<{ seq: number | string; closed_at: string | null }>`
-      with numbered as (
+      with ${inserted ?? sql``} numbered as (
         update threads set live_seq = live_seq + 1, public_total = public_total + ${totals.public}, all_total = all_total + ${totals.all}
         where id = ${threadId} returning live_seq, closed_at)
       insert into live_events (thread_id, seq, type, comment_id, data, created_at)
@@ -84,13 +88,14 @@ async function numberAndKeep(trx: Kysely<Database>, threadId: string, values: Li
 }
 
 /**
- * A new top-level comment the public sees: its thread's totals are counted and its comment.created
- * numbered in one statement, the last before COMMIT, as that statement locks the thread's row.
- * Says whether the thread is closed (it may have closed since the comment's transaction found it).
+ * A new top-level comment the public sees: it is inserted, its thread's totals are counted and its
+ * comment.created numbered in one statement on PostgreSQL (see insertedFirst), the last before
+ * COMMIT, as that statement locks the thread's row. Says whether the thread is closed (it may have
+ * closed since the comment's transaction found it).
  */
-export async function recordNewTopLevel(trx: Kysely<Database>, row: CommentRow, threadUrl: string): Promise<{ closed: boolean }> {
+export async function insertNewTopLevel(trx: Kysely<Database>, row: CommentRow, threadUrl: string): Promise<{ closed: boolean }> {
   const values = { type: 'comment.created', comment_id: row.id, data: JSON.stringify(toView(row, threadUrl)), created_at: nowIso() };
-  return recordNumbered(trx, row.thread_id, values, { public: 1, all: 1 });
+  return recordNumbered(trx, row.thread_id, values, { public: 1, all: 1 }, row);
 }
 
 /**
@@ -156,12 +161,13 @@ export async function recordRepliesShown(trx: Transaction<Database>, row: Pick<C
 /**
  * Votes and reactions take no number in the thread's sequence: numbering locks the thread's row
  * until commit, which made a thread's votes commit one at a time. Instead the statement that sets
- * the comment's counts stamps `counts_changed_at` with what this returns (null: leave it, the public
- * does not see the comment), and streams look for comments stamped since they last looked (feed.ts);
- * the counts themselves are read when sent, so bursts coalesce. The stamp is strictly later than the
- * comment's last (`previous`, read under the comment's row lock), so no two changes share one.
+ * the comment's counts stamps `counts_changed_at` with what this returns (null: leave it, as the
+ * public does not see the comment: `seenByPublic`, read in the same transaction), and streams look
+ * for comments stamped since they last looked (feed.ts); the counts themselves are read when sent,
+ * so bursts coalesce. The stamp is strictly later than the comment's last (`previous`, read under
+ * the comment's row lock), so no two changes share one.
  */
-export async function countsChangeStamp(trx: Kysely<Database>, row: Pick<CommentRow, 'id' | 'status' | 'moderation_status' | 'parent_id'>, previous: string | null): Promise<string | null> {
-  if (!(await seenByPublic(trx, row))) return null;
+export function countsChangeStamp(seenByPublic: boolean, previous: string | null): string | null {
+  if (!seenByPublic) return null;
   return new Date(Math.max(Date.now(), previous === null ? 0 : Date.parse(previous) + 1)).toISOString();
 }

@@ -1,4 +1,15 @@
-import { sql, type Kysely, type Transaction } from 'kysely';
+import {
+  PostgresAdapter,
+  sql,
+  type CompiledQuery,
+  type DeleteQueryBuilder,
+  type InsertQueryBuilder,
+  type Kysely,
+  type QueryCreator,
+  type Transaction,
+  type UpdateQueryBuilder,
+  type UpdateResult,
+} from 'kysely';
 import { actorRef, canAccessSite, isModerator, requireCredential, type Caller } from '../auth/caller.ts';
 import { hiddenInChain } from '../comments/repository.ts';
 import type { Db } from '../db/connect.ts';
@@ -10,6 +21,7 @@ import { bannedError, isBanned } from '../moderation/bans.ts';
 import { wilsonLowerBound } from './wilson.ts';
 import { nowIso } from '../clock.ts';
 import { countsChangeStamp } from '../live/record.ts';
+import { PUBLIC_VIEWER } from '../comments/visibility.ts';
 
 export type VoteType = 'up' | 'down';
 
@@ -37,13 +49,18 @@ interface Target {
   is_deleted: number;
   banned: number | boolean;
   hidden: number | string;
+  /** How many of the comment and its ancestors the public may not see: 0 when it sees the comment. */
+  public_hidden: number | string;
   counts_changed_at: string | null;
 }
 
 /**
- * What a vote or reaction reads of its comment for the caller (site, thread, ban, visibility); each
- * adds its own columns, so one statement reads all the change needs. The statements of both are
- * compiled once (see db/prepared.ts): building them had cost more CPU than SQLite spent on them.
+ * What a vote or reaction reads of its comment for the caller (site, thread, ban, visibility, and
+ * whether the public sees it, for the counts stamp); each adds its own columns, so one statement
+ * reads all the change needs. The statements of both are compiled once (see db/prepared.ts):
+ * building them had cost more CPU than SQLite spent on them; and on PostgreSQL they are planned once
+ * per connection, as planning them had cost more than running them (their visibility walks are
+ * primary-key lookups, whatever the values).
  */
 function targetQuery(db: Kysely<Database>, id: string, actor: string, now: string) {
   return db
@@ -51,7 +68,7 @@ function targetQuery(db: Kysely<Database>, id: string, actor: string, now: strin
     .innerJoin('threads as t', 't.id', 'c.thread_id')
     .innerJoin('sites as s', 's.id', 'c.site_id')
     .select(['c.site_id', 's.account_id', 't.url_key as thread_url', 'c.thread_id', 'c.status', 'c.moderation_status', 'c.parent_id', 'c.is_deleted', 'c.counts_changed_at'])
-    .select([isBanned(sql.ref('c.site_id'), actor, now).as('banned'), hiddenInChain({ ref: actor, moderator: false }, id).as('hidden')])
+    .select([isBanned(sql.ref('c.site_id'), actor, now).as('banned'), hiddenInChain({ ref: actor, moderator: false }, id).as('hidden'), hiddenInChain(PUBLIC_VIEWER, id).as('public_hidden')])
     .where('c.id', '=', id);
 }
 
@@ -84,6 +101,13 @@ async function actOnComment<R extends Target, T>(
   return result;
 }
 
+/**
+ * Every statement of a vote or reaction is planned once per connection (see db/prepared.ts): the
+ * writes by primary key, and the reads whose visibility walks are primary-key lookups too. Parsing
+ * and planning them again had cost PostgreSQL more CPU than running them.
+ */
+const PLAN_ONCE = { planOnce: true };
+
 const voteTarget = preparedQuery((db, _shape: null, id: string, actor: string, now: string) =>
   targetQuery(db, id, actor, now)
     .leftJoin('votes as v', (join) => join.onRef('v.comment_id', '=', 'c.id').on('v.voter_ref', '=', actor))
@@ -104,34 +128,67 @@ const voteTarget = preparedQuery((db, _shape: null, id: string, actor: string, n
         .as('liked_by_others'),
     )
     .compile(),
-);
-
-/**
- * The writes by primary key are planned once per connection (see db/prepared.ts): their plan is the
- * key's index whatever the values, and parsing and planning them again cost PostgreSQL's CPU on every
- * vote. The reads with their visibility walk are not: a generic plan of those was far worse.
- */
-const PLAN_ONCE = { planOnce: true };
-
-const deleteVote = preparedQuery((db, _shape: null, commentId: string, voterRef: string) =>
-  db.deleteFrom('votes').where('comment_id', '=', commentId).where('voter_ref', '=', voterRef).compile(),
-  PLAN_ONCE,
-);
-
-const upsertVote = preparedQuery((db, _shape: null, commentId: string, voterRef: string, value: number, byModerator: Flag, createdAt: string) =>
-  db
-    .insertInto('votes')
-    .values({ comment_id: commentId, voter_ref: voterRef, value, by_moderator: byModerator, created_at: createdAt })
-    .onConflict((oc) => oc.columns(['comment_id', 'voter_ref']).doUpdateSet({ value, by_moderator: byModerator }))
-    .compile(),
   PLAN_ONCE,
 );
 
 /** The stamp that tells streams of new counts (see countsChangeStamp); null leaves it. */
 const stamped = (changedAt: string | null) => sql<string | null>`coalesce(${changedAt}, counts_changed_at)`;
 
-const setVoteCounts = preparedQuery((db, _shape: null, id: string, upvotes: number, downvotes: number, score: number, wilson: number, changedAt: string | null) =>
-  db.updateTable('comments').set({ upvotes, downvotes, score, wilson, counts_changed_at: stamped(changedAt) }).where('id', '=', id).compile(),
+/** Which statement of a mark's change: the whole on PostgreSQL; on SQLite the mark's write, then the counts. */
+type Part = 'write' | 'counts';
+
+/** A vote's or reaction's insert or delete, returning its comment's id (as a CTE needs something to return). */
+type MarkWrite = InsertQueryBuilder<Database, 'votes', { comment_id: string }> | InsertQueryBuilder<Database, 'reactions', { comment_id: string }> | DeleteQueryBuilder<Database, 'votes' | 'reactions', { comment_id: string }>;
+
+/**
+ * A mark's write (a vote's or a reaction's) and its comment's new counts. On PostgreSQL one
+ * statement, the write in a CTE of the update: each statement there is a round trip, and a write
+ * waits for them with its comment's row locked. SQLite cannot write in a CTE, and a statement there
+ * costs no round trip: there the two run one after the other (see runMarkAndCounts).
+ */
+function markAndCounts(
+  db: Kysely<Database>,
+  part: Part,
+  write: MarkWrite,
+  counts: (db: QueryCreator<Database>) => UpdateQueryBuilder<Database, 'comments', 'comments', UpdateResult>,
+): CompiledQuery {
+  // The update reads nothing of the CTE: PostgreSQL runs a write in WITH to completion all the same.
+  if (db.getExecutor().adapter instanceof PostgresAdapter) return counts(db.with('marked', () => write) as unknown as QueryCreator<Database>).compile();
+  return part === 'write' ? write.compile() : counts(db).compile();
+}
+
+async function runMarkAndCounts<Values extends unknown[]>(
+  trx: Transaction<Database>,
+  query: (db: Kysely<Database>, part: Part, ...values: Values) => Promise<unknown>,
+  ...values: Values
+): Promise<void> {
+  await query(trx, 'write', ...values);
+  if (!(trx.getExecutor().adapter instanceof PostgresAdapter)) await query(trx, 'counts', ...values);
+}
+
+type VoteCounts = [upvotes: number, downvotes: number, score: number, wilson: number, changedAt: string | null];
+
+const setVoteCounts = (id: string, [upvotes, downvotes, score, wilson, changedAt]: VoteCounts) => (db: QueryCreator<Database>) =>
+  db.updateTable('comments').set({ upvotes, downvotes, score, wilson, counts_changed_at: stamped(changedAt) }).where('id', '=', id);
+
+const deleteVote = preparedQuery(
+  (db, part: Part, commentId: string, voterRef: string, ...counts: VoteCounts) =>
+    markAndCounts(db, part, db.deleteFrom('votes').where('comment_id', '=', commentId).where('voter_ref', '=', voterRef).returning('comment_id'), setVoteCounts(commentId, counts)),
+  PLAN_ONCE,
+);
+
+const upsertVote = preparedQuery(
+  (db, part: Part, commentId: string, voterRef: string, value: number, byModerator: Flag, createdAt: string, ...counts: VoteCounts) =>
+    markAndCounts(
+      db,
+      part,
+      db
+        .insertInto('votes')
+        .values({ comment_id: commentId, voter_ref: voterRef, value, by_moderator: byModerator, created_at: createdAt })
+        .onConflict((oc) => oc.columns(['comment_id', 'voter_ref']).doUpdateSet({ value, by_moderator: byModerator }))
+        .returning('comment_id'),
+      setVoteCounts(commentId, counts),
+    ),
   PLAN_ONCE,
 );
 
@@ -145,10 +202,9 @@ export function setVote(db: Db, caller: Caller, id: string, vote: VoteType | nul
     const upvotes = Number(target.upvotes) + Number(after === 1) - Number(before === 1);
     const downvotes = Number(target.downvotes) + Number(after === -1) - Number(before === -1);
     if (before !== after) {
-      if (after === 0) await deleteVote(trx, null, id, actor);
-      else await upsertVote(trx, null, id, actor, after, moderator ? 1 : 0, nowIso());
-      const changedAt = await countsChangeStamp(trx, { id, ...target }, target.counts_changed_at);
-      await setVoteCounts(trx, null, id, upvotes, downvotes, upvotes - downvotes, wilsonLowerBound(upvotes, downvotes), changedAt);
+      const counts: VoteCounts = [upvotes, downvotes, upvotes - downvotes, wilsonLowerBound(upvotes, downvotes), changeStamp(target)];
+      if (after === 0) await runMarkAndCounts(trx, deleteVote, id, actor, ...counts);
+      else await runMarkAndCounts(trx, upsertVote, id, actor, after, moderator ? 1 : 0, nowIso(), ...counts);
     }
     // The caller's own upvote counts as the site owner's when it was (or is now) cast as a moderator.
     const mineLiked = after === 1 && (before === after ? target.previous_by_moderator === 1 : moderator);
@@ -161,41 +217,53 @@ export function setVote(db: Db, caller: Caller, id: string, vote: VoteType | nul
   });
 }
 
-const reactionTarget = preparedQuery((db, _shape: null, id: string, actor: string, now: string) =>
-  targetQuery(db, id, actor, now)
-    .leftJoin('reactions as r', (join) => join.onRef('r.comment_id', '=', 'c.id').on('r.reactor_ref', '=', actor))
-    .select(['s.reactions', 'r.type as previous'])
-    .compile(),
-);
+/** The counts stamp of a change to the target's counts (see countsChangeStamp). */
+const changeStamp = (target: Target) => countsChangeStamp(toCount(target.public_hidden) === 0, target.counts_changed_at);
 
-const deleteReaction = preparedQuery((db, _shape: null, commentId: string, reactorRef: string) =>
-  db.deleteFrom('reactions').where('comment_id', '=', commentId).where('reactor_ref', '=', reactorRef).compile(),
+const reactionTarget = preparedQuery(
+  (db, _shape: null, id: string, actor: string, now: string) =>
+    targetQuery(db, id, actor, now)
+      .leftJoin('reactions as r', (join) => join.onRef('r.comment_id', '=', 'c.id').on('r.reactor_ref', '=', actor))
+      .select(['s.reactions', 'c.reaction_counts', 'r.type as previous'])
+      .compile(),
   PLAN_ONCE,
 );
 
-const upsertReaction = preparedQuery((db, _shape: null, commentId: string, reactorRef: string, type: string, createdAt: string) =>
-  db
-    .insertInto('reactions')
-    .values({ comment_id: commentId, reactor_ref: reactorRef, type, created_at: createdAt })
-    .onConflict((oc) => oc.columns(['comment_id', 'reactor_ref']).doUpdateSet({ type }))
-    .compile(),
+const setReactionCounts = (id: string, reactionCounts: string, changedAt: string | null) => (db: QueryCreator<Database>) =>
+  db.updateTable('comments').set({ reaction_counts: reactionCounts, counts_changed_at: stamped(changedAt) }).where('id', '=', id);
+
+const deleteReaction = preparedQuery(
+  (db, part: Part, commentId: string, reactorRef: string, reactionCounts: string, changedAt: string | null) =>
+    markAndCounts(db, part, db.deleteFrom('reactions').where('comment_id', '=', commentId).where('reactor_ref', '=', reactorRef).returning('comment_id'), setReactionCounts(commentId, reactionCounts, changedAt)),
   PLAN_ONCE,
 );
 
-const reactionCounts = preparedQuery((db, _shape: null, commentId: string) =>
-  db
-    .selectFrom('reactions')
-    .select((eb) => ['type', eb.fn.countAll<number>().as('n')])
-    .where('comment_id', '=', commentId)
-    .groupBy('type')
-    .orderBy('type')
-    .compile(),
-);
-
-const setReactionCounts = preparedQuery((db, _shape: null, id: string, reactionCounts: string, changedAt: string | null) =>
-  db.updateTable('comments').set({ reaction_counts: reactionCounts, counts_changed_at: stamped(changedAt) }).where('id', '=', id).compile(),
+const upsertReaction = preparedQuery(
+  (db, part: Part, commentId: string, reactorRef: string, type: string, createdAt: string, reactionCounts: string, changedAt: string | null) =>
+    markAndCounts(
+      db,
+      part,
+      db
+        .insertInto('reactions')
+        .values({ comment_id: commentId, reactor_ref: reactorRef, type, created_at: createdAt })
+        .onConflict((oc) => oc.columns(['comment_id', 'reactor_ref']).doUpdateSet({ type }))
+        .returning('comment_id'),
+      setReactionCounts(commentId, reactionCounts, changedAt),
+    ),
   PLAN_ONCE,
 );
+
+/**
+ * The comment's reaction counts after the caller's reaction moved from `previous` to `next` (either
+ * null for none): the counts read under the comment's row lock, adjusted by the difference, as votes
+ * are; types in order, none at zero.
+ */
+function movedReactionCounts(counts: Record<string, number>, previous: string | null, next: string | null): Record<string, number> {
+  const moved = { ...counts };
+  if (previous !== null) moved[previous] = (moved[previous] ?? 0) - 1;
+  if (next !== null) moved[next] = (moved[next] ?? 0) + 1;
+  return Object.fromEntries(Object.entries(moved).filter(([, n]) => n > 0).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)));
+}
 
 /** Toggles the caller's reaction: the same type again removes it, another type replaces it. */
 export function toggleReaction(db: Db, caller: Caller, id: string, type: string): Promise<ReactionResult> {
@@ -203,16 +271,11 @@ export function toggleReaction(db: Db, caller: Caller, id: string, type: string)
   return actOnComment(db, caller, id, read, async (trx, target, actor) => {
     const allowed = JSON.parse(target.reactions) as string[];
     if (!allowed.includes(type)) throw invalid('body/reaction_type', `must be one of ${allowed.join(', ')}`);
-    let mine: string | null = type;
-    if (target.previous === type) {
-      await deleteReaction(trx, null, id, actor);
-      mine = null;
-    } else {
-      await upsertReaction(trx, null, id, actor, type, nowIso());
-    }
-    const rows = await reactionCounts(trx, null, id);
-    const counts = Object.fromEntries(rows.map((row) => [row.type, Number(row.n)]));
-    await setReactionCounts(trx, null, id, JSON.stringify(counts), await countsChangeStamp(trx, { id, ...target }, target.counts_changed_at));
+    const mine = target.previous === type ? null : type;
+    const counts = movedReactionCounts(JSON.parse(target.reaction_counts) as Record<string, number>, target.previous, mine);
+    const stamp = changeStamp(target);
+    if (mine === null) await runMarkAndCounts(trx, deleteReaction, id, actor, JSON.stringify(counts), stamp);
+    else await runMarkAndCounts(trx, upsertReaction, id, actor, type, nowIso(), JSON.stringify(counts), stamp);
     return { reaction_counts: counts, user_reaction: mine };
   });
 }
