@@ -55,6 +55,10 @@ describe('erasing a site user', () => {
     const queued = () => parley.app.db.kysely.selectFrom('mail_outbox').select(['recipient', 'state']).where('site_id', '=', site.site_id).where('recipient', 'like', 'bob%').execute();
     expect(await queued()).toContainEqual({ recipient: 'bob@example.com', state: 'pending' });
 
+    // Read once before, so that what lists keep is what must change.
+    const listPath = `/v1/comments?site_id=${site.site_id}&thread_url=${encodeURIComponent(url)}&sort=oldest`;
+    expect((await parley.request('GET', listPath)).body.comments[0].author_name).toBe('Bob Example');
+    expect((await parley.request('GET', `/v1/comments/${asked.id}`)).body.author_name).toBe('Bob Example');
     expect(await exported(site.site_id, false)).not.toContain('bob@example.com');
     const before = await exported(site.site_id, true);
     expect(before).toContain('bob@example.com');
@@ -80,7 +84,8 @@ describe('erasing a site user', () => {
 
     // The session is over; the comments stay under the placeholder name.
     expect((await parley.request('GET', '/v1/sessions/current/mail', { token: bob })).status).toBe(401);
-    const list = await parley.request('GET', `/v1/comments?site_id=${site.site_id}&thread_url=${encodeURIComponent(url)}&sort=oldest`);
+    expect((await parley.request('GET', `/v1/comments/${asked.id}`)).body.author_name).toBe(ERASED_NAME);
+    const list = await parley.request('GET', listPath);
     expect(list.body.comments.map((c: { author_name: string; content: string }) => [c.author_name, c.content])).toEqual([
       [ERASED_NAME, 'Which tea is best?'],
       [ERASED_NAME, 'And which cup?'],
