@@ -92,7 +92,7 @@ describe('erasing a site user', () => {
     ]);
     expect(list.body.comments[0].replies.map((c: { author_name: string }) => c.author_name)).toEqual(['Carol', 'Carol', 'Carol']);
     const profile = await parley.request('GET', `/api/sites/${site.site_id}/users/${userId}`, { token: site.api_key });
-    expect(profile.body).toMatchObject({ id: userId, name: ERASED_NAME, avatar_url: null, comments: { published: 2 } });
+    expect(profile.body).toMatchObject({ id: userId, name: ERASED_NAME, avatar_url: null, erased_at: expect.any(String), comments: { published: 2 } });
     expect(profile.body.external_id).not.toContain('bob-42');
 
     // The site signing the same person in again starts a new user.

@@ -2612,6 +2612,8 @@ export interface paths {
                              */
                             created_at: string;
                             first_comment_at: string | null;
+                            /** @description When an admin erased the personal data (DELETE /api/sites/{id}/users/{user_id}); null if never */
+                            erased_at: string | null;
                             comments: {
                                 published: number;
                                 pending: number;
