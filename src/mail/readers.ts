@@ -168,11 +168,11 @@ export async function signedAddress(db: Kysely<Database>, what: UnsubscribeTarge
 export async function unsubscribe(db: Kysely<Database>, what: UnsubscribeTarget, signature: string, forget: boolean): Promise<void> {
   if (forget && what.scope !== 'all') throw invalid('body/forget', 'is offered only by a link that stops every mail (scope all)');
   const address = await signedAddress(db, what, signature);
-  const now = nowIso();
   if (forget) {
     await db.transaction().execute((trx) => forgetAddresses(trx, [address.id]));
     return;
   }
+  const now = nowIso();
   if (what.scope === 'all') {
     await db.updateTable('mail_addresses').set({ unsubscribed_at: now }).where('id', '=', address.id).where('unsubscribed_at', 'is', null).execute();
     return;
@@ -198,11 +198,11 @@ const READER_MAIL_KINDS: MailKind[] = ['confirm', 'reply'];
 export async function forgetAddresses(trx: Kysely<Database>, addressIds: string[]): Promise<number> {
   if (addressIds.length === 0) return 0;
   const addresses = await trx.selectFrom('mail_addresses').select(['id', 'site_id', 'email']).where('id', 'in', addressIds).execute();
+  const ids = addresses.map((address) => address.id);
+  if (ids.length === 0) return 0;
   for (const address of addresses) {
     await trx.deleteFrom('mail_outbox').where('recipient', '=', address.email).where('site_id', '=', address.site_id).where('kind', 'in', READER_MAIL_KINDS).execute();
   }
-  const ids = addresses.map((address) => address.id);
-  if (ids.length === 0) return 0;
   await trx.deleteFrom('mail_subscriptions').where('address_id', 'in', ids).execute();
   await trx.deleteFrom('mail_addresses').where('id', 'in', ids).execute();
   return ids.length;

@@ -9,13 +9,13 @@ import { AnyFormBody, ConfirmQuery, ReaderMailChange, ReaderMailSettings, StaffM
 import { changeReaderMailSettings, changeStaffMailSettings, readerMailSettings, staffMailSettings } from './settings.ts';
 
 const MAIL = { tags: ['mail'] };
+const Html = Type.String({ description: 'A small HTML page' });
 
 /** A field of a posted form (the content type parser below keeps its text); null for any other body. */
 function formField(body: unknown, name: string): string | null {
   const form = typeof body === 'object' && body !== null && 'form' in body ? (body as { form: unknown }).form : null;
   return typeof form === 'string' ? new URLSearchParams(form).get(name) : null;
 }
-const Html = Type.String({ description: 'A small HTML page' });
 
 /**
  * The links mails carry (confirm an address, unsubscribe), which work without signing in: a GET

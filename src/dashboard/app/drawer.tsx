@@ -9,8 +9,8 @@ import { ago, Dialog, Link, Loaded, notify, useLoad, when } from './ui.tsx';
 /**
  * A commenter seen from the queue: their counts, recent comments on the site, bans (lift them or
  * add one, timed or permanent), shadow ban, removing every comment of theirs at once, and for
- * admins erasing their personal data (the server refuses anyone else; the button is shown to people
- * who administer some account, as the site list does not say which account a site is in).
+ * owners and admins erasing their personal data. That button shows for anyone who administers an
+ * account, as the site list does not name a site's account; the server refuses the others.
  */
 export function AuthorDrawer(props: { siteId: string; userId: string; onClose: () => void; onChanged: () => void }) {
   const { me } = useSession();
