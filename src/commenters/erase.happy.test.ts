@@ -48,6 +48,11 @@ describe('erasing a site user', () => {
     expect((await parley.request('POST', pathOf(linkIn(mailsTo('bob@example.com')[0], S.confirmAction)))).status).toBe(200);
     await post(bob, { content: 'And which cup?', notify_replies: true, email: 'bob.other@example.com' });
     await expect.poll(() => mailsTo('bob.other@example.com').length, { timeout: 10_000 }).toBe(1);
+    // The address the site's SSO token gave for Bob, which he once left as a guest too.
+    await parley.app.db.kysely.updateTable('site_users').set({ email: 'Bob.SSO@example.com' }).where('id', '=', userId).execute();
+    const guestForm = await parley.guestForm(site.site_id);
+    const asGuest = await parley.request('POST', '/v1/comments', { body: { site_id: site.site_id, thread_url: url, ...guestForm, content: 'Before I had an account', author_name: 'B.', notify_replies: true, email: 'bob.sso@example.com' } });
+    expect(asGuest.status).toBe(201);
     await post(carol, { content: 'Oolong, clearly.', parent_id: asked.id });
     await expect.poll(() => mailsTo('bob@example.com').length, { timeout: 10_000 }).toBe(2);
     // A second reply within ten minutes waits in the outbox for the next mail.
@@ -59,9 +64,11 @@ describe('erasing a site user', () => {
     const listPath = `/v1/comments?site_id=${site.site_id}&thread_url=${encodeURIComponent(url)}&sort=oldest`;
     expect((await parley.request('GET', listPath)).body.comments[0].author_name).toBe('Bob Example');
     expect((await parley.request('GET', `/v1/comments/${asked.id}`)).body.author_name).toBe('Bob Example');
-    expect(await exported(site.site_id, false)).not.toContain('bob@example.com');
+    const personal = /bob@example\.com|bob\.other@example\.com|bob\.sso@example\.com|bob-42/i;
+    expect(await exported(site.site_id, false)).not.toMatch(personal);
     const before = await exported(site.site_id, true);
     expect(before).toContain('bob@example.com');
+    expect(before).toContain('bob.sso@example.com');
     expect(before).toContain('Bob Example');
 
     expect((await parley.request('GET', '/v1/sessions/current/mail', { token: bob })).status).toBe(200);
@@ -78,22 +85,26 @@ describe('erasing a site user', () => {
     await sleep(SETTLE_MS);
     expect(mailsTo('bob@example.com')).toHaveLength(2);
     expect(await queued()).toEqual([]);
-    expect(await exported(site.site_id, false)).not.toContain('bob@example.com');
+    expect(await exported(site.site_id, false)).not.toMatch(personal);
     const after = await exported(site.site_id, true);
-    expect(after).not.toMatch(/bob@example\.com|bob\.other@example\.com|Bob Example|bob-42/);
+    expect(after).not.toMatch(personal);
+    expect(after).not.toContain('Bob Example');
 
     // The session is over; the comments stay under the placeholder name.
     expect((await parley.request('GET', '/v1/sessions/current/mail', { token: bob })).status).toBe(401);
     expect((await parley.request('GET', `/v1/comments/${asked.id}`)).body.author_name).toBe(ERASED_NAME);
     const list = await parley.request('GET', listPath);
+    // The guest comment was never Bob's as far as Parley knows: it keeps its name, not its address.
     expect(list.body.comments.map((c: { author_name: string; content: string }) => [c.author_name, c.content])).toEqual([
       [ERASED_NAME, 'Which tea is best?'],
       [ERASED_NAME, 'And which cup?'],
+      ['B.', 'Before I had an account'],
     ]);
     expect(list.body.comments[0].replies.map((c: { author_name: string }) => c.author_name)).toEqual(['Carol', 'Carol', 'Carol']);
     const profile = await parley.request('GET', `/api/sites/${site.site_id}/users/${userId}`, { token: site.api_key });
     expect(profile.body).toMatchObject({ id: userId, name: ERASED_NAME, avatar_url: null, erased_at: expect.any(String), comments: { published: 2 } });
     expect(profile.body.external_id).not.toContain('bob-42');
+    expect((await parley.app.db.kysely.selectFrom('site_users').select('email').where('id', '=', userId).executeTakeFirstOrThrow()).email).toBeNull();
 
     // The site signing the same person in again starts a new user.
     const again = await parley.request('POST', '/v1/sessions', { token: site.api_key, body: { site_id: site.site_id, user: { id: 'bob-42', name: 'Bob Example' } } });
@@ -105,7 +116,7 @@ describe('erasing a site user', () => {
     const audit = await parley.request('GET', `/api/accounts/${site.account_id}/audit-log`, { token: site.api_key });
     const entries = audit.body.entries.filter((entry: { action: string }) => entry.action === 'user.erased');
     expect(entries).toEqual([
-      expect.objectContaining({ target: userId, data: { site_id: site.site_id, addresses: 2, sessions_ended: 1, comments_renamed: 2 } }),
+      expect.objectContaining({ target: userId, data: { site_id: site.site_id, addresses: 3, sessions_ended: 1, comments_renamed: 2 } }),
     ]);
     expect(JSON.stringify(audit.body)).not.toMatch(/bob@example|Bob Example|bob-42/);
   }, 60_000);
