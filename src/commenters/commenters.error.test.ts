@@ -20,6 +20,7 @@ describe('commenters and bans, refused', () => {
     expect((await api('POST', '/users/usr_unknown/notes', { body: 'x' })).status).toBe(404);
     expect((await api('DELETE', `/users/${userId}/notes/note_unknown`)).status).toBe(404);
     expect((await api('POST', '/users/usr_unknown/moderate', { action: 'remove' })).status).toBe(404);
+    expect((await api('DELETE', '/users/usr_unknown')).status).toBe(404);
     expect((await api('POST', '/bans', { user_id: 'usr_unknown' })).status).toBe(404);
     expect((await api('DELETE', '/bans/ban_unknown')).status).toBe(404);
   });

@@ -59,6 +59,17 @@ describe('commenters and bans, by caller', () => {
     expect(profile.body.bans).toHaveLength(1);
   });
 
+  it('let only admins erase a user: 401 without a credential, 403 for moderators, integration keys and sessions, 404 for another account', async () => {
+    const erase = (token?: string, site = home, user = homeUser) => parley.request('DELETE', `/api/sites/${site.site_id}/users/${user}`, { token });
+    expect((await erase()).status).toBe(401);
+    for (const token of [tokens.moderator, tokens.integration, tokens.session]) expect((await erase(token)).status).toBe(403);
+    expect((await erase(stranger.api_key)).status).toBe(404);
+    // Another site's user through one's own site is no user of it.
+    expect((await erase(stranger.api_key, stranger, homeUser)).status).toBe(404);
+    const profile = await parley.request('GET', `/api/sites/${home.site_id}/users/${homeUser}`, { token: home.api_key });
+    expect(profile.body.name).toBe('h');
+  });
+
   it('let moderator keys moderate commenters (and ban them)', async () => {
     for (const [method, path, body] of endpoints()) {
       const response = await parley.request(method, `/api/sites/${home.site_id}${path}`, { token: tokens.moderator, body });

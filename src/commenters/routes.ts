@@ -1,8 +1,10 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import { Type } from 'typebox';
 import type { Db } from '../db/connect.ts';
 import { errors, IdParams, ManagementRead, ManagementWrite } from '../http/schemas.ts';
 import { managedSite } from '../sites/repository.ts';
 import { createBan, liftBan, listBans } from './bans.ts';
+import { eraseUser } from './erase.ts';
 import {
   BanList,
   BanListQuery,
@@ -19,7 +21,7 @@ import {
 } from './schemas.ts';
 import { addNote, commenterProfile, deleteNote, moderateUserComments } from './service.ts';
 
-/** A site's commenters for its moderators: profiles, notes, bans, removing all of a user's comments. */
+/** A site's commenters for its moderators: profiles, notes, bans, removing all of a user's comments; and, for admins, erasing a user. */
 export const commenterRoutes: FastifyPluginAsyncTypebox<{ db: Db }> = async (app, { db }) => {
   app.get('/api/sites/:id/users/:user_id', {
     schema: {
@@ -32,6 +34,23 @@ export const commenterRoutes: FastifyPluginAsyncTypebox<{ db: Db }> = async (app
     handler: async (request) => {
       const site = await managedSite(db.kysely, request.caller, request.params.id, 'moderate');
       return commenterProfile(db, site, request.params.user_id);
+    },
+  });
+
+  app.delete('/api/sites/:id/users/:user_id', {
+    schema: {
+      tags: ['commenters'],
+      summary: "Erase a site user's personal data (admins): addresses, subscriptions, sessions, name, avatar, the site's id for them",
+      description:
+        'Their comments stay, under the name "Deleted user" (remove or delete them first if they should go too); a later sign-in with the same site user id starts a new user. 204, and 204 again for a user erased before; the audit log records it without the erased data.',
+      security: ManagementWrite,
+      params: UserParams,
+      response: { 204: Type.Null(), ...errors },
+    },
+    handler: async (request, reply) => {
+      const site = await managedSite(db.kysely, request.caller, request.params.id, 'administer');
+      await eraseUser(db, request.caller, site, request.params.user_id);
+      return reply.code(204).send(null);
     },
   });
 

@@ -55,6 +55,7 @@ export const Profile = Type.Object({
   avatar_url: Nullable(Type.String()),
   created_at: Timestamp,
   first_comment_at: Nullable(Timestamp),
+  erased_at: Nullable(Timestamp, { description: 'When an admin erased the personal data (DELETE /api/sites/{id}/users/{user_id}); null if never' }),
   comments: Type.Object({ published: Count, pending: Count, removed: Count, spam: Count }),
   recent_comments: Type.Array(QueueItem, { description: 'The newest 10, as the moderation queue shows them' }),
   bans: Type.Array(ListedBan),

@@ -41,6 +41,7 @@ export async function commenterProfile(db: Db, site: Site, userId: string) {
     avatar_url: user.avatar_url,
     created_at: user.created_at,
     first_comment_at: user.first_comment_at,
+    erased_at: user.erased_at,
     comments: {
       published: Number(counts?.published ?? 0),
       pending: Number(counts?.pending ?? 0),

@@ -191,6 +191,41 @@ describe.skipIf(!CHROMIUM)('the moderation queue', () => {
     await context.close();
   });
 
+  it("lets an admin erase an author's personal data from the drawer, after confirming; moderators are not offered it", async () => {
+    const { site, moderator, post } = await moderatedSite();
+    const admin = await addStaff(parley, site.account_id, 'admin', { name: 'Ada Admin' });
+    const signedIn = await parley.request('POST', '/v1/sessions', { token: site.api_key, body: { site_id: site.site_id, user: { id: 'erin', name: 'Erin Eraseme' } } });
+    const userId = signedIn.body.user.id as string;
+    await post('Please forget me', { token: signedIn.body.token });
+    const drawerPath = `/dashboard/queue?tab=all&author=${userId}&author_site=${site.site_id}`;
+
+    const asModerator = await signedInDashboard(browser, parley, moderator.email, drawerPath);
+    const modDrawer = asModerator.page.getByRole('dialog', { name: 'Commenter' });
+    await modDrawer.getByRole('heading', { name: 'Erin Eraseme' }).waitFor();
+    expect(await modDrawer.getByRole('button', { name: 'Erase personal data' }).count()).toBe(0);
+    await asModerator.context.close();
+
+    const { context, page } = await signedInDashboard(browser, parley, admin.email, drawerPath);
+    const drawer = page.getByRole('dialog', { name: 'Commenter' });
+    await drawer.getByRole('heading', { name: 'Erin Eraseme' }).waitFor();
+    // Dismissing the confirmation erases nothing.
+    page.once('dialog', (confirm) => void confirm.dismiss());
+    await drawer.getByRole('button', { name: 'Erase personal data' }).click();
+    const profile = () => parley.request('GET', `/api/sites/${site.site_id}/users/${userId}`, { token: site.api_key }).then((r) => r.body);
+    expect((await profile()).erased_at).toBeNull();
+    page.once('dialog', (confirm) => {
+      expect(confirm.message()).toContain('Erase the personal data of Erin Eraseme?');
+      void confirm.accept();
+    });
+    await drawer.getByRole('button', { name: 'Erase personal data' }).click();
+    await drawer.getByRole('heading', { name: 'Deleted user' }).waitFor();
+    await drawer.getByText(/^Personal data erased /).waitFor();
+    expect(await drawer.getByRole('button', { name: 'Erase personal data' }).count()).toBe(0);
+    expect(await seriousViolations(page)).toEqual([]);
+    expect(await profile()).toMatchObject({ name: 'Deleted user', erased_at: expect.any(String) });
+    await context.close();
+  });
+
   it('puts a comment back with a message in words when the server refuses the action', async () => {
     const { site, moderator, post, status } = await moderatedSite();
     const id = await post('Waiting while the moderator loses this site');

@@ -68,6 +68,8 @@ export interface SiteUserTable {
   email: string | null;
   /** Whether "email me replies" starts ticked for this user (migration 0016). */
   notify_replies: Generated<Flag>;
+  /** When an admin erased the user's personal data (migration 0021); null for everyone else. */
+  erased_at: Generated<string | null>;
 }
 
 export interface SessionTable {

@@ -92,6 +92,40 @@ describe('reply notifications by email', () => {
     expect(box.mails).toHaveLength(2);
   }, 30_000);
 
+  it("lets a reader have their address forgotten from a link for every mail, without signing in", async () => {
+    const { parley, box } = await mailingParley();
+    const { site, bob, post } = await thread(parley);
+    const comment = await confirmedGuest(parley, box, post);
+    await post({ content: 'Oolong, clearly.', parent_id: comment.id }, bob);
+    const [, reply] = await box.waitFor(2);
+
+    // A link for one page offers no such thing, and refuses it.
+    const onePage = pathOf(linkIn(reply, S.unsubscribeThread));
+    expect((await parley.request('GET', onePage)).body).not.toContain(S.pageForgetButton);
+    const refused = await parley.request('POST', onePage, { raw: 'forget=address', headers: { 'content-type': 'application/x-www-form-urlencoded' } });
+    expect(refused.status).toBe(400);
+    expect(refused.body.errors[0].path).toBe('body/forget');
+
+    const everything = pathOf(linkIn(reply, S.unsubscribeAll));
+    const asked = await parley.request('GET', everything);
+    expect(asked.body).toContain(S.pageForgetButton);
+    expect(asked.body).toContain('<input type="hidden" name="forget" value="address">');
+    const forgotten = await parley.request('POST', everything, { raw: 'forget=address', headers: { 'content-type': 'application/x-www-form-urlencoded' } });
+    expect(forgotten.status).toBe(200);
+    expect(forgotten.body).toContain(S.pageForgetDone);
+    const db = parley.app.db.kysely;
+    expect(await db.selectFrom('mail_addresses').select('id').where('site_id', '=', site.site_id).execute()).toEqual([]);
+    expect(await db.selectFrom('mail_subscriptions').select('comment_id').where('comment_id', '=', comment.id).execute()).toEqual([]);
+    expect(await db.selectFrom('mail_outbox').select('id').where('recipient', '=', 'gina@example.com').execute()).toEqual([]);
+    // The link named the address, which is gone.
+    expect((await parley.request('POST', everything, { raw: 'forget=address', headers: { 'content-type': 'application/x-www-form-urlencoded' } })).status).toBe(404);
+
+    await post({ content: 'Anyone there?', parent_id: comment.id }, bob);
+    await sleep(SETTLE_MS);
+    expect(box.mails).toHaveLength(2);
+    expect(await db.selectFrom('mail_outbox').select('id').where('recipient', '=', 'gina@example.com').execute()).toEqual([]);
+  }, 30_000);
+
   it('mails nothing for replies held, marked spam or shadow-banned, and the approved one alone once approved', async () => {
     const { parley, box } = await mailingParley();
     const { site, bob, mo, post } = await thread(parley, 'guests');

@@ -1,21 +1,40 @@
 import { escapeHtml } from '../widget/demo.ts';
 import { MAIL_STRINGS as S } from './strings.ts';
 
+/** A button a page offers: it posts the page's own address, with `field` (name, value) in the form when given. */
+interface PageAction {
+  button: string;
+  /** Said above the button (the first action needs none: the page's message asks). */
+  explain?: string;
+  field?: [string, string];
+}
+
+function form({ button, explain, field }: PageAction): string {
+  const hidden = field ? `<input type="hidden" name="${escapeHtml(field[0])}" value="${escapeHtml(field[1])}">` : '';
+  return `${explain ? `<p>${escapeHtml(explain)}</p>` : ''}<form method="post">${hidden}<button type="submit">${escapeHtml(button)}</button></form>`;
+}
+
 /**
  * The small pages a mail's links open. A GET only asks (mail scanners open links on their own);
- * the button posts to the same address, which does it. No script, no outside resource.
+ * the buttons post to the same address, which does it. No script, no outside resource.
  */
-export function page(title: string, message: string, button?: string): string {
-  const form = button ? `<form method="post"><button type="submit">${escapeHtml(button)}</button></form>` : '';
+export function page(title: string, message: string, actions: PageAction[] = []): string {
   return (
     `<!doctype html><html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width,initial-scale=1">` +
     `<meta name="referrer" content="no-referrer"><title>${escapeHtml(title)}</title>` +
     `<style>body{font-family:sans-serif;max-width:32rem;margin:3rem auto;padding:0 1rem;line-height:1.5}button{font-size:1rem;padding:.5rem 1rem}</style></head>` +
-    `<body><main><h1>${escapeHtml(title)}</h1><p>${escapeHtml(message)}</p>${form}</main></body></html>`
+    `<body><main><h1>${escapeHtml(title)}</h1><p>${escapeHtml(message)}</p>${actions.map(form).join('')}</main></body></html>`
   );
 }
 
-export const confirmPage = () => page(S.pageConfirmTitle, S.confirmIntro('this site'), S.pageConfirmButton);
+/** What the unsubscribe page's second button posts, on a link for every mail. */
+export const FORGET_FIELD: [string, string] = ['forget', 'address'];
+
+export const confirmPage = () => page(S.pageConfirmTitle, S.confirmIntro('this site'), [{ button: S.pageConfirmButton }]);
 export const confirmedPage = () => page(S.pageConfirmTitle, S.pageConfirmDone);
-export const unsubscribePage = (scope: keyof typeof S.pageUnsubscribeAsk) => page(S.pageUnsubscribeTitle, S.pageUnsubscribeAsk[scope], S.pageUnsubscribeButton);
-export const unsubscribedPage = () => page(S.pageUnsubscribeTitle, S.pageUnsubscribeDone);
+export const unsubscribePage = (scope: keyof typeof S.pageUnsubscribeAsk) =>
+  page(S.pageUnsubscribeTitle, S.pageUnsubscribeAsk[scope], [
+    { button: S.pageUnsubscribeButton },
+    ...(scope === 'all' ? [{ button: S.pageForgetButton, explain: S.pageForgetAsk, field: FORGET_FIELD }] : []),
+  ]);
+export const unsubscribedPage = (forgotten: boolean) => page(S.pageUnsubscribeTitle, forgotten ? S.pageForgetDone : S.pageUnsubscribeDone);

@@ -10,7 +10,7 @@ import { newId } from '../ids.ts';
 import type { Site } from '../sites/repository.ts';
 import { normaliseEmail } from '../staff/repository.ts';
 import { CONFIRM_LIFETIME_MS, confirmUrl, newConfirmToken, newLinkKey, validSignature, type UnsubscribeTarget } from './links.ts';
-import { queueMail } from './outbox.ts';
+import { queueMail, type MailKind } from './outbox.ts';
 
 /** At most one reply mail per recipient and thread in this time; replies meanwhile roll into the next one. */
 export const REPLY_MAIL_INTERVAL_MS = 10 * 60_000;
@@ -160,9 +160,18 @@ export async function signedAddress(db: Kysely<Database>, what: UnsubscribeTarge
   return row;
 }
 
-/** Stops the mails an unsubscribe link names; doing it again answers the same. */
-export async function unsubscribe(db: Kysely<Database>, what: UnsubscribeTarget, signature: string): Promise<void> {
+/**
+ * Stops the mails an unsubscribe link names; doing it again answers the same. A link for every mail
+ * can also forget the address: it is deleted with everything it asked for (forgetAddresses), and the
+ * link, whose address is gone, then answers 404.
+ */
+export async function unsubscribe(db: Kysely<Database>, what: UnsubscribeTarget, signature: string, forget: boolean): Promise<void> {
+  if (forget && what.scope !== 'all') throw invalid('body/forget', 'is offered only by a link that stops every mail (scope all)');
   const address = await signedAddress(db, what, signature);
+  if (forget) {
+    await db.transaction().execute((trx) => forgetAddresses(trx, [address.id]));
+    return;
+  }
   const now = nowIso();
   if (what.scope === 'all') {
     await db.updateTable('mail_addresses').set({ unsubscribed_at: now }).where('id', '=', address.id).where('unsubscribed_at', 'is', null).execute();
@@ -176,4 +185,25 @@ export async function unsubscribe(db: Kysely<Database>, what: UnsubscribeTarget,
     .where(column, '=', what.target)
     .where('unsubscribed_at', 'is', null)
     .execute();
+}
+
+/** The mails a reader's address gets (a staff member's moderation and reset mails are theirs, not a reader's). */
+const READER_MAIL_KINDS: MailKind[] = ['confirm', 'reply'];
+
+/**
+ * Deletes readers' addresses with everything tied to them: their subscriptions, and the reader mails
+ * queued or sent to them (each outbox row names its recipient). A mail the worker is handing over at
+ * that moment may still go; nothing is queued for the address afterwards. Returns how many went.
+ */
+export async function forgetAddresses(trx: Kysely<Database>, addressIds: string[]): Promise<number> {
+  if (addressIds.length === 0) return 0;
+  const addresses = await trx.selectFrom('mail_addresses').select(['id', 'site_id', 'email']).where('id', 'in', addressIds).execute();
+  const ids = addresses.map((address) => address.id);
+  if (ids.length === 0) return 0;
+  for (const address of addresses) {
+    await trx.deleteFrom('mail_outbox').where('recipient', '=', address.email).where('site_id', '=', address.site_id).where('kind', 'in', READER_MAIL_KINDS).execute();
+  }
+  await trx.deleteFrom('mail_subscriptions').where('address_id', 'in', ids).execute();
+  await trx.deleteFrom('mail_addresses').where('id', 'in', ids).execute();
+  return ids.length;
 }

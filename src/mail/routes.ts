@@ -3,13 +3,19 @@ import { Type } from 'typebox';
 import type { Db } from '../db/connect.ts';
 import { Credential, errors, StaffRead, StaffWrite } from '../http/schemas.ts';
 import { requireStaff } from '../staff/routes.ts';
-import { confirmedPage, confirmPage, unsubscribedPage, unsubscribePage } from './pages.ts';
+import { confirmedPage, confirmPage, FORGET_FIELD, unsubscribedPage, unsubscribePage } from './pages.ts';
 import { confirmAddress, pendingConfirmation, signedAddress, unsubscribe } from './readers.ts';
 import { AnyFormBody, ConfirmQuery, ReaderMailChange, ReaderMailSettings, StaffMailChange, StaffMailSettings, UnsubscribeQuery } from './schemas.ts';
 import { changeReaderMailSettings, changeStaffMailSettings, readerMailSettings, staffMailSettings } from './settings.ts';
 
 const MAIL = { tags: ['mail'] };
 const Html = Type.String({ description: 'A small HTML page' });
+
+/** A field of a posted form (the content type parser below keeps its text); null for any other body. */
+function formField(body: unknown, name: string): string | null {
+  const form = typeof body === 'object' && body !== null && 'form' in body ? (body as { form: unknown }).form : null;
+  return typeof form === 'string' ? new URLSearchParams(form).get(name) : null;
+}
 
 /**
  * The links mails carry (confirm an address, unsubscribe), which work without signing in: a GET
@@ -49,14 +55,16 @@ export const mailRoutes: FastifyPluginAsyncTypebox<{ db: Db }> = async (app, { d
     schema: {
       ...MAIL,
       summary: 'Unsubscribe (one comment, one page, or everything from the site), without signing in; RFC 8058 one-click posts here',
+      description: 'On a link for every mail (scope all), a form field forget=address deletes the address instead, with every subscription it made.',
       querystring: UnsubscribeQuery,
       body: AnyFormBody,
       response: { 200: Html, ...errors },
     },
     handler: async (request, reply) => {
       const { sig, ...what } = request.query;
-      await unsubscribe(db.kysely, what, sig);
-      return reply.type('text/html; charset=utf-8').header('cache-control', 'no-store').send(unsubscribedPage());
+      const forget = formField(request.body, FORGET_FIELD[0]) === FORGET_FIELD[1];
+      await unsubscribe(db.kysely, what, sig, forget);
+      return reply.type('text/html; charset=utf-8').header('cache-control', 'no-store').send(unsubscribedPage(forget));
     },
   });
 

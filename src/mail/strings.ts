@@ -39,4 +39,7 @@ export const MAIL_STRINGS = {
   },
   pageUnsubscribeButton: 'Unsubscribe',
   pageUnsubscribeDone: 'Done: you will get no more of these mails.',
+  pageForgetAsk: 'Or have this site forget your address: it is deleted with every request for replies it made. To get mails again, you would give and confirm it anew.',
+  pageForgetButton: 'Forget my address',
+  pageForgetDone: 'Done: this site no longer has your address.',
 } as const;

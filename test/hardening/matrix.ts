@@ -248,6 +248,8 @@ export const MATRIX: Array<[string, number[], Target]> = [
     }],
   ['POST /api/sites/:id/users/:user_id/moderate', moderateRow(200),
     async (w) => ({ path: `/api/sites/${A(w)}/users/${(await w.newUser(`quiet-${Math.random()}`)).id}/moderate`, body: { action: 'remove' } })],
+  ['DELETE /api/sites/:id/users/:user_id', adminRow(204),
+    async (w) => ({ path: `/api/sites/${A(w)}/users/${(await w.newUser(`erased-${Math.random()}`)).id}` })],
   ['GET /api/sites/:id/bans', moderateRow(200),
     async (w) => ({ path: `/api/sites/${A(w)}/bans` })],
   ['DELETE /api/sites/:id/bans/:ban_id', moderateRow(200),

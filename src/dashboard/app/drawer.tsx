@@ -3,13 +3,17 @@ import { api, errorText, must } from '../client/api.ts';
 import { BanDialog } from './queue/ban-dialog.tsx';
 import { statusText } from './queue/card.tsx';
 import { href } from './router.ts';
+import { administers, useSession } from './session.ts';
 import { ago, Dialog, Link, Loaded, notify, useLoad, when } from './ui.tsx';
 
 /**
  * A commenter seen from the queue: their counts, recent comments on the site, bans (lift them or
- * add one, timed or permanent), shadow ban, and removing every comment of theirs at once.
+ * add one, timed or permanent), shadow ban, removing every comment of theirs at once, and for
+ * owners and admins erasing their personal data. That button shows for anyone who administers an
+ * account, as the site list does not name a site's account; the server refuses the others.
  */
 export function AuthorDrawer(props: { siteId: string; userId: string; onClose: () => void; onChanged: () => void }) {
+  const { me } = useSession();
   const path = { id: props.siteId, user_id: props.userId };
   const [load, reload] = useLoad(() => must(api.GET('/api/sites/{id}/users/{user_id}', { params: { path } })), [props.siteId, props.userId]);
   const [banning, setBanning] = useState(false);
@@ -78,7 +82,26 @@ export function AuthorDrawer(props: { siteId: string; userId: string; onClose: (
                 >
                   Remove all their comments
                 </button>
+                {!user.erased_at && administers(me) && (
+                  <button
+                    type="button"
+                    class="danger"
+                    disabled={busy}
+                    onClick={() =>
+                      confirm(
+                        `Erase the personal data of ${user.name}? Their mail addresses, sessions, name and avatar are deleted for good and cannot be brought back; their comments stay, under "Deleted user".`,
+                      ) &&
+                      act(async () => {
+                        await must(api.DELETE('/api/sites/{id}/users/{user_id}', { params: { path } }));
+                        return `Erased the personal data of ${user.name}`;
+                      })
+                    }
+                  >
+                    Erase personal data
+                  </button>
+                )}
               </div>
+              {user.erased_at && <p class="note">Personal data erased {when(user.erased_at)}.</p>}
               <h4>Bans</h4>
               {user.bans.length === 0 ? (
                 <p class="note">No ban.</p>

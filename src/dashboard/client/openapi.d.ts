@@ -2612,6 +2612,8 @@ export interface paths {
                              */
                             created_at: string;
                             first_comment_at: string | null;
+                            /** @description When an admin erased the personal data (DELETE /api/sites/{id}/users/{user_id}); null if never */
+                            erased_at: string | null;
                             comments: {
                                 published: number;
                                 pending: number;
@@ -2751,7 +2753,49 @@ export interface paths {
         };
         put?: never;
         post?: never;
-        delete?: never;
+        /**
+         * Erase a site user's personal data (admins): addresses, subscriptions, sessions, name, avatar, the site's id for them
+         * @description Their comments stay, under the name "Deleted user" (remove or delete them first if they should go too); a later sign-in with the same site user id starts a new user. 204, and 204 again for a user erased before; the audit log records it without the erased data.
+         */
+        delete: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    id: string;
+                    user_id: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                204: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content?: never;
+                };
+                /** @description RFC 9457 problem details (application/problem+json) */
+                "4XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description RFC 9457 problem details (application/problem+json) */
+                "5XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Problem"];
+                    };
+                };
+            };
+        };
         options?: never;
         head?: never;
         patch?: never;
@@ -5880,7 +5924,10 @@ export interface paths {
             };
         };
         put?: never;
-        /** Unsubscribe (one comment, one page, or everything from the site), without signing in; RFC 8058 one-click posts here */
+        /**
+         * Unsubscribe (one comment, one page, or everything from the site), without signing in; RFC 8058 one-click posts here
+         * @description On a link for every mail (scope all), a form field forget=address deletes the address instead, with every subscription it made.
+         */
         post: {
             parameters: {
                 query: {
