@@ -120,12 +120,13 @@ interface CaseResult extends Measurement {
 }
 
 /** One autocannon run against `base`. */
-async function load(base: string, spec: Case, seconds: number): Promise<Measurement> {
-  let n = 0;
-  const fixed = spec.request(0);
+/** `first`: the number of the first request (two loads at once number theirs apart, so that none repeats another's). */
+async function load(base: string, spec: Case, seconds: number, connections = CONNECTIONS, first = 0): Promise<Measurement> {
+  let n = first;
+  const fixed = spec.request(first);
   const result = await autocannon({
     url: base,
-    connections: CONNECTIONS,
+    connections,
     duration: seconds,
     // Parley closes a keep-alive socket after 1,000 requests (answering 503 to any sent on it after
     // that), as browsers expect; autocannon would not reconnect by itself.
@@ -146,9 +147,42 @@ async function load(base: string, spec: Case, seconds: number): Promise<Measurem
 }
 
 /** Warm-up, then the measured run. */
-async function measure(base: string, spec: Case, seconds: number): Promise<Measurement> {
-  if (WARMUP > 0) await load(base, spec, WARMUP);
-  return load(base, spec, seconds);
+async function measure(base: string, spec: Case, seconds: number, connections = CONNECTIONS, first = 0): Promise<Measurement> {
+  if (WARMUP > 0) await load(base, spec, WARMUP, connections, first);
+  return load(base, spec, seconds, connections, first + 10_000_000);
+}
+
+/**
+ * The write cases of --postgres again, on two instances sharing the database and Redis: each
+ * instance gets half of the connections, both loaded at once; their summed rate against one
+ * instance's (measured seconds before with all the connections).
+ */
+async function twoInstances(cases: Case[], results: Map<string, CaseResult>, env: Record<string, string>): Promise<InstancesResult[]> {
+  const written = cases.filter((c) => PGBENCH_OF[c.id] && results.has(c.id));
+  if (written.length === 0) return [];
+  const instances = [await startParley(env), await startParley(env)];
+  try {
+    const measured: InstancesResult[] = [];
+    for (const spec of written) {
+      const halves = await Promise.all(instances.map((parley, i) => measure(parley.url, spec, DURATION, CONNECTIONS / 2, (i + 1) * 100_000_000)));
+      const requestsPerSecond = halves[0].requestsPerSecond + halves[1].requestsPerSecond;
+      const one = results.get(spec.id)!.requestsPerSecond;
+      log(`${spec.id} on two instances: ${requestsPerSecond.toFixed(0)} req/s (${halves.map((h) => h.requestsPerSecond.toFixed(0)).join(' + ')}), ${(requestsPerSecond / one).toFixed(2)}× one instance's ${one.toFixed(0)}`);
+      measured.push({ id: spec.id, requestsPerSecond, oneInstance: one, times: requestsPerSecond / one, load1: loadavg()[0] });
+    }
+    return measured;
+  } finally {
+    await Promise.all(instances.map((parley) => parley.stop()));
+  }
+}
+
+interface InstancesResult {
+  id: string;
+  requestsPerSecond: number;
+  oneInstance: number;
+  /** The two instances' rate over one's (target ≥ 1.6 on a machine with the cores for it). */
+  times: number;
+  load1: number;
 }
 
 /** One request of the case, kept as the baseline's canned answer. */
@@ -501,7 +535,7 @@ async function main(): Promise<void> {
   execFileSync(process.execPath, [join(ROOT, 'scripts/build.js')], { cwd: ROOT, stdio: 'inherit' });
   if (TRANSFER_ALONE) {
     const transfer = await transferCases(args.full ? 1_000_000 : 200_000, log);
-    report([], [], null, { loadAtStart, seeded: null, idleRssMb: NaN, afterWrite: null, instructions: [], transfer });
+    report([], [], null, { loadAtStart, seeded: null, idleRssMb: NaN, afterWrite: null, instructions: [], transfer, instances: [] });
     return;
   }
   const database = await prepareDatabase();
@@ -519,6 +553,7 @@ async function main(): Promise<void> {
   let limiterCost: LimiterCost | null = null;
   let afterWrite: AfterWriteCost | null = null;
   let instructions: CaseInstructions[] = [];
+  let instances: InstancesResult[] = [];
   try {
     for (const server of ['default', 'metrics', 'mail', 'no-cache', 'cold'] as const) {
       const group = cases.filter((c) => c.server === server);
@@ -565,6 +600,7 @@ async function main(): Promise<void> {
         await parley.stop();
       }
     }
+    if (args.postgres) instances = await twoInstances(cases, results, baseEnv);
     const list = (args.limiter || args['limiter-store'] ? all : cases).find((c) => c.id === 'list-100');
     if (list) limiterCost = await rateLimitCost(list, baseEnv);
     const whole = cases.find((c) => c.id === 'whole-200-miss');
@@ -575,7 +611,7 @@ async function main(): Promise<void> {
   } finally {
     await database.drop();
   }
-  report([...results.values()], webhooks, limiterCost, { loadAtStart, seeded, idleRssMb, afterWrite, instructions, transfer });
+  report([...results.values()], webhooks, limiterCost, { loadAtStart, seeded, idleRssMb, afterWrite, instructions, transfer, instances });
 }
 
 interface RunContext {
@@ -586,6 +622,7 @@ interface RunContext {
   afterWrite: AfterWriteCost | null;
   instructions: CaseInstructions[];
   transfer: TransferResult[];
+  instances: InstancesResult[];
 }
 
 function report(results: CaseResult[], webhooks: WebhookResult[], limiterCost: LimiterCost | null, context: RunContext): void {
@@ -653,6 +690,7 @@ function report(results: CaseResult[], webhooks: WebhookResult[], limiterCost: L
         ? `\nwhole-200 read in process (CPU per request): ${context.afterWrite.unchangedMicros.toFixed(0)} µs with nothing changed, ` +
           `${context.afterWrite.afterVoteMicros.toFixed(0)} µs right after a vote on a reply, ${context.afterWrite.coldMicros.toFixed(0)} µs with nothing kept`
         : '') +
+      context.instances.map((i) => `\n${i.id} on two instances: ${i.requestsPerSecond.toFixed(0)}/s, ${i.times.toFixed(2)}× one instance's ${i.oneInstance.toFixed(0)}/s (target ≥ 1.6× with the cores for it)`).join('') +
       `\npeak RSS ≤ 200 MB in every request and webhook case: ${rssOk ? 'yes' : 'NO'} (Parley idle after start: ${context.idleRssMb.toFixed(0)} MB)` +
       `\nload average at start ${context.loadAtStart.map((l) => l.toFixed(2)).join(' ')}; "load" column: 1-minute load before each case\n`,
   );
@@ -678,6 +716,7 @@ function report(results: CaseResult[], webhooks: WebhookResult[], limiterCost: L
         cases: results,
         webhooks,
         transfer: context.transfer,
+        instances: context.instances,
         seconds: (Date.now() - started) / 1000,
       },
       null,
