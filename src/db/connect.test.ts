@@ -35,6 +35,12 @@ describe.skipIf(dialectName !== 'postgres')('PostgreSQL connection settings', ()
     expect(rows[0].statement_timeout).toBe('0');
   });
 
+  it("turns PostgreSQL's JIT compilation off, which cost seconds on queries that run in milliseconds", async () => {
+    const db = open({});
+    const { rows } = await sql<{ jit: string }>`show jit`.execute(db.kysely);
+    expect(rows[0].jit).toBe('off');
+  });
+
   it('PARLEY_DATABASE_POOL_SIZE bounds the connections one instance opens', async () => {
     const db = open({ PARLEY_DATABASE_POOL_SIZE: '2' });
     const sessions = await Promise.all(

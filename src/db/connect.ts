@@ -93,6 +93,11 @@ export function connect(config: DbConfig, log?: KyselyConfig['log']): Db {
     max: config.databasePoolSize,
     statement_timeout: config.databaseStatementTimeoutMs || undefined,
     ssl: config.databaseSsl ? { rejectUnauthorized: true } : undefined,
+    // No JIT compilation: the visibility walks' recursive CTEs are estimated far above its threshold
+    // whatever their real size, and compiling one cost about 2 s of the server's CPU for a query that
+    // runs in a millisecond (a reply's listing refresh in a 100,000-comment thread). A connection
+    // string that sets its own `options` replaces this.
+    options: '-c jit=off',
   });
   // The server may close an idle connection (restart, failover, pg_terminate_backend): the pool
   // drops it and opens another when needed. Unlistened, that 'error' event would end the process.
