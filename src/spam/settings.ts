@@ -31,6 +31,10 @@ export const SpamSettingsSchema = Type.Object({
   proof_of_work: Type.Enum([...PROOF_OF_WORK_MODES], {
     description: 'Guests only: require an ALTCHA proof of work, never (off, the default), on every comment (always), or while velocity holds comments (velocity)',
   }),
+  guest_votes: Type.Boolean({
+    description:
+      'Let readers without a credential vote and react: each IP range (/24 IPv4, /64 IPv6) counts as one voter per comment, and each guest address is rate limited (default false: voting needs a key or a session)',
+  }),
 });
 
 export type SpamSettings = Static<typeof SpamSettingsSchema>;
@@ -50,6 +54,7 @@ export const DEFAULT_SPAM_SETTINGS: SpamSettings = deepFreeze({
   site_per_minute: 120,
   history_min_comments: 3,
   proof_of_work: 'off',
+  guest_votes: false,
 });
 
 /** What PATCH /api/sites/:id takes: any of the settings; the others stay as they are. */
