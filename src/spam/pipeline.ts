@@ -8,7 +8,7 @@ import type { Site } from '../sites/repository.ts';
 import { checkFormToken } from './form-token.ts';
 import { acceptProof } from './proof.ts';
 import type { SpamSettings } from './settings.ts';
-import { authorKeyOf, copyAuthors, ipRangeOf, publicCopies, readStanding, recordSignal, type Signal, type Standing } from './signals.ts';
+import { authorKeyOf, ipRangeOf, publicCopies, readCopies, readStanding, recordSignal, type Signal, type Standing } from './signals.ts';
 import { linkCount, normalisedText, textHash } from './text.ts';
 import { listedWordIn } from './words.ts';
 
@@ -128,7 +128,6 @@ export async function screenComment(trx: Transaction<Database>, input: NewCommen
   const copiesCount = person && settings.duplicates && normalised.trim().length >= DUPLICATE_MIN_LENGTH;
   const standing = await readStanding(trx, signal, {
     copies: copiesCount,
-    copyAuthors: settings.duplicate_authors > 0,
     ipRange: settings.ip_range_per_10_minutes,
     thread: settings.thread_per_minute,
     site: settings.site_per_minute,
@@ -136,11 +135,11 @@ export async function screenComment(trx: Transaction<Database>, input: NewCommen
   }, now);
   const reasons = guest ? formReasons(settings, site, input.form, now) : [];
   let copiesToHold = false;
-  if (copiesCount) {
-    if (standing.sameAuthorCopy) reasons.push({ check: 'duplicate', detail: `the same text as a comment of the same ${guest ? 'address' : 'author'} within 24 hours` });
-    const authors = standing.otherAuthorCopy ? await copyAuthors(trx, signal, settings.duplicate_authors, now) : 1;
-    if (settings.duplicate_authors > 0 && authors >= settings.duplicate_authors) {
-      reasons.push({ check: 'duplicate', detail: `the same text from ${authors} or more authors on the site within an hour` });
+  if (copiesCount && standing.copied) {
+    const copies = await readCopies(trx, signal, settings.duplicate_authors, now);
+    if (copies.sameAuthor) reasons.push({ check: 'duplicate', detail: `the same text as a comment of the same ${guest ? 'address' : 'author'} within 24 hours` });
+    if (settings.duplicate_authors > 0 && copies.authors >= settings.duplicate_authors) {
+      reasons.push({ check: 'duplicate', detail: `the same text from ${copies.authors} or more authors on the site within an hour` });
       copiesToHold = true;
     }
   }

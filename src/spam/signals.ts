@@ -33,9 +33,8 @@ export interface Signal {
 
 /** What the duplicate, velocity and history checks read, in one statement; no count goes past its threshold. */
 export interface Standing {
-  sameAuthorCopy: boolean;
-  /** Whether another author posted the text on the site in the last hour (copyAuthors counts them). */
-  otherAuthorCopy: boolean;
+  /** Whether anyone posted the text on the site in the last day (readCopies then says who). */
+  copied: boolean;
   /** Whether the guest's IP range, the thread and the site have reached their thresholds of signals in their windows. */
   ipRangeFull: boolean;
   threadFull: boolean;
@@ -49,8 +48,6 @@ export interface Standing {
 export interface Limits {
   /** Whether to look for copies of the text at all (short texts and API keys' comments are never copies). */
   copies: boolean;
-  /** Whether to look for other authors' copies (the site holds a text posted by several). */
-  copyAuthors: boolean;
   ipRange: number;
   thread: number;
   site: number;
@@ -59,10 +56,10 @@ export interface Limits {
 }
 
 /**
- * Which parts of the read a comment needs, one flag each: copies of the text, their authors, the IP
- * range's, the thread's and the site's velocity. The statement's shape, compiled once for each.
+ * Which parts of the read a comment needs, one flag each: copies of the text, the IP range's, the
+ * thread's and the site's velocity. The statement's shape, compiled once for each.
  */
-const PARTS = ['copies', 'copyAuthors', 'ipRange', 'thread', 'site'] as const;
+const PARTS = ['copies', 'ipRange', 'thread', 'site'] as const;
 type Part = (typeof PARTS)[number];
 const has = (shape: string, part: Part) => shape[PARTS.indexOf(part)] === '1';
 
@@ -75,12 +72,10 @@ const reached = (range: RawBuilder<unknown>, offset: unknown, since: unknown) =>
   sql<number>`case when (select created_at from spam_signals where ${range} order by created_at desc limit 1 offset ${offset}) >= ${since} then 1 else 0 end`;
 
 const standingQuery = preparedQuery(
-  (db, shape: string, siteId: string, textHash: string, authorKey: string, ipRange: string | null, threadKey: string, authorRef: string | null,
-    dayAgo: string, hourAgo: string, tenMinutesAgo: string, minuteAgo: string, ipRangeOffset: number, threadOffset: number, siteOffset: number) => {
-    const copies = sql`from spam_signals where site_id = ${siteId} and text_hash = ${textHash}`;
+  (db, shape: string, siteId: string, textHash: string, ipRange: string | null, threadKey: string, authorRef: string | null,
+    dayAgo: string, tenMinutesAgo: string, minuteAgo: string, ipRangeOffset: number, threadOffset: number, siteOffset: number) => {
     return sql<Record<keyof Standing, number | string | null>>`select
-        ${has(shape, 'copies') ? sql`(select count(*) from (select 1 ${copies} and author_key = ${authorKey} and created_at >= ${dayAgo} limit 1) as s)` : sql`0`} as "sameAuthorCopy",
-        ${has(shape, 'copyAuthors') ? sql`(select count(*) from (select 1 ${copies} and created_at >= ${hourAgo} and author_key <> ${authorKey} limit 1) as c)` : sql`0`} as "otherAuthorCopy",
+        ${has(shape, 'copies') ? sql`case when exists (select 1 from spam_signals where site_id = ${siteId} and text_hash = ${textHash} and created_at >= ${dayAgo}) then 1 else 0 end` : sql`0`} as "copied",
         ${has(shape, 'ipRange') ? reached(sql`site_id = ${siteId} and ip_range = ${ipRange}`, ipRangeOffset, tenMinutesAgo) : sql`0`} as "ipRangeFull",
         ${has(shape, 'thread') ? reached(sql`site_id = ${siteId} and thread_key = ${threadKey}`, threadOffset, minuteAgo) : sql`0`} as "threadFull",
         ${has(shape, 'site') ? reached(sql`site_id = ${siteId}`, siteOffset, minuteAgo) : sql`0`} as "siteFull",
@@ -93,17 +88,16 @@ const standingQuery = preparedQuery(
 );
 
 export async function readStanding(db: Kysely<Database>, signal: Signal, limits: Limits, now: number): Promise<Standing> {
-  const shape = [limits.copies, limits.copies && limits.copyAuthors, signal.ipRange !== null && limits.ipRange > 0, limits.thread > 0, limits.site > 0]
+  const shape = [limits.copies, signal.ipRange !== null && limits.ipRange > 0, limits.thread > 0, limits.site > 0]
     .map((on) => (on ? '1' : '0'))
     .join('');
   const [row] = await standingQuery(
-    db, shape, signal.siteId, signal.textHash, signal.authorKey, signal.ipRange, signal.threadKey, limits.authorRef,
-    new Date(now - DAY_MS).toISOString(), new Date(now - HOUR_MS).toISOString(), new Date(now - 600_000).toISOString(), new Date(now - 60_000).toISOString(),
+    db, shape, signal.siteId, signal.textHash, signal.ipRange, signal.threadKey, limits.authorRef,
+    new Date(now - DAY_MS).toISOString(), new Date(now - 600_000).toISOString(), new Date(now - 60_000).toISOString(),
     limits.ipRange - 1, limits.thread - 1, limits.site - 1,
   );
   return {
-    sameAuthorCopy: Number(row.sameAuthorCopy) > 0,
-    otherAuthorCopy: Number(row.otherAuthorCopy) > 0,
+    copied: Number(row.copied) === 1,
     ipRangeFull: Number(row.ipRangeFull) === 1,
     threadFull: Number(row.threadFull) === 1,
     siteFull: Number(row.siteFull) === 1,
@@ -113,19 +107,35 @@ export async function readStanding(db: Kysely<Database>, signal: Signal, limits:
   };
 }
 
-/**
- * Authors (this one included once) who posted the text on the site in the last hour, counted up to
- * `limit` others. Read only when readStanding saw another author's copy: counting distinct authors
- * takes a sort, which cost more than the rest of the checks together.
- */
-export async function copyAuthors(db: Kysely<Database>, signal: Signal, limit: number, now: number): Promise<number> {
-  const [row] = await copyAuthorsQuery(db, null, signal.siteId, signal.textHash, new Date(now - HOUR_MS).toISOString(), signal.authorKey, limit);
-  return Number(row.authors) + 1;
+/** Who posted a text before: the same author within a day, and how many others within an hour. */
+export interface Copies {
+  sameAuthor: boolean;
+  /** Authors (this one included once) who posted the text on the site in the last hour, counted up to `authorsLimit` others. */
+  authors: number;
 }
 
-const copyAuthorsQuery = preparedQuery((db, _shape: null, siteId: string, textHash: string, hourAgo: string, authorKey: string, limit: number) =>
-  sql<{ authors: number | string }>`select count(*) as authors from (select distinct author_key from spam_signals
-    where site_id = ${siteId} and text_hash = ${textHash} and created_at >= ${hourAgo} and author_key <> ${authorKey} limit ${limit}) as a`.compile(db),
+/**
+ * Read only for a text that readStanding saw copied, which most are not: the distinct authors take
+ * a sort (a temporary b-tree), which in the write's transaction cost more than the other checks
+ * together. With `authorsLimit` 0 they are not counted.
+ */
+export async function readCopies(db: Kysely<Database>, signal: Signal, authorsLimit: number, now: number): Promise<Copies> {
+  const [row] = await copiesQuery(
+    db, authorsLimit > 0 ? 'authors' : 'same', signal.siteId, signal.textHash, signal.authorKey,
+    new Date(now - DAY_MS).toISOString(), new Date(now - HOUR_MS).toISOString(), authorsLimit,
+  );
+  return { sameAuthor: Number(row.sameAuthor) === 1, authors: Number(row.authors) + 1 };
+}
+
+const copiesQuery = preparedQuery(
+  (db, shape: 'same' | 'authors', siteId: string, textHash: string, authorKey: string, dayAgo: string, hourAgo: string, authorsLimit: number) => {
+    const copies = sql`from spam_signals where site_id = ${siteId} and text_hash = ${textHash}`;
+    return sql<{ sameAuthor: number | string; authors: number | string }>`select
+        case when exists (select 1 ${copies} and author_key = ${authorKey} and created_at >= ${dayAgo}) then 1 else 0 end as "sameAuthor",
+        ${shape === 'authors'
+          ? sql`(select count(*) from (select distinct author_key ${copies} and created_at >= ${hourAgo} and author_key <> ${authorKey} limit ${authorsLimit}) as a)`
+          : sql`0`} as "authors"`.compile(db);
+  },
 );
 
 const insertSignal = preparedInsert('spam_signals');
