@@ -20,6 +20,7 @@ import * as mail from './migrations/0016_mail.ts';
 import * as spamDefence from './migrations/0017_spam_defence.ts';
 import * as importJobs from './migrations/0018_import_jobs.ts';
 import * as queueEventsAndLiveCounts from './migrations/0020_queue_events_and_live_counts.ts';
+import * as spamSignalsIpPartial from './migrations/0022_spam_signals_ip_partial.ts';
 
 /**
  * Migrations are listed here explicitly (no directory scan), in order. They are additive only (new
@@ -50,6 +51,7 @@ const MIGRATIONS: Record<string, Migration> = {
   '0017_spam_defence': spamDefence,
   '0018_import_jobs': importJobs,
   '0020_queue_events_and_live_counts': queueEventsAndLiveCounts,
+  '0022_spam_signals_ip_partial': spamSignalsIpPartial,
 };
 
 const provider: MigrationProvider = { getMigrations: async () => MIGRATIONS };
