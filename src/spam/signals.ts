@@ -31,7 +31,7 @@ export interface Signal {
   textHash: string;
 }
 
-/** What the duplicate, velocity and history checks read, in one statement; no count goes past its threshold. */
+/** What the duplicate, velocity and history checks read of a new comment's standing, in one statement. */
 export interface Standing {
   /** Whether anyone posted the text on the site in the last day (readCopies then says who). */
   copied: boolean;
@@ -64,9 +64,9 @@ type Part = (typeof PARTS)[number];
 const has = (shape: string, part: Part) => shape[PARTS.indexOf(part)] === '1';
 
 /**
- * Whether a window holds `limit` signals: the limit-th newest signal of the index's range is inside
- * it. One probe of at most `limit` index entries, with no count: what the velocity check asks is
- * only whether its threshold is reached.
+ * Whether a window holds a threshold's number of signals: the signal `offset` (threshold − 1) places
+ * from the newest of the index's range is inside it. One probe of at most that many index entries,
+ * with no count: what the velocity check asks is only whether its threshold is reached.
  */
 const reached = (range: RawBuilder<unknown>, offset: unknown, since: unknown) =>
   sql<number>`case when (select created_at from spam_signals where ${range} order by created_at desc limit 1 offset ${offset}) >= ${since} then 1 else 0 end`;
