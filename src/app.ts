@@ -53,6 +53,8 @@ declare module 'fastify' {
   interface FastifyContextConfig {
     /** Counts against the per-user and per-guest comment limits. */
     commentCreation?: boolean;
+    /** A guest's request counts against the per-guest vote limit (votes, their removal, reactions). */
+    guestVote?: boolean;
   }
 }
 

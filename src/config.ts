@@ -61,6 +61,8 @@ export interface Config {
     sessionCommentsPerHour: number;
     /** Comment creations per guest IP per comment window. */
     guestCommentsPerHour: number;
+    /** Votes, vote removals and reactions per guest IP per comment window, where a site lets guests vote. */
+    guestVotesPerHour: number;
     /** Every other request (public reads, other session calls) per client IP per request window. */
     ipPerMinute: number;
     /** Length of the key and IP limits' window (PARLEY_RATE_LIMIT_REQUEST_WINDOW, 1m; whole seconds). */
@@ -275,6 +277,7 @@ export function loadConfig(env: Env = process.env): Config {
       keyPerMinute: integer(env, 'PARLEY_RATE_LIMIT_KEY_PER_MINUTE', 1000),
       sessionCommentsPerHour: integer(env, 'PARLEY_RATE_LIMIT_SESSION_COMMENTS_PER_HOUR', 30),
       guestCommentsPerHour: integer(env, 'PARLEY_RATE_LIMIT_GUEST_COMMENTS_PER_HOUR', 5),
+      guestVotesPerHour: integer(env, 'PARLEY_RATE_LIMIT_GUEST_VOTES_PER_HOUR', 60),
       ipPerMinute: integer(env, 'PARLEY_RATE_LIMIT_IP_PER_MINUTE', 600),
       requestWindowSeconds: windowSeconds(env, 'PARLEY_RATE_LIMIT_REQUEST_WINDOW', '1m'),
       commentWindowSeconds: windowSeconds(env, 'PARLEY_RATE_LIMIT_COMMENT_WINDOW', '1h'),

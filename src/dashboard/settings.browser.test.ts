@@ -38,14 +38,17 @@ describe.skipIf(!CHROMIUM)('running sites from the dashboard', () => {
     expect(await links.inputValue()).toBe('3');
     await links.fill('7');
     await page.getByLabel(/^Hold the same text from the same author/).uncheck();
+    expect(await page.getByLabel(/^Let guests vote and react/).isChecked()).toBe(false);
+    await page.getByLabel(/^Let guests vote and react/).check();
     await page.getByLabel(/^Hold comments holding these words/).fill('casino\nloan');
     await page.getByRole('button', { name: 'Save the spam defence' }).click();
     await page.getByText('The spam defence is saved').waitFor();
     const spam = (await parley.request('GET', `/api/sites/${site.site_id}`, { token: site.api_key })).body.spam;
-    expect(spam).toMatchObject({ enabled: true, max_links: 7, duplicates: false, suspect_words: ['casino', 'loan'], min_submit_seconds: 2 });
+    expect(spam).toMatchObject({ enabled: true, max_links: 7, duplicates: false, guest_votes: true, suspect_words: ['casino', 'loan'], min_submit_seconds: 2 });
     await page.reload();
     expect(await page.getByLabel(/^Hold comments with more links than/).inputValue()).toBe('7');
     expect(await page.getByLabel(/^Hold the same text from the same author/).isChecked()).toBe(false);
+    expect(await page.getByLabel(/^Let guests vote and react/).isChecked()).toBe(true);
     expect(await seriousViolations(page)).toEqual([]);
     // A value past its limit is refused by the browser before anything is sent.
     await page.getByLabel(/^Hold comments with more links than/).fill('5000');

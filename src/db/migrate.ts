@@ -21,6 +21,7 @@ import * as spamDefence from './migrations/0017_spam_defence.ts';
 import * as importJobs from './migrations/0018_import_jobs.ts';
 import * as queueEventsAndLiveCounts from './migrations/0020_queue_events_and_live_counts.ts';
 import * as erasedUsers from './migrations/0021_erased_users.ts';
+import * as spamSignalsIpPartial from './migrations/0022_spam_signals_ip_partial.ts';
 
 /**
  * Migrations are listed here explicitly (no directory scan), in order. They are additive only (new
@@ -52,6 +53,7 @@ const MIGRATIONS: Record<string, Migration> = {
   '0018_import_jobs': importJobs,
   '0020_queue_events_and_live_counts': queueEventsAndLiveCounts,
   '0021_erased_users': erasedUsers,
+  '0022_spam_signals_ip_partial': spamSignalsIpPartial,
 };
 
 const provider: MigrationProvider = { getMigrations: async () => MIGRATIONS };

@@ -91,8 +91,8 @@ export async function registerRateLimits(app: FastifyInstance, config: Config, r
       request.log.error({ err }, 'rate limit count of a failed comment creation failed');
     }
   };
-  // Only comment creation counts what a request makes, and moves the count when it makes nothing, so
-  // only its routes carry the hook: every other response goes without it. A callback rather than an
+  // Only comment creation and guest votes count what a request makes, and move the count when it makes
+  // nothing, so only their routes carry the hook: every other response goes without it. A callback rather than an
   // async hook: it almost always has nothing to do, and then it should cost no promise.
   const countIfFailed: onSendHookHandler = (request, reply, payload, done) => {
     const counted = request.rateLimitRefund;
@@ -101,7 +101,7 @@ export async function registerRateLimits(app: FastifyInstance, config: Config, r
   };
   if ([...policies.values()].some((policy) => policy.refundsFailures)) {
     app.addHook('onRoute', (route) => {
-      if (route.config?.commentCreation) route.onSend = [...hooksOf(route.onSend), countIfFailed];
+      if (route.config?.commentCreation || route.config?.guestVote) route.onSend = [...hooksOf(route.onSend), countIfFailed];
     });
   }
 

@@ -4,7 +4,7 @@ import type { Config } from '../config.ts';
 import { clientKey } from './client-key.ts';
 
 /** The names also appear to clients, in the RateLimit-Policy and RateLimit fields. */
-export type PolicyName = 'api-key' | 'session-comments' | 'guest-comments' | 'ip' | LoginPolicyName;
+export type PolicyName = 'api-key' | 'session-comments' | 'guest-comments' | 'guest-votes' | 'ip' | LoginPolicyName;
 /** Failed staff sign-ins (src/ratelimits/login.ts). */
 export type LoginPolicyName = 'login-account' | 'login-ip';
 
@@ -52,6 +52,7 @@ export function policiesOf(limits: Config['rateLimits']): Map<PolicyName, Policy
     policy('api-key', limits.keyPerMinute, limits.requestWindowSeconds, false),
     policy('session-comments', limits.sessionCommentsPerHour, limits.commentWindowSeconds, true),
     policy('guest-comments', limits.guestCommentsPerHour, limits.commentWindowSeconds, true),
+    policy('guest-votes', limits.guestVotesPerHour, limits.commentWindowSeconds, true),
     policy('ip', limits.ipPerMinute, limits.requestWindowSeconds, false),
   ];
   return new Map(all.filter((policy) => policy.limit > 0).map((policy) => [policy.name, policy]));
@@ -93,6 +94,8 @@ export function chargeFor(request: FastifyRequest, caller: Caller | null, polici
   if (config.commentCreation && caller) {
     return caller.kind === 'session' ? charge(policies.get('session-comments'), caller.userId, byIp) : charge(policies.get('guest-comments'), client, byIp);
   }
+  // A guest's vote counts what it makes, as a guest's comment does; a refused one counts as the IP's.
+  if (config.guestVote && caller?.kind === 'public') return charge(policies.get('guest-votes'), client, byIp);
   return byIp;
 }
 

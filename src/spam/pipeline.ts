@@ -8,7 +8,7 @@ import type { Site } from '../sites/repository.ts';
 import { checkFormToken } from './form-token.ts';
 import { acceptProof } from './proof.ts';
 import type { SpamSettings } from './settings.ts';
-import { authorKeyOf, ipRangeOf, publicCopies, readStanding, recordSignal, type Signal, type Standing } from './signals.ts';
+import { authorKeyOf, ipRangeOf, publicCopies, readCopies, readStanding, recordSignal, type Signal, type Standing } from './signals.ts';
 import { linkCount, normalisedText, textHash } from './text.ts';
 import { listedWordIn } from './words.ts';
 
@@ -94,12 +94,11 @@ function textReasons(settings: SpamSettings, normalised: string, approvedComment
 
 function velocityReasons(settings: SpamSettings, standing: Standing, guest: boolean): SpamReason[] {
   const reasons: SpamReason[] = [];
-  const past = (count: number, limit: number) => limit > 0 && count >= limit;
-  if (guest && past(standing.ipRange, settings.ip_range_per_10_minutes)) {
+  if (guest && standing.ipRangeFull) {
     reasons.push({ check: 'velocity', detail: `more than ${settings.ip_range_per_10_minutes} guest comments from this IP range in 10 minutes` });
   }
-  if (past(standing.thread, settings.thread_per_minute)) reasons.push({ check: 'velocity', detail: `more than ${settings.thread_per_minute} comments in this thread in a minute` });
-  if (past(standing.site, settings.site_per_minute)) reasons.push({ check: 'velocity', detail: `more than ${settings.site_per_minute} comments on the site in a minute` });
+  if (standing.threadFull) reasons.push({ check: 'velocity', detail: `more than ${settings.thread_per_minute} comments in this thread in a minute` });
+  if (standing.siteFull) reasons.push({ check: 'velocity', detail: `more than ${settings.site_per_minute} comments on the site in a minute` });
   return reasons;
 }
 
@@ -128,7 +127,7 @@ export async function screenComment(trx: Transaction<Database>, input: NewCommen
   };
   const copiesCount = person && settings.duplicates && normalised.trim().length >= DUPLICATE_MIN_LENGTH;
   const standing = await readStanding(trx, signal, {
-    duplicateAuthors: copiesCount ? settings.duplicate_authors : 0,
+    copies: copiesCount,
     ipRange: settings.ip_range_per_10_minutes,
     thread: settings.thread_per_minute,
     site: settings.site_per_minute,
@@ -136,10 +135,11 @@ export async function screenComment(trx: Transaction<Database>, input: NewCommen
   }, now);
   const reasons = guest ? formReasons(settings, site, input.form, now) : [];
   let copiesToHold = false;
-  if (copiesCount) {
-    if (standing.sameAuthorCopy) reasons.push({ check: 'duplicate', detail: `the same text as a comment of the same ${guest ? 'address' : 'author'} within 24 hours` });
-    if (settings.duplicate_authors > 0 && standing.copyAuthors >= settings.duplicate_authors) {
-      reasons.push({ check: 'duplicate', detail: `the same text from ${standing.copyAuthors} or more authors on the site within an hour` });
+  if (copiesCount && standing.copied) {
+    const copies = await readCopies(trx, signal, settings.duplicate_authors, now);
+    if (copies.sameAuthor) reasons.push({ check: 'duplicate', detail: `the same text as a comment of the same ${guest ? 'address' : 'author'} within 24 hours` });
+    if (settings.duplicate_authors > 0 && copies.authors >= settings.duplicate_authors) {
+      reasons.push({ check: 'duplicate', detail: `the same text from ${copies.authors} or more authors on the site within an hour` });
       copiesToHold = true;
     }
   }

@@ -31,11 +31,15 @@ export const SpamSettingsSchema = Type.Object({
   proof_of_work: Type.Enum([...PROOF_OF_WORK_MODES], {
     description: 'Guests only: require an ALTCHA proof of work, never (off, the default), on every comment (always), or while velocity holds comments (velocity)',
   }),
+  guest_votes: Type.Boolean({
+    description:
+      'Let readers without a credential vote and react: each IP range (/24 IPv4, /64 IPv6) counts as one voter per comment, and each guest address is rate limited (default false: voting needs a key or a session)',
+  }),
 });
 
 export type SpamSettings = Static<typeof SpamSettingsSchema>;
 
-export const DEFAULT_SPAM_SETTINGS: SpamSettings = {
+export const DEFAULT_SPAM_SETTINGS: SpamSettings = deepFreeze({
   enabled: true,
   form_check: true,
   min_submit_seconds: 2,
@@ -50,15 +54,36 @@ export const DEFAULT_SPAM_SETTINGS: SpamSettings = {
   site_per_minute: 120,
   history_min_comments: 3,
   proof_of_work: 'off',
-};
+  guest_votes: false,
+});
 
 /** What PATCH /api/sites/:id takes: any of the settings; the others stay as they are. */
 export const SpamSettingsPatch = Type.Partial(SpamSettingsSchema);
 export type SpamSettingsPatch = Static<typeof SpamSettingsPatch>;
 
-/** A site's settings from its column: what was set for it over the defaults. */
+/** Decoded columns kept, by their text: a site's row is read with every comment, its settings change rarely. */
+const DECODED_KEPT = 1_000;
+const decoded = new Map<string, SpamSettings>();
+
+/**
+ * A site's settings from its column: what was set for it over the defaults. Decoded once per
+ * distinct column and shared, frozen (the word lists' matchers are kept by their arrays, words.ts).
+ */
 export function decodeSpamSettings(column: string): SpamSettings {
-  return column === '{}' ? DEFAULT_SPAM_SETTINGS : { ...DEFAULT_SPAM_SETTINGS, ...(JSON.parse(column) as Partial<SpamSettings>) };
+  if (column === '{}') return DEFAULT_SPAM_SETTINGS;
+  let settings = decoded.get(column);
+  if (settings === undefined) {
+    settings = deepFreeze({ ...DEFAULT_SPAM_SETTINGS, ...(JSON.parse(column) as Partial<SpamSettings>) });
+    if (decoded.size >= DECODED_KEPT) decoded.clear();
+    decoded.set(column, settings);
+  }
+  return settings;
+}
+
+function deepFreeze(settings: SpamSettings): SpamSettings {
+  Object.freeze(settings.banned_words);
+  Object.freeze(settings.suspect_words);
+  return Object.freeze(settings);
 }
 
 /** A word as lists keep it: trimmed, lower-cased, NFKC; refused when nothing of it is a letter or digit. */

@@ -1,4 +1,5 @@
-import { sql, type Kysely } from 'kysely';
+import { sql, type Kysely, type RawBuilder } from 'kysely';
+import { preparedInsert, preparedQuery } from '../db/prepared.ts';
 import type { Database } from '../db/schema.ts';
 import { clientKey } from '../ratelimits/client-key.ts';
 
@@ -30,21 +31,23 @@ export interface Signal {
   textHash: string;
 }
 
-/** What the duplicate, velocity and history checks read, in one statement; every count is bounded by its threshold. */
+/** What the duplicate, velocity and history checks read of a new comment's standing, in one statement. */
 export interface Standing {
-  sameAuthorCopy: boolean;
-  /** Authors (this one included once) who posted the text on the site in the last hour, counted up to `authorsLimit`. */
-  copyAuthors: number;
-  ipRange: number;
-  thread: number;
-  site: number;
+  /** Whether anyone posted the text on the site in the last day (readCopies then says who). */
+  copied: boolean;
+  /** Whether the guest's IP range, the thread and the site have reached their thresholds of signals in their windows. */
+  ipRangeFull: boolean;
+  threadFull: boolean;
+  siteFull: boolean;
   published: number;
   removedOrSpam: number;
   total: number;
 }
 
+/** The thresholds the read is bounded by (0: that check is off, and not read). */
 export interface Limits {
-  duplicateAuthors: number;
+  /** Whether to look for copies of the text at all (short texts and API keys' comments are never copies). */
+  copies: boolean;
   ipRange: number;
   thread: number;
   site: number;
@@ -52,54 +55,102 @@ export interface Limits {
   authorRef: string | null;
 }
 
-const bounded = (query: ReturnType<typeof sql>, limit: number) => (limit > 0 ? sql<number>`(select count(*) from (${query} limit ${limit}) as b)` : sql<number>`0`);
+/**
+ * Which parts of the read a comment needs, one flag each: copies of the text, the IP range's, the
+ * thread's and the site's velocity. The statement's shape, compiled once for each.
+ */
+const PARTS = ['copies', 'ipRange', 'thread', 'site'] as const;
+type Part = (typeof PARTS)[number];
+const has = (shape: string, part: Part) => shape[PARTS.indexOf(part)] === '1';
+
+/**
+ * Whether a window holds a threshold's number of signals: the signal `offset` (threshold − 1) places
+ * from the newest of the index's range is inside it. One probe of at most that many index entries,
+ * with no count: what the velocity check asks is only whether its threshold is reached.
+ */
+const reached = (range: RawBuilder<unknown>, offset: unknown, since: unknown) =>
+  sql<number>`case when (select created_at from spam_signals where ${range} order by created_at desc limit 1 offset ${offset}) >= ${since} then 1 else 0 end`;
+
+const standingQuery = preparedQuery(
+  (db, shape: string, siteId: string, textHash: string, ipRange: string | null, threadKey: string, authorRef: string | null,
+    dayAgo: string, tenMinutesAgo: string, minuteAgo: string, ipRangeOffset: number, threadOffset: number, siteOffset: number) => {
+    return sql<Record<keyof Standing, number | string | null>>`select
+        ${has(shape, 'copies') ? sql`case when exists (select 1 from spam_signals where site_id = ${siteId} and text_hash = ${textHash} and created_at >= ${dayAgo}) then 1 else 0 end` : sql`0`} as "copied",
+        ${has(shape, 'ipRange') ? reached(sql`site_id = ${siteId} and ip_range = ${ipRange}`, ipRangeOffset, tenMinutesAgo) : sql`0`} as "ipRangeFull",
+        ${has(shape, 'thread') ? reached(sql`site_id = ${siteId} and thread_key = ${threadKey}`, threadOffset, minuteAgo) : sql`0`} as "threadFull",
+        ${has(shape, 'site') ? reached(sql`site_id = ${siteId}`, siteOffset, minuteAgo) : sql`0`} as "siteFull",
+        a.published as "published",
+        a.removed + a.spam as "removedOrSpam",
+        a.published + a.pending + a.removed + a.spam as "total"
+      from (select 1 as one) as o
+      left join author_counts as a on a.site_id = ${siteId} and a.author_ref = ${authorRef}`.compile(db);
+  },
+);
 
 export async function readStanding(db: Kysely<Database>, signal: Signal, limits: Limits, now: number): Promise<Standing> {
-  const dayAgo = new Date(now - DAY_MS).toISOString();
-  const hourAgo = new Date(now - HOUR_MS).toISOString();
-  const tenMinutesAgo = new Date(now - 600_000).toISOString();
-  const minuteAgo = new Date(now - 60_000).toISOString();
-  const copies = sql`select 1 from spam_signals where site_id = ${signal.siteId} and text_hash = ${signal.textHash}`;
-  const ipRange = signal.ipRange === null ? 0 : limits.ipRange;
-  const author = sql`from author_counts where site_id = ${signal.siteId} and author_ref = ${limits.authorRef}`;
-  const { rows } = await sql<Record<keyof Standing, number | string | null>>`select
-      (select count(*) from (${copies} and author_key = ${signal.authorKey} and created_at >= ${dayAgo} limit 1) as s) as "sameAuthorCopy",
-      ${limits.duplicateAuthors > 0
-        ? sql`(select count(*) from (select distinct author_key from spam_signals where site_id = ${signal.siteId} and text_hash = ${signal.textHash} and created_at >= ${hourAgo} and author_key <> ${signal.authorKey} limit ${limits.duplicateAuthors}) as a)`
-        : sql`0`} as "copyAuthors",
-      ${bounded(sql`select 1 from spam_signals where site_id = ${signal.siteId} and ip_range = ${signal.ipRange} and created_at >= ${tenMinutesAgo}`, ipRange)} as "ipRange",
-      ${bounded(sql`select 1 from spam_signals where site_id = ${signal.siteId} and thread_key = ${signal.threadKey} and created_at >= ${minuteAgo}`, limits.thread)} as "thread",
-      ${bounded(sql`select 1 from spam_signals where site_id = ${signal.siteId} and created_at >= ${minuteAgo}`, limits.site)} as "site",
-      (select published ${author}) as "published",
-      (select removed + spam ${author}) as "removedOrSpam",
-      (select published + pending + removed + spam ${author}) as "total"`.execute(db);
-  const row = rows[0];
+  const shape = [limits.copies, signal.ipRange !== null && limits.ipRange > 0, limits.thread > 0, limits.site > 0]
+    .map((on) => (on ? '1' : '0'))
+    .join('');
+  const [row] = await standingQuery(
+    db, shape, signal.siteId, signal.textHash, signal.ipRange, signal.threadKey, limits.authorRef,
+    new Date(now - DAY_MS).toISOString(), new Date(now - 600_000).toISOString(), new Date(now - 60_000).toISOString(),
+    limits.ipRange - 1, limits.thread - 1, limits.site - 1,
+  );
   return {
-    sameAuthorCopy: Number(row.sameAuthorCopy) > 0,
-    copyAuthors: Number(row.copyAuthors) + 1,
-    ipRange: Number(row.ipRange),
-    thread: Number(row.thread),
-    site: Number(row.site),
+    copied: Number(row.copied) === 1,
+    ipRangeFull: Number(row.ipRangeFull) === 1,
+    threadFull: Number(row.threadFull) === 1,
+    siteFull: Number(row.siteFull) === 1,
     published: Number(row.published ?? 0),
     removedOrSpam: Number(row.removedOrSpam ?? 0),
     total: Number(row.total ?? 0),
   };
 }
 
+/** Who posted a text before: the same author within a day, and how many others within an hour. */
+export interface Copies {
+  sameAuthor: boolean;
+  /** Authors (this one included once) who posted the text on the site in the last hour, counted up to `authorsLimit` others. */
+  authors: number;
+}
+
+/**
+ * Read only for a text that readStanding saw copied, which most are not: the distinct authors take
+ * a sort (a temporary b-tree), which in the write's transaction cost more than the other checks
+ * together. With `authorsLimit` 0 they are not counted.
+ */
+export async function readCopies(db: Kysely<Database>, signal: Signal, authorsLimit: number, now: number): Promise<Copies> {
+  const [row] = await copiesQuery(
+    db, authorsLimit > 0 ? 'authors' : 'same', signal.siteId, signal.textHash, signal.authorKey,
+    new Date(now - DAY_MS).toISOString(), new Date(now - HOUR_MS).toISOString(), authorsLimit,
+  );
+  return { sameAuthor: Number(row.sameAuthor) === 1, authors: Number(row.authors) + 1 };
+}
+
+const copiesQuery = preparedQuery(
+  (db, shape: 'same' | 'authors', siteId: string, textHash: string, authorKey: string, dayAgo: string, hourAgo: string, authorsLimit: number) => {
+    const copies = sql`from spam_signals where site_id = ${siteId} and text_hash = ${textHash}`;
+    return sql<{ sameAuthor: number | string; authors: number | string }>`select
+        case when exists (select 1 ${copies} and author_key = ${authorKey} and created_at >= ${dayAgo}) then 1 else 0 end as "sameAuthor",
+        ${shape === 'authors'
+          ? sql`(select count(*) from (select distinct author_key ${copies} and created_at >= ${hourAgo} and author_key <> ${authorKey} limit ${authorsLimit}) as a)`
+          : sql`0`} as "authors"`.compile(db);
+  },
+);
+
+const insertSignal = preparedInsert('spam_signals');
+
 /** Keeps the comment's signal for the checks of later comments; now and then clears the expired ones. */
 export async function recordSignal(db: Kysely<Database>, signal: Signal, createdAt: string): Promise<void> {
-  await db
-    .insertInto('spam_signals')
-    .values({
-      comment_id: signal.commentId,
-      site_id: signal.siteId,
-      thread_key: signal.threadKey,
-      author_key: signal.authorKey,
-      ip_range: signal.ipRange,
-      text_hash: signal.textHash,
-      created_at: createdAt,
-    })
-    .execute();
+  await insertSignal(db, {
+    comment_id: signal.commentId,
+    site_id: signal.siteId,
+    thread_key: signal.threadKey,
+    author_key: signal.authorKey,
+    ip_range: signal.ipRange,
+    text_hash: signal.textHash,
+    created_at: createdAt,
+  });
   writesSincePrune += 1;
   if (writesSincePrune >= PRUNE_EVERY) {
     writesSincePrune = 0;

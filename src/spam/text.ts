@@ -25,7 +25,14 @@ export function textHash(normalised: string): string {
   return hash('sha256', normalised.toLowerCase().replace(/\s+/g, ' ').trim(), 'base64url');
 }
 
+/**
+ * What every link linkifyjs finds holds: a dot between two characters of a name (`cheap-pills.ru`,
+ * `www.x.com`), a scheme's colon before its rest (`mailto:a`, `http://`) or `localhost`. A text with
+ * none of them has no link, and is not tokenised (linkifyjs took a tenth of the checks' time).
+ */
+const MAY_LINK = /[^\s.]\.[^\s.]|:\S|localhost/i;
+
 /** Links in the text as linkifyjs finds them: with a scheme, `www.` or a bare domain with a known TLD (`cheap-pills.ru`). */
 export function linkCount(normalised: string): number {
-  return find(normalised, 'url').length;
+  return MAY_LINK.test(normalised) ? find(normalised, 'url').length : 0;
 }

@@ -6,7 +6,7 @@ import { englishRecommendedTransformers, parseRawPattern, RegExpMatcher } from '
  * Built once per distinct list and kept (a list changes when its site's settings do).
  */
 const MATCHERS_KEPT = 1_000;
-const matchers = new Map<string, RegExpMatcher | null>();
+const matchers = new Map<string, RegExpMatcher>();
 
 /**
  * The recommended transformers collapse a run of one letter in the text to one (two for b, e, o, l,
@@ -21,8 +21,13 @@ function patternOf(word: string) {
   return parseRawPattern(collapsed.replace(/[[\]?|\\]/g, (c) => `\\${c}`));
 }
 
-function matcherFor(words: string[]): RegExpMatcher | null {
+/** The matcher of each list as decodeSpamSettings shares it: found without joining the list's words again. */
+const matcherOfList = new WeakMap<readonly string[], RegExpMatcher>();
+
+function matcherFor(words: readonly string[]): RegExpMatcher | null {
   if (words.length === 0) return null;
+  const kept = matcherOfList.get(words);
+  if (kept !== undefined) return kept;
   const key = words.join('\n');
   let matcher = matchers.get(key);
   if (matcher === undefined) {
@@ -30,6 +35,7 @@ function matcherFor(words: string[]): RegExpMatcher | null {
     if (matchers.size >= MATCHERS_KEPT) matchers.clear();
     matchers.set(key, matcher);
   }
+  matcherOfList.set(words, matcher);
   return matcher;
 }
 
@@ -48,7 +54,7 @@ function spelledOut(text: string): string {
  * characters) and the list (at most 500 words of 50 characters): about 20 ms at worst, measured in
  * words.test.ts.
  */
-export function listedWordIn(words: string[], normalised: string): string | null {
+export function listedWordIn(words: readonly string[], normalised: string): string | null {
   const matcher = matcherFor(words);
   if (matcher === null) return null;
   const joined = spelledOut(normalised);

@@ -10,7 +10,7 @@ import {
   type UpdateQueryBuilder,
   type UpdateResult,
 } from 'kysely';
-import { actorRef, canAccessSite, isModerator, requireCredential, type Caller } from '../auth/caller.ts';
+import { canAccessSite, isModerator, requireCredential, type Caller } from '../auth/caller.ts';
 import { hiddenInChain } from '../comments/repository.ts';
 import type { Db } from '../db/connect.ts';
 import { lockRow, toCount } from '../db/dialect.ts';
@@ -22,6 +22,7 @@ import { wilsonLowerBound } from './wilson.ts';
 import { nowIso } from '../clock.ts';
 import { countsChangeStamp } from '../live/record.ts';
 import { PUBLIC_VIEWER } from '../comments/visibility.ts';
+import { guestVotingOn, voterRefOf } from '../spam/guest-votes.ts';
 
 export type VoteType = 'up' | 'down';
 
@@ -84,13 +85,14 @@ async function actOnComment<R extends Target, T>(
   read: (trx: Transaction<Database>, actor: string) => Promise<R | undefined>,
   work: (trx: Transaction<Database>, target: R, actor: string, moderator: boolean) => Promise<T>,
 ): Promise<T> {
-  requireCredential(caller);
-  const actor = actorRef(caller)!;
+  // A guest votes where the comment's site lets guests vote; anywhere else it needs a credential.
+  if (caller.kind === 'public' && !(await guestVotingOn(db.kysely, id))) requireCredential(caller);
+  const actor = voterRefOf(caller);
   const { target, result } = await db.kysely.transaction().execute(async (trx) => {
     await lockRow(db.dialect, trx, 'comments', id);
     const target = await read(trx, actor);
     const site = target && { id: target.site_id, accountId: target.account_id };
-    if (!site || !canAccessSite(caller, site)) throw new AppError('not_found', `No comment ${id}`);
+    if (!site || (caller.kind !== 'public' && !canAccessSite(caller, site))) throw new AppError('not_found', `No comment ${id}`);
     const moderator = isModerator(caller, site);
     if (!moderator && toCount(target.hidden) > 0) throw new AppError('not_found', `No comment ${id}`);
     if (Number(target.banned) === 1) throw bannedError();

@@ -3,13 +3,14 @@ import { Form, notify, text } from './ui.tsx';
 
 type SiteDetail = Answer<'/api/sites/{id}'>;
 type SpamSettings = SiteDetail['spam'];
-type Switch = 'enabled' | 'form_check' | 'duplicates';
+type Switch = 'enabled' | 'form_check' | 'duplicates' | 'guest_votes';
 type Threshold = Exclude<{ [K in keyof SpamSettings]: SpamSettings[K] extends number ? K : never }[keyof SpamSettings], undefined>;
 
 const SWITCHES: Record<Switch, string> = {
   enabled: 'Check new comments and edits for spam',
   form_check: "Hold guests' comments sent without the widget's form (or with its hidden field filled)",
   duplicates: 'Hold the same text from the same author (or guest address range) within 24 hours',
+  guest_votes: 'Let guests vote and react, one vote per address range (/24, /64) on each comment',
 };
 /** Each threshold with its label and largest value (src/spam/settings.ts); 0 turns most of them off. */
 const THRESHOLDS: Record<Threshold, { label: string; max: number }> = {

@@ -476,7 +476,7 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Vote up or down; the same vote again changes nothing, the other one switches */
+        /** Vote up or down; the same vote again changes nothing, the other one switches (guests, one vote per IP range, where the site allows it) */
         post: {
             parameters: {
                 query?: never;
@@ -590,7 +590,7 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Toggle a reaction: the same type again removes it, another type replaces it */
+        /** Toggle a reaction: the same type again removes it, another type replaces it (guests, one per IP range, where the site allows it) */
         post: {
             parameters: {
                 query?: never;
@@ -1213,6 +1213,8 @@ export interface paths {
                                      * @enum {unknown}
                                      */
                                     proof_of_work: "off" | "always" | "velocity";
+                                    /** @description Let readers without a credential vote and react: each IP range (/24 IPv4, /64 IPv6) counts as one voter per comment, and each guest address is rate limited (default false: voting needs a key or a session) */
+                                    guest_votes: boolean;
                                 };
                                 /**
                                  * Format: date-time
@@ -1335,6 +1337,8 @@ export interface paths {
                                      * @enum {unknown}
                                      */
                                     proof_of_work: "off" | "always" | "velocity";
+                                    /** @description Let readers without a credential vote and react: each IP range (/24 IPv4, /64 IPv6) counts as one voter per comment, and each guest address is rate limited (default false: voting needs a key or a session) */
+                                    guest_votes: boolean;
                                 };
                                 /**
                                  * Format: date-time
@@ -1418,6 +1422,8 @@ export interface paths {
                              * @enum {unknown}
                              */
                             proof_of_work?: "off" | "always" | "velocity";
+                            /** @description Let readers without a credential vote and react: each IP range (/24 IPv4, /64 IPv6) counts as one voter per comment, and each guest address is rate limited (default false: voting needs a key or a session) */
+                            guest_votes?: boolean;
                         };
                         /** @description The account; default: the caller's only one */
                         account_id?: string;
@@ -1481,6 +1487,8 @@ export interface paths {
                                  * @enum {unknown}
                                  */
                                 proof_of_work: "off" | "always" | "velocity";
+                                /** @description Let readers without a credential vote and react: each IP range (/24 IPv4, /64 IPv6) counts as one voter per comment, and each guest address is rate limited (default false: voting needs a key or a session) */
+                                guest_votes: boolean;
                             };
                             /**
                              * Format: date-time
@@ -1591,6 +1599,8 @@ export interface paths {
                                  * @enum {unknown}
                                  */
                                 proof_of_work: "off" | "always" | "velocity";
+                                /** @description Let readers without a credential vote and react: each IP range (/24 IPv4, /64 IPv6) counts as one voter per comment, and each guest address is rate limited (default false: voting needs a key or a session) */
+                                guest_votes: boolean;
                             };
                             /**
                              * Format: date-time
@@ -1735,6 +1745,8 @@ export interface paths {
                              * @enum {unknown}
                              */
                             proof_of_work?: "off" | "always" | "velocity";
+                            /** @description Let readers without a credential vote and react: each IP range (/24 IPv4, /64 IPv6) counts as one voter per comment, and each guest address is rate limited (default false: voting needs a key or a session) */
+                            guest_votes?: boolean;
                         };
                         /** @description http(s) receiver; null turns webhooks off. Refused (400) when its host is or resolves to a non-public address */
                         webhook_url?: string | null;
@@ -1802,6 +1814,8 @@ export interface paths {
                                  * @enum {unknown}
                                  */
                                 proof_of_work: "off" | "always" | "velocity";
+                                /** @description Let readers without a credential vote and react: each IP range (/24 IPv4, /64 IPv6) counts as one voter per comment, and each guest address is rate limited (default false: voting needs a key or a session) */
+                                guest_votes: boolean;
                             };
                             /**
                              * Format: date-time

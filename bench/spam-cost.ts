@@ -1,0 +1,59 @@
+/**
+ * `node --import tsx bench/spam-cost.ts [rounds] [seconds]`: the spam checks' cost in CPU time per
+ * comment, which a loaded host disturbs far less than a rate. On a copy of the database `npm run
+ * bench` seeded (SQLite, bench/.cache), 50 writers call createComment in process, as post-comment's
+ * users post over HTTP, in rounds alternating the site's checks off and on; each side's best round
+ * is kept. The process's CPU time counts every thread (the checkpointer's included).
+ */
+import { copyFileSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { resolveCaller, type SessionCaller } from '../src/auth/caller.ts';
+import { createComment } from '../src/comments/service.ts';
+import { connect } from '../src/db/connect.ts';
+import { migrateToLatest } from '../src/db/migrate.ts';
+import { ROOT } from './processes.ts';
+import type { Seeded } from './seed.ts';
+
+const rounds = Number(process.argv[2] ?? 4);
+const roundMs = Number(process.argv[3] ?? 1.5) * 1000;
+const cache = join(ROOT, 'bench/.cache');
+const seedName = readdirSync(cache).find((name) => name.startsWith('seed-default-') && name.endsWith('.db'));
+if (!seedName) throw new Error('no seeded SQLite database in bench/.cache: run `npm run bench -- --only post-comment` first');
+const seeded = JSON.parse(readFileSync(join(cache, seedName.replace(/\.db$/, '.json')), 'utf8')) as Seeded;
+const dir = mkdtempSync(join(tmpdir(), 'parley-spam-cost-'));
+copyFileSync(join(cache, seedName), join(dir, 'parley.db'));
+const db = connect({ databaseUrl: `sqlite:${join(dir, 'parley.db')}`, databasePoolSize: 1, databaseStatementTimeoutMs: 0, databaseSsl: false });
+
+try {
+  await migrateToLatest(db);
+  const writers = (await Promise.all(seeded.sessions.slice(0, 50).map((token) => resolveCaller(db, token, '127.0.0.1')))) as SessionCaller[];
+  let n = 0;
+  /** CPU µs per comment of one round with the site's checks as given. */
+  const round = async (enabled: boolean) => {
+    await db.kysely.updateTable('sites').set({ spam_settings: JSON.stringify({ enabled }) }).where('id', '=', seeded.siteId).execute();
+    const ends = Date.now() + roundMs;
+    let written = 0;
+    const started = process.cpuUsage();
+    await Promise.all(
+      writers.map(async (writer) => {
+        for (; Date.now() < ends; written++) {
+          const content = `Benchmark comment ${n++}: a few words about the article.`;
+          await createComment(db, { ...writer, hasCommented: true }, { site_id: seeded.siteId, thread_url: seeded.threads.writes, content });
+        }
+      }),
+    );
+    const used = process.cpuUsage(started);
+    return (used.user + used.system) / written;
+  };
+  const best = { off: Infinity, on: Infinity };
+  for (let i = 0; i < rounds; i++) {
+    best.off = Math.min(best.off, await round(false));
+    best.on = Math.min(best.on, await round(true));
+    process.stdout.write(`round ${i + 1}: best so far ${best.off.toFixed(0)} µs off, ${best.on.toFixed(0)} µs on\n`);
+  }
+  process.stdout.write(`CPU per comment: ${best.off.toFixed(0)} µs with the checks off, ${best.on.toFixed(0)} µs on; off ÷ on = ${((100 * best.off) / best.on).toFixed(1)} %\n`);
+} finally {
+  await db.close();
+  rmSync(dir, { recursive: true, force: true });
+}

@@ -1,0 +1,30 @@
+import type { Kysely } from 'kysely';
+import { actorRef, type Caller } from '../auth/caller.ts';
+import { preparedQuery } from '../db/prepared.ts';
+import type { Database } from '../db/schema.ts';
+import { decodeSpamSettings } from './settings.ts';
+import { ipRangeOf } from './signals.ts';
+
+/**
+ * Whom a vote or reaction is counted for: the caller's key, user or staff member, or for a guest
+ * (no credential) the IP range of its address, `ip:<range>`. A range, not an address: the addresses
+ * of one network (a phone moving between them, a script walking a /24) are one voter on a comment,
+ * as the velocity check counts guests.
+ */
+export function voterRefOf(caller: Caller): string {
+  return actorRef(caller) ?? `ip:${ipRangeOf(caller.ip)}`;
+}
+
+const siteSettingsOfComment = preparedQuery((db, _shape: null, commentId: string) =>
+  db.selectFrom('comments as c').innerJoin('sites as s', 's.id', 'c.site_id').select('s.spam_settings').where('c.id', '=', commentId).compile(),
+);
+
+/**
+ * Whether a guest may vote and react on this comment: its site has `guest_votes` on. Asked before the
+ * vote's transaction, so that where guests may not vote (the default) their request is answered 401
+ * without taking a lock; a comment that does not exist is answered so too.
+ */
+export async function guestVotingOn(db: Kysely<Database>, commentId: string): Promise<boolean> {
+  const [row] = await siteSettingsOfComment(db, null, commentId);
+  return row !== undefined && decodeSpamSettings(row.spam_settings).guest_votes;
+}
