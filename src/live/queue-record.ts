@@ -1,5 +1,6 @@
 import type { Transaction } from 'kysely';
 import { encodeTime } from 'ulid';
+import { preparedInsert } from '../db/prepared.ts';
 import type { Database } from '../db/schema.ts';
 
 /**
@@ -25,6 +26,9 @@ interface QueueEventSource {
   data: Record<string, unknown>;
 }
 
+/** Compiled once (see db/prepared.ts): every held comment writes one. */
+const insertQueueEvent = preparedInsert('queue_events');
+
 /**
  * Keeps a domain event for the staff streams when it changes the moderation queue: a comment
  * arriving (or edited) into a state that is not published, flagged, moderated (flags dismissed
@@ -36,10 +40,7 @@ export async function recordQueueChange(trx: Transaction<Database>, eventId: str
   const comment = event.data.comment as EventComment;
   if ((event.type === 'comment.created' || event.type === 'comment.updated') && comment.status === 'published') return;
   const action = event.type === 'moderation.action' ? (event.data.action as string) : null;
-  await trx
-    .insertInto('queue_events')
-    .values({ id: eventId, site_id: event.siteId, comment_id: comment.id, type: event.type, action, status: comment.status, created_at: createdAt })
-    .execute();
+  await insertQueueEvent(trx, { id: eventId, site_id: event.siteId, comment_id: comment.id, type: event.type, action, status: comment.status, created_at: createdAt });
   if (Math.random() * PRUNE_ONE_IN < 1) await trx.deleteFrom('queue_events').where('id', '<', eventIdAt(Date.now() - QUEUE_KEPT_MS)).execute();
 }
 
