@@ -165,6 +165,8 @@ async function twoInstances(cases: Case[], results: Map<string, CaseResult>, env
     const measured: InstancesResult[] = [];
     for (const spec of written) {
       const halves = await Promise.all(instances.map((parley, i) => measure(parley.url, spec, DURATION, CONNECTIONS / 2, (i + 1) * 100_000_000)));
+      const refused = halves[0].non2xx + halves[1].non2xx + halves[0].errors + halves[1].errors;
+      if (refused > 0) throw new Error(`${spec.id} on two instances: ${refused} requests failed or were refused`);
       const requestsPerSecond = halves[0].requestsPerSecond + halves[1].requestsPerSecond;
       const one = results.get(spec.id)!.requestsPerSecond;
       log(`${spec.id} on two instances: ${requestsPerSecond.toFixed(0)} req/s (${halves.map((h) => h.requestsPerSecond.toFixed(0)).join(' + ')}), ${(requestsPerSecond / one).toFixed(2)}× one instance's ${one.toFixed(0)}`);
@@ -600,7 +602,7 @@ async function main(): Promise<void> {
         await parley.stop();
       }
     }
-    if (args.postgres) instances = await twoInstances(cases, results, baseEnv);
+    if (args.postgres) instances = await twoInstances(cases, results, { ...baseEnv, ...SERVER_ENV.default });
     const list = (args.limiter || args['limiter-store'] ? all : cases).find((c) => c.id === 'list-100');
     if (list) limiterCost = await rateLimitCost(list, baseEnv);
     const whole = cases.find((c) => c.id === 'whole-200-miss');
