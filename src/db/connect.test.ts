@@ -99,3 +99,24 @@ describe.skipIf(dialectName !== 'postgres')('statements kept prepared on Postgre
     }
   });
 });
+
+// An import's large transactions would hold their journals (a page of each index per comment
+// written) in the process's memory: SQLite keeps them in temporary files for a bulk connection.
+describe.skipIf(dialectName !== 'sqlite')('SQLite temporary storage', () => {
+  const tempStore = async (bulkWrites: boolean) => {
+    const database = await freshDatabaseUrl();
+    const db = connect({ ...loadConfig({ DATABASE_URL: database.url }), bulkWrites });
+    try {
+      const { rows } = await sql<{ temp_store: number }>`pragma temp_store`.execute(db.kysely);
+      return rows[0].temp_store;
+    } finally {
+      await db.close();
+      await database.drop();
+    }
+  };
+
+  it('is memory for a server, and files (SQLite keeps their first 64 KiB in memory) for bulk writes', async () => {
+    expect(await tempStore(false)).toBe(2);
+    expect(await tempStore(true)).toBe(0);
+  });
+});

@@ -34,14 +34,21 @@ export interface PoolUse {
   waiting: number;
 }
 
-type DbConfig = Pick<Config, 'databaseUrl' | 'databasePoolSize' | 'databaseStatementTimeoutMs' | 'databaseSsl'> & Partial<Pick<Config, 'mail'>>;
+type DbConfig = Pick<Config, 'databaseUrl' | 'databasePoolSize' | 'databaseStatementTimeoutMs' | 'databaseSsl'> &
+  Partial<Pick<Config, 'mail'>> & {
+    /**
+     * The connection writes in large transactions (an import's batches of 1,000 comments), not a
+     * server's small ones: SQLite keeps their journals in temporary files, not in memory.
+     */
+    bulkWrites?: boolean;
+  };
 
 export function sqlitePath(databaseUrl: string): string {
   const path = databaseUrl.replace(/^(sqlite|file):(\/\/)?/, '');
   return path === '' ? ':memory:' : path;
 }
 
-function openSqlite(path: string): SQLite.Database {
+function openSqlite(path: string, bulkWrites: boolean): SQLite.Database {
   if (path !== ':memory:') mkdirSync(dirname(path), { recursive: true });
   const sqlite = new SQLite(path);
   // WAL lets readers run beside the writer. With synchronous=NORMAL a commit is in the WAL (the OS's
@@ -58,8 +65,11 @@ function openSqlite(path: string): SQLite.Database {
   // SQLite keeps the pages a statement or a transaction of the commit group changes in a journal,
   // to undo it alone; by default a temporary file, which took 26 writes to it for each comment
   // inserted. In memory, that insert took 33-36 µs instead of 73-74 µs. It holds the pages of one
-  // transaction: a few dozen.
-  sqlite.pragma('temp_store = memory');
+  // transaction: a few dozen. Not so in bulk: a batch of 1,000 imported comments changes a page of
+  // each of a dozen indexes for nearly every comment once the tables are large, and in memory that
+  // journal held 58 MB at 200,000 comments, more as the tables grew; in a file (SQLite keeps its
+  // first 64 KiB in memory) the OS caches it outside the process.
+  if (!bulkWrites) sqlite.pragma('temp_store = memory');
   return sqlite;
 }
 
@@ -83,7 +93,7 @@ export function connect(config: DbConfig, log?: KyselyConfig['log']): Db {
   const dialect = dialectOf(config.databaseUrl);
   if (dialect === 'sqlite') {
     const path = sqlitePath(config.databaseUrl);
-    const sqlite = GroupCommitSqlite.open(path === ':memory:' ? path : resolve(path), () => openSqlite(path));
+    const sqlite = GroupCommitSqlite.open(path === ':memory:' ? path : resolve(path), () => openSqlite(path, config.bulkWrites ?? false));
     const kysely = new Kysely<Database>({ dialect: groupCommitDialect(sqlite), log });
     const changes = new ChangeFeed(true);
     return { kysely, dialect, changes, mail: config.mail ?? null, queryErrors: sqlite.errors, poolUse: () => null, close: () => closeBoth(kysely, changes) };

@@ -244,11 +244,10 @@ async function freeCommentIds(trx: Kysely<Database>, rows: StagedRow[]): Promise
 /** The thread of each page of these top-level comments, created when the site has none yet. */
 async function threadsOf(trx: Kysely<Database>, staging: Staging, siteId: string, rows: StagedRow[], dryRun: boolean, report: ImportReport): Promise<Map<string, string>> {
   const threads = new Map<string, string>();
-  const cached = staging.db.prepare('select thread_id from pages where url_key = ?');
   const missing = new Set<string>();
   for (const row of rows) {
-    const hit = cached.get(row.url_key) as { thread_id: string } | undefined;
-    if (hit) threads.set(row.url_key, hit.thread_id);
+    const known = staging.threadOfPage(row.url_key);
+    if (known) threads.set(row.url_key, known);
     else missing.add(row.url_key);
   }
   if (missing.size === 0) return threads;
@@ -258,20 +257,17 @@ async function threadsOf(trx: Kysely<Database>, staging: Staging, siteId: string
     missing.delete(thread.url_key);
     report.threads.existing++;
   }
-  const source = staging.db.prepare("select max(parley_id) as parley_id, min(created_at) as created_at from threads where url_key = ? and (parley_id is null or parley_id like 'thr\\_%' escape '\\')");
-  const earliest = staging.db.prepare('select min(created_at) as created_at from comments where url_key = ?');
   const created: { id: string; site_id: string; url_key: string; created_at: string; public_total: number; all_total: number }[] = [];
   for (const urlKey of missing) {
-    const { parley_id, created_at } = source.get(urlKey) as { parley_id: string | null; created_at: string | null };
-    const taken = parley_id && (await trx.selectFrom('threads').select('id').where('id', '=', parley_id).executeTakeFirst());
-    const id = parley_id && !taken ? parley_id : newId('thr');
-    created.push({ id, site_id: siteId, url_key: urlKey, created_at: created_at ?? (earliest.get(urlKey) as { created_at: string }).created_at, public_total: 0, all_total: 0 });
+    const { parleyId, createdAt } = staging.pageOrigin(urlKey);
+    const taken = parleyId && (await trx.selectFrom('threads').select('id').where('id', '=', parleyId).executeTakeFirst());
+    const id = parleyId && !taken ? parleyId : newId('thr');
+    created.push({ id, site_id: siteId, url_key: urlKey, created_at: createdAt, public_total: 0, all_total: 0 });
     threads.set(urlKey, id);
     report.threads.created++;
   }
   if (!dryRun && created.length > 0) await trx.insertInto('threads').values(created).execute();
-  const remember = staging.db.prepare('insert or replace into pages (url_key, thread_id) values (?, ?)');
-  for (const [urlKey, id] of threads) remember.run(urlKey, id);
+  for (const [urlKey, id] of threads) staging.rememberThreadOfPage(urlKey, id);
   return threads;
 }
 

@@ -17,6 +17,10 @@ export class Staging {
   readonly #dir: string;
   readonly #insertComment: SQLite.Statement;
   readonly #insertThread: SQLite.Statement;
+  readonly #pageThread: SQLite.Statement;
+  readonly #rememberPage: SQLite.Statement;
+  readonly #pageSource: SQLite.Statement;
+  readonly #pageEarliest: SQLite.Statement;
 
   constructor() {
     this.#dir = mkdtempSync(join(tmpdir(), 'parley-import-'));
@@ -43,6 +47,10 @@ export class Staging {
       values (@source_id, @thread_source, @parent_source, @author_key, @author_source, @author_parley_id, @author_external_id, @author_name, @content, @status, @moderation_status, @deleted, @edited,
        @upvotes, @downvotes, @reactions, @created_at, @updated_at, @zoneless, @parley_id, @place)`);
     this.#insertThread = this.db.prepare('insert or ignore into threads (source_id, url, parley_id, created_at) values (?, ?, ?, ?)');
+    this.#pageThread = this.db.prepare('select thread_id from pages where url_key = ?');
+    this.#rememberPage = this.db.prepare('insert or replace into pages (url_key, thread_id) values (?, ?)');
+    this.#pageSource = this.db.prepare("select max(parley_id) as parley_id, min(created_at) as created_at from threads where url_key = ? and (parley_id is null or parley_id like 'thr\\_%' escape '\\')");
+    this.#pageEarliest = this.db.prepare('select min(created_at) as created_at from comments where url_key = ?');
   }
 
   begin(): void {
@@ -94,13 +102,20 @@ export class Staging {
    */
   resolve(allowedHost: (host: string) => boolean): void {
     const setKey = this.db.prepare('update threads set url_key = ? where source_id = ?');
+    // A page of threads at a time: a file may hold as many threads as comments.
+    const page = this.db.prepare('select rowid, source_id, url from threads where rowid > ? order by rowid limit 1000');
     this.begin();
-    for (const thread of this.db.prepare('select source_id, url from threads').all() as { source_id: string; url: string }[]) {
-      try {
-        const url = threadKey(thread.url);
-        if (allowedHost(url.hostname)) setKey.run(url.href, thread.source_id);
-      } catch {
-        // Left without a key: its comments are skipped and reported.
+    for (let after = 0; ; ) {
+      const threads = page.all(after) as { rowid: number; source_id: string; url: string }[];
+      if (threads.length === 0) break;
+      after = threads.at(-1)!.rowid;
+      for (const thread of threads) {
+        try {
+          const url = threadKey(thread.url);
+          if (allowedHost(url.hostname)) setKey.run(url.href, thread.source_id);
+        } catch {
+          // Left without a key: its comments are skipped and reported.
+        }
       }
     }
     // The http:// address of a page whose https:// address the file also holds is that page.
@@ -116,6 +131,24 @@ export class Staging {
     this.#giveDepths();
     this.db.exec('create index comments_in_order on comments (depth, seq) where url_key is not null');
     this.commit();
+  }
+
+  /** The site's thread of a page (by its thread key) that this import has found or made, if any. */
+  threadOfPage(urlKey: string): string | undefined {
+    return (this.#pageThread.get(urlKey) as { thread_id: string } | undefined)?.thread_id;
+  }
+
+  rememberThreadOfPage(urlKey: string, threadId: string): void {
+    this.#rememberPage.run(urlKey, threadId);
+  }
+
+  /**
+   * What the file says of a page's thread: the Parley id it had (Parley's format, when one of its
+   * source threads has one) and when it began (its source threads' earliest time, else its first comment's).
+   */
+  pageOrigin(urlKey: string): { parleyId: string | null; createdAt: string } {
+    const { parley_id, created_at } = this.#pageSource.get(urlKey) as { parley_id: string | null; created_at: string | null };
+    return { parleyId: parley_id, createdAt: created_at ?? (this.#pageEarliest.get(urlKey) as { created_at: string }).created_at };
   }
 
   /** After resolve(): the comments whose page is unusable, one at a time (they may be all of them). */
