@@ -118,8 +118,11 @@ export class Staging {
         }
       }
     }
-    // The http:// address of a page whose https:// address the file also holds is that page.
+    // The http:// address of a page whose https:// address the file also holds is that page. Pages
+    // are looked up by key from here on (the twin, then pageOrigin once per page): without the index
+    // each lookup reads every thread.
     this.db.exec(`
+      create index threads_by_page on threads (url_key);
       update threads set url_key = 'https' || substr(url_key, 5)
         where url_key like 'http:%' and exists (select 1 from threads t where t.url_key = 'https' || substr(threads.url_key, 5));
       update comments set url_key = (select url_key from threads t where t.source_id = comments.thread_source);
@@ -128,6 +131,11 @@ export class Staging {
         where parent_source is not null and url_key is not null;
       update comments set reparented = 1 where parent_source is not null and parent_seq is null and url_key is not null;
       create index comments_by_parent on comments (parent_seq);`);
+    // A page whose threads carry no time begins with its first comment (pageOrigin): unindexed, each
+    // such page's lookup would read every comment. Files whose threads all have times skip the index.
+    if (this.db.prepare('select 1 from threads where url_key is not null and created_at is null limit 1').get()) {
+      this.db.exec('create index comments_by_page on comments (url_key, created_at)');
+    }
     this.#giveDepths();
     this.db.exec('create index comments_in_order on comments (depth, seq) where url_key is not null');
     this.commit();
