@@ -67,8 +67,9 @@ function openSqlite(path: string, bulkWrites: boolean): SQLite.Database {
   // inserted. In memory, that insert took 33-36 µs instead of 73-74 µs. It holds the pages of one
   // transaction: a few dozen. Not so in bulk: a batch of 1,000 imported comments changes a page of
   // each of a dozen indexes for nearly every comment once the tables are large, and in memory that
-  // journal held 58 MB at 200,000 comments, more as the tables grew; in a file (SQLite keeps its
-  // first 64 KiB in memory) the OS caches it outside the process.
+  // journal held 58 MB at 200,000 comments, more as the tables grew. A bulk connection's transactions
+  // now take no savepoint (sqlite-driver.ts), and the journals its statements still keep go to a
+  // file (SQLite keeps the first 64 KiB in memory), which the OS caches outside the process.
   if (!bulkWrites) sqlite.pragma('temp_store = memory');
   return sqlite;
 }
@@ -93,7 +94,7 @@ export function connect(config: DbConfig, log?: KyselyConfig['log']): Db {
   const dialect = dialectOf(config.databaseUrl);
   if (dialect === 'sqlite') {
     const path = sqlitePath(config.databaseUrl);
-    const sqlite = GroupCommitSqlite.open(path === ':memory:' ? path : resolve(path), () => openSqlite(path, config.bulkWrites ?? false));
+    const sqlite = GroupCommitSqlite.open(path === ':memory:' ? path : resolve(path), () => openSqlite(path, config.bulkWrites ?? false), { bulk: config.bulkWrites });
     const kysely = new Kysely<Database>({ dialect: groupCommitDialect(sqlite), log });
     const changes = new ChangeFeed(true);
     return { kysely, dialect, changes, mail: config.mail ?? null, queryErrors: sqlite.errors, poolUse: () => null, close: () => closeBoth(kysely, changes) };

@@ -41,14 +41,20 @@ export class GroupCommitSqlite {
   /** Statements that failed, by SQLite's error code (on /metrics). */
   readonly errors = new Tally();
 
-  static open(path: string, connect: () => SQLite.Database): GroupCommitSqlite {
+  /**
+   * `bulk`: for one writer of large transactions in turn (an import's batches). Its transactions take
+   * no savepoint: a savepoint's journal holds every page the transaction changes until it ends, for a
+   * batch of 1,000 imported comments tens of MB, written out to a temporary file and read back at
+   * the end. A failed transaction then rolls back its whole group, which in turn is itself alone.
+   */
+  static open(path: string, connect: () => SQLite.Database, { bulk = false } = {}): GroupCommitSqlite {
     const inMemory = path === ':memory:';
     const shared = inMemory ? undefined : GroupCommitSqlite.#open.get(path);
     if (shared) {
       shared.users += 1;
       return shared.sqlite;
     }
-    const sqlite = new GroupCommitSqlite(connect, inMemory, path);
+    const sqlite = new GroupCommitSqlite(connect, inMemory, path, !bulk);
     if (!inMemory) GroupCommitSqlite.#open.set(path, { sqlite, users: 1 });
     return sqlite;
   }
@@ -60,12 +66,14 @@ export class GroupCommitSqlite {
   readonly #readerStatements: StatementCache;
   readonly #writerLock = new FifoLock();
   readonly #checkpointer: Checkpointer | null;
+  readonly #savepoints: boolean;
   #groupOpen = false;
   #waiting: Array<{ resolve: () => void; reject: (error: unknown) => void }> = [];
   #flushScheduled = false;
 
-  private constructor(open: () => SQLite.Database, inMemory: boolean, path: string) {
+  private constructor(open: () => SQLite.Database, inMemory: boolean, path: string, savepoints: boolean) {
     this.#path = path;
+    this.#savepoints = savepoints;
     this.#writer = open();
     this.#writer.pragma('busy_timeout = 0');
     // An in-memory database exists once per connection, so there it reads through the writer.
@@ -103,7 +111,7 @@ export class GroupCommitSqlite {
         await this.#beginImmediate();
         this.#groupOpen = true;
       }
-      this.#writerStatements.get('savepoint parley_trx').statement.run();
+      if (this.#savepoints) this.#writerStatements.get('savepoint parley_trx').statement.run();
     } catch (error) {
       this.#writerLock.release();
       throw error;
@@ -134,7 +142,7 @@ export class GroupCommitSqlite {
    * returns a promise of its group's COMMIT.
    */
   release(): Promise<void> {
-    this.#writerStatements.get('release parley_trx').statement.run();
+    if (this.#savepoints) this.#writerStatements.get('release parley_trx').statement.run();
     const durable = new Promise<void>((resolve, reject) => this.#waiting.push({ resolve, reject }));
     this.#writerLock.release();
     this.#scheduleFlush();
@@ -143,13 +151,16 @@ export class GroupCommitSqlite {
 
   rollback(): void {
     try {
-      if (this.#writer.inTransaction) {
+      if (this.#writer.inTransaction && this.#savepoints) {
         this.#writerStatements.get('rollback to parley_trx').statement.run();
         this.#writerStatements.get('release parley_trx').statement.run();
+      } else if (this.#writer.inTransaction) {
+        this.#writerStatements.get('rollback').statement.run();
       }
     } finally {
-      // SQLite ends the whole transaction on some errors (disk full, I/O): then the group is lost.
-      if (this.#groupOpen && !this.#writer.inTransaction) this.#endGroup(new Error('the transaction group was rolled back by SQLite'));
+      // Without savepoints, or when SQLite ends the whole transaction on an error (disk full, I/O),
+      // the group is lost.
+      if (this.#groupOpen && !this.#writer.inTransaction) this.#endGroup(new Error('the transaction group was rolled back'));
       this.#writerLock.release();
     }
   }
