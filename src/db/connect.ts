@@ -37,7 +37,7 @@ export interface PoolUse {
 type DbConfig = Pick<Config, 'databaseUrl' | 'databasePoolSize' | 'databaseStatementTimeoutMs' | 'databaseSsl'> &
   Partial<Pick<Config, 'mail'>> & {
     /**
-     * The connection writes in large transactions (an import's batches of 1,000 comments), not a
+     * The connection writes in large transactions (an import's batches of 2,000 comments), not a
      * server's small ones: SQLite keeps their journals in temporary files, not in memory.
      */
     bulkWrites?: boolean;
