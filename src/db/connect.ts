@@ -60,8 +60,10 @@ function openSqlite(path: string, bulkWrites: boolean): SQLite.Database {
   sqlite.pragma('busy_timeout = 5000');
   sqlite.pragma('foreign_keys = ON');
   // The default 2 MB page cache thrashes once the indexes of a large thread outgrow it; 8 MB for
-  // each of the two connections keeps the process well under its memory budget.
-  sqlite.pragma('cache_size = -8192');
+  // each of the two connections keeps the process well under its memory budget. An import's batch
+  // changes pages of every index: with 32 MB fewer of them are spilled and written again before
+  // COMMIT (a 100,000-comment import: 14.9 s of CPU against 16.5 s, 218 MB at the peak against 184).
+  sqlite.pragma(bulkWrites ? 'cache_size = -32768' : 'cache_size = -8192');
   // SQLite keeps the pages a statement or a transaction of the commit group changes in a journal,
   // to undo it alone; by default a temporary file, which took 26 writes to it for each comment
   // inserted. In memory, that insert took 33-36 µs instead of 73-74 µs. It holds the pages of one
