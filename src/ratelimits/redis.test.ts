@@ -101,10 +101,12 @@ describe('rate limits shared through Redis', () => {
     const statuses = await Promise.all(Array.from({ length: 200 }, (_, i) => fetch(`${servers[i % 2].url}/no/such/route`).then((response) => response.status)));
     expect(statuses.filter((status) => status === 404)).toHaveLength(150);
     expect(statuses.filter((status) => status === 429)).toHaveLength(50);
-    // Counted one by one, the 150 admitted requests alone would have been 150 calls.
+    // Counted one by one, the 200 requests would have been 200 calls. How many share a call depends
+    // on how many reach an instance in one turn of its event loop: 14 calls on a quiet host, 154 on
+    // one busy with a benchmark beside the suite; fewer than one a request either way.
     const calls = [...(await stats.info('commandstats')).matchAll(/^cmdstat_(?:evalsha|eval):calls=(\d+)/gm)].reduce((sum, match) => sum + Number(match[1]), 0);
     expect(calls).toBeGreaterThan(0);
-    expect(calls).toBeLessThan(150);
+    expect(calls).toBeLessThan(200);
   });
 
   it('keep answering without a 5xx while Redis restarts, and are shared again once it is back', async () => {
