@@ -81,6 +81,18 @@ describe('votes', () => {
     expect((await react(other, pending.body.id, 'funny')).status).toBe(404);
   });
 
+  it("answers 404 for a guest's pending comment and replies to it, whose author no signed-in reader is", async () => {
+    const premod = await parley.newSite({ moderation: 'guests', allowGuests: true });
+    const reader = await parley.signIn(premod.api_key, premod.site_id, { id: 'r', name: 'R' });
+    const thread_url = pageUrl();
+    const guest = await parley.request('POST', '/v1/comments', { body: { thread_url, site_id: premod.site_id, content: 'a guest waits for approval', ...(await parley.guestForm(premod.site_id)) } });
+    expect(guest.status).toBe(201);
+    expect((await vote(reader, guest.body.id, 'up')).status).toBe(404);
+    expect((await react(reader, guest.body.id, 'funny')).status).toBe(404);
+    const reply = await parley.request('POST', '/v1/comments', { token: reader, body: { thread_url, site_id: premod.site_id, parent_id: guest.body.id, content: 'a reply' } });
+    expect(reply.status).toBe(400);
+  });
+
   it('counts exactly when 50 users vote and react at once', async () => {
     const id = await newComment();
     const users = await Promise.all(Array.from({ length: 50 }, (_, i) => parley.signIn(site.api_key, site.site_id, { id: `crowd-${i}`, name: `User ${i}` })));
