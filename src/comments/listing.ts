@@ -58,9 +58,11 @@ const threadByUrl = preparedQuery((db, _shape: null, siteId: string, urlKey: str
   db.selectFrom('threads').select(['id', 'closed_at']).where('site_id', '=', siteId).where('url_key', '=', urlKey).compile(),
 );
 
-const countInThread = preparedQuery((db, _shape: null, listedPublic: 0 | 1, threadId: string) =>
-  db.updateTable('threads').set(totalsPlus(listedPublic, 1)).where('id', '=', threadId).returning('closed_at').compile(),
-);
+/** A new top-level comment counted into its thread's totals; answers whether the thread is closed. */
+const countedInThread = (db: Kysely<Database>, listedPublic: 0 | 1, threadId: string) =>
+  db.updateTable('threads').set(totalsPlus(listedPublic, 1)).where('id', '=', threadId).returning('closed_at');
+
+const countInThread = preparedQuery((db, _shape: null, listedPublic: 0 | 1, threadId: string) => countedInThread(db, listedPublic, threadId).compile());
 
 /** A closed thread (src/threads) takes no new comments or replies. */
 export function threadClosed(): AppError {
@@ -96,7 +98,7 @@ export async function threadForNewComment(trx: Kysely<Database>, siteId: string,
 export async function insertCountedTopLevel(trx: Kysely<Database>, row: CommentRow, listedPublic: 0 | 1): Promise<void> {
   const inserted = await insertedFirst(trx, row);
   const [thread] = inserted
-    ? (await sql<{ closed_at: string | null }>`with ${inserted} counted as (${trx.updateTable('threads').set(totalsPlus(listedPublic, 1)).where('id', '=', row.thread_id).returning('closed_at')}) select closed_at from counted`.execute(trx)).rows
+    ? (await sql<{ closed_at: string | null }>`with ${inserted} counted as (${countedInThread(trx, listedPublic, row.thread_id)}) select closed_at from counted`.execute(trx)).rows
     : await countInThread(trx, null, listedPublic, row.thread_id);
   if (thread.closed_at) throw threadClosed();
 }
