@@ -1,6 +1,6 @@
 import { PostgresAdapter, sql, type Kysely, type RawBuilder, type SelectQueryBuilder, type SqlBool } from 'kysely';
 import type { CommentTable, Database } from '../db/schema.ts';
-import { toCount } from '../db/dialect.ts';
+import { dialectOfDb, parentsInChain, toCount, type DialectName } from '../db/dialect.ts';
 import { preparedInsert, preparedQuery } from '../db/prepared.ts';
 import { VIEW_COLUMNS, type CommentRow, type ViewRow, type ViewerMarks } from './view.ts';
 import { visibleTo, type Viewer } from './visibility.ts';
@@ -56,18 +56,18 @@ export async function findComment(db: Kysely<Database>, id: string) {
 /**
  * SQL: how many of this comment and its ancestors the viewer may not see (0: visible; a removed,
  * spam or pending comment hides its replies). One recursive query up the parent chain, to read alone
- * or beside other columns. Each step is a primary-key lookup that judges its row as it reads it, so
- * the plan is the same whatever the values: PostgreSQL may keep it prepared (a generic plan of a
- * count over `id in (chain)` had scanned the table). A row the test cannot decide (SQL's null, as
- * for a guest's comment, whose author is null) counts as hidden.
+ * or beside other columns. Each step is a primary-key lookup that judges its row as it reads it
+ * (parentsInChain), so the plan is the same whatever the values and the table's size: PostgreSQL
+ * may keep it prepared (a generic plan of a count over `id in (chain)` had scanned the table). A row
+ * the test cannot decide (SQL's null, as for a guest's comment, whose author is null) counts as hidden.
  */
-export function hiddenInChain(viewer: Viewer, id: string): RawBuilder<number | string> {
+export function hiddenInChain(dialect: DialectName, viewer: Viewer, id: string): RawBuilder<number | string> {
   const hidden = (alias: string) => sql`case when ${visibleTo(viewer, alias)} then 0 else 1 end`;
   return sql<number | string>`(
     with recursive chain(parent_id, hidden) as (
       select parent_id, ${hidden('comments')} from comments where id = ${id}
       union all
-      select c.parent_id, ${hidden('c')} from comments c join chain on c.id = chain.parent_id
+      ${parentsInChain(dialect, sql`${hidden('c')} as hidden`)}
     )
     select coalesce(sum(hidden), 0) from chain)`;
 }
@@ -80,7 +80,7 @@ export async function isVisible(db: Kysely<Database>, viewer: Viewer, id: string
 }
 
 const hiddenFrom = preparedQuery((db, viewer: 'public' | 'author', viewerRef: string | null, id: string) =>
-  sql<{ hidden: number | string }>`select ${hiddenInChain({ ref: viewer === 'public' ? null : viewerRef, moderator: false }, id)} as hidden`.compile(db),
+  sql<{ hidden: number | string }>`select ${hiddenInChain(dialectOfDb(db), { ref: viewer === 'public' ? null : viewerRef, moderator: false }, id)} as hidden`.compile(db),
 );
 
 /**
