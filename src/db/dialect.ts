@@ -67,6 +67,32 @@ export function skipLocked<DB, TB extends keyof DB, O>(
   return dialect === 'postgres' ? query.forUpdate().skipLocked() : query;
 }
 
+/** SQL for the ISO time (as `toISOString` writes it) one millisecond after the ISO time `stamp`. */
+export function millisecondAfter(dialect: DialectName, stamp: RawBuilder<unknown>): RawBuilder<string> {
+  return dialect === 'postgres'
+    ? sql<string>`to_char((cast(${stamp} as timestamptz) + interval '1 millisecond') at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')`
+    : sql<string>`strftime('%Y-%m-%dT%H:%M:%fZ', ${stamp}, '+0.001 seconds')`;
+}
+
+/**
+ * SQL for a JSON object of counts by key (a comment's reaction_counts) with one taken from the key
+ * `previous` and one added to `next` (either may be null), written as JSON.stringify writes it: keys
+ * in order, none at zero; '{}' for none.
+ */
+export function movedJsonCounts(dialect: DialectName, counts: RawBuilder<unknown>, previous: unknown, next: unknown): RawBuilder<string> {
+  const [entries, quoted, joined] =
+    dialect === 'postgres'
+      ? [sql`select key as k, cast(value as integer) as n from json_each_text(cast(${counts} as json))`, sql`cast(to_json(k) as text)`, (item: RawBuilder<unknown>) => sql`string_agg(${item}, ',' order by k)`]
+      : [sql`select key as k, value as n from json_each(${counts})`, sql`json_quote(k)`, (item: RawBuilder<unknown>) => sql`group_concat(${item}, ',' order by k)`];
+  return sql<string>`coalesce((select '{' || ${joined(sql`${quoted} || ':' || n`)} || '}'
+    from (select k, sum(n) as n from (
+      ${entries}
+      union all select cast(${previous} as text), -1 where cast(${previous} as text) is not null
+      union all select cast(${next} as text), 1 where cast(${next} as text) is not null) as moves
+    group by k) as moved
+    where n > 0), '{}')`;
+}
+
 /** PostgreSQL returns count(*) as a bigint string, SQLite as a number. */
 export function toCount(value: string | number | bigint | null | undefined): number {
   return Number(value ?? 0);

@@ -1,7 +1,8 @@
-import { PostgresAdapter, sql, type Kysely, type Transaction } from 'kysely';
+import { PostgresAdapter, sql, type Kysely, type RawBuilder, type Transaction } from 'kysely';
 import { insertedFirst, isVisible } from '../comments/repository.ts';
 import { toView, type CommentRow } from '../comments/view.ts';
 import { PUBLIC_VIEWER } from '../comments/visibility.ts';
+import { millisecondAfter, type DialectName } from '../db/dialect.ts';
 import type { Database, LiveEventTable } from '../db/schema.ts';
 import { nowIso } from '../clock.ts';
 
@@ -160,14 +161,14 @@ export async function recordRepliesShown(trx: Transaction<Database>, row: Pick<C
 
 /**
  * Votes and reactions take no number in the thread's sequence: numbering locks the thread's row
- * until commit, which made a thread's votes commit one at a time. Instead the statement that sets
- * the comment's counts stamps `counts_changed_at` with what this returns (null: leave it, as the
- * public does not see the comment: `seenByPublic`, read in the same transaction), and streams look
- * for comments stamped since they last looked (feed.ts); the counts themselves are read when sent,
- * so bursts coalesce. The stamp is strictly later than the comment's last (`previous`, read under
- * the comment's row lock), so no two changes share one.
+ * until commit, which made a thread's votes commit one at a time. Instead the statement that moves
+ * a comment's counts, when the public sees the comment, stamps `counts_changed_at` with this: now,
+ * or one millisecond after the comment's last stamp if that is not earlier (another instance's
+ * clock, or a change in the same millisecond), decided on the row as the statement finds it, so no
+ * two changes share one. Streams look for comments stamped since they last looked (feed.ts); the
+ * counts themselves are read when sent, so bursts coalesce.
  */
-export function countsChangeStamp(seenByPublic: boolean, previous: string | null): string | null {
-  if (!seenByPublic) return null;
-  return new Date(Math.max(Date.now(), previous === null ? 0 : Date.parse(previous) + 1)).toISOString();
+export function countsChangeStamp(dialect: DialectName, now: unknown): RawBuilder<string> {
+  const last = sql.ref('counts_changed_at');
+  return sql<string>`case when ${last} is null or ${last} < ${now} then ${now} else ${millisecondAfter(dialect, last)} end`;
 }

@@ -6,19 +6,17 @@ import {
   type InsertQueryBuilder,
   type Kysely,
   type QueryCreator,
-  type Transaction,
   type UpdateQueryBuilder,
-  type UpdateResult,
 } from 'kysely';
 import { canAccessSite, isModerator, requireCredential, type Caller } from '../auth/caller.ts';
 import { hiddenInChain } from '../comments/repository.ts';
 import type { Db } from '../db/connect.ts';
-import { dialectOfDb, lockRow, toCount } from '../db/dialect.ts';
+import { dialectOfDb, movedJsonCounts, toCount, type DialectName } from '../db/dialect.ts';
 import { preparedQuery } from '../db/prepared.ts';
 import type { Database, Flag } from '../db/schema.ts';
 import { AppError, invalid } from '../errors.ts';
 import { bannedError, isBanned } from '../moderation/bans.ts';
-import { wilsonLowerBound } from './wilson.ts';
+import { wilsonLowerBoundSql } from './wilson.ts';
 import { nowIso } from '../clock.ts';
 import { countsChangeStamp } from '../live/record.ts';
 import { PUBLIC_VIEWER } from '../comments/visibility.ts';
@@ -52,55 +50,72 @@ interface Target {
   hidden: number | string;
   /** How many of the comment and its ancestors the public may not see: 0 when it sees the comment. */
   public_hidden: number | string;
-  counts_changed_at: string | null;
 }
 
 /**
  * What a vote or reaction reads of its comment for the caller (site, thread, ban, visibility, and
  * whether the public sees it, for the counts stamp); each adds its own columns, so one statement
  * reads all the change needs. The statements of both are compiled once (see db/prepared.ts):
- * building them had cost more CPU than SQLite spent on them; and on PostgreSQL they are planned once
- * per connection, as planning them had cost more than running them (their visibility walks are
- * primary-key lookups, whatever the values).
+ * building them had cost more CPU than SQLite spent on them (and see PLAN_ONCE).
  */
 function targetQuery(db: Kysely<Database>, id: string, actor: string, now: string) {
   return db
     .selectFrom('comments as c')
     .innerJoin('threads as t', 't.id', 'c.thread_id')
     .innerJoin('sites as s', 's.id', 'c.site_id')
-    .select(['c.site_id', 's.account_id', 't.url_key as thread_url', 'c.thread_id', 'c.status', 'c.moderation_status', 'c.parent_id', 'c.is_deleted', 'c.counts_changed_at'])
+    .select(['c.site_id', 's.account_id', 't.url_key as thread_url', 'c.thread_id', 'c.status', 'c.moderation_status', 'c.parent_id', 'c.is_deleted'])
     .select([isBanned(sql.ref('c.site_id'), actor, now).as('banned'), hiddenInChain(dialectOfDb(db), { ref: actor, moderator: false }, id).as('hidden'), hiddenInChain(dialectOfDb(db), PUBLIC_VIEWER, id).as('public_hidden')])
     .where('c.id', '=', id);
 }
 
+/** What a mark's write answers when the caller's mark is no longer the one read: read again and retry. */
+const MARK_CHANGED = Symbol('mark changed');
+/** Only the caller's own requests at once can change their mark between read and write. */
+const MOST_ATTEMPTS = 5;
+
 /**
- * Applies a vote or reaction to a comment locked for the rest of the transaction, so concurrent ones
- * serialise and counts stay exact: the read comes after the lock. 404 if the caller cannot see the
- * comment, 403 if banned from its site, 409 if it is deleted.
+ * Applies a vote or reaction to a comment: reads it and the caller's mark, checks that the caller
+ * may mark it (404 if they cannot see it, 403 if banned from its site, 409 if it is deleted), and
+ * writes the mark with the comment's counts moved by the mark's change. No row is locked across
+ * round trips: the write is guarded by the mark it replaces and moves the counts as it finds them
+ * (see markAndCounts), so concurrent marks by others stay exact, and a caller's own concurrent
+ * change of the same mark sends this one back to read again.
  */
 async function actOnComment<R extends Target, T>(
   db: Db,
   caller: Caller,
   id: string,
-  read: (trx: Transaction<Database>, actor: string) => Promise<R | undefined>,
-  work: (trx: Transaction<Database>, target: R, actor: string, moderator: boolean) => Promise<T>,
+  read: (q: Kysely<Database>, actor: string) => Promise<R | undefined>,
+  work: (q: Kysely<Database>, target: R, actor: string, moderator: boolean) => Promise<T | typeof MARK_CHANGED>,
 ): Promise<T> {
   // A guest votes where the comment's site lets guests vote; anywhere else it needs a credential.
   if (caller.kind === 'public' && !(await guestVotingOn(db.kysely, id))) requireCredential(caller);
   const actor = voterRefOf(caller);
-  const { target, result } = await db.kysely.transaction().execute(async (trx) => {
-    await lockRow(db.dialect, trx, 'comments', id);
-    const target = await read(trx, actor);
-    const site = target && { id: target.site_id, accountId: target.account_id };
-    if (!site || (caller.kind !== 'public' && !canAccessSite(caller, site))) throw new AppError('not_found', `No comment ${id}`);
-    const moderator = isModerator(caller, site);
-    if (!moderator && toCount(target.hidden) > 0) throw new AppError('not_found', `No comment ${id}`);
-    if (Number(target.banned) === 1) throw bannedError();
-    if (target.is_deleted) throw new AppError('conflict', 'The comment has been deleted');
-    return { target, result: await work(trx, target, actor, moderator) };
-  });
-  db.changes.threadChanged(target.site_id, target.thread_url);
-  return result;
+  for (let attempt = 1; ; attempt++) {
+    const { target, result } = await inWriteScope(db, async (q) => {
+      const target = await read(q, actor);
+      const site = target && { id: target.site_id, accountId: target.account_id };
+      if (!site || (caller.kind !== 'public' && !canAccessSite(caller, site))) throw new AppError('not_found', `No comment ${id}`);
+      const moderator = isModerator(caller, site);
+      if (!moderator && toCount(target.hidden) > 0) throw new AppError('not_found', `No comment ${id}`);
+      if (Number(target.banned) === 1) throw bannedError();
+      if (target.is_deleted) throw new AppError('conflict', 'The comment has been deleted');
+      return { target, result: await work(q, target, actor, moderator) };
+    });
+    if (result !== MARK_CHANGED) {
+      db.changes.threadChanged(target.site_id, target.thread_url);
+      return result as T;
+    }
+    if (attempt === MOST_ATTEMPTS) throw new AppError('conflict', 'Your mark on this comment changed while this request was applied; send it again');
+  }
+}
+
+/**
+ * PostgreSQL: each statement on its own, as a mark's write is one statement. SQLite: one
+ * transaction, as a mark's write there is two; it has one writer, so nothing changes between them.
+ */
+function inWriteScope<T>(db: Db, work: (q: Kysely<Database>) => Promise<T>): Promise<T> {
+  return db.dialect === 'postgres' ? work(db.kysely) : db.kysely.transaction().execute(work);
 }
 
 /**
@@ -134,94 +149,133 @@ const voteTarget = preparedQuery((db, _shape: null, id: string, actor: string, n
   PLAN_ONCE,
 );
 
-/** The stamp that tells streams of new counts (see countsChangeStamp); null leaves it. */
-const stamped = (changedAt: string | null) => sql<string | null>`coalesce(${changedAt}, counts_changed_at)`;
-
 /** Which statement of a mark's change: the whole on PostgreSQL; on SQLite the mark's write, then the counts. */
 type Part = 'write' | 'counts';
 
-/** A vote's or reaction's insert or delete, returning its comment's id (as a CTE needs something to return). */
-type MarkWrite = InsertQueryBuilder<Database, 'votes', { comment_id: string }> | InsertQueryBuilder<Database, 'reactions', { comment_id: string }> | DeleteQueryBuilder<Database, 'votes' | 'reactions', { comment_id: string }>;
+/** How a caller's mark changes: a first one, another value, or none any more. */
+type Move = 'insert' | 'switch' | 'delete';
+
+const moveOf = (previous: unknown, next: unknown): Move => (previous === null ? 'insert' : next === null ? 'delete' : 'switch');
 
 /**
- * A mark's write (a vote's or a reaction's) and its comment's new counts. On PostgreSQL one
- * statement, the write in a CTE of the update: each statement there is a round trip, and a write
- * waits for them with its comment's row locked. SQLite cannot write in a CTE, and a statement there
- * costs no round trip: there the two run one after the other (see runMarkAndCounts).
+ * A prepared mark statement's shape: its part, its move, and whether it stamps the counts (when the
+ * public sees the comment: see countsChangeStamp).
  */
-function markAndCounts(
+interface MarkShape {
+  part: Part;
+  move: Move;
+  stamp: boolean;
+}
+
+/** A mark's write, guarded by the mark it replaces, returning its comment's id when it was made. */
+type MarkWrite = {
+  [T in 'votes' | 'reactions']: InsertQueryBuilder<Database, T, MarkedRow> | UpdateQueryBuilder<Database, T, T, MarkedRow> | DeleteQueryBuilder<Database, T, MarkedRow>;
+}['votes' | 'reactions'];
+type MarkedRow = { comment_id: string };
+
+/**
+ * A mark's write and its comment's counts moved by it. The write is guarded by the mark it replaces
+ * (an insert where there is still none, an update or delete of the value still there), and the
+ * counts move relative to the row as the statement finds it, so a concurrent change by someone else
+ * is never overwritten. On PostgreSQL one statement, the write in a CTE that the counts' update
+ * waits for: no row back means the mark had changed and nothing was written. SQLite cannot write in
+ * a CTE, and its transaction has one writer: there the two run one after the other (runMarkAndCounts).
+ */
+function markAndCounts<Counts>(
   db: Kysely<Database>,
   part: Part,
   write: MarkWrite,
-  counts: (db: QueryCreator<Database>) => UpdateQueryBuilder<Database, 'comments', 'comments', UpdateResult>,
+  counts: (db: QueryCreator<Database>) => UpdateQueryBuilder<Database, 'comments', 'comments', Counts>,
 ): CompiledQuery {
-  // The update reads nothing of the CTE: PostgreSQL runs a write in WITH to completion all the same.
-  if (db.getExecutor().adapter instanceof PostgresAdapter) return counts(db.with('marked', () => write) as unknown as QueryCreator<Database>).compile();
+  if (db.getExecutor().adapter instanceof PostgresAdapter) {
+    const afterWrite = db.with('marked', () => write) as unknown as QueryCreator<Database>;
+    return counts(afterWrite).where(sql<boolean>`exists (select 1 from marked)`).compile();
+  }
   return part === 'write' ? write.compile() : counts(db).compile();
 }
 
+/** The comment's counts after the mark's write, or MARK_CHANGED when the mark was no longer the one read. */
 async function runMarkAndCounts<Values extends unknown[]>(
-  trx: Transaction<Database>,
-  query: (db: Kysely<Database>, part: Part, ...values: Values) => Promise<unknown>,
+  q: Kysely<Database>,
+  query: (db: Kysely<Database>, shape: MarkShape, ...values: Values) => Promise<unknown[]>,
+  move: Move,
+  stamp: boolean,
   ...values: Values
-): Promise<void> {
-  await query(trx, 'write', ...values);
-  if (!(trx.getExecutor().adapter instanceof PostgresAdapter)) await query(trx, 'counts', ...values);
+): Promise<unknown> {
+  const written = await query(q, { part: 'write', move, stamp }, ...values);
+  if (written.length === 0) return MARK_CHANGED;
+  if (q.getExecutor().adapter instanceof PostgresAdapter) return written[0];
+  return (await query(q, { part: 'counts', move, stamp }, ...values))[0];
 }
 
-type VoteCounts = [upvotes: number, downvotes: number, score: number, wilson: number, changedAt: string | null];
+/** Sets the comment's counts_changed_at when the change stamps it. */
+const stampIf = (dialect: DialectName, stamp: boolean, now: string) => (stamp ? { counts_changed_at: countsChangeStamp(dialect, now) } : {});
 
-const setVoteCounts = (id: string, [upvotes, downvotes, score, wilson, changedAt]: VoteCounts) => (db: QueryCreator<Database>) =>
-  db.updateTable('comments').set({ upvotes, downvotes, score, wilson, counts_changed_at: stamped(changedAt) }).where('id', '=', id);
+const voteWrite = (db: Kysely<Database>, move: Move, commentId: string, voterRef: string, previous: number, value: number, byModerator: Flag, createdAt: string): MarkWrite => {
+  if (move === 'insert') {
+    return db
+      .insertInto('votes')
+      .values({ comment_id: commentId, voter_ref: voterRef, value, by_moderator: byModerator, created_at: createdAt })
+      .onConflict((oc) => oc.doNothing())
+      .returning('comment_id');
+  }
+  if (move === 'switch') {
+    return db.updateTable('votes').set({ value, by_moderator: byModerator }).where('comment_id', '=', commentId).where('voter_ref', '=', voterRef).where('value', '=', previous).returning('comment_id');
+  }
+  return db.deleteFrom('votes').where('comment_id', '=', commentId).where('voter_ref', '=', voterRef).where('value', '=', previous).returning('comment_id');
+};
 
-const deleteVote = preparedQuery(
-  (db, part: Part, commentId: string, voterRef: string, ...counts: VoteCounts) =>
-    markAndCounts(db, part, db.deleteFrom('votes').where('comment_id', '=', commentId).where('voter_ref', '=', voterRef).returning('comment_id'), setVoteCounts(commentId, counts)),
+/**
+ * The comment's vote counts moved by `up` and `down`, with its score and Wilson bound computed from
+ * the moved counts in the statement.
+ */
+const voteCountsMoved = (dialect: DialectName, id: string, up: number, down: number, stamp: boolean, now: string) => (db: QueryCreator<Database>) =>
+  db
+    .updateTable('comments')
+    .set({
+      ...stampIf(dialect, stamp, now),
+      upvotes: sql`upvotes + ${up}`,
+      downvotes: sql`downvotes + ${down}`,
+      score: sql`score + ${up} - ${down}`,
+      wilson: wilsonLowerBoundSql(sql`(upvotes + ${up})`, sql`(downvotes + ${down})`),
+    })
+    .where('id', '=', id)
+    .returning(['upvotes', 'downvotes']);
+
+const voteChange = preparedQuery(
+  (db, shape: MarkShape, commentId: string, voterRef: string, previous: number, value: number, byModerator: Flag, createdAt: string, up: number, down: number) =>
+    markAndCounts(db, shape.part, voteWrite(db, shape.move, commentId, voterRef, previous, value, byModerator, createdAt), voteCountsMoved(dialectOfDb(db), commentId, up, down, shape.stamp, createdAt)),
   PLAN_ONCE,
 );
 
-const upsertVote = preparedQuery(
-  (db, part: Part, commentId: string, voterRef: string, value: number, byModerator: Flag, createdAt: string, ...counts: VoteCounts) =>
-    markAndCounts(
-      db,
-      part,
-      db
-        .insertInto('votes')
-        .values({ comment_id: commentId, voter_ref: voterRef, value, by_moderator: byModerator, created_at: createdAt })
-        .onConflict((oc) => oc.columns(['comment_id', 'voter_ref']).doUpdateSet({ value, by_moderator: byModerator }))
-        .returning('comment_id'),
-      setVoteCounts(commentId, counts),
-    ),
-  PLAN_ONCE,
-);
-
-/** Sets (or with null removes) the caller's vote, adjusting the counters by the difference. */
+/** Sets (or with null removes) the caller's vote, moving the counters by the difference. */
 export function setVote(db: Db, caller: Caller, id: string, vote: VoteType | null): Promise<VoteResult> {
-  const read = async (trx: Transaction<Database>, actor: string) => (await voteTarget(trx, null, id, actor, nowIso()))[0];
-  return actOnComment(db, caller, id, read, async (trx, target, actor, moderator) => {
+  const read = async (q: Kysely<Database>, actor: string) => (await voteTarget(q, null, id, actor, nowIso()))[0];
+  return actOnComment(db, caller, id, read, async (q, target, actor, moderator) => {
     const before = target.previous ?? 0;
     const after = vote === 'up' ? 1 : vote === 'down' ? -1 : 0;
-    // The comment row is locked, so the counts read with the lock are the ones to adjust.
-    const upvotes = Number(target.upvotes) + Number(after === 1) - Number(before === 1);
-    const downvotes = Number(target.downvotes) + Number(after === -1) - Number(before === -1);
+    let counts = { upvotes: Number(target.upvotes), downvotes: Number(target.downvotes) };
     if (before !== after) {
-      const counts: VoteCounts = [upvotes, downvotes, upvotes - downvotes, wilsonLowerBound(upvotes, downvotes), changeStamp(target)];
-      if (after === 0) await runMarkAndCounts(trx, deleteVote, id, actor, ...counts);
-      else await runMarkAndCounts(trx, upsertVote, id, actor, after, moderator ? 1 : 0, nowIso(), ...counts);
+      const up = Number(after === 1) - Number(before === 1);
+      const down = Number(after === -1) - Number(before === -1);
+      const move = moveOf(before === 0 ? null : before, after === 0 ? null : after);
+      const moved = await runMarkAndCounts(q, voteChange, move, seenByPublic(target), id, actor, before, after, moderator ? 1 : 0, nowIso(), up, down);
+      if (moved === MARK_CHANGED) return MARK_CHANGED;
+      const { upvotes, downvotes } = moved as { upvotes: number | string; downvotes: number | string };
+      counts = { upvotes: Number(upvotes), downvotes: Number(downvotes) };
     }
     // The caller's own upvote counts as the site owner's when it was (or is now) cast as a moderator.
     const mineLiked = after === 1 && (before === after ? target.previous_by_moderator === 1 : moderator);
     return {
-      upvotes,
-      downvotes,
+      ...counts,
       user_vote: after === 1 ? 'up' : after === -1 ? 'down' : null,
       liked_by_site_owner: mineLiked || Number(target.liked_by_others) === 1,
     };
   });
 }
 
-/** The counts stamp of a change to the target's counts (see countsChangeStamp). */
-const changeStamp = (target: Target) => countsChangeStamp(toCount(target.public_hidden) === 0, target.counts_changed_at);
+/** Whether the public sees the comment, so that a change of its counts is stamped for live streams. */
+const seenByPublic = (target: Target) => toCount(target.public_hidden) === 0;
 
 const reactionTarget = preparedQuery(
   (db, _shape: null, id: string, actor: string, now: string) =>
@@ -232,53 +286,43 @@ const reactionTarget = preparedQuery(
   PLAN_ONCE,
 );
 
-const setReactionCounts = (id: string, reactionCounts: string, changedAt: string | null) => (db: QueryCreator<Database>) =>
-  db.updateTable('comments').set({ reaction_counts: reactionCounts, counts_changed_at: stamped(changedAt) }).where('id', '=', id);
+const reactionWrite = (db: Kysely<Database>, move: Move, commentId: string, reactorRef: string, previous: string | null, type: string | null, createdAt: string): MarkWrite => {
+  if (move === 'insert') {
+    return db
+      .insertInto('reactions')
+      .values({ comment_id: commentId, reactor_ref: reactorRef, type: type as string, created_at: createdAt })
+      .onConflict((oc) => oc.doNothing())
+      .returning('comment_id');
+  }
+  if (move === 'switch') {
+    return db.updateTable('reactions').set({ type: type as string }).where('comment_id', '=', commentId).where('reactor_ref', '=', reactorRef).where('type', '=', previous as string).returning('comment_id');
+  }
+  return db.deleteFrom('reactions').where('comment_id', '=', commentId).where('reactor_ref', '=', reactorRef).where('type', '=', previous as string).returning('comment_id');
+};
 
-const deleteReaction = preparedQuery(
-  (db, part: Part, commentId: string, reactorRef: string, reactionCounts: string, changedAt: string | null) =>
-    markAndCounts(db, part, db.deleteFrom('reactions').where('comment_id', '=', commentId).where('reactor_ref', '=', reactorRef).returning('comment_id'), setReactionCounts(commentId, reactionCounts, changedAt)),
+/** The comment's reaction counts with one moved from `previous` to `next` (see movedJsonCounts). */
+const reactionCountsMoved = (dialect: DialectName, id: string, previous: string | null, next: string | null, stamp: boolean, now: string) => (db: QueryCreator<Database>) =>
+  db
+    .updateTable('comments')
+    .set({ ...stampIf(dialect, stamp, now), reaction_counts: movedJsonCounts(dialect, sql.ref('reaction_counts'), previous, next) })
+    .where('id', '=', id)
+    .returning('reaction_counts');
+
+const reactionChange = preparedQuery(
+  (db, shape: MarkShape, commentId: string, reactorRef: string, previous: string | null, next: string | null, createdAt: string) =>
+    markAndCounts(db, shape.part, reactionWrite(db, shape.move, commentId, reactorRef, previous, next, createdAt), reactionCountsMoved(dialectOfDb(db), commentId, previous, next, shape.stamp, createdAt)),
   PLAN_ONCE,
 );
-
-const upsertReaction = preparedQuery(
-  (db, part: Part, commentId: string, reactorRef: string, type: string, createdAt: string, reactionCounts: string, changedAt: string | null) =>
-    markAndCounts(
-      db,
-      part,
-      db
-        .insertInto('reactions')
-        .values({ comment_id: commentId, reactor_ref: reactorRef, type, created_at: createdAt })
-        .onConflict((oc) => oc.columns(['comment_id', 'reactor_ref']).doUpdateSet({ type }))
-        .returning('comment_id'),
-      setReactionCounts(commentId, reactionCounts, changedAt),
-    ),
-  PLAN_ONCE,
-);
-
-/**
- * The comment's reaction counts after the caller's reaction moved from `previous` to `next` (either
- * null for none): the counts read under the comment's row lock, adjusted by the difference, as votes
- * are; types in order, none at zero.
- */
-function movedReactionCounts(counts: Record<string, number>, previous: string | null, next: string | null): Record<string, number> {
-  const moved = { ...counts };
-  if (previous !== null) moved[previous] = (moved[previous] ?? 0) - 1;
-  if (next !== null) moved[next] = (moved[next] ?? 0) + 1;
-  return Object.fromEntries(Object.entries(moved).filter(([, n]) => n > 0).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)));
-}
 
 /** Toggles the caller's reaction: the same type again removes it, another type replaces it. */
 export function toggleReaction(db: Db, caller: Caller, id: string, type: string): Promise<ReactionResult> {
-  const read = async (trx: Transaction<Database>, actor: string) => (await reactionTarget(trx, null, id, actor, nowIso()))[0];
-  return actOnComment(db, caller, id, read, async (trx, target, actor) => {
+  const read = async (q: Kysely<Database>, actor: string) => (await reactionTarget(q, null, id, actor, nowIso()))[0];
+  return actOnComment(db, caller, id, read, async (q, target, actor) => {
     const allowed = JSON.parse(target.reactions) as string[];
     if (!allowed.includes(type)) throw invalid('body/reaction_type', `must be one of ${allowed.join(', ')}`);
     const mine = target.previous === type ? null : type;
-    const counts = movedReactionCounts(JSON.parse(target.reaction_counts) as Record<string, number>, target.previous, mine);
-    const stamp = changeStamp(target);
-    if (mine === null) await runMarkAndCounts(trx, deleteReaction, id, actor, JSON.stringify(counts), stamp);
-    else await runMarkAndCounts(trx, upsertReaction, id, actor, type, nowIso(), JSON.stringify(counts), stamp);
-    return { reaction_counts: counts, user_reaction: mine };
+    const moved = await runMarkAndCounts(q, reactionChange, moveOf(target.previous, mine), seenByPublic(target), id, actor, target.previous, mine, nowIso());
+    if (moved === MARK_CHANGED) return MARK_CHANGED;
+    return { reaction_counts: JSON.parse((moved as { reaction_counts: string }).reaction_counts) as Record<string, number>, user_reaction: mine };
   });
 }

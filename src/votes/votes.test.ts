@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { pageUrl, startParley, type TestParley } from '../../test/helper.ts';
+import { wilsonLowerBound } from './wilson.ts';
 
 let parley: TestParley;
 let site: { site_id: string; api_key: string };
@@ -110,6 +111,43 @@ describe('votes', () => {
     expect(results.every((r) => r.status === 200)).toBe(true);
     const comment = await parley.request('GET', `/v1/comments/${id}`);
     expect(comment.body).toMatchObject({ upvotes: 1, downvotes: 0 });
+  });
+});
+
+describe('counts', () => {
+  // Counts that no mark row explains: an import brings a comment's totals, not its voters.
+  const setCounts = (id: string, counts: { upvotes: number; downvotes: number; reaction_counts: string; counts_changed_at?: string }) =>
+    parley.app.db.kysely
+      .updateTable('comments')
+      .set({ ...counts, score: counts.upvotes - counts.downvotes, wilson: wilsonLowerBound(counts.upvotes, counts.downvotes) })
+      .where('id', '=', id)
+      .execute();
+  const stampOf = async (id: string) => (await parley.app.db.kysely.selectFrom('comments').select('counts_changed_at').where('id', '=', id).executeTakeFirstOrThrow()).counts_changed_at;
+
+  it('moves the counts a comment already has by the change, imported ones included', async () => {
+    const id = await newComment();
+    await setCounts(id, { upvotes: 10, downvotes: 4, reaction_counts: '{"funny":3,"insightful":2}' });
+    expect((await vote(alice, id, 'down')).body).toMatchObject({ upvotes: 10, downvotes: 5, user_vote: 'down' });
+    expect((await vote(alice, id, 'up')).body).toMatchObject({ upvotes: 11, downvotes: 4, user_vote: 'up' });
+    expect((await react(alice, id, 'insightful')).body).toEqual({ reaction_counts: { funny: 3, insightful: 3 }, user_reaction: 'insightful' });
+    expect((await react(alice, id, 'interesting')).body).toEqual({ reaction_counts: { funny: 3, insightful: 2, interesting: 1 }, user_reaction: 'interesting' });
+    const listed = await parley.request('GET', `/v1/comments/${id}`);
+    expect(listed.body).toMatchObject({ upvotes: 11, downvotes: 4, reaction_counts: { funny: 3, insightful: 2, interesting: 1 } });
+    // The sort keys of `sort=top` and `sort=best`, computed in the statement from the moved counts.
+    const row = await parley.app.db.kysely.selectFrom('comments').select(['score', 'wilson']).where('id', '=', id).executeTakeFirstOrThrow();
+    expect(Number(row.score)).toBe(7);
+    expect(Number(row.wilson)).toBeCloseTo(wilsonLowerBound(11, 4), 6);
+  });
+
+  it("stamps a change of counts after the comment's last stamp, even one from a clock ahead of this one", async () => {
+    const id = await newComment();
+    const ahead = new Date(Date.now() + 60_000).toISOString();
+    await setCounts(id, { upvotes: 0, downvotes: 0, reaction_counts: '{}', counts_changed_at: ahead });
+    await vote(alice, id, 'up');
+    const first = await stampOf(id);
+    expect(first).toBe(new Date(Date.parse(ahead) + 1).toISOString());
+    await react(alice, id, 'funny');
+    expect(await stampOf(id)).toBe(new Date(Date.parse(ahead) + 2).toISOString());
   });
 });
 
