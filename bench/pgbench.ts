@@ -18,8 +18,13 @@ import pg from 'pg';
  *
  * The tables are bare (a primary key each, no trigger, no other index): the baseline is the
  * database's commit rate for that many row writes, not Parley's schema.
+ *
+ * - `vote-schema`: not a baseline but the other bound: the statement a vote writes with (the mark,
+ *   and its comment's counts, score, Wilson bound and stamp), as Parley sends it, on Parley's own
+ *   tables with their indexes and triggers, over the same 200 comments (as voters of its own), with
+ *   none of the vote's other round trips. What the database commits of Parley's schema.
  */
-export type PgbenchScript = 'comment' | 'vote';
+export type PgbenchScript = 'comment' | 'vote' | 'vote-schema';
 
 const SETUP = `
 drop table if exists bench_comments, bench_events, bench_threads, bench_votes, bench_counts;
@@ -49,6 +54,16 @@ insert into bench_votes (comment_id, voter, value) values (:comment, :voter, :va
 update bench_counts set up = up + :value, down = down + 1 - :value where id = :comment;
 end;
 `,
+  'vote-schema': `
+\\set comment random(1, 200)
+\\set voter random(1, 50)
+with marked as (
+  insert into votes (comment_id, voter_ref, value, by_moderator, created_at)
+  select id, 'pgbench_' || cast(:voter as text), 1, 0, '2026-01-01T00:00:00.000Z' from bench_vote_targets where n = cast(:comment as integer)
+  on conflict (comment_id, voter_ref) do update set value = -votes.value returning comment_id)
+update comments set upvotes = upvotes + 1, score = score + 1, wilson = 0.5, counts_changed_at = cast(clock_timestamp() as text)
+where id = (select comment_id from marked);
+`,
 };
 
 export interface PgbenchResult {
@@ -57,11 +72,17 @@ export interface PgbenchResult {
   latencyMs: number;
 }
 
-/** Creates the baseline's tables in the database at `url` (the run's own, dropped with it). */
-export async function preparePgbench(url: string): Promise<void> {
+/** Creates the baseline's tables in the database at `url` (the run's own, dropped with it), and numbers the vote cases' comments for `vote-schema`. */
+export async function preparePgbench(url: string, voteTargets: string[]): Promise<void> {
   const client = new pg.Client({ connectionString: url });
   await client.connect();
-  await client.query(SETUP).finally(() => client.end());
+  try {
+    await client.query(SETUP);
+    await client.query('create table bench_vote_targets (n int primary key, id text not null)');
+    await client.query('insert into bench_vote_targets select n, id from unnest(cast($1 as text[])) with ordinality as t(id, n)', [voteTargets]);
+  } finally {
+    await client.end();
+  }
 }
 
 /** One pgbench run of `script` for `seconds` with `clients` connections. */
