@@ -64,12 +64,14 @@ type Part = (typeof PARTS)[number];
 const has = (shape: string, part: Part) => shape[PARTS.indexOf(part)] === '1';
 
 /**
- * Whether a window holds a threshold's number of signals: the signal `offset` (threshold − 1) places
- * from the newest of the index's range is inside it. One probe of at most that many index entries,
- * with no count: what the velocity check asks is only whether its threshold is reached.
+ * Whether a window holds a threshold's number of signals: there is a signal `offset` (threshold − 1)
+ * places from the newest of the index's range inside the window. One probe with no count, as the
+ * velocity check asks only whether its threshold is reached, that stops at the window's start: a
+ * site whose last day holds more signals than the threshold but whose last minute is quiet walks
+ * only that minute's, not the threshold's number back into the day.
  */
 const reached = (range: RawBuilder<unknown>, offset: unknown, since: unknown) =>
-  sql<number>`case when (select created_at from spam_signals where ${range} order by created_at desc limit 1 offset ${offset}) >= ${since} then 1 else 0 end`;
+  sql<number>`case when (select created_at from spam_signals where ${range} and created_at >= ${since} order by created_at desc limit 1 offset ${offset}) is null then 0 else 1 end`;
 
 const standingQuery = preparedQuery(
   (db, shape: string, siteId: string, textHash: string, ipRange: string | null, threadKey: string, authorRef: string | null,
