@@ -52,7 +52,7 @@ export async function lockRow<DB>(dialect: DialectName, trx: Transaction<DB>, ta
   if (dialect === 'postgres') await rowLock(trx as unknown as Kysely<Database>, table, id);
 }
 
-/** Planned once per connection: a lookup by primary key, on every vote, reaction and flag. */
+/** Planned once per connection: a lookup by primary key, on every flag and change of an account's team. */
 const rowLock = preparedQuery((db, table: string, id: string) => sql`select 1 from ${sql.table(table)} where id = ${id} for update`.compile(db), { planOnce: true });
 
 /**
