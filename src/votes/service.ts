@@ -259,7 +259,7 @@ export function setVote(db: Db, caller: Caller, id: string, vote: VoteType | nul
       const up = Number(after === 1) - Number(before === 1);
       const down = Number(after === -1) - Number(before === -1);
       const move = moveOf(before === 0 ? null : before, after === 0 ? null : after);
-      const moved = await runMarkAndCounts(q, voteChange, move, seenByPublic(target), id, actor, before, after, moderator ? 1 : 0, nowIso(), up, down);
+      const moved = await runMarkAndCounts(q, voteChange, move, publicSees(target), id, actor, before, after, moderator ? 1 : 0, nowIso(), up, down);
       if (moved === MARK_CHANGED) return MARK_CHANGED;
       const { upvotes, downvotes } = moved as { upvotes: number | string; downvotes: number | string };
       counts = { upvotes: Number(upvotes), downvotes: Number(downvotes) };
@@ -275,7 +275,7 @@ export function setVote(db: Db, caller: Caller, id: string, vote: VoteType | nul
 }
 
 /** Whether the public sees the comment, so that a change of its counts is stamped for live streams. */
-const seenByPublic = (target: Target) => toCount(target.public_hidden) === 0;
+const publicSees = (target: Target) => toCount(target.public_hidden) === 0;
 
 const reactionTarget = preparedQuery(
   (db, _shape: null, id: string, actor: string, now: string) =>
@@ -321,7 +321,7 @@ export function toggleReaction(db: Db, caller: Caller, id: string, type: string)
     const allowed = JSON.parse(target.reactions) as string[];
     if (!allowed.includes(type)) throw invalid('body/reaction_type', `must be one of ${allowed.join(', ')}`);
     const mine = target.previous === type ? null : type;
-    const moved = await runMarkAndCounts(q, reactionChange, moveOf(target.previous, mine), seenByPublic(target), id, actor, target.previous, mine, nowIso());
+    const moved = await runMarkAndCounts(q, reactionChange, moveOf(target.previous, mine), publicSees(target), id, actor, target.previous, mine, nowIso());
     if (moved === MARK_CHANGED) return MARK_CHANGED;
     return { reaction_counts: JSON.parse((moved as { reaction_counts: string }).reaction_counts) as Record<string, number>, user_reaction: mine };
   });
