@@ -3,6 +3,7 @@ import { insertedFirst, isVisible } from '../comments/repository.ts';
 import { toView, type CommentRow } from '../comments/view.ts';
 import { PUBLIC_VIEWER } from '../comments/visibility.ts';
 import { millisecondAfter, type DialectName } from '../db/dialect.ts';
+import { preparedInsert, preparedQuery } from '../db/prepared.ts';
 import type { Database, LiveEventTable } from '../db/schema.ts';
 import { nowIso } from '../clock.ts';
 
@@ -77,16 +78,23 @@ async function numberAndKeep(trx: Kysely<Database>, threadId: string, values: Li
     if (rows.length === 0) throw new Error(`no thread ${threadId}`);
     return { seq: Number(rows[0].seq), closedAt: rows[0].closed_at };
   }
-  const thread = await trx
-    .updateTable('threads')
-    .set((eb) => ({ live_seq: eb('live_seq', '+', 1), public_total: eb('public_total', '+', totals.public), all_total: eb('all_total', '+', totals.all) }))
-    .where('id', '=', threadId)
-    .returning(['live_seq', 'closed_at'])
-    .executeTakeFirstOrThrow();
+  const [thread] = await numberInThread(trx, null, threadId, totals.public, totals.all);
+  if (!thread) throw new Error(`no thread ${threadId}`);
   const seq = Number(thread.live_seq);
-  await trx.insertInto('live_events').values({ thread_id: threadId, seq, ...values }).execute();
+  await insertLiveEvent(trx, { thread_id: threadId, seq, ...values });
   return { seq, closedAt: thread.closed_at };
 }
+
+// SQLite's two statements of numberAndKeep, compiled once (see db/prepared.ts): every comment runs them.
+const numberInThread = preparedQuery((db, _shape: null, threadId: string, publicDelta: number, allDelta: number) =>
+  db
+    .updateTable('threads')
+    .set((eb) => ({ live_seq: eb('live_seq', '+', 1), public_total: eb('public_total', '+', publicDelta), all_total: eb('all_total', '+', allDelta) }))
+    .where('id', '=', threadId)
+    .returning(['live_seq', 'closed_at'])
+    .compile(),
+);
+const insertLiveEvent = preparedInsert('live_events');
 
 /**
  * A new top-level comment the public sees: it is inserted, its thread's totals are counted and its
