@@ -126,7 +126,8 @@ export function casesFor(seeded: Seeded): Case[] {
         body: JSON.stringify({
           thread_url: threads.writes,
           site_id: seeded.siteId,
-          content: `Benchmark comment ${n}: a few words about the article.`,
+          // Texts of their own: one of post-comment's again, by the same writer, would be held as a copy.
+          content: `Benchmark comment ${n} asking for replies: a few words about the article.`,
           notify_replies: true,
           email: `writer-${n % writers.length}@example.com`,
         }),

@@ -1,5 +1,5 @@
 import { execFileSync } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import autocannon from 'autocannon';
@@ -27,11 +27,15 @@ export function valgrindInstalled(): boolean {
   }
 }
 
-async function send(url: string, spec: Case, amount: number, connections: number): Promise<void> {
+/**
+ * Sends `amount` requests of the case; a variable one takes its numbers from `next`, so that no
+ * request of a process repeats an earlier one (a comment repeating one of the warm-up's texts is a
+ * copy to the spam checks, which then read who posted it).
+ */
+async function send(url: string, spec: Case, amount: number, connections: number, next: () => number): Promise<void> {
   // Parley closes a keep-alive socket after 1,000 requests: autocannon reconnects before that.
-  let n = 0;
   const { method, path, headers, body } = spec.request(0);
-  const requests = spec.variable ? [{ setupRequest: (request: object) => ({ ...request, ...spec.request(n++) }) }] : [{ method, path, headers, body }];
+  const requests = spec.variable ? [{ setupRequest: (request: object) => ({ ...request, ...spec.request(next()) }) }] : [{ method, path, headers, body }];
   // Under valgrind a queue of 50 writes can take longer than autocannon's 10 s to drain.
   const result = await autocannon({ url, connections, amount, reconnectRate: 1000, timeout: 120, requests });
   if (result.non2xx > 0 || result.errors > 0) throw new Error(`counted run: ${result.non2xx} non-2xx answers, ${result.errors} errors`);
@@ -73,19 +77,22 @@ const WRITE_COUNTING: Counting = { warmUp: 3000, windows: 4, perWindow: 1000, co
  * few per cent between two processes is within the windows' spread, which the result shows. It
  * counts user space only: the kernel's part of a request (the socket reads and writes) is left out.
  */
-async function instructionsPerRequest(env: Record<string, string>, spec: Case, { warmUp, windows: count, perWindow, connections }: Counting): Promise<number[]> {
-  const dir = mkdtempSync(join(tmpdir(), 'parley-callgrind-'));
+async function instructionsPerRequest(env: Record<string, string>, spec: Case, { warmUp, windows: count, perWindow, connections }: Counting, keepIn?: string): Promise<number[]> {
+  if (keepIn) mkdirSync(keepIn, { recursive: true });
+  const dir = keepIn ?? mkdtempSync(join(tmpdir(), 'parley-callgrind-'));
   const parley = await startParley(env, { callgrindFile: join(dir, 'callgrind.out') });
   // callgrind_control finds the process by a name that valgrind builds from USER and HOST, so it
   // runs with the server's HOST.
   const control = (option: string) => execFileSync('callgrind_control', [option, String(parley.pid)], { env: { ...process.env, HOST: '127.0.0.1' }, stdio: 'ignore' });
   try {
     await spec.prepare?.(parley.url);
-    await send(parley.url, spec, warmUp, connections);
+    let sent = 0;
+    const next = () => sent++;
+    await send(parley.url, spec, warmUp, connections, next);
     const windows: number[] = [];
     for (let window = 1; window <= count; window++) {
       control('--zero');
-      await send(parley.url, spec, perWindow, connections);
+      await send(parley.url, spec, perWindow, connections, next);
       control('--dump');
       // The event loop's thread (the first): SQLite's checkpoint thread works by the clock, so
       // under valgrind it would weigh more per request than at full speed.
@@ -97,7 +104,7 @@ async function instructionsPerRequest(env: Record<string, string>, spec: Case, {
     return windows;
   } finally {
     await parley.stop();
-    rmSync(dir, { recursive: true, force: true });
+    if (!keepIn) rmSync(dir, { recursive: true, force: true });
   }
 }
 
@@ -134,8 +141,9 @@ export interface CaseInstructions {
  * saves, counted the same on any host (the rates of writes swing with the host's speed). Besides
  * the requests it counts what the event loop runs by the clock meanwhile (the webhook worker's
  * polls), which under valgrind is more per request than at full speed: compare counts made alike.
+ * With `keepIn` its dumps stay there (one per window, `callgrind.out.N-01` the event loop's thread).
  */
-export async function caseInstructions(env: Record<string, string>, spec: Case): Promise<CaseInstructions> {
-  const windows = await instructionsPerRequest(env, spec, WRITE_COUNTING);
+export async function caseInstructions(env: Record<string, string>, spec: Case, keepIn?: string): Promise<CaseInstructions> {
+  const windows = await instructionsPerRequest(env, spec, WRITE_COUNTING, keepIn);
   return { id: spec.id, windows, perRequest: median(windows.slice(1)), requestsPerWindow: WRITE_COUNTING.perWindow };
 }

@@ -39,6 +39,8 @@ const { values: args } = parseArgs({
     'limiter-store': { type: 'boolean', default: false },
     /** Only these cases (comma-separated), each counted in instructions per request under valgrind. */
     instructions: { type: 'string' },
+    /** With --instructions: keep each case's callgrind dumps in this folder (for callgrind_annotate). */
+    'callgrind-dir': { type: 'string' },
     /**
      * Only the PostgreSQL write cases (post-comment, vote, react), each beside pgbench's rate for the
      * same row writes on the same server (bench/pgbench.ts); DATABASE_URL and REDIS_URL default to
@@ -486,7 +488,8 @@ async function countInstructions(all: Case[], ids: string[], database: Database,
     const pair = specs.slice(first, first + 2).map(async (spec) => {
       const copy = await database.copy();
       try {
-        return await caseInstructions({ ...env, DATABASE_URL: copy.url, ...SERVER_ENV[spec.server] }, spec);
+        const keepIn = args['callgrind-dir'] && join(args['callgrind-dir'], spec.id);
+        return await caseInstructions({ ...env, DATABASE_URL: copy.url, ...SERVER_ENV[spec.server] }, spec, keepIn || undefined);
       } finally {
         await copy.drop();
       }
