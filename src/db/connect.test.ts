@@ -120,3 +120,23 @@ describe.skipIf(dialectName !== 'sqlite')('SQLite temporary storage', () => {
     expect(await tempStore(true)).toBe(0);
   });
 });
+
+describe.skipIf(dialectName !== 'sqlite')('SQLite statements', () => {
+  let database: FreshDatabase;
+  let db: Db;
+
+  beforeAll(async () => {
+    database = await freshDatabaseUrl();
+    db = connect(loadConfig({ DATABASE_URL: database.url }));
+  });
+  afterAll(async () => {
+    await db.close();
+    await database.drop();
+  });
+
+  it('writes a LIMIT into the SQL (bound, SQLite would prepare the statement again on every run) and still limits', async () => {
+    const query = db.kysely.selectFrom(sql<{ n: number }>`(select 1 as n union all select 2 union all select 3)`.as('t')).select('n').limit(2);
+    expect(query.compile().sql).toMatch(/limit 2$/);
+    expect(await query.execute()).toHaveLength(2);
+  });
+});

@@ -123,19 +123,23 @@ export interface Copies {
  */
 export async function readCopies(db: Kysely<Database>, signal: Signal, authorsLimit: number, now: number): Promise<Copies> {
   const [row] = await copiesQuery(
-    db, authorsLimit > 0 ? 'authors' : 'same', signal.siteId, signal.textHash, signal.authorKey,
-    new Date(now - DAY_MS).toISOString(), new Date(now - HOUR_MS).toISOString(), authorsLimit,
+    db, authorsLimit, signal.siteId, signal.textHash, signal.authorKey,
+    new Date(now - DAY_MS).toISOString(), new Date(now - HOUR_MS).toISOString(),
   );
   return { sameAuthor: Number(row.sameAuthor) === 1, authors: Number(row.authors) + 1 };
 }
 
+/**
+ * Its shape is the site's authors limit (0: authors not counted), written into the SQL: SQLite
+ * prepares a statement again on every run when its LIMIT is bound (see sqlite-driver.ts).
+ */
 const copiesQuery = preparedQuery(
-  (db, shape: 'same' | 'authors', siteId: string, textHash: string, authorKey: string, dayAgo: string, hourAgo: string, authorsLimit: number) => {
+  (db, authorsLimit: number, siteId: string, textHash: string, authorKey: string, dayAgo: string, hourAgo: string) => {
     const copies = sql`from spam_signals where site_id = ${siteId} and text_hash = ${textHash}`;
     return sql<{ sameAuthor: number | string; authors: number | string }>`select
         case when exists (select 1 ${copies} and author_key = ${authorKey} and created_at >= ${dayAgo}) then 1 else 0 end as "sameAuthor",
-        ${shape === 'authors'
-          ? sql`(select count(*) from (select distinct author_key ${copies} and created_at >= ${hourAgo} and author_key <> ${authorKey} limit ${authorsLimit}) as a)`
+        ${authorsLimit > 0
+          ? sql`(select count(*) from (select distinct author_key ${copies} and created_at >= ${hourAgo} and author_key <> ${authorKey} limit ${sql.lit(authorsLimit)}) as a)`
           : sql`0`} as "authors"`.compile(db);
   },
 );
