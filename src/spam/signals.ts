@@ -56,31 +56,60 @@ export interface Limits {
 }
 
 /**
- * Which parts of the read a comment needs, one flag each: copies of the text, the IP range's, the
- * thread's and the site's velocity. The statement's shape, compiled once for each.
+ * The signal `offset` (threshold − 1) places from the newest of the index's range inside the window:
+ * there is one when the window holds the threshold's number. One probe with no count, that stops at
+ * the window's start: a site whose last day holds more signals than the threshold but whose last
+ * minute is quiet walks only that minute's, not the threshold's number back into the day.
  */
-const PARTS = ['copies', 'ipRange', 'thread', 'site'] as const;
-type Part = (typeof PARTS)[number];
-const has = (shape: string, part: Part) => shape[PARTS.indexOf(part)] === '1';
+const kthNewest = (range: RawBuilder<unknown>, offset: number, since: unknown) =>
+  sql<string | null>`(select created_at from spam_signals where ${range} and created_at >= ${since} order by created_at desc limit 1 offset ${sql.lit(offset)})`;
 
 /**
- * Whether a window holds a threshold's number of signals: there is a signal `offset` (threshold − 1)
- * places from the newest of the index's range inside the window. One probe with no count, as the
- * velocity check asks only whether its threshold is reached, that stops at the window's start: a
- * site whose last day holds more signals than the threshold but whose last minute is quiet walks
- * only that minute's, not the threshold's number back into the day.
+ * Windows known to be full, until when. A window that holds its threshold's signals stays full
+ * until its k-th newest signal leaves it: signals are only added within a window (other instances
+ * add theirs; expired ones are the only ones removed), so until then no probe is needed. In a flood
+ * every comment would walk the threshold's number of index entries (120 for a site by default);
+ * this walks them once per window's turn. Keyed by what the window counts and its threshold; past
+ * FULL_KEPT keys the oldest go.
  */
-const reached = (range: RawBuilder<unknown>, offset: unknown, since: unknown) =>
-  sql<number>`case when (select created_at from spam_signals where ${range} and created_at >= ${since} order by created_at desc limit 1 offset ${offset}) is null then 0 else 1 end`;
+const fullUntil = new Map<string, number>();
+const FULL_KEPT = 10_000;
+
+function knownFull(key: string, now: number): boolean {
+  const until = fullUntil.get(key);
+  if (until === undefined) return false;
+  if (until > now) return true;
+  fullUntil.delete(key);
+  return false;
+}
+
+function noteFull(key: string, kth: string | null, windowMs: number): boolean {
+  if (kth === null) return false;
+  if (fullUntil.size >= FULL_KEPT) fullUntil.delete(fullUntil.keys().next().value!);
+  fullUntil.set(key, Date.parse(kth) + windowMs);
+  return true;
+}
+
+/**
+ * Its shape: whether copies are looked for, and each velocity probe's offset, written into the SQL
+ * (null: not read, the check being off or its window known full).
+ */
+interface StandingShape {
+  copies: boolean;
+  ipRange: number | null;
+  thread: number | null;
+  site: number | null;
+}
 
 const standingQuery = preparedQuery(
-  (db, shape: string, siteId: string, textHash: string, ipRange: string | null, threadKey: string, authorRef: string | null,
-    dayAgo: string, tenMinutesAgo: string, minuteAgo: string, ipRangeOffset: number, threadOffset: number, siteOffset: number) => {
-    return sql<Record<keyof Standing, number | string | null>>`select
-        ${has(shape, 'copies') ? sql`case when exists (select 1 from spam_signals where site_id = ${siteId} and text_hash = ${textHash} and created_at >= ${dayAgo}) then 1 else 0 end` : sql`0`} as "copied",
-        ${has(shape, 'ipRange') ? reached(sql`site_id = ${siteId} and ip_range = ${ipRange}`, ipRangeOffset, tenMinutesAgo) : sql`0`} as "ipRangeFull",
-        ${has(shape, 'thread') ? reached(sql`site_id = ${siteId} and thread_key = ${threadKey}`, threadOffset, minuteAgo) : sql`0`} as "threadFull",
-        ${has(shape, 'site') ? reached(sql`site_id = ${siteId}`, siteOffset, minuteAgo) : sql`0`} as "siteFull",
+  (db, shape: StandingShape, siteId: string, textHash: string, ipRange: string | null, threadKey: string, authorRef: string | null,
+    dayAgo: string, tenMinutesAgo: string, minuteAgo: string) => {
+    const probe = (offset: number | null, range: RawBuilder<unknown>, since: string) => (offset === null ? sql`null` : kthNewest(range, offset, since));
+    return sql<{ copied: number; ipRangeKth: string | null; threadKth: string | null; siteKth: string | null } & Record<'published' | 'removedOrSpam' | 'total', number | string | null>>`select
+        ${shape.copies ? sql`case when exists (select 1 from spam_signals where site_id = ${siteId} and text_hash = ${textHash} and created_at >= ${dayAgo}) then 1 else 0 end` : sql`0`} as "copied",
+        ${probe(shape.ipRange, sql`site_id = ${siteId} and ip_range = ${ipRange}`, tenMinutesAgo)} as "ipRangeKth",
+        ${probe(shape.thread, sql`site_id = ${siteId} and thread_key = ${threadKey}`, minuteAgo)} as "threadKth",
+        ${probe(shape.site, sql`site_id = ${siteId}`, minuteAgo)} as "siteKth",
         a.published as "published",
         a.removed + a.spam as "removedOrSpam",
         a.published + a.pending + a.removed + a.spam as "total"
@@ -89,20 +118,31 @@ const standingQuery = preparedQuery(
   },
 );
 
+const MINUTE_MS = 60_000;
+const TEN_MINUTES_MS = 600_000;
+
 export async function readStanding(db: Kysely<Database>, signal: Signal, limits: Limits, now: number): Promise<Standing> {
-  const shape = [limits.copies, signal.ipRange !== null && limits.ipRange > 0, limits.thread > 0, limits.site > 0]
-    .map((on) => (on ? '1' : '0'))
-    .join('');
+  const windows = {
+    ipRange: signal.ipRange !== null && limits.ipRange > 0 ? `ip:${limits.ipRange}:${signal.siteId}:${signal.ipRange}` : null,
+    thread: limits.thread > 0 ? `thread:${limits.thread}:${signal.siteId}:${signal.threadKey}` : null,
+    site: limits.site > 0 ? `site:${limits.site}:${signal.siteId}` : null,
+  };
+  const full = {
+    ipRange: windows.ipRange !== null && knownFull(windows.ipRange, now),
+    thread: windows.thread !== null && knownFull(windows.thread, now),
+    site: windows.site !== null && knownFull(windows.site, now),
+  };
+  const offset = (window: keyof typeof windows) => (windows[window] === null || full[window] ? null : limits[window] - 1);
   const [row] = await standingQuery(
-    db, shape, signal.siteId, signal.textHash, signal.ipRange, signal.threadKey, limits.authorRef,
-    new Date(now - DAY_MS).toISOString(), new Date(now - 600_000).toISOString(), new Date(now - 60_000).toISOString(),
-    limits.ipRange - 1, limits.thread - 1, limits.site - 1,
+    db, { copies: limits.copies, ipRange: offset('ipRange'), thread: offset('thread'), site: offset('site') },
+    signal.siteId, signal.textHash, signal.ipRange, signal.threadKey, limits.authorRef,
+    new Date(now - DAY_MS).toISOString(), new Date(now - TEN_MINUTES_MS).toISOString(), new Date(now - MINUTE_MS).toISOString(),
   );
   return {
     copied: Number(row.copied) === 1,
-    ipRangeFull: Number(row.ipRangeFull) === 1,
-    threadFull: Number(row.threadFull) === 1,
-    siteFull: Number(row.siteFull) === 1,
+    ipRangeFull: full.ipRange || (windows.ipRange !== null && noteFull(windows.ipRange, row.ipRangeKth, TEN_MINUTES_MS)),
+    threadFull: full.thread || (windows.thread !== null && noteFull(windows.thread, row.threadKth, MINUTE_MS)),
+    siteFull: full.site || (windows.site !== null && noteFull(windows.site, row.siteKth, MINUTE_MS)),
     published: Number(row.published ?? 0),
     removedOrSpam: Number(row.removedOrSpam ?? 0),
     total: Number(row.total ?? 0),
