@@ -179,7 +179,10 @@ export interface CommentTable {
 export interface SpamSignalTable {
   comment_id: string;
   site_id: string;
-  /** The thread's URL key (threads.url_key): known before the thread's first comment is written. */
+  /**
+   * The thread's URL key (threads.url_key). Read by instances older than migration 0023, which
+   * counted a thread's pace in the signals: still written for them while an upgrade rolls.
+   */
   thread_key: string;
   /** The author's ref, or `ip:<range>` for a guest. */
   author_key: string;

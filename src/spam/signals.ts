@@ -35,7 +35,7 @@ export interface Signal {
 export interface Standing {
   /** Whether anyone posted the text on the site in the last day (readCopies then says who). */
   copied: boolean;
-  /** Whether the guest's IP range, the thread and the site have reached their thresholds of signals in their windows. */
+  /** Whether the guest's IP range, the thread and the site have reached their thresholds of comments in their windows. */
   ipRangeFull: boolean;
   threadFull: boolean;
   siteFull: boolean;
@@ -56,13 +56,13 @@ export interface Limits {
 }
 
 /**
- * The signal `offset` (threshold − 1) places from the newest of the index's range inside the window:
- * there is one when the window holds the threshold's number. One probe with no count, that stops at
+ * The signal or comment `offset` (threshold − 1) places from the newest of the index's range inside
+ * the window: there is one when the window holds the threshold's number. One probe with no count, that stops at
  * the window's start: a site whose last day holds more signals than the threshold but whose last
  * minute is quiet walks only that minute's, not the threshold's number back into the day.
  */
-const kthNewest = (range: RawBuilder<unknown>, offset: number, since: unknown) =>
-  sql<string | null>`(select created_at from spam_signals where ${range} and created_at >= ${since} order by created_at desc limit 1 offset ${sql.lit(offset)})`;
+const kthNewest = (table: 'spam_signals' | 'comments', range: RawBuilder<unknown>, offset: number, since: unknown) =>
+  sql<string | null>`(select created_at from ${sql.table(table)} where ${range} and created_at >= ${since} order by created_at desc limit 1 offset ${sql.lit(offset)})`;
 
 /**
  * Windows known to be full, until when. A window that holds its threshold's signals stays full
@@ -92,7 +92,9 @@ function noteFull(key: string, kth: string | null, windowMs: number): boolean {
 
 /**
  * Its shape: whether copies are looked for, and each velocity probe's offset, written into the SQL
- * (null: not read, the check being off or its window known full).
+ * (null: not read, the check being off or its window known full). A thread's pace is read from its
+ * comments (every comment of the last minute, however it was posted), through the index by thread
+ * and time that the moderation queue reads; a site's and a range's from the signals.
  */
 interface StandingShape {
   copies: boolean;
@@ -104,12 +106,13 @@ interface StandingShape {
 const standingQuery = preparedQuery(
   (db, shape: StandingShape, siteId: string, textHash: string, ipRange: string | null, threadKey: string, authorRef: string | null,
     dayAgo: string, tenMinutesAgo: string, minuteAgo: string) => {
-    const probe = (offset: number | null, range: RawBuilder<unknown>, since: string) => (offset === null ? sql`null` : kthNewest(range, offset, since));
+    const probe = (offset: number | null, table: 'spam_signals' | 'comments', range: RawBuilder<unknown>, since: string) =>
+      offset === null ? sql`null` : kthNewest(table, range, offset, since);
     return sql<{ copied: number; ipRangeKth: string | null; threadKth: string | null; siteKth: string | null } & Record<'published' | 'removedOrSpam' | 'total', number | string | null>>`select
         ${shape.copies ? sql`case when exists (select 1 from spam_signals where site_id = ${siteId} and text_hash = ${textHash} and created_at >= ${dayAgo}) then 1 else 0 end` : sql`0`} as "copied",
-        ${probe(shape.ipRange, sql`site_id = ${siteId} and ip_range = ${ipRange}`, tenMinutesAgo)} as "ipRangeKth",
-        ${probe(shape.thread, sql`site_id = ${siteId} and thread_key = ${threadKey}`, minuteAgo)} as "threadKth",
-        ${probe(shape.site, sql`site_id = ${siteId}`, minuteAgo)} as "siteKth",
+        ${probe(shape.ipRange, 'spam_signals', sql`site_id = ${siteId} and ip_range = ${ipRange}`, tenMinutesAgo)} as "ipRangeKth",
+        ${probe(shape.thread, 'comments', sql`thread_id = (select id from threads where site_id = ${siteId} and url_key = ${threadKey})`, minuteAgo)} as "threadKth",
+        ${probe(shape.site, 'spam_signals', sql`site_id = ${siteId}`, minuteAgo)} as "siteKth",
         a.published as "published",
         a.removed + a.spam as "removedOrSpam",
         a.published + a.pending + a.removed + a.spam as "total"
