@@ -1,5 +1,6 @@
 import type { Caller } from '../auth/caller.ts';
 import type { Db } from '../db/connect.ts';
+import { preparedQuery } from '../db/prepared.ts';
 import { managedSite, sitesManagedBy } from '../sites/repository.ts';
 
 const TABS = ['pending', 'flagged', 'spam', 'removed'] as const;
@@ -11,6 +12,18 @@ export interface QueueCounts {
   removed: number;
 }
 
+type Sums = Record<(typeof TABS)[number], number | string>;
+
+/** The sums of the sites' kept counts, compiled once per number of sites. */
+const sumsOfSites = preparedQuery((db, _sites: number, ...siteIds: string[]) =>
+  db
+    .selectFrom('thread_queue_counts')
+    .select((eb) => TABS.map((tab) => eb.fn.coalesce(eb.fn.sum<number | string>(tab), eb.lit(0)).as(tab)))
+    .where('site_id', 'in', siteIds)
+    .$castTo<Sums>()
+    .compile(),
+);
+
 /**
  * How many comments wait in each tab of the queue, over one site or every site the caller
  * moderates: the sums of the counts kept per thread (migration 0023), which follow the queue's
@@ -20,10 +33,6 @@ export interface QueueCounts {
 export async function queueCounts(db: Db, caller: Caller, siteId: string | undefined): Promise<QueueCounts> {
   const sites = siteId !== undefined ? [await managedSite(db.kysely, caller, siteId, 'moderate')] : await sitesManagedBy(db.kysely, caller, 'moderate');
   if (sites.length === 0) return { pending: 0, flagged: 0, spam: 0, removed: 0 };
-  const sums = await db.kysely
-    .selectFrom('thread_queue_counts')
-    .select((eb) => TABS.map((tab) => eb.fn.coalesce(eb.fn.sum<number | string>(tab), eb.lit(0)).as(tab)))
-    .where('site_id', 'in', sites.map((site) => site.id))
-    .executeTakeFirstOrThrow();
+  const [sums] = await sumsOfSites(db.kysely, sites.length, ...sites.map((site) => site.id));
   return { pending: Number(sums.pending), flagged: Number(sums.flagged), spam: Number(sums.spam), removed: Number(sums.removed) };
 }
