@@ -8,7 +8,7 @@ import { connect, type Db } from './connect.ts';
 import { migrateToLatest } from './migrate.ts';
 
 const run = promisify(execFile);
-const ALL_MIGRATIONS = ['0001_initial', '0002_webhook_deliveries', '0003_top_level_indexes', '0004_thread_listing', '0005_comments_only_author_sees', '0006_webhook_site_due', '0007_list_revisions', '0008_marks_revision', '0009_comments_only_they_see', '0010_vote_order_listing', '0011_session_keys', '0012_staff', '0013_management', '0014_live_and_sso', '0015_import_sources', '0016_mail', '0017_spam_defence', '0018_import_jobs', '0020_queue_events_and_live_counts', '0021_erased_users', '0022_spam_signals_ip_partial', '0023_spam_signals_lean'];
+const ALL_MIGRATIONS = ['0001_initial', '0002_webhook_deliveries', '0003_top_level_indexes', '0004_thread_listing', '0005_comments_only_author_sees', '0006_webhook_site_due', '0007_list_revisions', '0008_marks_revision', '0009_comments_only_they_see', '0010_vote_order_listing', '0011_session_keys', '0012_staff', '0013_management', '0014_live_and_sso', '0015_import_sources', '0016_mail', '0017_spam_defence', '0018_import_jobs', '0020_queue_events_and_live_counts', '0021_erased_users', '0022_spam_signals_ip_partial', '0023_spam_signals_lean', '0024_queue_counts'];
 
 let database: FreshDatabase | undefined;
 const opened: Db[] = [];
@@ -84,6 +84,43 @@ describe('parley migrate', () => {
     try {
       const list = await after.request('GET', `/v1/comments?thread_url=${encodeURIComponent(thread)}&site_id=${site.site_id}`, { token: reader });
       expect(list.body.comments.map((comment: { content: string }) => comment.content)).toEqual(['waiting']);
+    } finally {
+      await after.close();
+    }
+  });
+
+  it("counts, on upgrading a database, the comments its moderation queue already held (0024)", async () => {
+    database = await freshDatabaseUrl();
+    const before = await startParley({ DATABASE_URL: database.url });
+    const site = await before.newSite({ moderation: 'guests' });
+    const reader = await before.signIn(site.api_key, site.site_id, { id: 'reader', name: 'Reader' });
+    const post = async (token: string | undefined, thread: string) =>
+      (await before.request('POST', '/v1/comments', { token, body: { thread_url: thread, site_id: site.site_id, content: 'a comment', author_name: token ? undefined : 'Guest' } })).body.id as string;
+    const [first, second] = [pageUrl(), pageUrl()];
+    await post(undefined, first);
+    await post(undefined, second);
+    const flagged = await post(reader, first);
+    await before.request('POST', `/v1/comments/${flagged}/flag`, { body: {} });
+    const removed = await post(reader, second);
+    await before.request('PATCH', `/v1/comments/${removed}/moderate`, { token: site.api_key, body: { action: 'remove' } });
+    // The database as 0023 left it.
+    const { kysely } = before.app.db;
+    for (const trigger of ['comments_queue_counted', 'comments_queue_count_moved', 'comments_queue_uncounted']) {
+      if (dialectName === 'postgres') {
+        await sql`drop trigger ${sql.raw(trigger)} on comments`.execute(kysely);
+        await sql`drop function ${sql.raw(trigger)}()`.execute(kysely);
+      } else {
+        await sql`drop trigger ${sql.raw(trigger)}`.execute(kysely);
+      }
+    }
+    await sql`drop table thread_queue_counts`.execute(kysely);
+    await sql`delete from kysely_migration where name = '0024_queue_counts'`.execute(kysely);
+    await before.close();
+
+    const after = await startParley({ DATABASE_URL: database.url });
+    try {
+      const counts = await after.request('GET', `/api/comments/counts?site_id=${site.site_id}`, { token: site.api_key });
+      expect(counts.body).toEqual({ pending: 2, flagged: 1, spam: 0, removed: 1 });
     } finally {
       await after.close();
     }

@@ -23,6 +23,7 @@ import * as queueEventsAndLiveCounts from './migrations/0020_queue_events_and_li
 import * as erasedUsers from './migrations/0021_erased_users.ts';
 import * as spamSignalsIpPartial from './migrations/0022_spam_signals_ip_partial.ts';
 import * as spamSignalsLean from './migrations/0023_spam_signals_lean.ts';
+import * as queueCounts from './migrations/0024_queue_counts.ts';
 
 /**
  * Migrations are listed here explicitly (no directory scan), in order. They are additive only (new
@@ -56,6 +57,7 @@ const MIGRATIONS: Record<string, Migration> = {
   '0021_erased_users': erasedUsers,
   '0022_spam_signals_ip_partial': spamSignalsIpPartial,
   '0023_spam_signals_lean': spamSignalsLean,
+  '0024_queue_counts': queueCounts,
 };
 
 const provider: MigrationProvider = { getMigrations: async () => MIGRATIONS };

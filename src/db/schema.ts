@@ -255,6 +255,16 @@ export interface AuthorCountTable {
   spam: number;
 }
 
+/** A thread's comments in each tab of the moderation queue, kept by triggers; no row while none waits there (migration 0024). */
+export interface ThreadQueueCountTable {
+  site_id: string;
+  thread_id: string;
+  pending: number;
+  flagged: number;
+  spam: number;
+  removed: number;
+}
+
 /** A finished day's comments of a site by status, counted once and then kept exact by triggers. */
 export interface SiteDailyCountTable {
   site_id: string;
@@ -479,6 +489,7 @@ export interface Database {
   commenter_notes: CommenterNoteTable;
   author_counts: AuthorCountTable;
   site_daily_counts: SiteDailyCountTable;
+  thread_queue_counts: ThreadQueueCountTable;
   moderation_log: ModerationLogTable;
   events: EventTable;
   webhook_deliveries: WebhookDeliveryTable;

@@ -49,7 +49,7 @@ describe('deleting a site', () => {
     const both = await parley.request('GET', '/v1/sites', { token: limitedToBoth.api_key });
     expect(both.body.sites.map((site: { id: string }) => site.id)).toEqual([kept.siteId]);
     const { kysely } = parley.app.db;
-    for (const table of ['comments', 'threads', 'site_users', 'sessions', 'bans', 'moderation_log', 'commenter_notes', 'author_counts', 'site_daily_counts', 'webhook_deliveries', 'events', 'spam_signals'] as const) {
+    for (const table of ['comments', 'threads', 'site_users', 'sessions', 'bans', 'moderation_log', 'commenter_notes', 'author_counts', 'site_daily_counts', 'thread_queue_counts', 'webhook_deliveries', 'events', 'spam_signals'] as const) {
       expect(await kysely.selectFrom(table).select('site_id').where('site_id', '=', gone.siteId).execute(), table).toEqual([]);
     }
     expect((await parley.request('GET', `/v1/comments/${kept.root}`)).status).toBe(200);
