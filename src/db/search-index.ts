@@ -46,30 +46,42 @@ async function keysFor(trx: Transaction<Database>, times: number[]): Promise<num
   return keys;
 }
 
+/**
+ * The batch's rows travel as one JSON array each, so every statement here has one text whatever the
+ * batch and the writer keeps each prepared once. With the values written into the text, every batch
+ * prepared four statements of its own, which the writer's statement cache (sqlite-driver.ts) kept
+ * with up to 400 KB of program each for 1,000 rows: the server's peak RSS in the write benchmarks
+ * was 214 MB instead of 165, and after indexing 110,500 comments again 248 MB instead of 137.
+ */
+const inList = (json: string) => sql`(select value from json_each(${json}))`;
+
 async function indexBatch(kysely: Kysely<Database>): Promise<number> {
   return kysely.transaction().execute(async (trx) => {
     const { rows: noted } = await sql<{ comment_rowid: number; indexed: number }>`
       select comment_rowid, indexed from comments_search_backlog order by comment_rowid limit ${sql.lit(BATCH)}`.execute(trx);
     if (noted.length === 0) return 0;
-    const all = sql.join(noted.map((row) => sql.lit(Number(row.comment_rowid))));
-    const again = noted.filter((row) => Number(row.indexed) === 1).map((row) => sql.lit(Number(row.comment_rowid)));
+    const all = inList(JSON.stringify(noted.map((row) => Number(row.comment_rowid))));
+    const again = noted.filter((row) => Number(row.indexed) === 1).map((row) => Number(row.comment_rowid));
     // An edited or deleted comment leaves the index (and gets a key again if it still exists).
     if (again.length > 0) {
-      const { rows } = await sql<{ search_key: number }>`select search_key from comments_search_keys where comment_rowid in (${sql.join(again)})`.execute(trx);
+      const edited = inList(JSON.stringify(again));
+      const { rows } = await sql<{ search_key: number }>`select search_key from comments_search_keys where comment_rowid in ${edited}`.execute(trx);
       if (rows.length > 0) {
-        await sql`delete from comments_search where rowid in (${sql.join(rows.map((row) => sql.lit(Number(row.search_key))))})`.execute(trx);
-        await sql`delete from comments_search_keys where comment_rowid in (${sql.join(again)})`.execute(trx);
+        await sql`delete from comments_search where rowid in ${inList(JSON.stringify(rows.map((row) => Number(row.search_key))))}`.execute(trx);
+        await sql`delete from comments_search_keys where comment_rowid in ${edited}`.execute(trx);
       }
     }
     const { rows: comments } = await sql<{ rowid: number; created_at: string; content: string | null; author_name: string }>`
-      select rowid, created_at, content, author_name from comments where rowid in (${all}) order by created_at, id`.execute(trx);
+      select rowid, created_at, content, author_name from comments where rowid in ${all} order by created_at, id`.execute(trx);
     if (comments.length > 0) {
       const keys = await keysFor(trx, comments.map((comment) => Date.parse(comment.created_at)));
       // One statement each for the whole batch: building and running one per comment cost more than FTS5 did.
-      await sql`insert into comments_search_keys (search_key, comment_rowid) values ${sql.join(comments.map((comment, i) => sql`(${sql.lit(keys[i])}, ${sql.lit(Number(comment.rowid))})`))}`.execute(trx);
-      await sql`insert into comments_search (rowid, content, author_name) values ${sql.join(comments.map((comment, i) => sql`(${sql.lit(keys[i])}, ${comment.content}, ${comment.author_name})`))}`.execute(trx);
+      const keyed = JSON.stringify(comments.map((comment, i) => [keys[i], Number(comment.rowid)]));
+      await sql`insert into comments_search_keys (search_key, comment_rowid) select value ->> 0, value ->> 1 from json_each(${keyed})`.execute(trx);
+      const texts = JSON.stringify(comments.map((comment, i) => [keys[i], comment.content, comment.author_name]));
+      await sql`insert into comments_search (rowid, content, author_name) select value ->> 0, value ->> 1, value ->> 2 from json_each(${texts})`.execute(trx);
     }
-    await sql`delete from comments_search_backlog where comment_rowid in (${all})`.execute(trx);
+    await sql`delete from comments_search_backlog where comment_rowid in ${all}`.execute(trx);
     return noted.length;
   });
 }
