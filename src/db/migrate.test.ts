@@ -1,11 +1,12 @@
 import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
 import { afterEach, describe, expect, it } from 'vitest';
-import { sql } from 'kysely';
+import { sql, type Kysely } from 'kysely';
 import { dialectName, freshDatabaseUrl, pageUrl, startParley, type FreshDatabase } from '../../test/helper.ts';
 import { loadConfig } from '../config.ts';
 import { connect, type Db } from './connect.ts';
 import { migrateToLatest } from './migrate.ts';
+import type { Database } from './schema.ts';
 
 const run = promisify(execFile);
 const ALL_MIGRATIONS = ['0001_initial', '0002_webhook_deliveries', '0003_top_level_indexes', '0004_thread_listing', '0005_comments_only_author_sees', '0006_webhook_site_due', '0007_list_revisions', '0008_marks_revision', '0009_comments_only_they_see', '0010_vote_order_listing', '0011_session_keys', '0012_staff', '0013_management', '0014_live_and_sso', '0015_import_sources', '0016_mail', '0017_spam_defence', '0018_import_jobs', '0020_queue_events_and_live_counts', '0021_erased_users', '0022_spam_signals_ip_partial', '0023_spam_signals_lean', '0024_queue_counts'];
@@ -27,6 +28,18 @@ function open(url: string): Db {
 async function appliedNames(db: Db): Promise<string[]> {
   const rows = await db.kysely.selectFrom('kysely_migration' as never).select('name' as never).orderBy('name' as never).execute();
   return rows.map((row) => (row as { name: string }).name);
+}
+
+/** Takes a migration's triggers on comments away again, as a database from before it had none. */
+async function dropCommentTriggers(kysely: Kysely<Database>, triggers: string[]): Promise<void> {
+  for (const trigger of triggers) {
+    if (dialectName === 'postgres') {
+      await sql`drop trigger ${sql.raw(trigger)} on comments`.execute(kysely);
+      await sql`drop function ${sql.raw(trigger)}()`.execute(kysely);
+    } else {
+      await sql`drop trigger ${sql.raw(trigger)}`.execute(kysely);
+    }
+  }
 }
 
 describe('parley migrate', () => {
@@ -58,14 +71,7 @@ describe('parley migrate', () => {
     expect(posted.body.status).toBe('pending');
     // The database as 0008 left it: no count, no triggers, 0009 not applied.
     const { kysely } = before.app.db;
-    for (const trigger of ['comments_only_they_see_added', 'comments_only_they_see_moved', 'comments_only_they_see_removed']) {
-      if (dialectName === 'postgres') {
-        await sql`drop trigger ${sql.raw(trigger)} on comments`.execute(kysely);
-        await sql`drop function ${sql.raw(trigger)}()`.execute(kysely);
-      } else {
-        await sql`drop trigger ${sql.raw(trigger)}`.execute(kysely);
-      }
-    }
+    await dropCommentTriggers(kysely, ['comments_only_they_see_added', 'comments_only_they_see_moved', 'comments_only_they_see_removed']);
     await sql`alter table site_users drop column comments_only_they_see`.execute(kysely);
     // Nor the indexes of 0010, which came after it.
     for (const [order, column] of [['top', 'score'], ['best', 'wilson']]) {
@@ -105,14 +111,7 @@ describe('parley migrate', () => {
     await before.request('PATCH', `/v1/comments/${removed}/moderate`, { token: site.api_key, body: { action: 'remove' } });
     // The database as 0023 left it.
     const { kysely } = before.app.db;
-    for (const trigger of ['comments_queue_counted', 'comments_queue_count_moved', 'comments_queue_uncounted']) {
-      if (dialectName === 'postgres') {
-        await sql`drop trigger ${sql.raw(trigger)} on comments`.execute(kysely);
-        await sql`drop function ${sql.raw(trigger)}()`.execute(kysely);
-      } else {
-        await sql`drop trigger ${sql.raw(trigger)}`.execute(kysely);
-      }
-    }
+    await dropCommentTriggers(kysely, ['comments_queue_counted', 'comments_queue_count_moved', 'comments_queue_uncounted']);
     await sql`drop table thread_queue_counts`.execute(kysely);
     await sql`delete from kysely_migration where name = '0024_queue_counts'`.execute(kysely);
     await before.close();
