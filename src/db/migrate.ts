@@ -22,6 +22,7 @@ import * as importJobs from './migrations/0018_import_jobs.ts';
 import * as queueEventsAndLiveCounts from './migrations/0020_queue_events_and_live_counts.ts';
 import * as erasedUsers from './migrations/0021_erased_users.ts';
 import * as spamSignalsIpPartial from './migrations/0022_spam_signals_ip_partial.ts';
+import * as mailOutboxSite from './migrations/0023_mail_outbox_site.ts';
 
 /**
  * Migrations are listed here explicitly (no directory scan), in order. They are additive only (new
@@ -54,6 +55,7 @@ const MIGRATIONS: Record<string, Migration> = {
   '0020_queue_events_and_live_counts': queueEventsAndLiveCounts,
   '0021_erased_users': erasedUsers,
   '0022_spam_signals_ip_partial': spamSignalsIpPartial,
+  '0023_mail_outbox_site': mailOutboxSite,
 };
 
 const provider: MigrationProvider = { getMigrations: async () => MIGRATIONS };
