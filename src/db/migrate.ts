@@ -24,6 +24,7 @@ import * as erasedUsers from './migrations/0021_erased_users.ts';
 import * as spamSignalsIpPartial from './migrations/0022_spam_signals_ip_partial.ts';
 import * as spamSignalsLean from './migrations/0023_spam_signals_lean.ts';
 import * as queueCounts from './migrations/0024_queue_counts.ts';
+import * as mailOutboxSite from './migrations/0025_mail_outbox_site.ts';
 
 /**
  * Migrations are listed here explicitly (no directory scan), in order. They are additive only (new
@@ -58,6 +59,7 @@ const MIGRATIONS: Record<string, Migration> = {
   '0022_spam_signals_ip_partial': spamSignalsIpPartial,
   '0023_spam_signals_lean': spamSignalsLean,
   '0024_queue_counts': queueCounts,
+  '0025_mail_outbox_site': mailOutboxSite,
 };
 
 const provider: MigrationProvider = { getMigrations: async () => MIGRATIONS };

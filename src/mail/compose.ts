@@ -2,7 +2,7 @@ import type { Kysely, Selectable } from 'kysely';
 import type { MailConfig } from '../config.ts';
 import type { Database, MailOutboxTable } from '../db/schema.ts';
 import { unsubscribeUrl, type UnsubscribeTarget } from './links.ts';
-import { dashboardUrl } from './moderators.ts';
+import { dashboardUrl, queueUrl, type ModerationMailData } from './moderators.ts';
 import { MAIL_STRINGS as S } from './strings.ts';
 import { escapeHtml } from '../widget/demo.ts';
 
@@ -75,26 +75,57 @@ async function composeReplies(db: Kysely<Database>, mail: MailConfig, rows: Mail
   return { senderName: sender, subject: S.replySubject(replies.length, page), ...render(parts), unsubscribe: link('all', '') };
 }
 
-async function composeModeration(db: Kysely<Database>, mail: MailConfig, row: MailRow, sender: string): Promise<Composed | null> {
-  const data = JSON.parse(row.data) as { why: 'pending' | 'flagged'; comment_id: string; reason: string | null };
-  const comment = await db
+/** Comments a moderation mail lists; the others it counts ("and N more"), with a link to the queue. */
+const MODERATION_LISTED = 20;
+
+/**
+ * A staff member's moderation mails of a site, rolled into one (their comments still wait: see the
+ * worker): those waiting for approval, then those flagged (each once, with the reasons of its flags),
+ * in the order they came, the first MODERATION_LISTED of them with their author, an excerpt and
+ * their link.
+ */
+async function composeModeration(db: Kysely<Database>, mail: MailConfig, rows: MailRow[], sender: string): Promise<Composed | null> {
+  const pending = new Set<string>();
+  const flagged = new Map<string, Set<string>>();
+  for (const row of rows) {
+    const data = JSON.parse(row.data) as ModerationMailData;
+    if (data.why === 'pending') pending.add(data.comment_id);
+    else {
+      const reasons = flagged.get(data.comment_id) ?? new Set<string>();
+      if (data.reason) reasons.add(data.reason);
+      flagged.set(data.comment_id, reasons);
+    }
+  }
+  const listed = [...[...pending].map((id) => ({ id, why: 'pending' as const })), ...[...flagged.keys()].map((id) => ({ id, why: 'flagged' as const }))].slice(0, MODERATION_LISTED);
+  if (listed.length === 0 || rows[0].site_id === null) return null;
+  const comments = await db
     .selectFrom('comments as c')
     .innerJoin('threads as t', 't.id', 'c.thread_id')
     .select(['c.id', 'c.site_id', 't.url_key as thread_url', 'c.author_name', 'c.content'])
-    .where('c.id', '=', data.comment_id)
-    .executeTakeFirst();
-  if (!comment) return null;
-  const pending = data.why === 'pending';
-  const parts: Part[] = [
-    { p: pending ? S.moderationPendingIntro(comment.author_name) : S.moderationFlaggedIntro(comment.author_name, data.reason) },
-    { quote: excerpt(comment.content) },
-    { link: S.moderationOpen, href: dashboardUrl(mail.publicUrl, comment) },
-    { p: S.moderationSettings },
-  ];
-  return { senderName: sender, subject: pending ? S.moderationPendingSubject(sender) : S.moderationFlaggedSubject(sender), ...render(parts), unsubscribe: null };
+    .where('c.id', 'in', [...new Set(listed.map((item) => item.id))])
+    .execute();
+  const byId = new Map(comments.map((comment) => [comment.id, comment]));
+  const parts: Part[] = [];
+  for (const why of ['pending', 'flagged'] as const) {
+    const items = listed.filter((item) => item.why === why && byId.has(item.id));
+    if (items.length === 0) continue;
+    parts.push({ p: why === 'pending' ? S.moderationPendingHeading(pending.size) : S.moderationFlaggedHeading(flagged.size) });
+    for (const item of items) {
+      const comment = byId.get(item.id)!;
+      parts.push(
+        { p: why === 'pending' ? S.moderationPendingBy(comment.author_name) : S.moderationFlaggedBy(comment.author_name, [...flagged.get(item.id)!]) },
+        { quote: excerpt(comment.content) },
+        { link: S.moderationOpen, href: dashboardUrl(mail.publicUrl, comment) },
+      );
+    }
+  }
+  const more = pending.size + flagged.size - listed.length;
+  if (more > 0) parts.push({ p: S.moderationMore(more) });
+  parts.push({ link: S.moderationQueue, href: queueUrl(mail.publicUrl, rows[0].site_id, pending.size > 0 ? 'pending' : 'flagged') }, { p: S.moderationSettings });
+  return { senderName: sender, subject: S.moderationSubject(sender, pending.size, flagged.size), ...render(parts), unsubscribe: null };
 }
 
-/** What to send for a claimed mail (`rows` holds more than one only for replies rolled together). */
+/** What to send for a claimed mail (`rows` holds more than one only for replies or moderation mails rolled together). */
 export async function compose(db: Kysely<Database>, mail: MailConfig, rows: MailRow[]): Promise<Composed | null> {
   const row = rows[0];
   const sender = await siteName(db, row.site_id);
@@ -103,7 +134,7 @@ export async function compose(db: Kysely<Database>, mail: MailConfig, rows: Mail
     case 'reply':
       return composeReplies(db, mail, rows, sender);
     case 'moderation':
-      return composeModeration(db, mail, row, sender);
+      return composeModeration(db, mail, rows, sender);
     case 'confirm':
       return { senderName: sender, subject: S.confirmSubject(sender), ...render([{ p: S.confirmIntro(sender) }, { link: S.confirmAction, href: data.url! }, { p: S.confirmIgnore }]), unsubscribe: null };
     case 'reset':

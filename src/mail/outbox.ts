@@ -1,7 +1,8 @@
-import type { Kysely } from 'kysely';
+import type { Insertable, Kysely } from 'kysely';
 import { hashSecret } from '../auth/secrets.ts';
 import { nowIso } from '../clock.ts';
-import type { Database } from '../db/schema.ts';
+import { preparedQuery } from '../db/prepared.ts';
+import type { Database, MailOutboxTable } from '../db/schema.ts';
 import { newId } from '../ids.ts';
 
 export const MAIL_KINDS = ['confirm', 'reply', 'moderation', 'reset'] as const;
@@ -34,15 +35,33 @@ export function idempotencyKey(kind: MailKind, cause: string, recipient: string)
   return `${kind}:${hashSecret(`${cause}\n${recipient}`).slice(0, 40)}`;
 }
 
-/**
- * Queues a mail in the transaction of its cause: it exists if and only if that change committed.
- * The same cause queued again for the same recipient (a retried request, a second approval) adds nothing.
- */
-export async function queueMail(trx: Kysely<Database>, mail: QueuedMail): Promise<void> {
-  const now = nowIso();
-  await trx
+/** The columns a queued mail is written with (the others start null), in the order of the prepared insert's values. */
+const QUEUED_COLUMNS = ['id', 'idempotency_key', 'kind', 'recipient', 'site_id', 'thread_id', 'data', 'state', 'attempt_count', 'next_attempt_at', 'created_at'] as const;
+
+/** An insert of `count` mails, each ignored if its idempotency key is queued already: compiled once per count. */
+const insertMails = preparedQuery((db, count: number, ...values: unknown[]) =>
+  db
     .insertInto('mail_outbox')
-    .values({
+    .values(
+      Array.from({ length: count }, (_, row) =>
+        Object.fromEntries(QUEUED_COLUMNS.map((column, index) => [column, values[row * QUEUED_COLUMNS.length + index]])) as Insertable<MailOutboxTable>,
+      ),
+    )
+    .onConflict((oc) => oc.column('idempotency_key').doNothing())
+    .compile(),
+);
+
+/**
+ * Queues mails in the transaction of their cause: they exist if and only if that change committed.
+ * The same cause queued again for the same recipient (a retried request, a second approval) adds
+ * nothing. One statement for them all.
+ */
+export async function queueMails(trx: Kysely<Database>, mails: QueuedMail[]): Promise<void> {
+  if (mails.length === 0) return;
+  const now = nowIso();
+  const values: unknown[] = [];
+  for (const mail of mails) {
+    const row: Record<(typeof QUEUED_COLUMNS)[number], unknown> = {
       id: newId('mail'),
       idempotency_key: idempotencyKey(mail.kind, mail.cause, mail.recipient),
       kind: mail.kind,
@@ -53,14 +72,16 @@ export async function queueMail(trx: Kysely<Database>, mail: QueuedMail): Promis
       state: 'pending',
       attempt_count: 0,
       next_attempt_at: mail.dueAt && mail.dueAt > now ? mail.dueAt : now,
-      lease_until: null,
-      last_error: null,
       created_at: now,
-      sent_at: null,
-    })
-    .onConflict((oc) => oc.column('idempotency_key').doNothing())
-    .execute();
+    };
+    for (const column of QUEUED_COLUMNS) values.push(row[column]);
+  }
+  await insertMails(trx, mails.length, ...values);
   queuedIn.add(trx);
+}
+
+export function queueMail(trx: Kysely<Database>, mail: QueuedMail): Promise<void> {
+  return queueMails(trx, [mail]);
 }
 
 /** Mails waiting to be sent (due now or later), for /metrics. */

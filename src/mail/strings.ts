@@ -13,12 +13,20 @@ export const MAIL_STRINGS = {
   replyBy: (name: string) => `${name} wrote:`,
   replyOpen: 'Read and answer on the page',
 
-  moderationPendingSubject: (site: string) => `[${site}] A comment waits for moderation`,
-  moderationFlaggedSubject: (site: string) => `[${site}] A comment was flagged`,
-  moderationPendingIntro: (name: string) => `A comment by ${name} waits for approval:`,
-  moderationFlaggedIntro: (name: string, reason: string | null) => `A comment by ${name} was flagged${reason ? ` (${reason})` : ''}:`,
+  moderationSubject: (site: string, pending: number, flagged: number) => {
+    const waiting = pending === 1 ? 'A comment waits for moderation' : `${pending} comments wait for moderation`;
+    if (flagged === 0) return `[${site}] ${waiting}`;
+    if (pending === 0) return `[${site}] ${flagged === 1 ? 'A comment was flagged' : `${flagged} comments were flagged`}`;
+    return `[${site}] ${waiting}, ${flagged} flagged`;
+  },
+  moderationPendingHeading: (count: number) => (count === 1 ? 'Waiting for approval:' : `Waiting for approval (${count}):`),
+  moderationFlaggedHeading: (count: number) => (count === 1 ? 'Flagged:' : `Flagged (${count}):`),
+  moderationPendingBy: (name: string) => `${name} wrote:`,
+  moderationFlaggedBy: (name: string, reasons: string[]) => `${name} wrote${reasons.length > 0 ? ` (flagged: ${reasons.join(', ')})` : ''}:`,
   moderationOpen: 'Open it in the dashboard',
-  moderationSettings: 'You get these mails because of your notification setting in the dashboard (off, pending only, all).',
+  moderationMore: (count: number) => `And ${count} more.`,
+  moderationQueue: 'Open the moderation queue',
+  moderationSettings: 'You get these mails because of your notification setting in the dashboard (off, pending only, all), at most one every ten minutes for a site.',
 
   resetSubject: 'Reset your Parley password',
   resetIntro: 'A password reset link was issued for your Parley sign-in. It works once, for 24 hours:',

@@ -4,13 +4,14 @@ import { createTransport } from 'nodemailer';
 import { nowIso } from '../clock.ts';
 import type { MailConfig } from '../config.ts';
 import type { Db } from '../db/connect.ts';
-import { skipLocked } from '../db/dialect.ts';
+import { exclusiveTransaction, skipLocked } from '../db/dialect.ts';
 import type { Database } from '../db/schema.ts';
 import { startPoller } from '../outbox/poller.ts';
 import { retryAt } from '../outbox/retry.ts';
 import { compose, type Composed, type MailRow } from './compose.ts';
 import { SECRET_KINDS, type MailKind } from './outbox.ts';
-import { lastReplyMailAt, REPLY_MAIL_INTERVAL_MS } from './readers.ts';
+import { MODERATION_MAIL_INTERVAL_MS, type ModerationMailData } from './moderators.ts';
+import { REPLY_MAIL_INTERVAL_MS } from './readers.ts';
 
 const POLL_MS = 1_000;
 
@@ -50,41 +51,140 @@ async function claimDue(db: Db, now: string, leaseUntil: string): Promise<MailRo
 }
 
 /**
- * The other pending reply mails of the same thread to the same person roll into this one: they are
- * leased too, whether due yet or not (those another worker holds stay theirs).
+ * Mails that roll into one: a recipient's reply mails of one thread, and a staff member's moderation
+ * mails of one site. At most one mail of a group goes per interval; those queued meanwhile go
+ * together in the next.
  */
-async function rollUp(db: Db, row: MailRow, now: string, leaseUntil: string): Promise<MailRow[]> {
-  if (row.kind !== 'reply' || row.thread_id === null) return [row];
-  const others = await db.kysely
-    .updateTable('mail_outbox')
-    .set({ lease_until: leaseUntil })
-    .where('recipient', '=', row.recipient)
-    .where('thread_id', '=', row.thread_id)
-    .where('state', '=', 'pending')
-    .where('kind', '=', 'reply')
-    .where('id', '!=', row.id)
-    .where((eb) => eb.or([eb('lease_until', 'is', null), eb('lease_until', '<', now)]))
-    .returningAll()
-    .execute();
-  return [row, ...others.sort((a, b) => a.created_at.localeCompare(b.created_at))];
+interface MailGroup {
+  kind: 'reply' | 'moderation';
+  recipient: string;
+  by: 'thread_id' | 'site_id';
+  key: string;
+  intervalMs: number;
+}
+
+function groupOf(row: MailRow): MailGroup | null {
+  if (row.kind === 'reply' && row.thread_id !== null) return { kind: 'reply', recipient: row.recipient, by: 'thread_id', key: row.thread_id, intervalMs: REPLY_MAIL_INTERVAL_MS };
+  if (row.kind === 'moderation' && row.site_id !== null) return { kind: 'moderation', recipient: row.recipient, by: 'site_id', key: row.site_id, intervalMs: MODERATION_MAIL_INTERVAL_MS };
+  return null;
+}
+
+/** The group's rows, through mail_outbox_thread or mail_outbox_site. */
+function inGroup(group: MailGroup) {
+  return (eb: ExpressionBuilder<Database, 'mail_outbox'>) =>
+    eb.and([eb('mail_outbox.recipient', '=', group.recipient), eb(`mail_outbox.${group.by}`, '=', group.key), eb('mail_outbox.kind', '=', group.kind)]);
+}
+
+function later(a: string, b: string): string {
+  return a > b ? a : b;
+}
+
+/**
+ * Whether a claimed mail goes now, and with which others of its group. Decided under a lock of the
+ * group, as the mails of a group fall due together and each instance's worker may claim one: the
+ * first to decide takes the group, the others then see it taken and wait.
+ * - The group's last mail went less than the interval ago: the claimed one waits for its end.
+ * - Another of the group is due later than now: it is being sent (the worker that takes a group
+ *   makes its mails due when its lease ends, should it die), or the SMTP server refused the group and
+ *   it waits for its retry. The claimed one waits for it, and then goes with it or after it.
+ * - Else the worker takes every pending mail of the group that no one else holds, due or not.
+ * Null when the claimed mail waits.
+ */
+async function takeGroup(db: Db, claimed: MailRow, now: string, leaseUntil: string): Promise<MailRow[] | null> {
+  const group = groupOf(claimed);
+  if (group === null) return [claimed];
+  return exclusiveTransaction(db.kysely, db.dialect, `mail:${group.kind}:${group.key}:${group.recipient}`, async (trx) => {
+    // One statement: on PostgreSQL its subqueries read one snapshot, so a group that another worker
+    // records as sent in between is seen either pending and due later, or sent.
+    const times = await trx
+      .selectNoFrom((eb) => [
+        eb.selectFrom('mail_outbox').select((sub) => sub.fn.max('sent_at').as('last')).where(inGroup(group)).where('state', '=', 'sent').as('last_sent'),
+        eb
+          .selectFrom('mail_outbox')
+          .select('next_attempt_at')
+          .where(inGroup(group))
+          .where('state', '=', 'pending')
+          .where('sent_at', 'is', null)
+          .where('next_attempt_at', '>', now)
+          .orderBy('sent_at')
+          .orderBy('next_attempt_at')
+          .limit(1)
+          .as('next_due'),
+      ])
+      .executeTakeFirstOrThrow();
+    const intervalEnd = times.last_sent ? new Date(Date.parse(times.last_sent as string) + group.intervalMs).toISOString() : now;
+    const earliest = later(intervalEnd, times.next_due ?? now);
+    if (earliest > now) {
+      await trx.updateTable('mail_outbox').set({ next_attempt_at: earliest, lease_until: null }).where('id', '=', claimed.id).execute();
+      return null;
+    }
+    const rows = await trx
+      .updateTable('mail_outbox')
+      .set({ lease_until: leaseUntil, next_attempt_at: leaseUntil })
+      .where(inGroup(group))
+      .where('state', '=', 'pending')
+      .where((eb) => eb.or([eb('id', '=', claimed.id), eb('lease_until', 'is', null), eb('lease_until', '<', now)]))
+      .returningAll()
+      .execute();
+    return rows.sort((a, b) => a.created_at.localeCompare(b.created_at) || a.id.localeCompare(b.id));
+  });
+}
+
+/**
+ * Statements that name a group's mails by id take them in slices: a spam wave's ten minutes roll
+ * thousands into one mail, more than a statement takes as parameters (32,766 on SQLite).
+ */
+const IDS_PER_STATEMENT = 1_000;
+
+function slices<T>(items: T[]): T[][] {
+  const result: T[][] = [];
+  for (let start = 0; start < items.length; start += IDS_PER_STATEMENT) result.push(items.slice(start, start + IDS_PER_STATEMENT));
+  return result;
 }
 
 /** Reply mails whose subscription was stopped since (or whose address was) are dropped, not sent. */
-async function stillWanted(db: Kysely<Database>, rows: MailRow[]): Promise<{ wanted: MailRow[]; unwanted: MailRow[] }> {
-  if (rows[0].kind !== 'reply') return { wanted: rows, unwanted: [] };
+async function subscribed(db: Kysely<Database>, rows: MailRow[]): Promise<MailRow[]> {
   const commentIds = rows.map((row) => (JSON.parse(row.data) as { comment_id: string }).comment_id);
-  const active = await db
-    .selectFrom('mail_subscriptions as s')
-    .innerJoin('mail_addresses as a', 'a.id', 's.address_id')
-    .select('s.comment_id')
-    .where('s.comment_id', 'in', commentIds)
-    .where('s.unsubscribed_at', 'is', null)
-    .where('a.unsubscribed_at', 'is', null)
-    .where('a.confirmed_at', 'is not', null)
-    .execute();
-  const on = new Set(active.map((a) => a.comment_id));
-  const wanted = rows.filter((_, i) => on.has(commentIds[i]));
-  return { wanted, unwanted: rows.filter((row) => !wanted.includes(row)) };
+  const on = new Set<string>();
+  for (const slice of slices([...new Set(commentIds)])) {
+    const active = await db
+      .selectFrom('mail_subscriptions as s')
+      .innerJoin('mail_addresses as a', 'a.id', 's.address_id')
+      .select('s.comment_id')
+      .where('s.comment_id', 'in', slice)
+      .where('s.unsubscribed_at', 'is', null)
+      .where('a.unsubscribed_at', 'is', null)
+      .where('a.confirmed_at', 'is not', null)
+      .execute();
+    for (const row of active) on.add(row.comment_id);
+  }
+  return rows.filter((_, i) => on.has(commentIds[i]));
+}
+
+/**
+ * Moderation mails whose comment no longer waits are dropped: approved, removed or deleted since it
+ * was held; its flags dismissed, or it was removed, since it was flagged (the queue's tabs, as
+ * moderation/queue.ts filters them).
+ */
+async function stillWaiting(db: Kysely<Database>, rows: MailRow[]): Promise<MailRow[]> {
+  const data = rows.map((row) => JSON.parse(row.data) as ModerationMailData);
+  const waiting = new Set<string>();
+  for (const slice of slices([...new Set(data.map((d) => d.comment_id))])) {
+    const comments = await db.selectFrom('comments').select(['id', 'status', 'is_deleted', 'flag_count']).where('id', 'in', slice).execute();
+    for (const c of comments) {
+      if (c.is_deleted) continue;
+      if (c.status === 'pending') waiting.add(`pending:${c.id}`);
+      if (c.status === 'published' && Number(c.flag_count) > 0) waiting.add(`flagged:${c.id}`);
+    }
+  }
+  return rows.filter((_, i) => waiting.has(`${data[i].why}:${data[i].comment_id}`));
+}
+
+async function stillWanted(db: Kysely<Database>, rows: MailRow[]): Promise<{ wanted: MailRow[]; unwanted: MailRow[] }> {
+  const kind = rows[0].kind as MailKind;
+  const wanted = kind === 'reply' ? await subscribed(db, rows) : kind === 'moderation' ? await stillWaiting(db, rows) : rows;
+  const kept = new Set(wanted);
+  return { wanted, unwanted: rows.filter((row) => !kept.has(row)) };
 }
 
 function ids(rows: MailRow[]): string[] {
@@ -94,30 +194,49 @@ function ids(rows: MailRow[]): string[] {
 async function settle(db: Kysely<Database>, rows: MailRow[], state: 'sent' | 'dropped', attempted: boolean): Promise<void> {
   if (rows.length === 0) return;
   const wipe = SECRET_KINDS.includes(rows[0].kind as MailKind) ? { data: '{}' } : {};
-  await db
-    .updateTable('mail_outbox')
-    .set((eb) => ({
-      state,
-      sent_at: state === 'sent' ? nowIso() : null,
-      lease_until: null,
-      last_error: null,
-      attempt_count: attempted ? eb('attempt_count', '+', 1) : eb.ref('attempt_count'),
-      ...wipe,
-    }))
-    .where('id', 'in', ids(rows))
-    .execute();
+  const sentAt = state === 'sent' ? nowIso() : null;
+  await db.transaction().execute(async (trx) => {
+    for (const slice of slices(ids(rows))) {
+      await trx
+        .updateTable('mail_outbox')
+        .set((eb) => ({
+          state,
+          sent_at: sentAt,
+          lease_until: null,
+          last_error: null,
+          attempt_count: attempted ? eb('attempt_count', '+', 1) : eb.ref('attempt_count'),
+          ...wipe,
+        }))
+        .where('id', 'in', slice)
+        .execute();
+    }
+  });
 }
 
-/** After a refusal, each mail's next try follows the schedule (counted by its own attempts); past its end it has failed. */
+/**
+ * After a refusal, a mail's next try follows the schedule (counted by its own attempts); past its
+ * end it has failed. Mails rolled into one are tried again as one, when the schedule of the one tried
+ * most says: one that joined its group later is not tried sooner than the group, and has tries left
+ * when the first ones have used theirs up.
+ */
 async function recordFailure(db: Kysely<Database>, rows: MailRow[], mail: MailConfig, attempt: { at: string; duration_ms: number }, error: string): Promise<void> {
-  for (const row of rows) {
-    const next = retryAt(attempt, row.attempt_count, mail.retryDelaysMs);
-    await db
-      .updateTable('mail_outbox')
-      .set({ state: next === null ? 'failed' : 'pending', next_attempt_at: next, lease_until: null, last_error: error, attempt_count: row.attempt_count + 1 })
-      .where('id', '=', row.id)
-      .execute();
-  }
+  const retries = rows.map((row) => retryAt(attempt, row.attempt_count, mail.retryDelaysMs));
+  const next = retries.reduce<string | null>((latest, at) => (at === null ? latest : latest === null ? at : later(latest, at)), null);
+  const outcomes = [
+    { state: 'failed', nextAttemptAt: null, rows: rows.filter((_, i) => retries[i] === null) },
+    { state: 'pending', nextAttemptAt: next, rows: rows.filter((_, i) => retries[i] !== null) },
+  ];
+  await db.transaction().execute(async (trx) => {
+    for (const outcome of outcomes) {
+      for (const slice of slices(ids(outcome.rows))) {
+        await trx
+          .updateTable('mail_outbox')
+          .set((eb) => ({ state: outcome.state, next_attempt_at: outcome.nextAttemptAt, lease_until: null, last_error: error, attempt_count: eb('attempt_count', '+', 1) }))
+          .where('id', 'in', slice)
+          .execute();
+      }
+    }
+  });
 }
 
 /** Stable, short: the SMTP client's code and the server's answer, for the log and the row. */
@@ -151,15 +270,8 @@ export function startMailWorker(db: Db, mail: MailConfig, log: FastifyBaseLogger
   }
 
   async function send(claimed: MailRow, now: string, leaseUntil: string): Promise<void> {
-    const group = await rollUp(db, claimed, now, leaseUntil);
-    if (claimed.kind === 'reply' && claimed.thread_id !== null) {
-      const last = await lastReplyMailAt(db.kysely, claimed.recipient, claimed.thread_id);
-      const earliest = last === null ? now : new Date(Date.parse(last) + REPLY_MAIL_INTERVAL_MS).toISOString();
-      if (earliest > now) {
-        await db.kysely.updateTable('mail_outbox').set({ next_attempt_at: earliest, lease_until: null }).where('id', 'in', ids(group)).execute();
-        return;
-      }
-    }
+    const group = await takeGroup(db, claimed, now, leaseUntil);
+    if (group === null) return;
     const { wanted, unwanted } = await stillWanted(db.kysely, group);
     await settle(db.kysely, unwanted, 'dropped', false);
     if (wanted.length === 0) return;
