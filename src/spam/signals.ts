@@ -57,20 +57,20 @@ export interface Limits {
 
 /**
  * The signal or comment `offset` (threshold − 1) places from the newest of the index's range inside
- * the window: there is one when the window holds the threshold's number. One probe with no count, that stops at
- * the window's start: a site whose last day holds more signals than the threshold but whose last
- * minute is quiet walks only that minute's, not the threshold's number back into the day.
+ * the window: there is one when the window holds the threshold's number. One probe with no count,
+ * that stops at the window's start: a site whose last day holds more signals than the threshold but
+ * whose last minute is quiet walks only that minute's, not the threshold's number back into the day.
  */
 const kthNewest = (table: 'spam_signals' | 'comments', range: RawBuilder<unknown>, offset: number, since: unknown) =>
   sql<string | null>`(select created_at from ${sql.table(table)} where ${range} and created_at >= ${since} order by created_at desc limit 1 offset ${sql.lit(offset)})`;
 
 /**
- * Windows known to be full, until when. A window that holds its threshold's signals stays full
- * until its k-th newest signal leaves it: signals are only added within a window (other instances
- * add theirs; expired ones are the only ones removed), so until then no probe is needed. In a flood
- * every comment would walk the threshold's number of index entries (120 for a site by default);
- * this walks them once per window's turn. Keyed by what the window counts and its threshold; past
- * FULL_KEPT keys the oldest go.
+ * Windows known to be full, until when. A window that holds its threshold's comments stays full
+ * until its k-th newest leaves it: signals and comments are only added within a window (other
+ * instances add theirs; signals are removed only once expired, comments only with their site), so
+ * until then no probe is needed. In a flood every comment would walk the threshold's number of
+ * index entries (120 for a site by default); this walks them once per window's turn. Keyed by what
+ * the window counts and its threshold; past FULL_KEPT keys the oldest go.
  */
 const fullUntil = new Map<string, number>();
 const FULL_KEPT = 10_000;
@@ -136,10 +136,13 @@ export async function readStanding(db: Kysely<Database>, signal: Signal, limits:
     site: windows.site !== null && knownFull(windows.site, now),
   };
   const offset = (window: keyof typeof windows) => (windows[window] === null || full[window] ? null : limits[window] - 1);
+  const shape = { copies: limits.copies, ipRange: offset('ipRange'), thread: offset('thread'), site: offset('site') };
+  // A window's start only when the statement reads it: formatting a time costs V8 about 7,000
+  // instructions (clock.ts), and in a flood the full windows are not read.
+  const since = (needed: boolean, ms: number) => (needed ? new Date(now - ms).toISOString() : '');
   const [row] = await standingQuery(
-    db, { copies: limits.copies, ipRange: offset('ipRange'), thread: offset('thread'), site: offset('site') },
-    signal.siteId, signal.textHash, signal.ipRange, signal.threadKey, limits.authorRef,
-    new Date(now - DAY_MS).toISOString(), new Date(now - TEN_MINUTES_MS).toISOString(), new Date(now - MINUTE_MS).toISOString(),
+    db, shape, signal.siteId, signal.textHash, signal.ipRange, signal.threadKey, limits.authorRef,
+    since(shape.copies, DAY_MS), since(shape.ipRange !== null, TEN_MINUTES_MS), since(shape.thread !== null || shape.site !== null, MINUTE_MS),
   );
   return {
     copied: Number(row.copied) === 1,
