@@ -1,6 +1,9 @@
 import type { AddressInfo } from 'node:net';
 import { simpleParser, type ParsedMail } from 'mailparser';
 import { SMTPServer } from 'smtp-server';
+import { afterEach } from 'vitest';
+import type { ChildServer } from './hardening/child-server.ts';
+import type { FreshDatabase } from './helper.ts';
 
 /** What the SMTP server does with the n-th message (0-based): take it, refuse it (451), or never answer its DATA. */
 export type MailBehaviour = (index: number) => 'accept' | 'refuse' | 'hang';
@@ -99,4 +102,18 @@ export function pathOf(link: string): string {
 export function headerOf(mail: ParsedMail, name: string): string | undefined {
   const line = mail.headerLines.find((h) => h.key === name.toLowerCase())?.line;
   return line?.slice(line.indexOf(':') + 1).replace(/\r?\n[ \t]+/g, ' ').trim();
+}
+
+/**
+ * What a test file's tests start against real processes, ended after each test: the `parley serve`
+ * children killed, the mailboxes closed, the databases dropped. Tests push what they start.
+ */
+export function endedAfterEach(): { servers: ChildServer[]; boxes: Mailbox[]; databases: FreshDatabase[] } {
+  const started = { servers: [] as ChildServer[], boxes: [] as Mailbox[], databases: [] as FreshDatabase[] };
+  afterEach(async () => {
+    for (const server of started.servers.splice(0)) if (server.process.exitCode === null) server.process.kill('SIGKILL');
+    await Promise.all(started.boxes.splice(0).map((box) => box.close()));
+    await Promise.all(started.databases.splice(0).map((database) => database.drop()));
+  });
+  return started;
 }

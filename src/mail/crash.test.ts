@@ -1,17 +1,10 @@
-import { afterEach, describe, expect, it } from 'vitest';
-import { freshDatabaseUrl, pageUrl, type FreshDatabase } from '../../test/helper.ts';
+import { describe, expect, it } from 'vitest';
+import { freshDatabaseUrl, pageUrl } from '../../test/helper.ts';
 import { seedDatabase, spawnServer, type ChildServer } from '../../test/hardening/child-server.ts';
-import { startMailbox, type Mailbox } from '../../test/mailbox.ts';
+import { endedAfterEach, startMailbox } from '../../test/mailbox.ts';
 import { sleep } from '../../test/receiver.ts';
 
-const servers: ChildServer[] = [];
-const boxes: Mailbox[] = [];
-const databases: FreshDatabase[] = [];
-afterEach(async () => {
-  for (const server of servers.splice(0)) if (server.process.exitCode === null) server.process.kill('SIGKILL');
-  await Promise.all(boxes.splice(0).map((box) => box.close()));
-  await Promise.all(databases.splice(0).map((database) => database.drop()));
-});
+const { servers, boxes, databases } = endedAfterEach();
 
 async function setUp(behaviour: Parameters<typeof startMailbox>[0]) {
   const box = await startMailbox(behaviour);

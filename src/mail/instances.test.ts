@@ -1,19 +1,12 @@
-import { afterEach, describe, expect, it } from 'vitest';
-import { freshDatabaseUrl, pageUrl, type FreshDatabase } from '../../test/helper.ts';
+import { describe, expect, it } from 'vitest';
+import { freshDatabaseUrl, pageUrl } from '../../test/helper.ts';
 import { seedDatabase, spawnServer, withDatabase, type ChildServer } from '../../test/hardening/child-server.ts';
-import { startMailbox, type Mailbox } from '../../test/mailbox.ts';
+import { endedAfterEach, startMailbox } from '../../test/mailbox.ts';
 import { sleep } from '../../test/receiver.ts';
 import { insertMembership, insertStaff } from '../staff/repository.ts';
 import { MODERATION_MAIL_INTERVAL_MS } from './moderators.ts';
 
-const servers: ChildServer[] = [];
-const boxes: Mailbox[] = [];
-const databases: FreshDatabase[] = [];
-afterEach(async () => {
-  for (const server of servers.splice(0)) if (server.process.exitCode === null) server.process.kill('SIGKILL');
-  await Promise.all(boxes.splice(0).map((box) => box.close()));
-  await Promise.all(databases.splice(0).map((database) => database.drop()));
-});
+const { servers, boxes, databases } = endedAfterEach();
 
 describe('moderation mails and several instances', () => {
   it("sends a wave's first mail once when two instances share the database and both workers claim its mails", async () => {
