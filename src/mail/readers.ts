@@ -1,9 +1,10 @@
-import type { Kysely, Transaction } from 'kysely';
+import { sql, type Kysely, type Transaction } from 'kysely';
 import { hashSecret } from '../auth/secrets.ts';
 import type { Caller } from '../auth/caller.ts';
 import { nowIso } from '../clock.ts';
 import type { CommentRow } from '../comments/view.ts';
 import type { MailConfig } from '../config.ts';
+import { preparedInsert, preparedQuery } from '../db/prepared.ts';
 import type { Database } from '../db/schema.ts';
 import { AppError, invalid } from '../errors.ts';
 import { newId } from '../ids.ts';
@@ -21,43 +22,44 @@ export interface ReplyMailWish {
   email?: string;
 }
 
-/** The address to mail, and whether someone already vouched for it (an SSO token signed by the site). */
-async function addressWanted(trx: Kysely<Database>, caller: Caller, wish: ReplyMailWish): Promise<{ email: string; verified: boolean; userId: string | null } | null> {
-  const user =
-    caller.kind === 'session'
-      ? await trx.selectFrom('site_users').select(['email', 'notify_replies']).where('id', '=', caller.userId).executeTakeFirst()
-      : undefined;
-  if (!(wish.notify_replies ?? user?.notify_replies === 1)) return null;
-  const known = user?.email ? normaliseEmail(user.email) : null;
-  const email = wish.email === undefined ? known : normaliseEmail(wish.email);
-  if (email === null) {
-    // Asked for in this request, the address is needed; a default with no address known does nothing.
-    if (wish.notify_replies === true) throw invalid('body/email', 'is needed to email replies (notify_replies)');
-    return null;
-  }
-  return { email, verified: email === known, userId: caller.kind === 'session' ? caller.userId : null };
+/** A session's user (their address and default) and the site's row for an address, as one statement reads them. */
+interface UserAndAddress {
+  userEmail: string | null;
+  userNotifies: number | null;
+  id: string | null;
+  email: string | null;
+  confirmedAt: string | null;
+  confirmExpiresAt: string | null;
+  unsubscribedAt: string | null;
 }
 
 /**
- * "Email me replies" on a new comment, in its transaction: the address is kept for the site, and a
- * new or unconfirmed one gets a confirmation link (one pending at a time, so the form cannot be
- * used to mail someone repeatedly); nothing else goes to it until that link is used. An address an
- * SSO token gave is confirmed already. Ticking the box again after "stop all mail" asks again.
+ * Both in one statement, compiled once: every comment that asks for replies reads them, and a user
+ * who names their address (as the widget does) needs no second read. `userId` null reads no user,
+ * `email` null no address.
  */
-export async function subscribeToReplies(trx: Transaction<Database>, mail: MailConfig | null, caller: Caller, site: Site, comment: CommentRow, wish: ReplyMailWish): Promise<void> {
-  if (mail === null) return;
-  const wanted = await addressWanted(trx, caller, wish);
-  if (wanted === null) return;
-  const now = nowIso();
+const userAndAddress = preparedQuery((db, _shape: null, userId: string | null, siteId: string, email: string | null) =>
+  sql<UserAndAddress>`select u.email as "userEmail", u.notify_replies as "userNotifies", a.id as "id", a.email as "email",
+      a.confirmed_at as "confirmedAt", a.confirm_expires_at as "confirmExpiresAt", a.unsubscribed_at as "unsubscribedAt"
+    from (select 1 as one) as o
+    left join site_users as u on u.id = ${userId}
+    left join mail_addresses as a on a.site_id = ${siteId} and a.email = ${email}`.compile(db),
+);
+
+type Address = { id: string; email: string; confirmedAt: string | null; confirmExpiresAt: string | null; unsubscribedAt: string | null };
+
+/** The site's row for an address, made on its first use (another request may make it at the same moment). */
+async function keptAddress(trx: Transaction<Database>, siteId: string, email: string, userId: string | null, verified: boolean, now: string, found: UserAndAddress | null): Promise<Address> {
+  if (found?.id) return found as Address;
   await trx
     .insertInto('mail_addresses')
     .values({
       id: newId('mad'),
-      site_id: site.id,
-      email: wanted.email,
-      user_id: wanted.userId,
+      site_id: siteId,
+      email,
+      user_id: userId,
       link_key: newLinkKey(),
-      confirmed_at: wanted.verified ? now : null,
+      confirmed_at: verified ? now : null,
       confirm_token_hash: null,
       confirm_expires_at: null,
       unsubscribed_at: null,
@@ -65,22 +67,49 @@ export async function subscribeToReplies(trx: Transaction<Database>, mail: MailC
     })
     .onConflict((oc) => oc.columns(['site_id', 'email']).doNothing())
     .execute();
-  let address = await trx.selectFrom('mail_addresses').selectAll().where('site_id', '=', site.id).where('email', '=', wanted.email).executeTakeFirstOrThrow();
-  if (address.unsubscribed_at !== null || (wanted.verified && address.confirmed_at === null)) {
-    address = await trx
-      .updateTable('mail_addresses')
-      .set({ unsubscribed_at: null, confirmed_at: wanted.verified ? now : null })
-      .where('id', '=', address.id)
-      .returningAll()
-      .executeTakeFirstOrThrow();
+  const [made] = await userAndAddress(trx, null, null, siteId, email);
+  return made as Address;
+}
+
+const insertSubscription = preparedInsert('mail_subscriptions');
+
+/**
+ * "Email me replies" on a new comment, in its transaction: the address is kept for the site, and a
+ * new or unconfirmed one gets a confirmation link (one pending at a time, so the form cannot be
+ * used to mail someone repeatedly); nothing else goes to it until that link is used. An address an
+ * SSO token gave (the user's own) is confirmed already. A user's default applies when the request
+ * does not say; a guest asks each time. Ticking the box again after "stop all mail" asks again.
+ */
+export async function subscribeToReplies(trx: Transaction<Database>, mail: MailConfig | null, caller: Caller, site: Site, comment: CommentRow, wish: ReplyMailWish): Promise<void> {
+  if (mail === null || wish.notify_replies === false) return;
+  const userId = caller.kind === 'session' ? caller.userId : null;
+  if (userId === null && wish.notify_replies === undefined) return;
+  const asked = wish.email === undefined ? null : normaliseEmail(wish.email);
+  let [found] = await userAndAddress(trx, null, userId, site.id, asked);
+  if (!(wish.notify_replies ?? found.userNotifies === 1)) return;
+  const known = found.userEmail ? normaliseEmail(found.userEmail) : null;
+  const email = asked ?? known;
+  if (email === null) {
+    // Asked for in this request, the address is needed; a default with no address known does nothing.
+    if (wish.notify_replies === true) throw invalid('body/email', 'is needed to email replies (notify_replies)');
+    return;
   }
-  if (address.confirmed_at === null && (address.confirm_expires_at === null || address.confirm_expires_at <= now)) {
+  if (asked === null) [found] = await userAndAddress(trx, null, null, site.id, email);
+  const verified = email === known;
+  const now = nowIso();
+  let address = await keptAddress(trx, site.id, email, userId, verified, now, found);
+  if (address.unsubscribedAt !== null || (verified && address.confirmedAt === null)) {
+    const confirmedAt = verified ? now : null;
+    await trx.updateTable('mail_addresses').set({ unsubscribed_at: null, confirmed_at: confirmedAt }).where('id', '=', address.id).execute();
+    address = { ...address, unsubscribedAt: null, confirmedAt };
+  }
+  if (address.confirmedAt === null && (address.confirmExpiresAt === null || address.confirmExpiresAt <= now)) {
     const token = newConfirmToken();
     const expires = new Date(Date.parse(now) + CONFIRM_LIFETIME_MS).toISOString();
     await trx.updateTable('mail_addresses').set({ confirm_token_hash: hashSecret(token), confirm_expires_at: expires }).where('id', '=', address.id).execute();
     await queueMail(trx, { kind: 'confirm', cause: hashSecret(token), recipient: address.email, siteId: site.id, data: { url: confirmUrl(mail.publicUrl, token) } });
   }
-  await trx.insertInto('mail_subscriptions').values({ comment_id: comment.id, address_id: address.id, thread_id: comment.thread_id, created_at: now, unsubscribed_at: null }).execute();
+  await insertSubscription(trx, { comment_id: comment.id, address_id: address.id, thread_id: comment.thread_id, created_at: now, unsubscribed_at: null });
 }
 
 /**
