@@ -229,12 +229,15 @@ export async function createComment(db: Db, caller: Caller, input: CreateInput):
       counts_changed_at: null,
       spam_reasons: verdict.action === 'hold' ? JSON.stringify(verdict.reasons) : null,
     };
-    // The outbox first; then the writes that lock the thread's row (the insert's trigger moves its
-    // listing revision, the count, the live event's number), so that lock is held the least.
+    // The outbox and mail rows first; then the writes that lock the thread's row (the insert's trigger
+    // moves its listing revision, the count, the live event's number), so that lock is held the least.
     if (caller.kind === 'session' && !caller.hasCommented) await recordFirstComment(trx, site, caller.userId, now);
     // A comment the spam checks held says why (spam_reasons, added to the contract's fields only then).
     const created = { ...eventComment(row, url.href), ...(verdict.action === 'hold' && { spam_reasons: verdict.reasons }) };
     await recordEvent(trx, { accountId: site.accountId, siteId: site.id, type: 'comment.created', data: { comment: created } }, site);
+    // Mail rows too: no key of theirs needs the comment's row to exist yet.
+    await subscribeToReplies(trx, db.mail, caller, site, row, input);
+    if (status === 'pending') await queueModerationMails(trx, db.mail, site, row, { why: 'pending' });
     let replySeen = false;
     if (parent) {
       await insertComment(trx, row);
@@ -246,11 +249,9 @@ export async function createComment(db: Db, caller: Caller, input: CreateInput):
     } else {
       await insertCountedTopLevel(trx, row, listedPublic);
     }
-    // Subscribed first: a guest answering their own comment under the same address is known by it.
-    await subscribeToReplies(trx, db.mail, caller, site, row, input);
-    // A reply the public sees: its parent's author may want a mail.
+    // A reply the public sees: its parent's author may want a mail (not if the reply's own address
+    // is theirs: a guest answering their own comment, known by the subscription made above).
     if (replySeen) await queueReplyMail(trx, db.mail, row);
-    if (status === 'pending') await queueModerationMails(trx, db.mail, site, row, { why: 'pending' });
     return { created: toView(row, url.href, authorMarks(author)), siteId: site.id, threadUrl: url.href, heldCopies };
   });
   db.changes.threadChanged(siteId, threadUrl);
