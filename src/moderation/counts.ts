@@ -1,6 +1,8 @@
+import type { Kysely } from 'kysely';
 import type { Caller } from '../auth/caller.ts';
 import type { Db } from '../db/connect.ts';
 import { preparedQuery } from '../db/prepared.ts';
+import type { Database } from '../db/schema.ts';
 import { managedSite, sitesManagedBy } from '../sites/repository.ts';
 
 const TABS = ['pending', 'flagged', 'spam', 'removed'] as const;
@@ -32,7 +34,12 @@ const sumsOfSites = preparedQuery((db, _sites: number, ...siteIds: string[]) =>
  */
 export async function queueCounts(db: Db, caller: Caller, siteId: string | undefined): Promise<QueueCounts> {
   const sites = siteId !== undefined ? [await managedSite(db.kysely, caller, siteId, 'moderate')] : await sitesManagedBy(db.kysely, caller, 'moderate');
-  if (sites.length === 0) return { pending: 0, flagged: 0, spam: 0, removed: 0 };
-  const [sums] = await sumsOfSites(db.kysely, sites.length, ...sites.map((site) => site.id));
+  return countsOfSites(db.kysely, sites.map((site) => site.id));
+}
+
+/** The tabs' counts summed over these sites, which the caller has checked may be read. */
+export async function countsOfSites(db: Kysely<Database>, siteIds: string[]): Promise<QueueCounts> {
+  if (siteIds.length === 0) return { pending: 0, flagged: 0, spam: 0, removed: 0 };
+  const [sums] = await sumsOfSites(db, siteIds.length, ...siteIds);
   return { pending: Number(sums.pending), flagged: Number(sums.flagged), spam: Number(sums.spam), removed: Number(sums.removed) };
 }

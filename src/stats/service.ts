@@ -2,6 +2,7 @@ import { sql, type Kysely } from 'kysely';
 import { nowIso } from '../clock.ts';
 import { toCount } from '../db/dialect.ts';
 import type { Database } from '../db/schema.ts';
+import { countsOfSites } from '../moderation/counts.ts';
 import type { Site } from '../sites/repository.ts';
 
 export const DAYS = 90;
@@ -64,11 +65,9 @@ async function commentsPerDay(db: Kysely<Database>, site: Site) {
   });
 }
 
+/** From the queue's counts kept per thread (migration 0024): counting the comments walked every pending one. */
 async function pendingCount(db: Kysely<Database>, site: Site): Promise<number> {
-  // The conditions of the partial index comments_site_unpublished, as literals.
-  const { rows } = await sql<{ n: number | string }>`select count(*) as n from comments
-    where site_id = ${site.id} and status <> 'published' and status = 'pending' and is_deleted = 0`.execute(db);
-  return toCount(rows[0]?.n);
+  return (await countsOfSites(db, [site.id])).pending;
 }
 
 async function topThreads(db: Kysely<Database>, site: Site) {
