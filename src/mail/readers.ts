@@ -49,8 +49,8 @@ const userAndAddress = preparedQuery((db, _shape: null, userId: string | null, s
 type Address = { id: string; email: string; confirmedAt: string | null; confirmExpiresAt: string | null; unsubscribedAt: string | null };
 
 /** The site's row for an address, made on its first use (another request may make it at the same moment). */
-async function keptAddress(trx: Transaction<Database>, siteId: string, email: string, userId: string | null, verified: boolean, now: string, found: UserAndAddress | null): Promise<Address> {
-  if (found?.id) return found as Address;
+async function keptAddress(trx: Transaction<Database>, siteId: string, email: string, userId: string | null, verified: boolean, now: string, found: UserAndAddress): Promise<Address> {
+  if (found.id !== null) return found as Address;
   await trx
     .insertInto('mail_addresses')
     .values({
