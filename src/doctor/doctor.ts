@@ -1,6 +1,5 @@
 import { existsSync } from 'node:fs';
 import { Redis } from 'ioredis';
-import { createTransport } from 'nodemailer';
 import type { Config } from '../config.ts';
 import { connect, sqlitePath, type Db } from '../db/connect.ts';
 import { pendingMigrations } from '../db/migrate.ts';
@@ -93,6 +92,8 @@ async function checkRedis(url: string): Promise<CheckResult> {
 
 async function checkSmtp(url: string): Promise<CheckResult> {
   const where = withoutPassword(url);
+  // Loaded here, not with the CLI: every command would pay for it (about 16 MB of RSS).
+  const { createTransport } = await import('nodemailer');
   const transporter = createTransport({ url, connectionTimeout: TIMEOUT_MS, greetingTimeout: TIMEOUT_MS, socketTimeout: TIMEOUT_MS });
   try {
     // Connects, greets, and signs in if the URL has a user: what sending a mail would do first.
