@@ -21,6 +21,7 @@ import { loadConfig } from '../src/config.ts';
 import { connect, postgresUrl } from '../src/db/connect.ts';
 import type { Database } from '../src/db/schema.ts';
 import { migrateToLatest } from '../src/db/migrate.ts';
+import { countQueuedComments } from '../src/db/migrations/0024_queue_counts.ts';
 import { commenterProfile } from '../src/commenters/service.ts';
 import { moderationLog } from '../src/moderation/log.ts';
 import { queueCounts } from '../src/moderation/counts.ts';
@@ -118,11 +119,8 @@ async function seed(db: Kysely<Database>, siteId: string): Promise<void> {
     )
     .execute(db));
   await sql`alter table comments enable trigger user`.execute(db);
-  // The queue's counts per thread (migration 0024), which the triggers would have kept: the counts' read depends on them.
-  await sql`insert into thread_queue_counts (site_id, thread_id, pending, flagged, spam, removed)
-    select site_id, thread_id, count(*) filter (where status = 'pending'), count(*) filter (where status = 'published' and flag_count > 0),
-      count(*) filter (where status = 'spam'), count(*) filter (where status = 'removed')
-    from comments where is_deleted = 0 and (status <> 'published' or flag_count > 0) group by site_id, thread_id`.execute(db);
+  // The queue's counts per thread, which the triggers would have kept: the counts' read depends on them.
+  await countQueuedComments(db);
   // Every top-level comment gets votes; comment 1 is a hot one with 20,000 of them. The voters'
   // marks revisions (migration 0008) would take an update each, and no plan depends on them.
   const topLevel = COMMENTS / 4;
