@@ -186,6 +186,7 @@ export async function createApp(config: Config): Promise<FastifyInstance> {
     worker = startDeliveryWorker(db, deliveryPolicy(config), app.log, webhookOutcomes);
     if (config.mail) mailWorker = startMailWorker(db, config.mail, app.log);
     indexer = startSearchIndexer(db, (err) => app.log.warn({ err }, 'indexing comments for search failed; retried in a moment'));
+    db.spamSignals.reportErrorsTo((err) => app.log.warn({ err }, 'writing or reading spam signals failed; tried again in a moment'));
     keyUse.start(db.kysely, (err) => app.log.warn({ err }, "recording when API keys were last used failed; retried in a minute"));
     runner.start().catch((err) => app.log.error({ err }, 'import jobs left behind by stopped instances could not be checked'));
   });

@@ -6,7 +6,7 @@ import type { Database } from '../db/schema.ts';
 import { AppError, invalid } from '../errors.ts';
 import { recordEvent, withEvents } from '../events/record.ts';
 import { newId } from '../ids.ts';
-import { assertNotBanned, checkAuthorBans } from '../moderation/bans.ts';
+import { assertNotBanned, checkAuthor } from '../moderation/bans.ts';
 import { findSite, findSiteFor, siteOrNotFound, type Site } from '../sites/repository.ts';
 import { findComment, findThread, hasCommentsOnlyAuthorSees, insertComment, isVisible, listTopLevel, marksOf } from './repository.ts';
 import { insertCountedTopLevel, listedPublicly, refreshListing, threadClosed, threadForNewComment } from './listing.ts';
@@ -27,6 +27,7 @@ import { insertNewTopLevel, recordCommentChange, seenByPublic } from '../live/re
 import { queueModerationMails } from '../mail/moderators.ts';
 import { queueReplyMail, subscribeToReplies } from '../mail/readers.ts';
 import { screenComment, screenEdit, type FormFields } from '../spam/pipeline.ts';
+import type { Signal } from '../spam/signal-log.ts';
 
 export interface CommentList {
   comments: CommentView[];
@@ -190,13 +191,18 @@ async function checkedPost(trx: Kysely<Database>, caller: Caller, input: CreateI
  * webhook settings that decide the outbox are the ones the comment commits beside.
  */
 export async function createComment(db: Db, caller: Caller, input: CreateInput): Promise<CommentView> {
-  const { created, siteId, threadUrl, heldCopies } = await withEvents(db, async (trx) => {
+  // The spam checks' signal of this comment, in their log from its screening on: taken back if the
+  // comment is not written, and written to the table once it has committed.
+  let signal: Signal | null = null;
+  const written = withEvents(db, async (trx) => {
     const { site, content, authorName, url, author, moderator, parent } = await checkedPost(trx, caller, input);
     if (author !== null) await lockAuthor(db.dialect, trx, site.id, author);
-    const { shadowBanned } = await checkAuthorBans(trx, site.id, author);
+    const { shadowBanned, record } = await checkAuthor(trx, site.id, author);
     const now = nowIso();
     const id = newId('cmt');
-    const { verdict, heldCopies } = await screenComment(trx, { id, site, caller, moderator, authorRef: author, content, threadUrl: url.href, form: input, createdAt: now });
+    const screening = await screenComment(trx, db.spamSignals, { id, site, caller, moderator, authorRef: author, record, content, threadUrl: url.href, form: input, createdAt: now });
+    const { verdict, heldCopies } = screening;
+    signal = screening.signal;
     if (verdict.action === 'reject') throw verdict.problem;
     const status = verdict.action === 'hold' || heldForApproval(site, caller, moderator) ? 'pending' : 'published';
     const moderationStatus = status === 'pending' ? 'pending' : shadowBanned ? 'shadow_banned' : null;
@@ -254,6 +260,11 @@ export async function createComment(db: Db, caller: Caller, input: CreateInput):
     if (replySeen) await queueReplyMail(trx, db.mail, row);
     return { created: toView(row, url.href, authorMarks(author)), siteId: site.id, threadUrl: url.href, heldCopies };
   });
+  const { created, siteId, threadUrl, heldCopies } = await written.catch((error: unknown) => {
+    if (signal) db.spamSignals.log.remove(signal);
+    throw error;
+  });
+  if (signal) db.spamSignals.committed(signal);
   db.changes.threadChanged(siteId, threadUrl);
   for (const copy of heldCopies) if (copy.threadUrl !== threadUrl) db.changes.threadChanged(copy.siteId, copy.threadUrl);
   return created;

@@ -6,6 +6,7 @@ import { Kysely, PostgresDialect, type KyselyConfig } from 'kysely';
 import pg from 'pg';
 import type { Config, MailConfig } from '../config.ts';
 import { Tally } from '../metrics/tally.ts';
+import { SignalStore } from '../spam/signal-store.ts';
 import { ChangeFeed } from './changes.ts';
 import { keepingStatements } from './kept-statements.ts';
 import { groupCommitDialect, GroupCommitSqlite } from './sqlite-driver.ts';
@@ -17,6 +18,8 @@ export interface Db {
   dialect: DialectName;
   /** Write paths announce the threads they changed here, after commit (caches listen). */
   changes: ChangeFeed;
+  /** The spam checks' signals: kept in memory, written to the table behind the comments. */
+  spamSignals: SignalStore;
   /** Mail settings when mail is on (PARLEY_SMTP_URL), or null: write paths queue mails only then. */
   mail: MailConfig | null;
   /** Statements that failed, by error code (SQLSTATE on PostgreSQL), since the start. */
@@ -76,8 +79,9 @@ function openSqlite(path: string, bulkWrites: boolean): SQLite.Database {
   return sqlite;
 }
 
-async function closeBoth(kysely: Kysely<Database>, changes: ChangeFeed): Promise<void> {
+async function closeAll(kysely: Kysely<Database>, changes: ChangeFeed, spamSignals: SignalStore): Promise<void> {
   await changes.close();
+  await spamSignals.close();
   await kysely.destroy();
 }
 
@@ -99,7 +103,8 @@ export function connect(config: DbConfig, log?: KyselyConfig['log']): Db {
     const sqlite = GroupCommitSqlite.open(path === ':memory:' ? path : resolve(path), () => openSqlite(path, config.bulkWrites ?? false), { bulk: config.bulkWrites });
     const kysely = new Kysely<Database>({ dialect: groupCommitDialect(sqlite), log });
     const changes = new ChangeFeed(true);
-    return { kysely, dialect, changes, mail: config.mail ?? null, queryErrors: sqlite.errors, poolUse: () => null, close: () => closeBoth(kysely, changes) };
+    const spamSignals = new SignalStore(kysely, dialect);
+    return { kysely, dialect, changes, spamSignals, mail: config.mail ?? null, queryErrors: sqlite.errors, poolUse: () => null, close: () => closeAll(kysely, changes, spamSignals) };
   }
   const pool = new pg.Pool({
     connectionString: postgresUrl(config.databaseUrl),
@@ -119,5 +124,6 @@ export function connect(config: DbConfig, log?: KyselyConfig['log']): Db {
   const kysely = new Kysely<Database>({ dialect: new PostgresDialect({ pool: keepingStatements(pool, queryErrors) }), log });
   const changes = new ChangeFeed(false);
   const poolUse = () => ({ max: config.databasePoolSize, open: pool.totalCount, idle: pool.idleCount, waiting: pool.waitingCount });
-  return { kysely, dialect, changes, mail: config.mail ?? null, queryErrors, poolUse, close: () => closeBoth(kysely, changes) };
+  const spamSignals = new SignalStore(kysely, dialect);
+  return { kysely, dialect, changes, spamSignals, mail: config.mail ?? null, queryErrors, poolUse, close: () => closeAll(kysely, changes, spamSignals) };
 }

@@ -25,6 +25,7 @@ import * as spamSignalsIpPartial from './migrations/0022_spam_signals_ip_partial
 import * as spamSignalsLean from './migrations/0023_spam_signals_lean.ts';
 import * as queueCounts from './migrations/0024_queue_counts.ts';
 import * as mailOutboxSite from './migrations/0025_mail_outbox_site.ts';
+import * as spamSignalsByTime from './migrations/0026_spam_signals_by_time.ts';
 
 /**
  * Migrations are listed here explicitly (no directory scan), in order. They are additive only (new
@@ -60,6 +61,7 @@ const MIGRATIONS: Record<string, Migration> = {
   '0023_spam_signals_lean': spamSignalsLean,
   '0024_queue_counts': queueCounts,
   '0025_mail_outbox_site': mailOutboxSite,
+  '0026_spam_signals_by_time': spamSignalsByTime,
 };
 
 const provider: MigrationProvider = { getMigrations: async () => MIGRATIONS };

@@ -180,8 +180,8 @@ export interface SpamSignalTable {
   comment_id: string;
   site_id: string;
   /**
-   * The thread's URL key (threads.url_key). Read by instances older than migration 0023, which
-   * counted a thread's pace in the signals: still written for them while an upgrade rolls.
+   * The thread's URL key (threads.url_key): the spam checks count a thread's pace by it, in their
+   * log in memory (src/spam/signal-store.ts).
    */
   thread_key: string;
   /** The author's ref, or `ip:<range>` for a guest. */

@@ -19,25 +19,36 @@ export function isBanned(siteId: string | Expression<string>, authorRef: string,
     and (expires_at is null or expires_at > ${now}))`;
 }
 
-const bansOf = preparedQuery((db, _shape: null, siteId: string, authorRef: string, now: string) =>
-  db
-    .selectFrom('bans')
-    .select('ban_type')
-    .where('site_id', '=', siteId)
-    .where('author_ref', '=', authorRef)
-    .where((eb) => eb.or([eb('expires_at', 'is', null), eb('expires_at', '>', now)]))
-    .compile(),
+/** An author's comments on a site by state (author_counts): the spam checks' links and history steps read it. */
+export interface AuthorRecord {
+  published: number;
+  pending: number;
+  removed: number;
+  spam: number;
+}
+
+const NO_RECORD: AuthorRecord = { published: 0, pending: 0, removed: 0, spam: 0 };
+
+const authorOnSite = preparedQuery((db, _shape: null, siteId: string, authorRef: string, now: string) =>
+  sql<{ banned: number | boolean; shadowBanned: number | boolean } & Record<keyof AuthorRecord, number | string | null>>`select
+      ${isBanned(siteId, authorRef, now)} as "banned",
+      exists (select 1 from bans where site_id = ${siteId} and author_ref = ${authorRef} and ban_type = 'shadow_ban'
+        and (expires_at is null or expires_at > ${now})) as "shadowBanned",
+      a.published as "published", a.pending as "pending", a.removed as "removed", a.spam as "spam"
+    from (select 1 as one) as o
+    left join author_counts as a on a.site_id = ${siteId} and a.author_ref = ${authorRef}`.compile(db),
 );
 
 /**
- * For a new comment, in one query: refused outright if its author is banned (403), and whether the
- * author is shadow-banned (the comment is then hidden from the start).
+ * For a new comment, in one query: refused outright if its author is banned (403), whether the
+ * author is shadow-banned (the comment is then hidden from the start), and their record on the site.
  */
-export async function checkAuthorBans(db: Kysely<Database>, siteId: string, authorRef: string | null): Promise<{ shadowBanned: boolean }> {
-  if (authorRef === null) return { shadowBanned: false };
-  const bans = await bansOf(db, null, siteId, authorRef, nowIso());
-  if (bans.some((ban) => ban.ban_type === 'ban')) throw bannedError();
-  return { shadowBanned: bans.some((ban) => ban.ban_type === 'shadow_ban') };
+export async function checkAuthor(db: Kysely<Database>, siteId: string, authorRef: string | null): Promise<{ shadowBanned: boolean; record: AuthorRecord }> {
+  if (authorRef === null) return { shadowBanned: false, record: NO_RECORD };
+  const [row] = await authorOnSite(db, null, siteId, authorRef, nowIso());
+  if (Number(row.banned) === 1) throw bannedError();
+  const record = { published: Number(row.published ?? 0), pending: Number(row.pending ?? 0), removed: Number(row.removed ?? 0), spam: Number(row.spam ?? 0) };
+  return { shadowBanned: Number(row.shadowBanned) === 1, record };
 }
 
 /** A banned user's writes are refused outright (403 banned). */

@@ -1,5 +1,6 @@
 import type { Transaction } from 'kysely';
 import type { Caller } from '../auth/caller.ts';
+import type { AuthorRecord } from '../moderation/bans.ts';
 import { refreshListing } from '../comments/listing.ts';
 import type { Database } from '../db/schema.ts';
 import { recordCommentChange, seenByPublic } from '../live/record.ts';
@@ -8,7 +9,9 @@ import type { Site } from '../sites/repository.ts';
 import { checkFormToken } from './form-token.ts';
 import { acceptProof } from './proof.ts';
 import type { SpamSettings } from './settings.ts';
-import { authorKeyOf, ipRangeOf, publicCopies, readCopies, readStanding, recordSignal, type Signal, type Standing } from './signals.ts';
+import type { Signal, SignalLog } from './signal-log.ts';
+import type { SignalStore } from './signal-store.ts';
+import { authorKeyOf, ipRangeOf, publicCopies, readCopies, readStanding, type Standing } from './signals.ts';
 import { linkCount, normalisedText, textHash } from './text.ts';
 import { listedWordIn } from './words.ts';
 
@@ -36,6 +39,8 @@ export interface Screening {
   verdict: Verdict;
   /** Comments published before this one with its text, held with it (three or more authors): their threads changed. */
   heldCopies: Array<{ siteId: string; threadUrl: string }>;
+  /** The comment's signal, in the log already: the caller takes it back if the write fails, and has it written once committed. */
+  signal: Signal | null;
 }
 
 export interface NewComment {
@@ -44,6 +49,8 @@ export interface NewComment {
   caller: Caller;
   moderator: boolean;
   authorRef: string | null;
+  /** The author's comments on the site by state (none for a guest). */
+  record: AuthorRecord;
   content: string;
   /** The thread's key (its URL as threads.url_key holds it). */
   threadUrl: string;
@@ -52,6 +59,7 @@ export interface NewComment {
 }
 
 const ALLOW: Verdict = { action: 'allow' };
+const UNSCREENED: Screening = { verdict: ALLOW, heldCopies: [], signal: null };
 
 /**
  * Texts shorter than this are never copies: "Thanks!", "+1" or "Great post" are said again and by
@@ -107,11 +115,13 @@ function velocityReasons(settings: SpamSettings, standing: Standing, guest: bool
  * signed-in users all but the guest-only ones (form token, IP range, proof of work); API keys, which
  * post for people the site vouches for, the text checks and thread and site velocity, never the
  * author-based ones (the key is not the person). Moderators get none. A comment that is not refused
- * leaves a signal (its text hash, author, range, thread) for the checks of the comments after it.
+ * leaves a signal (its text hash, author, range, thread) in the log, for the checks of the comments
+ * after it.
  */
-export async function screenComment(trx: Transaction<Database>, input: NewComment): Promise<Screening> {
+export async function screenComment(trx: Transaction<Database>, signals: SignalStore, input: NewComment): Promise<Screening> {
   const { site, caller } = input;
-  if (!screened(site, input.moderator)) return { verdict: ALLOW, heldCopies: [] };
+  if (!screened(site, input.moderator)) return UNSCREENED;
+  const log = await signals.ready();
   const settings = site.spam;
   const now = Date.parse(input.createdAt);
   const guest = caller.kind === 'public';
@@ -124,39 +134,40 @@ export async function screenComment(trx: Transaction<Database>, input: NewCommen
     authorKey: authorKeyOf(input.authorRef, caller.ip),
     ipRange: guest ? ipRangeOf(caller.ip) : null,
     textHash: textHash(normalised),
+    at: now,
   };
   const copiesCount = person && settings.duplicates && normalised.trim().length >= DUPLICATE_MIN_LENGTH;
-  const standing = await readStanding(trx, signal, {
+  const standing = readStanding(log, signal, {
     copies: copiesCount,
     ipRange: settings.ip_range_per_10_minutes,
     thread: settings.thread_per_minute,
     site: settings.site_per_minute,
-    authorRef: person ? input.authorRef : null,
-  }, now);
+  });
   const reasons = guest ? formReasons(settings, site, input.form, now) : [];
   let copiesToHold = false;
   if (copiesCount && standing.copied) {
-    const copies = await readCopies(trx, signal, settings.duplicate_authors, now);
+    const copies = readCopies(log, signal, settings.duplicate_authors);
     if (copies.sameAuthor) reasons.push({ check: 'duplicate', detail: `the same text as a comment of the same ${guest ? 'address' : 'author'} within 24 hours` });
     if (settings.duplicate_authors > 0 && copies.authors >= settings.duplicate_authors) {
       reasons.push({ check: 'duplicate', detail: `the same text from ${copies.authors} or more authors on the site within an hour` });
       copiesToHold = true;
     }
   }
-  const text = textReasons(settings, normalised, () => (person ? standing.published : Number.POSITIVE_INFINITY));
-  if (text instanceof AppError) return { verdict: { action: 'reject', problem: text }, heldCopies: [] };
+  const { record } = input;
+  const text = textReasons(settings, normalised, () => (person ? record.published : Number.POSITIVE_INFINITY));
+  if (text instanceof AppError) return { verdict: { action: 'reject', problem: text }, heldCopies: [], signal: null };
   reasons.push(...text);
   const velocity = velocityReasons(settings, standing, guest);
   reasons.push(...velocity);
-  if (person && !guest) reasons.push(...historyReason(settings.history_min_comments, standing.removedOrSpam, standing.total));
+  if (person && !guest) reasons.push(...historyReason(settings.history_min_comments, record));
   const proofNeeded = guest && (settings.proof_of_work === 'always' || (settings.proof_of_work === 'velocity' && velocity.length > 0));
   if (proofNeeded && !(await acceptProof(trx, site.id, site.formSecret, input.form.altcha))) {
     const problem = invalid('body/altcha', 'needs a proof of work (ALTCHA) solving a challenge from GET /v1/widget, unused and under an hour old');
-    return { verdict: { action: 'reject', problem }, heldCopies: [] };
+    return { verdict: { action: 'reject', problem }, heldCopies: [], signal: null };
   }
-  await recordSignal(trx, signal, input.createdAt);
-  const heldCopies = copiesToHold ? await holdCopies(trx, site.id, signal.textHash, now, reasons) : [];
-  return { verdict: reasons.length === 0 ? ALLOW : { action: 'hold', reasons }, heldCopies };
+  log.add(signal);
+  const heldCopies = copiesToHold ? await holdCopies(trx, log, signal, reasons) : [];
+  return { verdict: reasons.length === 0 ? ALLOW : { action: 'hold', reasons }, heldCopies, signal };
 }
 
 /**
@@ -164,8 +175,9 @@ export async function screenComment(trx: Transaction<Database>, input: NewCommen
  * several authors at once is a campaign, the first copies included): they go back to pending with
  * the same reasons, and leave lists and live streams as a moderator's hold would make them.
  */
-async function holdCopies(trx: Transaction<Database>, siteId: string, hash: string, now: number, reasons: SpamReason[]) {
-  const copies = await publicCopies(trx, siteId, hash, now);
+async function holdCopies(trx: Transaction<Database>, log: SignalLog, signal: Signal, reasons: SpamReason[]) {
+  const { siteId } = signal;
+  const copies = await publicCopies(trx, log, signal);
   if (copies.length === 0) return [];
   const seenBefore = new Map<string, boolean>();
   for (const copy of copies) seenBefore.set(copy.id, await seenByPublic(trx, copy));
@@ -182,7 +194,9 @@ async function holdCopies(trx: Transaction<Database>, siteId: string, hash: stri
 }
 
 /** Step 7: an author with at least `minimum` comments on the site, more than half of them removed or spam. */
-function historyReason(minimum: number, removedOrSpam: number, total: number): SpamReason[] {
+function historyReason(minimum: number, record: AuthorRecord): SpamReason[] {
+  const removedOrSpam = record.removed + record.spam;
+  const total = removedOrSpam + record.published + record.pending;
   if (minimum === 0 || total < minimum || removedOrSpam * 2 <= total) return [];
   return [{ check: 'history', detail: `${removedOrSpam} of the author's ${total} comments on the site were removed or marked spam` }];
 }
@@ -203,14 +217,14 @@ export async function screenEdit(trx: Transaction<Database>, input: EditedCommen
   const { site, caller } = input;
   if (!screened(site, input.moderator)) return ALLOW;
   const person = caller.kind !== 'key';
-  const record = person && input.authorRef !== null
+  const found = person && input.authorRef !== null
     ? await trx.selectFrom('author_counts').select(['published', 'pending', 'removed', 'spam']).where('site_id', '=', site.id).where('author_ref', '=', input.authorRef).executeTakeFirst()
     : undefined;
-  const text = textReasons(site.spam, normalisedText(input.content), () => (person ? Number(record?.published ?? 0) : Number.POSITIVE_INFINITY));
+  const text = textReasons(site.spam, normalisedText(input.content), () => (person ? Number(found?.published ?? 0) : Number.POSITIVE_INFINITY));
   if (text instanceof AppError) return { action: 'reject', problem: text };
-  if (record) {
-    const removedOrSpam = Number(record.removed) + Number(record.spam);
-    text.push(...historyReason(site.spam.history_min_comments, removedOrSpam, removedOrSpam + Number(record.published) + Number(record.pending)));
+  if (found) {
+    const record = { published: Number(found.published), pending: Number(found.pending), removed: Number(found.removed), spam: Number(found.spam) };
+    text.push(...historyReason(site.spam.history_min_comments, record));
   }
   return text.length === 0 ? ALLOW : { action: 'hold', reasons: text };
 }

@@ -47,7 +47,9 @@ describe('a comment the checks refuse', () => {
     });
     expect(unproven.status).toBe(400);
     expect(unproven.body.errors).toEqual([{ path: 'body/altcha', message: expect.stringContaining('needs a proof of work (ALTCHA)') }]);
-    // Nothing of either was written.
+    // Neither left a signal for the checks of later comments.
+    await parley.app.db.spamSignals.flush();
+    expect(parley.app.db.spamSignals.log.size).toBe(0);
     expect(await parley.app.db.kysely.selectFrom('spam_signals').select('comment_id').execute()).toEqual([]);
   });
 });

@@ -1,0 +1,177 @@
+import type { Kysely } from 'kysely';
+import type { DialectName } from '../db/dialect.ts';
+import type { Database } from '../db/schema.ts';
+import { SignalLog, type Signal } from './signal-log.ts';
+
+export const DAY_MS = 86_400_000;
+/** The longest window a check reads: the same author's text within a day. */
+const KEPT_MS = DAY_MS;
+/**
+ * Signals an instance keeps in memory, across its sites: about 460 bytes each (9 MB in all). A
+ * deployment writing more than this in a day checks copies of the same author against its last
+ * 20,000 comments, not the whole day; the velocity windows (a minute, ten) stay whole.
+ */
+export const SIGNALS_KEPT = 20_000;
+/** How soon a comment's signal is written after its commit, in one insert with the others of that time. */
+const WRITE_AFTER_MS = 100;
+const ROWS_PER_INSERT = 500;
+/** How often an instance on PostgreSQL reads the signals other instances wrote. */
+const READ_OTHERS_EVERY_MS = 1_000;
+/** How far back that read looks past the newest signal seen: another instance's write lands up to its write delay late. */
+const READ_OTHERS_OVERLAP_MS = 2_000;
+const PRUNE_EVERY_MS = 600_000;
+
+const toRow = (signal: Signal) => ({
+  comment_id: signal.commentId,
+  site_id: signal.siteId,
+  thread_key: signal.threadKey,
+  author_key: signal.authorKey,
+  ip_range: signal.ipRange,
+  text_hash: signal.textHash,
+  created_at: new Date(signal.at).toISOString(),
+});
+
+type SignalRow = ReturnType<typeof toRow>;
+const fromRow = (row: SignalRow): Signal => ({
+  commentId: row.comment_id,
+  siteId: row.site_id,
+  threadKey: row.thread_key,
+  authorKey: row.author_key,
+  ipRange: row.ip_range,
+  textHash: row.text_hash,
+  at: Date.parse(row.created_at),
+});
+
+/**
+ * The spam checks' signals: read from memory, written to the database behind the comments. A
+ * screened comment's signal joins the log at once, so the comments after it see it, even those
+ * committed in the same group; it is written once the comment has committed, with the others of the
+ * next 100 ms in one insert, off the request path. The table is what survives a restart (the log is
+ * filled from it on first use) and, on PostgreSQL, how instances see each other's comments: each
+ * reads the signals written since its last read every second. A crash loses the signals of the
+ * last 100 ms, which the checks then do not count: signals are evidence, not data anyone reads back.
+ */
+export class SignalStore {
+  readonly log = new SignalLog(KEPT_MS, SIGNALS_KEPT);
+  #loading: Promise<void> | null = null;
+  #loaded = false;
+  #unwritten: Signal[] = [];
+  #writeTimer: NodeJS.Timeout | null = null;
+  #writing: Promise<void> | null = null;
+  #readTimer: NodeJS.Timeout | null = null;
+  #reading: Promise<void> | null = null;
+  /** The newest signal's time among those read from the table. */
+  #readUpTo = 0;
+  #prunedAt = 0;
+  #closed = false;
+  #onError: (error: unknown) => void = () => undefined;
+
+  constructor(
+    readonly db: Kysely<Database>,
+    readonly dialect: DialectName,
+  ) {}
+
+  /** Where failed writes and reads are reported (they are tried again). */
+  reportErrorsTo(onError: (error: unknown) => void): void {
+    this.#onError = onError;
+  }
+
+  /** The log, filled from the table on first use. */
+  async ready(): Promise<SignalLog> {
+    if (!this.#loaded) await (this.#loading ??= this.#load());
+    return this.log;
+  }
+
+  async #load(): Promise<void> {
+    const rows = await this.db
+      .selectFrom('spam_signals')
+      .selectAll()
+      .where('created_at', '>=', new Date(Date.now() - KEPT_MS).toISOString())
+      .orderBy('created_at', 'desc')
+      .limit(SIGNALS_KEPT)
+      .execute();
+    for (let i = rows.length - 1; i >= 0; i--) this.log.add(fromRow(rows[i]));
+    this.#readUpTo = rows.length > 0 ? Date.parse(rows[0].created_at) : Date.now();
+    this.#loaded = true;
+    if (this.dialect === 'postgres' && !this.#closed) {
+      this.#readTimer = setInterval(() => (this.#reading ??= this.#readOthers().finally(() => (this.#reading = null))), READ_OTHERS_EVERY_MS);
+      this.#readTimer.unref();
+    }
+  }
+
+  /** The comment with this signal has committed: its signal goes to the table. */
+  committed(signal: Signal): void {
+    this.#unwritten.push(signal);
+    if (this.#unwritten.length >= ROWS_PER_INSERT) this.#writeSoon(0);
+    else this.#writeSoon(WRITE_AFTER_MS);
+  }
+
+  #writeSoon(delayMs: number): void {
+    if (this.#writeTimer !== null && delayMs > 0) return;
+    if (this.#writeTimer !== null) clearTimeout(this.#writeTimer);
+    this.#writeTimer = setTimeout(() => {
+      this.#writeTimer = null;
+      void this.flush();
+    }, delayMs);
+    this.#writeTimer.unref();
+  }
+
+  /** Writes what waits; a failed write is tried again with the next (at most a log's worth waits). */
+  async flush(): Promise<void> {
+    while (this.#writing) await this.#writing;
+    if (this.#unwritten.length === 0) return;
+    const rows = this.#unwritten.splice(0, this.#unwritten.length);
+    this.#writing = this.#write(rows).finally(() => (this.#writing = null));
+    await this.#writing;
+  }
+
+  async #write(signals: Signal[]): Promise<void> {
+    try {
+      for (let i = 0; i < signals.length; i += ROWS_PER_INSERT) {
+        await this.db.insertInto('spam_signals').values(signals.slice(i, i + ROWS_PER_INSERT).map(toRow)).execute();
+      }
+      await this.#pruneNowAndThen();
+    } catch (error) {
+      this.#onError(error);
+      this.#unwritten = [...signals, ...this.#unwritten].slice(-SIGNALS_KEPT);
+      if (!this.#closed) this.#writeSoon(WRITE_AFTER_MS * 10);
+    }
+  }
+
+  /** The table keeps a day and an hour: an instance reading it at its start finds its whole window. */
+  async #pruneNowAndThen(): Promise<void> {
+    const now = Date.now();
+    if (now - this.#prunedAt < PRUNE_EVERY_MS) return;
+    this.#prunedAt = now;
+    await this.db.deleteFrom('spam_signals').where('created_at', '<', new Date(now - KEPT_MS - 3_600_000).toISOString()).execute();
+  }
+
+  /** The signals other instances wrote since the last read (this one's own are in the log already). */
+  async #readOthers(): Promise<void> {
+    try {
+      const rows = await this.db
+        .selectFrom('spam_signals')
+        .selectAll()
+        .where('created_at', '>=', new Date(this.#readUpTo - READ_OTHERS_OVERLAP_MS).toISOString())
+        .orderBy('created_at')
+        .limit(SIGNALS_KEPT)
+        .execute();
+      for (const row of rows) {
+        const signal = fromRow(row);
+        if (!this.log.has(signal)) this.log.add(signal);
+        this.#readUpTo = Math.max(this.#readUpTo, Date.parse(row.created_at));
+      }
+    } catch (error) {
+      this.#onError(error);
+    }
+  }
+
+  /** Stops the timers and writes what waits, before the database closes. */
+  async close(): Promise<void> {
+    this.#closed = true;
+    if (this.#writeTimer !== null) clearTimeout(this.#writeTimer);
+    if (this.#readTimer !== null) clearInterval(this.#readTimer);
+    await this.#reading;
+    await this.flush();
+  }
+}
