@@ -121,6 +121,8 @@ interface CaseResult extends Measurement {
   target: string;
   met: boolean | null;
   load1: number;
+  /** For a case compared with another (compareWith): its share of that one's rate, the two in turn on one server. */
+  share: Share | null;
 }
 
 /** One autocannon run against `base`. */
@@ -153,8 +155,8 @@ async function load(base: string, spec: Case, seconds: number, connections = CON
 /**
  * Run between the warm-up and the measured run. On PostgreSQL: ANALYZE, as autovacuum does within a
  * minute of a table growing by a tenth. The warm-up is the first write to tables the seed left empty
- * (the spam checks' signals); planned on those empty tables' statistics, the checks' read walked
- * every signal of the day (4–6 ms a comment, most of PostgreSQL's CPU), as no server in steady state does.
+ * (the mail outbox, the spam signals): a statement planned on an empty table's statistics can walk
+ * every row once the table is full, as no server in steady state does.
  */
 let settle: () => Promise<void> = async () => undefined;
 
@@ -404,6 +406,43 @@ async function afterWriteCost(whole: Case, seeded: Seeded, env: Record<string, s
   return cost;
 }
 
+const SHARE_ROUNDS = 8;
+const SHARE_SECONDS = 3;
+
+interface Share {
+  /** The median over the rounds of on's rate ÷ off's, and of off's CPU time per request ÷ on's. */
+  rate: number;
+  cpu: number;
+  /** The case's shareTarget, if it has one. */
+  target: number | null;
+  on: LimiterRun[];
+  off: LimiterRun[];
+}
+
+/**
+ * A case's share of the same requests with something turned off (`compareWith`: the spam checks).
+ * One run of each, a minute apart, read from 75 to 97 % in runs of the same code on this machine.
+ * Here the two take turns on one server, 3 s each, each round in the other order than the last;
+ * the median of the rounds' ratios is taken, by rate and by CPU time per request. Requests are
+ * numbered from `first` on, so that no comment repeats an earlier text.
+ */
+async function pairedShare(parley: Service, on: Case, off: Case, first: number): Promise<Share> {
+  const runs = { on: [] as LimiterRun[], off: [] as LimiterRun[] };
+  for (let round = 0; round < SHARE_ROUNDS; round++) {
+    const sides = round % 2 === 0 ? (['off', 'on'] as const) : (['on', 'off'] as const);
+    for (const side of sides) {
+      const spec = side === 'on' ? on : off;
+      await spec.prepare?.(parley.url);
+      const cpuBefore = parley.cpuMs();
+      const measured = await load(parley.url, spec, SHARE_SECONDS, CONNECTIONS, (first += 1_000_000));
+      const cpuMicros = ((parley.cpuMs() - cpuBefore) * 1000) / (measured.requestsPerSecond * SHARE_SECONDS);
+      runs[side].push({ requestsPerSecond: measured.requestsPerSecond, cpuMicros });
+    }
+  }
+  const paired = (ratio: (on: LimiterRun, off: LimiterRun) => number) => median(runs.on.map((run, i) => ratio(run, runs.off[i])));
+  return { rate: paired((a, b) => a.requestsPerSecond / b.requestsPerSecond), cpu: paired((a, b) => b.cpuMicros / a.cpuMicros), target: on.shareTarget ?? null, ...runs };
+}
+
 /**
  * The rate limiter's cost on list-100. In process with --limiter (see limiterCostInProcess), and under load: a
  * Parley with the limits on (untripped) and one with them off run side by side and are loaded in
@@ -601,13 +640,18 @@ async function main(): Promise<void> {
           if (pgbenchSchema) {
             log(`${spec.id}: pgbench (the vote's own write statement on Parley's tables) ${pgbenchSchema.transactionsPerSecond.toFixed(0)} tps; Parley ${((measured.requestsPerSecond / pgbenchSchema.transactionsPerSecond) * 100).toFixed(0)} % of it`);
           }
-          const result: CaseResult = { id: spec.id, title: spec.title, ...measured, baseline: reference, ratio, pgbench, pgbenchRatio, pgbenchSchema, peakRssMb, target: describeTarget(spec), met: null, load1 };
+          const compared = spec.compareWith ? results.get(spec.compareWith) : undefined;
+          const offSpec = spec.compareWith ? group.find((c) => c.id === spec.compareWith) : undefined;
+          const share = compared && offSpec ? await pairedShare(parley, spec, offSpec, 100_000_000) : null;
+          if (share) {
+            const runs = (list: LimiterRun[]) => list.map((r) => `${r.requestsPerSecond.toFixed(0)} (${r.cpuMicros.toFixed(0)} µs)`).join(', ');
+            log(`${spec.id}: ${(share.rate * 100).toFixed(1)} % of ${offSpec!.id}'s rate, ${(share.cpu * 100).toFixed(1)} % by CPU time per request, medians of ${SHARE_ROUNDS} rounds in turn (req/s and CPU per request: ${spec.id} ${runs(share.on)}; ${offSpec!.id} ${runs(share.off)})`);
+          }
+          const result: CaseResult = { id: spec.id, title: spec.title, ...measured, baseline: reference, ratio, pgbench, pgbenchRatio, pgbenchSchema, peakRssMb, target: describeTarget(spec), met: null, load1, share };
           result.met = judge(spec, result, results);
           results.set(spec.id, result);
           const latencyOf = spec.target?.kind === 'p50' ? results.get(spec.target.of) : undefined;
           const unmetered = spec.server === 'metrics' || spec.server === 'mail' ? results.get(spec.baselineOf!) : undefined;
-          const compared = spec.compareWith ? results.get(spec.compareWith) : undefined;
-          if (compared) log(`${spec.id}: ${((measured.requestsPerSecond / compared.requestsPerSecond) * 100).toFixed(1)} % of ${compared.id}'s rate`);
           if (unmetered) log(`${spec.id}: ${((1 - measured.requestsPerSecond / unmetered.requestsPerSecond) * 100).toFixed(1)} % fewer requests a second than ${unmetered.id} without ${spec.server}`);
           log(
             `${spec.id}: ${measured.requestsPerSecond.toFixed(0)} req/s, p50 ${measured.p50} ms, p99 ${measured.p99} ms` +
@@ -695,6 +739,14 @@ function report(results: CaseResult[], webhooks: WebhookResult[], limiterCost: L
       `\n${r.id} on PostgreSQL: ${r.requestsPerSecond.toFixed(0)}/s, ${(r.pgbenchRatio! * 100).toFixed(0)} % of pgbench's ${r.pgbench!.transactionsPerSecond.toFixed(0)} tps ` +
         `for the same row writes (target ≥ 50 %: ${r.pgbenchRatio! >= 0.5 ? 'met' : 'NOT met'})` +
         (r.pgbenchSchema ? `; ${((r.requestsPerSecond / r.pgbenchSchema.transactionsPerSecond) * 100).toFixed(0)} % of the ${r.pgbenchSchema.transactionsPerSecond.toFixed(0)} tps of its write statement alone on Parley's tables` : ''),
+    );
+  }
+  for (const r of results.filter((result) => result.share)) {
+    const { rate, cpu, target } = r.share!;
+    process.stdout.write(
+      `\n${r.id}: ${(rate * 100).toFixed(1)} % of the rate with the spam checks off` +
+        (target === null ? '' : ` (target ≥ ${target * 100} %: ${rate >= target ? 'met' : 'NOT met'})`) +
+        `, ${(cpu * 100).toFixed(1)} % by CPU time per request; medians of ${SHARE_ROUNDS} rounds in turn on one server`,
     );
   }
   const rssOk = [...results, ...webhooks].every((r) => r.peakRssMb <= 200);

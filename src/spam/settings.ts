@@ -1,5 +1,6 @@
 import { Type, type Static } from 'typebox';
 import { invalid } from '../errors.ts';
+import { SIGNALS_KEPT } from './signal-store.ts';
 
 export const PROOF_OF_WORK_MODES = ['off', 'always', 'velocity'] as const;
 
@@ -24,9 +25,10 @@ export const SpamSettingsSchema = Type.Object({
   suspect_words: WordList('Hold a comment holding one of these words or a disguised form of it'),
   max_links: Count(1000, 'Hold a comment with more links than this (default 3)'),
   links_min_approved: Count(1000, 'Hold a comment with any link from an author with fewer approved comments than this; guests have none (default 1; 0: off)'),
-  ip_range_per_10_minutes: Count(100_000, 'Guests only: hold comments past this many from one /24 (IPv4) or /64 (IPv6) in 10 minutes (default 15; 0: off)'),
-  thread_per_minute: Count(100_000, 'Hold comments past this many in one thread in a minute (default 30; 0: off)'),
-  site_per_minute: Count(1_000_000, 'Hold comments past this many on the site in a minute (default 120; 0: off)'),
+  // A window is counted in the instance's log of screened comments, which holds SIGNALS_KEPT.
+  ip_range_per_10_minutes: Count(SIGNALS_KEPT, 'Guests only: hold comments past this many from one /24 (IPv4) or /64 (IPv6) in 10 minutes (default 15; 0: off)'),
+  thread_per_minute: Count(SIGNALS_KEPT, 'Hold comments past this many in one thread in a minute (default 30; 0: off)'),
+  site_per_minute: Count(SIGNALS_KEPT, 'Hold comments past this many on the site in a minute (default 120; 0: off)'),
   history_min_comments: Count(1000, 'Hold comments of an author with at least this many comments on the site, more than half of them removed or spam (default 3; 0: off)'),
   proof_of_work: Type.Enum([...PROOF_OF_WORK_MODES], {
     description: 'Guests only: require an ALTCHA proof of work, never (off, the default), on every comment (always), or while velocity holds comments (velocity)',

@@ -2,7 +2,7 @@ import type { Kysely } from 'kysely';
 import type { Database } from '../db/schema.ts';
 import { clientKey } from '../ratelimits/client-key.ts';
 import type { Signal, SignalLog } from './signal-log.ts';
-import { DAY_MS } from './signal-store.ts';
+import { DAY_MS, SIGNALS_KEPT } from './signal-store.ts';
 
 const HOUR_MS = 3_600_000;
 
@@ -40,13 +40,20 @@ export interface Limits {
 const MINUTE_MS = 60_000;
 const TEN_MINUTES_MS = 600_000;
 
+/**
+ * A site may have kept a threshold above what the log holds from before the settings' maximum was
+ * the log's size: it counts as the largest a window can reach.
+ */
+const reachable = (threshold: number) => Math.min(threshold, SIGNALS_KEPT);
+
 export function readStanding(log: SignalLog, signal: Signal, limits: Limits): Standing {
   const { siteId, at: now } = signal;
+  const [ipRange, thread, site] = [reachable(limits.ipRange), reachable(limits.thread), reachable(limits.site)];
   return {
     copied: limits.copies && (log.lastWithText(siteId, signal.textHash)?.at ?? 0) >= now - DAY_MS,
-    ipRangeFull: signal.ipRange !== null && limits.ipRange > 0 && log.full(siteId, { range: signal.ipRange }, limits.ipRange, TEN_MINUTES_MS, now),
-    threadFull: limits.thread > 0 && log.full(siteId, { thread: signal.threadKey }, limits.thread, MINUTE_MS, now),
-    siteFull: limits.site > 0 && log.full(siteId, 'site', limits.site, MINUTE_MS, now),
+    ipRangeFull: signal.ipRange !== null && ipRange > 0 && log.full(siteId, { range: signal.ipRange }, ipRange, TEN_MINUTES_MS, now),
+    threadFull: thread > 0 && log.full(siteId, { thread: signal.threadKey }, thread, MINUTE_MS, now),
+    siteFull: site > 0 && log.full(siteId, 'site', site, MINUTE_MS, now),
   };
 }
 

@@ -18,9 +18,9 @@ const THRESHOLDS: Record<Threshold, { label: string; max: number }> = {
   max_links: { label: 'Hold comments with more links than', max: 1000 },
   links_min_approved: { label: 'Hold comments with links from authors with fewer approved comments than (0: off)', max: 1000 },
   duplicate_authors: { label: 'Hold every copy when this many authors post the same text within an hour (0: off)', max: 1000 },
-  ip_range_per_10_minutes: { label: "Hold guests' comments past this many from one address range in 10 minutes (0: off)", max: 100_000 },
-  thread_per_minute: { label: 'Hold comments past this many in one thread in a minute (0: off)', max: 100_000 },
-  site_per_minute: { label: 'Hold comments past this many on the site in a minute (0: off)', max: 1_000_000 },
+  ip_range_per_10_minutes: { label: "Hold guests' comments past this many from one address range in 10 minutes (0: off)", max: 20_000 },
+  thread_per_minute: { label: 'Hold comments past this many in one thread in a minute (0: off)', max: 20_000 },
+  site_per_minute: { label: 'Hold comments past this many on the site in a minute (0: off)', max: 20_000 },
   history_min_comments: { label: 'Hold comments of authors with at least this many comments, most of them removed or spam (0: off)', max: 1000 },
 };
 const PROOF_OF_WORK: Record<SpamSettings['proof_of_work'], string> = {
