@@ -157,6 +157,7 @@ export async function deleteSite(db: Db, site: Site, confirm: string, actor: Act
     await trx.deleteFrom('sites').where('id', '=', site.id).execute();
     return Number(deleted.numDeletedRows);
   });
+  db.spamSignals.forgetSite(site.id);
   db.changes.siteChanged(site.id);
   return { id: site.id, deleted: true as const, comments };
 }

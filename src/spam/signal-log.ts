@@ -50,6 +50,12 @@ class SignalQueue {
     if (index >= this.#head) this.#items.splice(index, 1);
   }
 
+  /** Keeps only the signals `keep` accepts. */
+  filter(keep: (signal: Signal) => boolean): void {
+    this.#items = this.#items.slice(this.#head).filter(keep);
+    this.#head = 0;
+  }
+
   /** The k-th newest (1: the newest). */
   newest(k: number): Signal | undefined {
     return k <= this.size ? this.#items[this.#items.length - k] : undefined;
@@ -134,6 +140,12 @@ export class SignalLog {
     if (!site || !this.has(signal)) return;
     this.#all!.remove(signal);
     this.#takeOut(site, signal);
+  }
+
+  /** Lets go of every signal of a site (deleted with its comments). */
+  forgetSite(siteId: string): void {
+    if (!this.#sites.delete(siteId)) return;
+    this.#all!.filter((signal) => signal.siteId !== siteId);
   }
 
   /** Whether the window of `windowMs` up to `now` holds `threshold` signals of the site, or of its range or thread. */

@@ -60,6 +60,27 @@ describe("the spam checks' signals", () => {
     }
   });
 
+  it("of a deleted site leave memory, and those not yet written are never written", async () => {
+    database = await freshDatabaseUrl();
+    const parley = await startParley({ DATABASE_URL: database.url });
+    try {
+      const store = parley.app.db.spamSignals;
+      const log = await store.ready();
+      const signal = (siteId: string) => ({ commentId: `cmt_${siteId}`, siteId, threadKey: pageUrl(), authorKey: 'ip:198.51.100.7', ipRange: '198.51.100.0/24', textHash: 'hash', at: Date.now() });
+      const [gone, kept] = [signal('site_gone'), signal('site_kept')];
+      for (const one of [gone, kept]) {
+        log.add(one);
+        store.committed(one);
+      }
+      store.forgetSite('site_gone');
+      await store.flush();
+      expect([log.has(gone), log.has(kept)]).toEqual([false, true]);
+      expect((await parley.app.db.kysely.selectFrom('spam_signals').select('site_id').execute()).map((row) => row.site_id)).toEqual(['site_kept']);
+    } finally {
+      await parley.close();
+    }
+  });
+
   it.skipIf(dialectName === 'sqlite')('reach the other instances on PostgreSQL within seconds: a copy posted through another is held', async () => {
     await twoInstances(async (writer, reader) => {
       const site = await writer.newSite();

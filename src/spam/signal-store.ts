@@ -176,6 +176,15 @@ export class SignalStore {
     }
   }
 
+  /**
+   * A deleted site's signals (guests' addresses among them) leave this instance's memory, and those
+   * not written yet are not. Other instances' logs let theirs go within the day, unread: the site is gone.
+   */
+  forgetSite(siteId: string): void {
+    this.log.forgetSite(siteId);
+    this.#unwritten = this.#unwritten.filter((signal) => signal.siteId !== siteId);
+  }
+
   /** Stops the timers and writes what waits, before the database closes. */
   async close(): Promise<void> {
     this.#closed = true;
