@@ -83,9 +83,14 @@ export class SignalStore {
     this.#onError = onError;
   }
 
-  /** The log, filled from the table on first use. */
+  /** The log, filled from the table on first use (tried again by the next comment if that read fails). */
   async ready(): Promise<SignalLog> {
-    if (!this.#loaded) await (this.#loading ??= this.#load());
+    if (!this.#loaded) {
+      await (this.#loading ??= this.#load().catch((error: unknown) => {
+        this.#loading = null;
+        throw error;
+      }));
+    }
     return this.log;
   }
 
