@@ -46,6 +46,7 @@ const TEN_MINUTES_MS = 600_000;
  */
 const reachable = (threshold: number) => Math.min(threshold, SIGNALS_KEPT);
 
+/** A new comment's copies and windows, read in the log: no statement. */
 export function readStanding(log: SignalLog, signal: Signal, limits: Limits): Standing {
   const { siteId, at: now } = signal;
   const [ipRange, thread, site] = [reachable(limits.ipRange), reachable(limits.thread), reachable(limits.site)];
