@@ -194,13 +194,16 @@ export async function createComment(db: Db, caller: Caller, input: CreateInput):
   // The spam checks' signal of this comment, in their log from its screening on: taken back if the
   // comment is not written, and written to the table once it has committed.
   let signal: Signal | null = null;
+  // Filled from the table before the transaction: on PostgreSQL, transactions waiting for that read
+  // while holding every connection of the pool would leave it none to run on.
+  const signals = await db.spamSignals.ready();
   const written = withEvents(db, async (trx) => {
     const { site, content, authorName, url, author, moderator, parent } = await checkedPost(trx, caller, input);
     if (author !== null) await lockAuthor(db.dialect, trx, site.id, author);
     const { shadowBanned, record } = await checkAuthor(trx, site.id, author);
     const now = nowIso();
     const id = newId('cmt');
-    const screening = await screenComment(trx, db.spamSignals, { id, site, caller, moderator, authorRef: author, record, content, threadUrl: url.href, form: input, createdAt: now });
+    const screening = await screenComment(trx, signals, { id, site, caller, moderator, authorRef: author, record, content, threadUrl: url.href, form: input, createdAt: now });
     const { verdict, heldCopies } = screening;
     signal = screening.signal;
     if (verdict.action === 'reject') throw verdict.problem;

@@ -10,7 +10,6 @@ import { checkFormToken } from './form-token.ts';
 import { acceptProof } from './proof.ts';
 import type { SpamSettings } from './settings.ts';
 import type { Signal, SignalLog } from './signal-log.ts';
-import type { SignalStore } from './signal-store.ts';
 import { authorKeyOf, ipRangeOf, publicCopies, readCopies, readStanding, type Standing } from './signals.ts';
 import { linkCount, normalisedText, textHash } from './text.ts';
 import { listedWordIn } from './words.ts';
@@ -118,10 +117,9 @@ function velocityReasons(settings: SpamSettings, standing: Standing, guest: bool
  * leaves a signal (its text hash, author, range, thread) in the log, for the checks of the comments
  * after it.
  */
-export async function screenComment(trx: Transaction<Database>, signals: SignalStore, input: NewComment): Promise<Screening> {
+export async function screenComment(trx: Transaction<Database>, log: SignalLog, input: NewComment): Promise<Screening> {
   const { site, caller } = input;
   if (!screened(site, input.moderator)) return UNSCREENED;
-  const log = await signals.ready();
   const settings = site.spam;
   const now = Date.parse(input.createdAt);
   const guest = caller.kind === 'public';

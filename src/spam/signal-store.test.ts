@@ -81,6 +81,19 @@ describe("the spam checks' signals", () => {
     }
   });
 
+  it("are read back before a server's first comments open their transactions: ten at once through a pool of two connections all answer", async () => {
+    database = await freshDatabaseUrl();
+    const parley = await startParley({ DATABASE_URL: database.url, PARLEY_DATABASE_POOL_SIZE: '2' });
+    try {
+      const site = await parley.newSite();
+      const thread = pageUrl();
+      const posted = await Promise.all(Array.from({ length: 10 }, (_, n) => asGuest(parley, site.site_id, '127.0.0.1', `Comment number ${n} of the first ten at once`, thread)));
+      expect(posted.map((response) => response.status)).toEqual(Array(10).fill(201));
+    } finally {
+      await parley.close();
+    }
+  }, 20_000);
+
   it.skipIf(dialectName === 'sqlite')('reach the other instances on PostgreSQL within seconds: a copy posted through another is held', async () => {
     await twoInstances(async (writer, reader) => {
       const site = await writer.newSite();
