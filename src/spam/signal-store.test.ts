@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { dialectName, freshDatabaseUrl, pageUrl, startParley, twoInstances, type FreshDatabase, type TestParley } from '../../test/helper.ts';
+import { dialectName, freshDatabaseUrl, pageUrl, parleysPerTest, startParley, twoInstances, type FreshDatabase, type TestParley } from '../../test/helper.ts';
 
 const TEXT = 'Cheap watches at the best price, write to me for the catalogue';
 const SAME_AUTHOR = 'the same text as a comment of the same address within 24 hours';
@@ -15,6 +15,7 @@ const reasonsOf = async (parley: TestParley, site: { site_id: string; api_key: s
     (c: { id: string }) => c.id === id,
   )?.spam_reasons;
 
+const startServer = parleysPerTest();
 let database: FreshDatabase | undefined;
 afterEach(async () => {
   await database?.drop();
@@ -41,57 +42,42 @@ describe("the spam checks' signals", () => {
   });
 
   it('of a comment refused after its checks count for nothing: the guest posts the text again once the thread reopens', async () => {
-    database = await freshDatabaseUrl();
-    const parley = await startParley({ DATABASE_URL: database.url, TRUST_PROXY: '127.0.0.1' });
-    try {
-      const site = await parley.newSite();
-      const thread = pageUrl();
-      expect((await asGuest(parley, site.site_id, '198.51.100.8', 'The first comment of the thread, before it closes', thread)).status).toBe(201);
-      const [{ id }] = (await parley.request('GET', `/api/sites/${site.site_id}/threads?url=${encodeURIComponent(thread)}`, { token: site.api_key })).body.threads;
-      const patch = (closed: boolean) => parley.request('PATCH', `/api/sites/${site.site_id}/threads/${id}`, { token: site.api_key, body: { closed } });
-      await patch(true);
-      expect((await asGuest(parley, site.site_id, '198.51.100.9', TEXT, thread)).status).toBe(409);
-      await patch(false);
-      expect((await asGuest(parley, site.site_id, '198.51.100.9', TEXT, thread)).body.status).toBe('published');
-      // The one written is: its copy is held.
-      expect((await asGuest(parley, site.site_id, '198.51.100.9', TEXT, thread)).body.status).toBe('pending');
-    } finally {
-      await parley.close();
-    }
+    const parley = await startServer({ TRUST_PROXY: '127.0.0.1' });
+    const site = await parley.newSite();
+    const thread = pageUrl();
+    expect((await asGuest(parley, site.site_id, '198.51.100.8', 'The first comment of the thread, before it closes', thread)).status).toBe(201);
+    const [{ id }] = (await parley.request('GET', `/api/sites/${site.site_id}/threads?url=${encodeURIComponent(thread)}`, { token: site.api_key })).body.threads;
+    const patch = (closed: boolean) => parley.request('PATCH', `/api/sites/${site.site_id}/threads/${id}`, { token: site.api_key, body: { closed } });
+    await patch(true);
+    expect((await asGuest(parley, site.site_id, '198.51.100.9', TEXT, thread)).status).toBe(409);
+    await patch(false);
+    expect((await asGuest(parley, site.site_id, '198.51.100.9', TEXT, thread)).body.status).toBe('published');
+    // The one written is: its copy is held.
+    expect((await asGuest(parley, site.site_id, '198.51.100.9', TEXT, thread)).body.status).toBe('pending');
   });
 
   it("of a deleted site leave memory, and those not yet written are never written", async () => {
-    database = await freshDatabaseUrl();
-    const parley = await startParley({ DATABASE_URL: database.url });
-    try {
-      const store = parley.app.db.spamSignals;
-      const log = await store.ready();
-      const signal = (siteId: string) => ({ commentId: `cmt_${siteId}`, siteId, threadKey: pageUrl(), authorKey: 'ip:198.51.100.7', ipRange: '198.51.100.0/24', textHash: 'hash', at: Date.now() });
-      const [gone, kept] = [signal('site_gone'), signal('site_kept')];
-      for (const one of [gone, kept]) {
-        log.add(one);
-        store.committed(one);
-      }
-      store.forgetSite('site_gone');
-      await store.flush();
-      expect([log.has(gone), log.has(kept)]).toEqual([false, true]);
-      expect((await parley.app.db.kysely.selectFrom('spam_signals').select('site_id').execute()).map((row) => row.site_id)).toEqual(['site_kept']);
-    } finally {
-      await parley.close();
+    const parley = await startServer();
+    const store = parley.app.db.spamSignals;
+    const log = await store.ready();
+    const signal = (siteId: string) => ({ commentId: `cmt_${siteId}`, siteId, threadKey: pageUrl(), authorKey: 'ip:198.51.100.7', ipRange: '198.51.100.0/24', textHash: 'hash', at: Date.now() });
+    const [gone, kept] = [signal('site_gone'), signal('site_kept')];
+    for (const one of [gone, kept]) {
+      log.add(one);
+      store.committed(one);
     }
+    store.forgetSite('site_gone');
+    await store.flush();
+    expect([log.has(gone), log.has(kept)]).toEqual([false, true]);
+    expect((await parley.app.db.kysely.selectFrom('spam_signals').select('site_id').execute()).map((row) => row.site_id)).toEqual(['site_kept']);
   });
 
   it("are read back before a server's first comments open their transactions: ten at once through a pool of two connections all answer", async () => {
-    database = await freshDatabaseUrl();
-    const parley = await startParley({ DATABASE_URL: database.url, PARLEY_DATABASE_POOL_SIZE: '2' });
-    try {
-      const site = await parley.newSite();
-      const thread = pageUrl();
-      const posted = await Promise.all(Array.from({ length: 10 }, (_, n) => asGuest(parley, site.site_id, '127.0.0.1', `Comment number ${n} of the first ten at once`, thread)));
-      expect(posted.map((response) => response.status)).toEqual(Array(10).fill(201));
-    } finally {
-      await parley.close();
-    }
+    const parley = await startServer({ PARLEY_DATABASE_POOL_SIZE: '2' });
+    const site = await parley.newSite();
+    const thread = pageUrl();
+    const posted = await Promise.all(Array.from({ length: 10 }, (_, n) => asGuest(parley, site.site_id, '127.0.0.1', `Comment number ${n} of the first ten at once`, thread)));
+    expect(posted.map((response) => response.status)).toEqual(Array(10).fill(201));
   }, 20_000);
 
   it.skipIf(dialectName === 'sqlite')('reach the other instances on PostgreSQL within seconds: a copy posted through another is held', async () => {
