@@ -13,10 +13,15 @@ import { endSessions } from '../sessions/service.ts';
 export const BAN_TYPES = ['ban', 'shadow_ban'] as const;
 export type BanType = (typeof BAN_TYPES)[number];
 
-/** SQL: whether the author is banned outright from the site at `now` (a timed ban stops at its expiry). */
-export function isBanned(siteId: string | Expression<string>, authorRef: string, now: string): RawBuilder<number | boolean> {
-  return sql<number | boolean>`exists (select 1 from bans where site_id = ${siteId} and author_ref = ${authorRef} and ban_type = 'ban'
+/** SQL: whether the author has a ban of this type on the site in force at `now` (a timed ban stops at its expiry). */
+function hasBan(type: BanType, siteId: string | Expression<string>, authorRef: string, now: string): RawBuilder<number | boolean> {
+  return sql<number | boolean>`exists (select 1 from bans where site_id = ${siteId} and author_ref = ${authorRef} and ban_type = ${sql.lit(type)}
     and (expires_at is null or expires_at > ${now}))`;
+}
+
+/** SQL: whether the author is banned outright from the site at `now`. */
+export function isBanned(siteId: string | Expression<string>, authorRef: string, now: string): RawBuilder<number | boolean> {
+  return hasBan('ban', siteId, authorRef, now);
 }
 
 /** An author's comments on a site by state (author_counts): the spam checks' links and history steps read it. */
@@ -27,13 +32,23 @@ export interface AuthorRecord {
   spam: number;
 }
 
-const NO_RECORD: AuthorRecord = { published: 0, pending: 0, removed: 0, spam: 0 };
+export const NO_RECORD: AuthorRecord = { published: 0, pending: 0, removed: 0, spam: 0 };
+
+type RecordColumns = Record<keyof AuthorRecord, number | string | null | undefined>;
+
+/** The record from author_counts' columns (none when the author has no row yet). */
+const recordFrom = (row: RecordColumns | undefined): AuthorRecord =>
+  row ? { published: Number(row.published ?? 0), pending: Number(row.pending ?? 0), removed: Number(row.removed ?? 0), spam: Number(row.spam ?? 0) } : NO_RECORD;
+
+/** An author's record on a site alone (an edit's checks: its bans were checked on the way in). */
+export async function authorRecord(db: Kysely<Database>, siteId: string, authorRef: string): Promise<AuthorRecord> {
+  return recordFrom(await db.selectFrom('author_counts').select(['published', 'pending', 'removed', 'spam']).where('site_id', '=', siteId).where('author_ref', '=', authorRef).executeTakeFirst());
+}
 
 const authorOnSite = preparedQuery((db, _shape: null, siteId: string, authorRef: string, now: string) =>
   sql<{ banned: number | boolean; shadowBanned: number | boolean } & Record<keyof AuthorRecord, number | string | null>>`select
       ${isBanned(siteId, authorRef, now)} as "banned",
-      exists (select 1 from bans where site_id = ${siteId} and author_ref = ${authorRef} and ban_type = 'shadow_ban'
-        and (expires_at is null or expires_at > ${now})) as "shadowBanned",
+      ${hasBan('shadow_ban', siteId, authorRef, now)} as "shadowBanned",
       a.published as "published", a.pending as "pending", a.removed as "removed", a.spam as "spam"
     from (select 1 as one) as o
     left join author_counts as a on a.site_id = ${siteId} and a.author_ref = ${authorRef}`.compile(db),
@@ -47,8 +62,7 @@ export async function checkAuthor(db: Kysely<Database>, siteId: string, authorRe
   if (authorRef === null) return { shadowBanned: false, record: NO_RECORD };
   const [row] = await authorOnSite(db, null, siteId, authorRef, nowIso());
   if (Number(row.banned) === 1) throw bannedError();
-  const record = { published: Number(row.published ?? 0), pending: Number(row.pending ?? 0), removed: Number(row.removed ?? 0), spam: Number(row.spam ?? 0) };
-  return { shadowBanned: Number(row.shadowBanned) === 1, record };
+  return { shadowBanned: Number(row.shadowBanned) === 1, record: recordFrom(row) };
 }
 
 /** A banned user's writes are refused outright (403 banned). */

@@ -1,6 +1,6 @@
 import type { Transaction } from 'kysely';
 import type { Caller } from '../auth/caller.ts';
-import type { AuthorRecord } from '../moderation/bans.ts';
+import { authorRecord, NO_RECORD, type AuthorRecord } from '../moderation/bans.ts';
 import { refreshListing } from '../comments/listing.ts';
 import type { Database } from '../db/schema.ts';
 import { recordCommentChange, seenByPublic } from '../live/record.ts';
@@ -215,14 +215,9 @@ export async function screenEdit(trx: Transaction<Database>, input: EditedCommen
   const { site, caller } = input;
   if (!screened(site, input.moderator)) return ALLOW;
   const person = caller.kind !== 'key';
-  const found = person && input.authorRef !== null
-    ? await trx.selectFrom('author_counts').select(['published', 'pending', 'removed', 'spam']).where('site_id', '=', site.id).where('author_ref', '=', input.authorRef).executeTakeFirst()
-    : undefined;
-  const text = textReasons(site.spam, normalisedText(input.content), () => (person ? Number(found?.published ?? 0) : Number.POSITIVE_INFINITY));
+  const record = person && input.authorRef !== null ? await authorRecord(trx, site.id, input.authorRef) : NO_RECORD;
+  const text = textReasons(site.spam, normalisedText(input.content), () => (person ? record.published : Number.POSITIVE_INFINITY));
   if (text instanceof AppError) return { action: 'reject', problem: text };
-  if (found) {
-    const record = { published: Number(found.published), pending: Number(found.pending), removed: Number(found.removed), spam: Number(found.spam) };
-    text.push(...historyReason(site.spam.history_min_comments, record));
-  }
+  text.push(...historyReason(site.spam.history_min_comments, record));
   return text.length === 0 ? ALLOW : { action: 'hold', reasons: text };
 }

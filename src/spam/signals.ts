@@ -79,7 +79,8 @@ export function readCopies(log: SignalLog, signal: Signal, authorsLimit: number)
 
 /** The other comments of the last hour on the site with this text, that the public sees now (at most 200). */
 export async function publicCopies(db: Kysely<Database>, log: SignalLog, signal: Signal) {
-  const ids = [...log.withText(signal.siteId, signal.textHash, signal.at - HOUR_MS)].slice(0, 200).map((copy) => copy.commentId);
+  const ids: string[] = [];
+  for (const copy of log.withText(signal.siteId, signal.textHash, signal.at - HOUR_MS)) if (ids.push(copy.commentId) === 200) break;
   if (ids.length === 0) return [];
   return db
     .selectFrom('comments as c')
