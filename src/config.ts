@@ -80,6 +80,11 @@ export interface Config {
   /** The largest file POST /api/sites/:id/imports takes (PARLEY_IMPORT_MAX_SIZE, 512MiB); a larger one is refused with 413. */
   importMaxBytes: number;
   /**
+   * The heap an import job's process may use (PARLEY_IMPORT_MAX_MEMORY, 512MiB; at least 64MiB),
+   * given to it as --max-old-space-size: a job that needs more fails, saying so.
+   */
+  importMaxMemoryMib: number;
+  /**
    * How long a queued or running import job holds without its instance renewing it
    * (PARLEY_IMPORT_LEASE, 60s; renewed every third of it): past it, the instance is taken to have
    * stopped, and the job is marked failed.
@@ -204,6 +209,15 @@ function size(env: Env, name: string, fallback: string): number {
   return Number(match[1]) * SIZE_UNITS[match[2] ?? ''];
 }
 
+/** Less leaves an import's process too little to start in. */
+const MIN_IMPORT_MEMORY_MIB = 64;
+
+function importMaxMemoryMib(env: Env): number {
+  const mib = Math.floor(size(env, 'PARLEY_IMPORT_MAX_MEMORY', '512MiB') / SIZE_UNITS.MiB);
+  if (mib < MIN_IMPORT_MEMORY_MIB) throw new ConfigError(`PARLEY_IMPORT_MAX_MEMORY must be at least ${MIN_IMPORT_MEMORY_MIB}MiB, got "${env.PARLEY_IMPORT_MAX_MEMORY}"`);
+  return mib;
+}
+
 function httpLimits(env: Env): Config['http'] {
   const limits = {
     headersTimeoutMs: durations(env, HTTP_TIMEOUT_VARIABLES.headersTimeoutMs, '10s')[0],
@@ -285,6 +299,7 @@ export function loadConfig(env: Env = process.env): Config {
       draftHeaders: boolean(env, 'PARLEY_RATE_LIMIT_DRAFT_HEADERS', false),
     }),
     importMaxBytes: size(env, 'PARLEY_IMPORT_MAX_SIZE', '512MiB'),
+    importMaxMemoryMib: importMaxMemoryMib(env),
     importLeaseMs: positiveDuration(env, 'PARLEY_IMPORT_LEASE', '60s'),
     loginLimits: Object.freeze({
       perAccount: integer(env, 'PARLEY_LOGIN_ATTEMPTS_PER_ACCOUNT', 10),

@@ -1,6 +1,8 @@
+import { gzipSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startParley, type TestParley } from '../../test/helper.ts';
 import { finishedImport, getWith, uploadImport } from '../../test/imports.ts';
+import { outOfMemory } from './job-runner.ts';
 import { insertJob, STOPPED } from './jobs.ts';
 
 const MAX = 4096;
@@ -34,6 +36,30 @@ describe('a file the import cannot take', () => {
     expect(started.status).toBe(202);
     const job = await finishedImport(parley, site.site_id, site.api_key, started.body.id);
     expect(job).toMatchObject({ status: 'failed', report: null, error: { message: "line 7: unexpected close tag.", line: 7 } });
+    expect(await commentsOf(site.site_id)).toEqual([]);
+  });
+
+  it('fails the job naming the line where elements nest deeper than a comment export ever does', async () => {
+    const site = await parley.newSite();
+    const deep = disqusOf([post(1), `<post dsq:id="p2">${'<a>'.repeat(101)}${'</a>'.repeat(101)}</post>`]);
+    const started = await uploadImport(parley, site.site_id, site.api_key, deep);
+    const job = await finishedImport(parley, site.site_id, site.api_key, started.body.id);
+    expect(job).toMatchObject({ status: 'failed', error: { message: 'line 5: elements nested more than 100 deep', line: 5 } });
+    expect(await commentsOf(site.site_id)).toEqual([]);
+  });
+
+  it("fails the job naming the line of a Parley export's comment whose moderation_status is not one Parley has", async () => {
+    const site = await parley.newSite();
+    const comment = { type: 'comment', id: 'cmt_1', thread_id: 'thr_1', parent_id: null, author_id: null, author_name: 'A', content: 'Hi', status: 'published', moderation_status: 'hidden', is_deleted: false, is_edited: false, upvotes: 0, downvotes: 0, reaction_counts: {}, created_at: '2020-01-01T00:00:00.000Z', updated_at: '2020-01-01T00:00:00.000Z' };
+    const file = [
+      { type: 'header', format: 'parley', version: 1, site: { id: 'site_1', name: 'Blog' }, personal_data: false },
+      { type: 'thread', id: 'thr_1', url: 'https://blog.example.com/a', created_at: '2020-01-01T00:00:00.000Z' },
+      comment,
+      { type: 'footer', threads: 1, comments: 1, by_status: { published: 1 } },
+    ];
+    const started = await uploadImport(parley, site.site_id, site.api_key, file.map((line) => JSON.stringify(line)).join('\n'));
+    const job = await finishedImport(parley, site.site_id, site.api_key, started.body.id);
+    expect(job).toMatchObject({ status: 'failed', error: { message: 'line 3: unknown moderation_status "hidden" (it is null, pending, removed, spam or shadow_banned)', line: 3 } });
     expect(await commentsOf(site.site_id)).toEqual([]);
   });
 
@@ -113,4 +139,25 @@ describe('a file the import cannot take', () => {
     expect((await getWith(parley, `/api/sites/${other.site_id}/imports/${started.body.id}`, other.api_key)).status).toBe(404);
     expect((await getWith(parley, `/api/sites/${site.site_id}/imports/imp_nothing`, site.api_key)).body).toMatchObject({ code: 'not_found' });
   });
+});
+
+describe('an import that needs more memory than an import may use', () => {
+  let small: TestParley;
+  beforeAll(async () => {
+    small = await startParley({ PARLEY_IMPORT_MAX_MEMORY: '64MiB' });
+  });
+  afterAll(() => small.close());
+
+  it('fails the job saying so, and nothing of the file is imported', async () => {
+    const site = await small.newSite();
+    // One post holding 120 fields of half a mebibyte each: more than 64 MiB to hold while reading it.
+    const field = (n: number) => `<field${n}>${'x'.repeat(1 << 19)}</field${n}>`;
+    const heavy = disqusOf([post(1), post(2).replace('</post>', `${Array.from({ length: 120 }, (_, n) => field(n)).join('')}</post>`)]);
+    const started = await uploadImport(small, site.site_id, site.api_key, gzipSync(heavy));
+    expect(started.status).toBe(202);
+    const job = await finishedImport(small, site.site_id, site.api_key, started.body.id);
+    expect(job).toMatchObject({ status: 'failed', report: null, error: { message: outOfMemory(64, false), line: null } });
+    expect(job.error.message).toMatch(/^The import needed more than the 64 MiB of memory an import may use/);
+    expect(await small.app.db.kysely.selectFrom('comments').select('id').where('site_id', '=', site.site_id).execute()).toEqual([]);
+  }, 60_000);
 });

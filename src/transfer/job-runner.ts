@@ -4,7 +4,7 @@ import { fileURLToPath } from 'node:url';
 import type { FastifyBaseLogger } from 'fastify';
 import type { Config } from '../config.ts';
 import type { Db } from '../db/connect.ts';
-import { failLeftBehind, findJobById, markFailed, renewLeases, STOPPED } from './jobs.ts';
+import { failLeftBehind, findJobById, markFailed, renewLeases, STOPPED, wroteSince } from './jobs.ts';
 import type { Upload } from './upload.ts';
 
 export interface QueuedImport {
@@ -18,6 +18,16 @@ export interface QueuedImport {
 const BIN = fileURLToPath(new URL(import.meta.url.endsWith('/dist/parley.js') ? '../bin/parley.js' : '../../bin/parley.js', import.meta.url));
 
 const CRASHED = 'The import process stopped on an error (logged by the server with the job id). What it had written is kept; upload the same file again to complete it.';
+
+/** What V8 writes to stderr when a process reaches its heap limit (before it aborts). */
+const OUT_OF_HEAP = /JavaScript heap out of memory|Reached heap limit/;
+
+/** The job's error when its process reached PARLEY_IMPORT_MAX_MEMORY: whether it had begun writing decides what the person can do. */
+export function outOfMemory(limitMib: number, wroteSomething: boolean): string {
+  return wroteSomething
+    ? `The import needed more than the ${limitMib} MiB of memory an import may use (PARLEY_IMPORT_MAX_MEMORY) and was stopped while writing comments. What it had written is kept; once the server's operator has raised the limit, upload the same file again to complete it (nothing is imported twice).`
+    : `The import needed more than the ${limitMib} MiB of memory an import may use (PARLEY_IMPORT_MAX_MEMORY) and was stopped before writing anything: nothing of the file was imported. A record of the file may be unusually large; the server's operator can raise the limit.`;
+}
 
 /** What the import process needs of the server's configuration: its database (and Redis, to tell other instances). */
 function importEnv(config: Config): NodeJS.ProcessEnv {
@@ -88,11 +98,13 @@ export class ImportRunner {
 
   async #run(job: QueuedImport): Promise<void> {
     const args = ['import', '--site', job.siteId, job.upload.path, '--job', job.id, ...(job.baseUrl ? ['--base-url', job.baseUrl] : [])];
-    const child = spawn(process.execPath, [BIN, ...args], { env: importEnv(this.config), stdio: ['pipe', 'ignore', 'pipe'] });
+    const heapLimit = `--max-old-space-size=${this.config.importMaxMemoryMib}`;
+    const child = spawn(process.execPath, [heapLimit, BIN, ...args], { env: importEnv(this.config), stdio: ['pipe', 'ignore', 'pipe'] });
     this.#child = child;
     let stderr = '';
     child.stderr!.on('data', (chunk: Buffer) => (stderr = (stderr + chunk.toString()).slice(-4000)));
-    const [code, signal] = (await once(child, 'exit')) as [number | null, NodeJS.Signals | null];
+    // 'close', not 'exit': after it, all the process wrote to stderr has been read.
+    const [code, signal] = (await once(child, 'close')) as [number | null, NodeJS.Signals | null];
     this.#child = null;
     const finished = await findJobById(this.db.kysely, job.id);
     if (finished?.status === 'completed') {
@@ -103,6 +115,12 @@ export class ImportRunner {
       return;
     }
     if (finished?.status === 'failed') return;
+    if (finished && OUT_OF_HEAP.test(stderr)) {
+      this.log.warn({ importJob: job.id, limitMib: this.config.importMaxMemoryMib }, 'an import process ran out of memory');
+      const wrote = finished.dry_run === 0 && finished.started_at !== null && (await wroteSince(this.db.kysely, job.siteId, finished.started_at));
+      await markFailed(this.db.kysely, job.id, outOfMemory(this.config.importMaxMemoryMib, wrote));
+      return;
+    }
     if (!this.#stopping) this.log.error({ importJob: job.id, code, signal, stderr }, 'an import process ended without finishing its job');
     await markFailed(this.db.kysely, job.id, this.#stopping ? STOPPED : CRASHED);
   }

@@ -116,6 +116,12 @@ export async function markFailed(db: Kysely<Database>, id: string, message: stri
     .execute();
 }
 
+/** Whether an import wrote comments to the site since `since` (each comment it writes maps its source key then). */
+export async function wroteSince(db: Kysely<Database>, siteId: string, since: string): Promise<boolean> {
+  const row = await db.selectFrom('import_sources').select('comment_id').where('site_id', '=', siteId).where('created_at', '>=', since).limit(1).executeTakeFirst();
+  return row !== undefined;
+}
+
 export async function findJobById(db: Kysely<Database>, id: string): Promise<JobRow | undefined> {
   return db.selectFrom('import_jobs').selectAll().where('id', '=', id).executeTakeFirst();
 }
