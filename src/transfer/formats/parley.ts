@@ -4,11 +4,22 @@ import { count, jsonLines, text } from './json-lines.ts';
 
 export const PARLEY_FORMAT_VERSION = 1;
 const STATUSES = new Set(['published', 'pending', 'spam', 'removed']);
+/** parley-export.schema.json's: what moderation put on a comment (null: nothing). */
+const MODERATION_STATUSES = new Set(['pending', 'removed', 'spam', 'shadow_banned']);
 
 function statusOf(value: Record<string, unknown>, where: string): SourceStatus {
   const status = text(value.status);
   if (!STATUSES.has(status)) throw new ImportFileError(`${where}: unknown status "${status}"`);
   return status as SourceStatus;
+}
+
+/** A value Parley's pages do not know would make every list that shows the comment fail: refused here. */
+function moderationStatusOf(value: Record<string, unknown>, where: string): string | null {
+  const status = value.moderation_status ?? null;
+  if (status !== null && !MODERATION_STATUSES.has(status as string)) {
+    throw new ImportFileError(`${where}: unknown moderation_status ${JSON.stringify(status)} (it is null, pending, removed, spam or shadow_banned)`);
+  }
+  return status as string | null;
 }
 
 /** Parley's own export (see parley-export.schema.json): a header, threads, comments, a footer with counts. */
@@ -43,7 +54,7 @@ export async function* readParley(path: string): AsyncGenerator<SourceRecord> {
         author: { sourceId: authorId, parleyId: authorId ?? undefined, name: text(value.author_name), externalId: text(value.author_external_id) || undefined },
         text: text(value.content),
         status: statusOf(value, where),
-        moderationStatus: typeof value.moderation_status === 'string' ? value.moderation_status : null,
+        moderationStatus: moderationStatusOf(value, where),
         deleted: value.is_deleted === true,
         edited: value.is_edited === true,
         createdAt: toUtc(text(value.created_at), where).iso,
