@@ -74,8 +74,8 @@ if (args.postgres) {
 }
 /** The pgbench script matching each write case: the same row writes at the minimum. */
 const PGBENCH_OF: Record<string, PgbenchScript> = { 'post-comment': 'comment', vote: 'vote', react: 'vote' };
-/** `transfer` names both transfer cases, as does either of their ids. */
-const TRANSFER_IDS = ['transfer', 'import-disqus', 'export-parley'];
+/** `transfer` names the transfer cases, as does any of their ids. */
+const TRANSFER_IDS = ['transfer', 'import-disqus', 'export-parley', 'import-deep-xml'];
 const ONLY = args.only?.split(',');
 const RUN_TRANSFER = !args.limiter && !args['limiter-store'] && !args.instructions && (!ONLY || ONLY.some((id) => TRANSFER_IDS.includes(id)));
 /** The transfer cases make databases of their own: naming only them seeds nothing. */
@@ -719,11 +719,11 @@ function report(results: CaseResult[], webhooks: WebhookResult[], limiterCost: L
   ]);
   const transferRows = context.transfer.map((t) => [
     t.id,
-    `${t.rate.toFixed(0)} comments/s`,
+    `${t.rate.toFixed(t.unit === 's' ? 1 : 0)} ${t.unit}`,
     '—',
     '—',
-    t.baselineRate.toFixed(0),
-    `${(t.ratio * 100).toFixed(0)} %`,
+    Number.isNaN(t.baselineRate) ? '—' : t.baselineRate.toFixed(0),
+    Number.isNaN(t.ratio) ? '—' : `${(t.ratio * 100).toFixed(0)} %`,
     t.peakRssMb.toFixed(0),
     t.target,
     t.met ? 'yes' : 'NO',

@@ -3,10 +3,12 @@
  * full run 1,000,000), each against a baseline measured in the same run on the same kind of
  * database: a bare batched INSERT of the same comment rows (1,000 per transaction, no parsing, no
  * checks), and a bare keyset-paged SELECT of them written out as JSON Lines. Import and export run as
- * the CLI does, in a child process whose peak RSS (VmHWM) is read while it runs.
+ * the CLI does, in a child process whose peak RSS (VmHWM) is read while it runs. A third case imports
+ * a hostile file: 400 KB holding one post nested 50,000 elements deep, which the import must refuse
+ * quickly and in little memory.
  */
 import { execFileSync, spawn } from 'node:child_process';
-import { createWriteStream, mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { createWriteStream, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { once } from 'node:events';
 import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -24,6 +26,9 @@ export interface TransferResult {
   id: string;
   title: string;
   rate: number;
+  /** What `rate` counts. */
+  unit: string;
+  /** NaN where the case has no baseline. */
   baselineRate: number;
   ratio: number;
   peakRssMb: number;
@@ -52,8 +57,8 @@ async function withSite<T>(url: string, work: (db: ReturnType<typeof connect>, s
   }
 }
 
-/** Runs the CLI; its wall time and the largest VmHWM read while it ran. */
-async function cli(args: string[], url: string, stdout: string): Promise<{ seconds: number; peakRssMb: number }> {
+/** Runs the CLI; its wall time, the largest VmHWM read while it ran, and its exit code. */
+async function cli(args: string[], url: string, stdout: string, mayFail = false): Promise<{ seconds: number; peakRssMb: number; code: number }> {
   const started = performance.now();
   const out = createWriteStream(stdout);
   await once(out, 'open');
@@ -70,8 +75,8 @@ async function cli(args: string[], url: string, stdout: string): Promise<{ secon
   const [code] = await once(child, 'exit');
   clearInterval(timer);
   out.close();
-  if (code !== 0) throw new Error(`parley ${args.join(' ')} exited ${code}`);
-  return { seconds: (performance.now() - started) / 1000, peakRssMb: peak };
+  if (code !== 0 && !mayFail) throw new Error(`parley ${args.join(' ')} exited ${code}`);
+  return { seconds: (performance.now() - started) / 1000, peakRssMb: peak, code };
 }
 
 /** The baseline: the same number of comment rows, over the same pages, inserted 1,000 per transaction. */
@@ -121,6 +126,31 @@ async function bareSelect(url: string, siteId: string, file: string): Promise<nu
   return count / ((performance.now() - started) / 1000);
 }
 
+/** Nesting that once cost the import time and memory growing with the square of its depth (61 s and 2.7 GB). */
+const DEEP_LEVELS = 50_000;
+
+/** The hostile file's import, refused: its wall time (the process's start included) and peak RSS. */
+async function deepXmlImport(dir: string, url: string, siteId: string, log: (line: string) => void): Promise<TransferResult> {
+  const file = join(dir, 'deep.xml');
+  const post = '<post dsq:id="p1"><message>Hi</message><createdAt>2020-01-01T00:00:00Z</createdAt><author><name>A</name></author><thread dsq:id="t1"/>';
+  writeFileSync(file, `<?xml version="1.0" encoding="utf-8"?>\n<disqus xmlns="http://disqus.com" xmlns:dsq="http://disqus.com/disqus-internals">\n<thread dsq:id="t1"><link>https://bench.example.com/deep</link></thread>\n${post}${'<a>x'.repeat(DEEP_LEVELS)}${'</a>'.repeat(DEEP_LEVELS)}</post>\n</disqus>\n`);
+  const load1 = loadavg()[0];
+  const run = await cli(['import', '--site', siteId, file, '--dry-run'], url, join(dir, 'deep-report.txt'), true);
+  log(`import of ${(statSync(file).size / 1000).toFixed(0)} KB nested ${DEEP_LEVELS} deep: ${run.code === 0 ? 'taken' : 'refused'} in ${run.seconds.toFixed(1)} s; peak RSS ${run.peakRssMb.toFixed(0)} MB`);
+  return {
+    id: 'import-deep-xml',
+    title: `parley import of a Disqus export nested ${DEEP_LEVELS} elements deep (seconds to refuse it)`,
+    rate: run.seconds,
+    unit: 's',
+    baselineRate: NaN,
+    ratio: NaN,
+    peakRssMb: run.peakRssMb,
+    target: 'refused, in < 5 s, RSS < 250 MB',
+    met: run.code !== 0 && run.seconds < 5 && run.peakRssMb < 250,
+    load1,
+  };
+}
+
 export async function transferCases(comments: number, log: (line: string) => void): Promise<TransferResult[]> {
   const dir = mkdtempSync(join(tmpdir(), 'parley-bench-transfer-'));
   const threads = Math.max(1, Math.round(comments / 100));
@@ -145,9 +175,11 @@ export async function transferCases(comments: number, log: (line: string) => voi
     const exported = await cli(['export', '--site', siteId], target.url, join(dir, 'export.jsonl'));
     const exportRate = report.comments.imported / exported.seconds;
     log(`export: ${exportRate.toFixed(0)} comments/s; bare keyset select ${bareExportRate.toFixed(0)}/s (${((exportRate / bareExportRate) * 100).toFixed(0)} %); peak RSS ${exported.peakRssMb.toFixed(0)} MB`);
+    const deep = await deepXmlImport(dir, target.url, siteId, log);
     return [
-      { id: 'import-disqus', title: `parley import of a ${comments}-comment Disqus export (comments/s)`, rate: importRate, baselineRate: bareRate, ratio: importRate / bareRate, peakRssMb: imported.peakRssMb, target: '≥ 50 % of a bare batched insert, RSS < 250 MB', met: importRate >= bareRate / 2 && imported.peakRssMb < 250, load1: importLoad },
-      { id: 'export-parley', title: `parley export of the same site (comments/s)`, rate: exportRate, baselineRate: bareExportRate, ratio: exportRate / bareExportRate, peakRssMb: exported.peakRssMb, target: 'RSS < 250 MB', met: exported.peakRssMb < 250, load1: exportLoad },
+      { id: 'import-disqus', title: `parley import of a ${comments}-comment Disqus export (comments/s)`, rate: importRate, unit: 'comments/s', baselineRate: bareRate, ratio: importRate / bareRate, peakRssMb: imported.peakRssMb, target: '≥ 50 % of a bare batched insert, RSS < 250 MB', met: importRate >= bareRate / 2 && imported.peakRssMb < 250, load1: importLoad },
+      { id: 'export-parley', title: `parley export of the same site (comments/s)`, rate: exportRate, unit: 'comments/s', baselineRate: bareExportRate, ratio: exportRate / bareExportRate, peakRssMb: exported.peakRssMb, target: 'RSS < 250 MB', met: exported.peakRssMb < 250, load1: exportLoad },
+      deep,
     ];
   } finally {
     for (const database of databases) await database.drop();
