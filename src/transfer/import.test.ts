@@ -9,6 +9,7 @@ import { freshDatabaseUrl, type FreshDatabase } from '../../test/helper.ts';
 import { loadConfig } from '../config.ts';
 import { connect, type Db } from '../db/connect.ts';
 import { migrateToLatest } from '../db/migrate.ts';
+import { newId } from '../ids.ts';
 import { bootstrap } from '../sites/bootstrap.ts';
 import { importFile } from './import.ts';
 
@@ -47,6 +48,12 @@ async function imported(siteId: string) {
 async function publicTotals(siteId: string) {
   const threads = await db.kysely.selectFrom('threads').select(['url_key', 'public_total', 'all_total']).where('site_id', '=', siteId).orderBy('url_key').execute();
   return threads.map((t) => [t.url_key, Number(t.public_total), Number(t.all_total)]);
+}
+
+/** The site's threads as its moderators see them: page, title, closed or not. */
+async function threadsOf(siteId: string) {
+  const threads = await db.kysely.selectFrom('threads').select(['url_key', 'title', 'closed_at']).where('site_id', '=', siteId).orderBy('url_key').execute();
+  return threads.map((t) => ({ url: t.url_key, title: t.title, closed: t.closed_at !== null }));
 }
 
 const row = (fields: Partial<Awaited<ReturnType<typeof imported>>[string]>) => ({ is_deleted: 0, is_edited: 0, upvotes: 0, downvotes: 0, status: 'published', parent: null, ...fields });
@@ -89,6 +96,8 @@ describe('importing a Disqus export', () => {
     ]);
     // The public sees comment 11 on post 1 and comment 18 on post 2; moderators also the pending 17.
     expect(await publicTotals(siteId)).toEqual([[post1, 1, 1], [post2, 1, 2]]);
+    // A page's title is its first thread's in the file that has one.
+    expect(await threadsOf(siteId)).toEqual([{ url: post1, title: 'Post one', closed: false }, { url: post2, title: 'Post two', closed: false }]);
   });
 
   it('reads a gzipped export as the plain one', async () => {
@@ -107,11 +116,54 @@ describe('importing a Disqus export', () => {
     const before = await imported(siteId);
     const again = await importFile(db, { siteId, path: join(FIXTURES, 'disqus.xml'), batchSize: 3 });
     expect(again.comments).toEqual({ imported: 0, by_status: {}, already_present: 8 });
-    expect(again.threads).toEqual({ created: 0, existing: 0 });
+    expect(again.threads).toEqual({ created: 0, existing: 2 });
     expect(await imported(siteId)).toEqual(before);
     expect(await publicTotals(siteId)).toEqual([['https://blog.example.com/post-1', 1, 1], ['https://blog.example.com/post-2', 1, 2]]);
     const users = await db.kysely.selectFrom('site_users').select('external_id').where('site_id', '=', siteId).orderBy('external_id').execute();
     expect(users.map((u) => u.external_id)).toEqual(['import:disqus:bob', 'import:disqus:carol', 'import:disqus:dima', 'import:disqus:zoe']);
+  });
+
+  it("brings a deleted thread's posts in removed and a closed thread closed; an existing thread keeps its title, an untitled one takes the file's", async () => {
+    const thread = (id: string, page: string, title: string, state = '') => `<thread dsq:id="${id}"><link>https://blog.example.com/${page}</link><title>${title}</title>${state}</thread>`;
+    const post = (id: string, threadId: string, more = '') => `<post dsq:id="${id}"><message>Post ${id}</message><createdAt>2020-01-01T00:00:00Z</createdAt><author><name>A</name></author>${more}<thread dsq:id="${threadId}"/></post>`;
+    const path = join(scratch, 'thread-states.xml');
+    writeFileSync(
+      path,
+      '<?xml version="1.0" encoding="utf-8"?>\n<disqus xmlns="http://disqus.com" xmlns:dsq="http://disqus.com/disqus-internals">\n' +
+        [
+          thread('t1', 'open', 'Open', '<isClosed>false</isClosed><isDeleted>false</isDeleted>'),
+          thread('t2', 'closed', 'Closed', '<isClosed>true</isClosed><isDeleted>false</isDeleted>'),
+          thread('t3', 'gone', 'Gone', '<isClosed>false</isClosed><isDeleted>true</isDeleted>'),
+          thread('t4', 'titled', 'Title from Disqus'),
+          thread('t5', 'untitled', 'Title for an untitled page'),
+          post('p1', 't1'),
+          post('p2', 't2'),
+          post('p3', 't3'),
+          post('p4', 't3', '<isSpam>true</isSpam>'),
+          post('p5', 't3', '<parent dsq:id="p3"/>'),
+          post('p6', 't4'),
+          post('p7', 't5'),
+        ].join('\n') +
+        '\n</disqus>\n',
+    );
+    const siteId = await newSite();
+    const page = (name: string) => `https://blog.example.com/${name}`;
+    const existing = (urlKey: string, title: string | null) => ({ id: newId('thr'), site_id: siteId, url_key: urlKey, created_at: '2019-01-01T00:00:00.000Z', public_total: 0, all_total: 0, title });
+    await db.kysely.insertInto('threads').values([existing(page('titled'), 'Our own title'), existing(page('untitled'), null)]).execute();
+    const report = await importFile(db, { siteId, path });
+    expect(report).toMatchObject({ threads: { created: 3, existing: 2 }, comments: { imported: 7, by_status: { published: 4, removed: 2, spam: 1 } } });
+    expect(report.warnings).toEqual([{ source_id: 't3', message: 'the thread was deleted in the source: its comments (3) are imported removed, hidden from the public' }]);
+    const rows = await imported(siteId);
+    expect(Object.fromEntries(Object.entries(rows).map(([id, r]) => [id, r.status]))).toEqual({ p1: 'published', p2: 'published', p3: 'removed', p4: 'spam', p5: 'removed', p6: 'published', p7: 'published' });
+    // The public sees nothing of the deleted thread; moderators see its two top-level posts.
+    expect((await publicTotals(siteId)).find(([url]) => url === page('gone'))).toEqual([page('gone'), 0, 2]);
+    expect(await threadsOf(siteId)).toEqual([
+      { url: page('closed'), title: 'Closed', closed: true },
+      { url: page('gone'), title: 'Gone', closed: false },
+      { url: page('open'), title: 'Open', closed: false },
+      { url: page('titled'), title: 'Our own title', closed: false },
+      { url: page('untitled'), title: 'Title for an untitled page', closed: false },
+    ]);
   });
 
   it('writes nothing on a dry run, and reports what it would do', async () => {
@@ -138,12 +190,14 @@ describe('importing other formats', () => {
     const rows = await imported(siteId);
     expect(rows).toEqual({
       '101': row({ url_key: page, author_name: 'Ana', author_ref: expect.stringMatching(/^usr_/), content: 'First line\nsecond line\n\nA new paragraph with & and https://ana.example.com/', created_at: '2023-12-02T10:30:00.000Z' }),
-      '102': row({ parent: '101', url_key: page, author_name: 'Ben', author_ref: null, content: '> First line\n\nHeld for moderation', status: 'pending', created_at: '2023-12-02T11:00:00.000Z' }),
+      // Names as WordPress stores them (HTML-escaped), decoded once.
+      '102': row({ parent: '101', url_key: page, author_name: 'Ben & Holly', author_ref: null, content: '> First line\n\nHeld for moderation', status: 'pending', created_at: '2023-12-02T11:00:00.000Z' }),
       '104': row({ url_key: page, author_name: 'Ana', author_ref: rows['101'].author_ref, content: 'Replying to the pingback', created_at: '2023-12-03T09:00:00.000Z' }),
-      '105': row({ url_key: page, author_name: 'Casino', author_ref: null, content: 'Win big', status: 'spam', created_at: '2023-12-04T08:00:00.000Z' }),
+      '105': row({ url_key: page, author_name: 'Casino &amp; Co', author_ref: null, content: 'Win big', status: 'spam', created_at: '2023-12-04T08:00:00.000Z' }),
       '106': row({ url_key: page, author_name: 'Troll', author_ref: null, content: 'Rude words', status: 'removed', created_at: '2023-12-04T09:00:00.000Z' }),
     });
     expect(report).toMatchObject({ format: 'wxr', skipped: { pingback_or_trackback: 1 }, reparented: 1, times_without_zone: 1, personal_data_not_kept: { emails: 1, ip_addresses: 1 } });
+    expect(await threadsOf(siteId)).toEqual([{ url: page, title: 'Hello & welcome', closed: false }]);
   });
 
   it('Remark42 backup (gzipped JSON Lines): offsets and nanoseconds, deleted placeholders, votes, edit marks', async () => {
@@ -154,12 +208,14 @@ describe('importing other formats', () => {
     const page = 'https://blog.example.com/remark/';
     const rows = await imported(siteId);
     expect(rows).toEqual({
-      r1: row({ url_key: page, author_name: 'Grace', author_ref: expect.stringMatching(/^usr_/), content: 'Top <b> text', created_at: '2021-03-01T15:00:00.123Z', upvotes: 2, downvotes: 1 }),
+      // Remark42 stores names HTML-escaped: decoded once.
+      r1: row({ url_key: page, author_name: 'Grace <3', author_ref: expect.stringMatching(/^usr_/), content: 'Top <b> text', created_at: '2021-03-01T15:00:00.123Z', upvotes: 2, downvotes: 1 }),
       r2: row({ parent: 'r1', url_key: page, author_name: 'Anonymous', author_ref: expect.stringMatching(/^usr_/), content: null, is_deleted: 1, created_at: '2021-03-01T11:00:00.000Z' }),
-      r3: row({ parent: 'r2', url_key: page, author_name: 'Grace', author_ref: rows.r1.author_ref, content: 'Reply below a deleted one', created_at: '2021-03-01T12:00:00.000Z' }),
+      r3: row({ parent: 'r2', url_key: page, author_name: 'Grace <3', author_ref: rows.r1.author_ref, content: 'Reply below a deleted one', created_at: '2021-03-01T12:00:00.000Z' }),
       r4: row({ parent: 'r1', url_key: page, author_name: 'Anonymous', author_ref: rows.r2.author_ref, content: 'Edited text', is_edited: 1, created_at: '2021-03-01T13:00:00.000Z' }),
     });
     expect(report).toMatchObject({ format: 'remark42', reparented: 0, times_without_zone: 0 });
+    expect(await threadsOf(siteId)).toEqual([{ url: page, title: 'Remark post', closed: false }]);
   });
 
   it('Commento export (gzipped JSON): states, anonymous commenters, scores', async () => {
@@ -191,11 +247,13 @@ describe('importing other formats', () => {
       '2': row({ parent: '1', url_key: page, author_name: 'Anonymous', author_ref: null, content: 'An edited reply', is_edited: 1, created_at: '2020-09-13T12:28:20.000Z' }),
       '3': row({ url_key: page, author_name: 'Ivo', author_ref: null, content: 'Waiting', status: 'pending', created_at: '2020-09-13T12:31:40.000Z' }),
       '4': row({ url_key: page, author_name: 'Anonymous', author_ref: null, content: null, is_deleted: 1, created_at: '2020-09-13T12:33:20.000Z' }),
-      '5': row({ parent: '4', url_key: page, author_name: 'Jo', author_ref: null, content: 'Under a deleted one', created_at: '2020-09-13T12:35:00.000Z' }),
+      // Isso stores names HTML-escaped: decoded once.
+      '5': row({ parent: '4', url_key: page, author_name: 'Jo & Mo', author_ref: null, content: 'Under a deleted one', created_at: '2020-09-13T12:35:00.000Z' }),
     });
     expect(report).toMatchObject({ format: 'isso', comments: { imported: 5 } });
     // The deleted top-level comment stays listed (a placeholder) while its reply is shown.
     expect(await publicTotals(siteId)).toEqual([[page, 2, 3]]);
+    expect(await threadsOf(siteId)).toEqual([{ url: page, title: 'Isso post', closed: false }]);
   });
 });
 

@@ -101,6 +101,9 @@ export async function importFile(db: Db, options: ImportOptions): Promise<Import
     for (const comment of staging.unusable()) {
       skip(report, 'no_usable_page_address', comment.source, `${comment.place}: the page address "${comment.url.slice(0, 200)}" is not an http(s) URL of the site's domains`);
     }
+    for (const thread of staging.deletedThreads()) {
+      warn(report, thread.source, `the thread was deleted in the source: its comments (${thread.comments}) are imported removed, hidden from the public`);
+    }
     const reparented = staging.db.prepare('select source_id, parent_source from comments where reparented = 1').iterate() as Iterable<{ source_id: string; parent_source: string }>;
     for (const row of reparented) {
       report.reparented++;

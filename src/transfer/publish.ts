@@ -1,6 +1,6 @@
 import type { Db } from '../db/connect.ts';
 import type { Insertable, Kysely } from 'kysely';
-import type { CommentTable, Database } from '../db/schema.ts';
+import type { CommentTable, Database, ThreadTable } from '../db/schema.ts';
 import { refreshListing, totalsPlus } from '../comments/listing.ts';
 import { refreshStatistics } from '../db/dialect.ts';
 import { newId } from '../ids.ts';
@@ -106,6 +106,7 @@ export async function publish(db: Db, staging: Staging, options: PublishOptions,
     written += rows.length;
     options.onBatch?.(written);
   }
+  await countPagesAlreadyThere(db.kysely, staging, options, report);
   if (options.dryRun) return;
   await refreshStatistics(db.kysely, db.dialect, ['comments', 'threads', 'site_users', 'import_sources']);
   await refreshDeletedRoots(db, staging);
@@ -241,6 +242,39 @@ async function freeCommentIds(trx: Kysely<Database>, rows: StagedRow[]): Promise
   return new Set(wanted.filter((id) => !taken.has(id)));
 }
 
+/**
+ * The site's threads of these pages that it had before the import, counted as existing; one without
+ * a title takes the file's (a title the site has is kept, and so is whether the thread is closed).
+ */
+async function existingThreads(trx: Kysely<Database>, staging: Staging, siteId: string, urlKeys: string[], dryRun: boolean, report: ImportReport): Promise<{ id: string; url_key: string }[]> {
+  const existing = await trx.selectFrom('threads').select(['id', 'url_key', 'title']).where('site_id', '=', siteId).where('url_key', 'in', padded(urlKeys)).execute();
+  for (const thread of existing) {
+    report.threads.existing++;
+    const title = thread.title ? null : staging.pageTitle(thread.url_key);
+    if (title && !dryRun) await trx.updateTable('threads').set({ title }).where('id', '=', thread.id).where((eb) => eb.or([eb('title', 'is', null), eb('title', '=', '')])).execute();
+  }
+  return existing;
+}
+
+/**
+ * The pages whose comments were all there already, so that no batch looked their thread up: counted
+ * as existing (a rerun of the same file finds every page there).
+ */
+async function countPagesAlreadyThere(db: Kysely<Database>, staging: Staging, options: PublishOptions, report: ImportReport): Promise<void> {
+  let page: string[] = [];
+  const take = async () => {
+    if (page.length === 0) return;
+    const urlKeys = page;
+    page = [];
+    await db.transaction().execute((trx) => existingThreads(trx, staging, options.siteId, urlKeys, options.dryRun, report));
+  };
+  for (const urlKey of staging.pagesNotVisited()) {
+    page.push(urlKey);
+    if (page.length === INSERT_ROWS * 4) await take();
+  }
+  await take();
+}
+
 /** The thread of each page of these top-level comments, created when the site has none yet. */
 async function threadsOf(trx: Kysely<Database>, staging: Staging, siteId: string, rows: StagedRow[], dryRun: boolean, report: ImportReport): Promise<Map<string, string>> {
   const threads = new Map<string, string>();
@@ -251,18 +285,18 @@ async function threadsOf(trx: Kysely<Database>, staging: Staging, siteId: string
     else missing.add(row.url_key);
   }
   if (missing.size === 0) return threads;
-  const existing = await trx.selectFrom('threads').select(['id', 'url_key']).where('site_id', '=', siteId).where('url_key', 'in', padded([...missing])).execute();
-  for (const thread of existing) {
+  for (const thread of await existingThreads(trx, staging, siteId, [...missing], dryRun, report)) {
     threads.set(thread.url_key, thread.id);
     missing.delete(thread.url_key);
-    report.threads.existing++;
   }
-  const created: { id: string; site_id: string; url_key: string; created_at: string; public_total: number; all_total: number }[] = [];
+  const created: Insertable<ThreadTable>[] = [];
+  const now = nowIso();
   for (const urlKey of missing) {
-    const { parleyId, createdAt } = staging.pageOrigin(urlKey);
+    const { parleyId, createdAt, closed } = staging.pageOrigin(urlKey);
     const taken = parleyId && (await trx.selectFrom('threads').select('id').where('id', '=', parleyId).executeTakeFirst());
     const id = parleyId && !taken ? parleyId : newId('thr');
-    created.push({ id, site_id: siteId, url_key: urlKey, created_at: createdAt, public_total: 0, all_total: 0 });
+    // The source keeps no time of closing: closed as of the import.
+    created.push({ id, site_id: siteId, url_key: urlKey, created_at: createdAt, public_total: 0, all_total: 0, title: staging.pageTitle(urlKey), closed_at: closed ? now : null });
     threads.set(urlKey, id);
     report.threads.created++;
   }

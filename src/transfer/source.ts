@@ -20,6 +20,12 @@ export interface SourceThread {
   /** Kept by Parley's own format only. */
   parleyId?: string;
   createdAt?: string;
+  /** The page's title, as text (entities already decoded where the source escapes them). */
+  title?: string;
+  /** The source took no new comments on it. */
+  closed?: boolean;
+  /** The site took the thread down in the source: its comments come in removed. */
+  deleted?: boolean;
 }
 
 export interface SourceAuthor {

@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import SQLite from 'better-sqlite3';
 import { threadKey } from '../comments/thread-url.ts';
 import { MAX_AUTHOR_NAME, MAX_CONTENT } from '../comments/text.ts';
+import { MAX_TITLE } from '../threads/schemas.ts';
 import type { SourceComment, SourceThread } from './source.ts';
 
 /**
@@ -21,6 +22,7 @@ export class Staging {
   readonly #rememberPage: SQLite.Statement;
   readonly #pageSource: SQLite.Statement;
   readonly #pageEarliest: SQLite.Statement;
+  readonly #pageTitle: SQLite.Statement;
 
   constructor() {
     this.#dir = mkdtempSync(join(tmpdir(), 'parley-import-'));
@@ -31,7 +33,7 @@ export class Staging {
     // passes over this file read it mostly in order, and the OS caches the file anyway.
     this.db.pragma('cache_size = -2048');
     this.db.exec(`
-      create table threads (source_id text primary key, url text, url_key text, parley_id text, created_at text);
+      create table threads (source_id text primary key, url text, url_key text, parley_id text, created_at text, title text, closed integer not null, deleted integer not null);
       create table comments (
         seq integer primary key, source_id text not null unique, thread_source text not null, parent_source text,
         author_key text, author_source text, author_parley_id text, author_external_id text, author_name text not null,
@@ -46,10 +48,13 @@ export class Staging {
        upvotes, downvotes, reactions, created_at, updated_at, zoneless, parley_id, place)
       values (@source_id, @thread_source, @parent_source, @author_key, @author_source, @author_parley_id, @author_external_id, @author_name, @content, @status, @moderation_status, @deleted, @edited,
        @upvotes, @downvotes, @reactions, @created_at, @updated_at, @zoneless, @parley_id, @place)`);
-    this.#insertThread = this.db.prepare('insert or ignore into threads (source_id, url, parley_id, created_at) values (?, ?, ?, ?)');
+    this.#insertThread = this.db.prepare('insert or ignore into threads (source_id, url, parley_id, created_at, title, closed, deleted) values (?, ?, ?, ?, ?, ?, ?)');
     this.#pageThread = this.db.prepare('select thread_id from pages where url_key = ?');
     this.#rememberPage = this.db.prepare('insert or replace into pages (url_key, thread_id) values (?, ?)');
-    this.#pageSource = this.db.prepare("select max(parley_id) as parley_id, min(created_at) as created_at from threads where url_key = ? and (parley_id is null or parley_id like 'thr\\_%' escape '\\')");
+    this.#pageSource = this.db.prepare(
+      "select max(parley_id) as parley_id, min(created_at) as created_at, min(closed) as closed from threads where url_key = ? and (parley_id is null or parley_id like 'thr\\_%' escape '\\')",
+    );
+    this.#pageTitle = this.db.prepare("select title from threads where url_key = ? and title is not null order by rowid limit 1");
     this.#pageEarliest = this.db.prepare('select min(created_at) as created_at from comments where url_key = ?');
   }
 
@@ -63,7 +68,8 @@ export class Staging {
 
   /** false: a thread of that source id came earlier. */
   addThread(thread: SourceThread): boolean {
-    return this.#insertThread.run(thread.sourceId, thread.url, thread.parleyId ?? null, thread.createdAt ?? null).changes === 1;
+    const title = titleOf(thread.title ?? '');
+    return this.#insertThread.run(thread.sourceId, thread.url, thread.parleyId ?? null, thread.createdAt ?? null, title, thread.closed ? 1 : 0, thread.deleted ? 1 : 0).changes === 1;
   }
 
   /** false: a comment of that source id came earlier (the later one is not kept). */
@@ -126,6 +132,8 @@ export class Staging {
       update threads set url_key = 'https' || substr(url_key, 5)
         where url_key like 'http:%' and exists (select 1 from threads t where t.url_key = 'https' || substr(threads.url_key, 5));
       update comments set url_key = (select url_key from threads t where t.source_id = comments.thread_source);
+      update comments set status = 'removed', moderation_status = 'removed'
+        where status <> 'spam' and thread_source in (select source_id from threads where deleted = 1);
       create index comments_by_source_page on comments (source_id, url_key);
       update comments set parent_seq = (select p.seq from comments p where p.source_id = comments.parent_source and p.url_key = comments.url_key)
         where parent_source is not null and url_key is not null;
@@ -152,11 +160,29 @@ export class Staging {
 
   /**
    * What the file says of a page's thread: the Parley id it had (Parley's format, when one of its
-   * source threads has one) and when it began (its source threads' earliest time, else its first comment's).
+   * source threads has one), when it began (its source threads' earliest time, else its first
+   * comment's), and whether it is closed (all its source threads are).
    */
-  pageOrigin(urlKey: string): { parleyId: string | null; createdAt: string } {
-    const { parley_id, created_at } = this.#pageSource.get(urlKey) as { parley_id: string | null; created_at: string | null };
-    return { parleyId: parley_id, createdAt: created_at ?? (this.#pageEarliest.get(urlKey) as { created_at: string }).created_at };
+  pageOrigin(urlKey: string): { parleyId: string | null; createdAt: string; closed: boolean } {
+    const { parley_id, created_at, closed } = this.#pageSource.get(urlKey) as { parley_id: string | null; created_at: string | null; closed: number };
+    return { parleyId: parley_id, createdAt: created_at ?? (this.#pageEarliest.get(urlKey) as { created_at: string }).created_at, closed: closed === 1 };
+  }
+
+  /** The page's title: the first its source threads give, in file order. */
+  pageTitle(urlKey: string): string | null {
+    return (this.#pageTitle.get(urlKey) as { title: string } | undefined)?.title ?? null;
+  }
+
+  /** Pages of usable comments that this import has not found or made a thread for (all their comments were there already). */
+  pagesNotVisited(): Iterable<string> {
+    return this.db.prepare('select distinct url_key from comments where url_key is not null and url_key not in (select url_key from pages)').pluck().iterate() as Iterable<string>;
+  }
+
+  /** Source threads the site had deleted, with how many of their comments come in (removed). */
+  deletedThreads(): Iterable<{ source: string; comments: number }> {
+    return this.db
+      .prepare('select t.source_id as source, count(*) as comments from threads t join comments c on c.thread_source = t.source_id where t.deleted = 1 and c.url_key is not null group by t.source_id')
+      .iterate() as Iterable<{ source: string; comments: number }>;
   }
 
   /** After resolve(): the comments whose page is unusable, one at a time (they may be all of them). */
@@ -198,6 +224,12 @@ export class Staging {
 // Zero-width and bidirectional controls make a name read as another one (see comments/text.ts).
 const HIDDEN_IN_NAMES = /[\u200B-\u200F\u202A-\u202E\u2060\u2066-\u2069\uFEFF]/g;
 const CONTROLS = /[\u0000-\u0008\u000B-\u001F\u007F-\u009F]/g;
+
+/** A thread's title as Parley keeps titles: NFC, one line, no hidden characters, at most MAX_TITLE characters; empty → null. */
+export function titleOf(raw: string): string | null {
+  const title = raw.normalize('NFC').replace(HIDDEN_IN_NAMES, '').replace(CONTROLS, '').replace(/\s+/g, ' ').trim();
+  return title === '' ? null : [...title].slice(0, MAX_TITLE).join('').trimEnd();
+}
 
 /** A source author's name as Parley keeps names: NFC, no hidden characters, at most 100 characters; empty → "Anonymous". */
 export function authorNameOf(raw: string): string {

@@ -4,7 +4,7 @@ import { toUtc } from '../times.ts';
 import { isTrue, xmlRecords } from './xml-records.ts';
 
 /**
- * Disqus's export: `<disqus>` holding `<category>`, `<thread dsq:id>` (link, createdAt) and
+ * Disqus's export: `<disqus>` holding `<category>`, `<thread dsq:id>` (link, title, createdAt, isClosed, isDeleted) and
  * `<post dsq:id>` (message HTML, createdAt, isDeleted, isSpam, isApproved when present, author,
  * `<thread dsq:id>`, `<parent dsq:id>` for a reply).
  */
@@ -15,7 +15,15 @@ export async function* readDisqus(path: string): AsyncGenerator<SourceRecord> {
     const where = `line ${record.line} (${record.name} ${id})`;
     if (record.name === 'thread') {
       const created = f.get('createdAt');
-      yield { kind: 'thread', sourceId: id, url: (f.get('link') ?? '').trim(), createdAt: created ? toUtc(created, where).iso : undefined };
+      yield {
+        kind: 'thread',
+        sourceId: id,
+        url: (f.get('link') ?? '').trim(),
+        createdAt: created ? toUtc(created, where).iso : undefined,
+        title: f.get('title'),
+        closed: isTrue(f.get('isClosed')),
+        deleted: isTrue(f.get('isDeleted')),
+      };
       continue;
     }
     const time = toUtc(f.get('createdAt') ?? '', where);

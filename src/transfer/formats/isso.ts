@@ -1,4 +1,5 @@
 import SQLite from 'better-sqlite3';
+import { decodeHTML } from 'entities/decode';
 import { ImportFileError, type SourceRecord, type SourceStatus } from '../source.ts';
 import { fromUnixSeconds } from '../times.ts';
 import { count, text } from './json-lines.ts';
@@ -25,8 +26,8 @@ export async function* readIsso(path: string, baseUrl: string | undefined): Asyn
       if (!baseUrl) throw new ImportFileError('Isso stores page paths: give the site address with --base-url https://example.com');
       return new URL(uri, baseUrl).href;
     };
-    for (const thread of db.prepare('select id, uri from threads order by id').iterate() as Iterable<{ id: number; uri: string }>) {
-      yield { kind: 'thread', sourceId: String(thread.id), url: base(text(thread.uri)) };
+    for (const thread of db.prepare('select id, uri, title from threads order by id').iterate() as Iterable<{ id: number; uri: string; title: string | null }>) {
+      yield { kind: 'thread', sourceId: String(thread.id), url: base(text(thread.uri)), title: text(thread.title) };
     }
     const rows = db.prepare('select tid, id, parent, created, modified, mode, text, author, email, remote_addr, likes, dislikes from comments order by id').iterate();
     for (const row of rows as Iterable<Record<string, unknown>>) {
@@ -37,7 +38,8 @@ export async function* readIsso(path: string, baseUrl: string | undefined): Asyn
         sourceId: text(row.id),
         threadSourceId: text(row.tid),
         parentSourceId: row.parent === null || row.parent === undefined ? null : text(row.parent),
-        author: { sourceId: null, name: text(row.author), hasEmail: Boolean(text(row.email)), hasIp: Boolean(text(row.remote_addr)) },
+        // Isso stores names HTML-escaped: decoded once.
+        author: { sourceId: null, name: decodeHTML(text(row.author)), hasEmail: Boolean(text(row.email)), hasIp: Boolean(text(row.remote_addr)) },
         text: text(row.text),
         status: STATUS[mode] ?? (mode === 4 ? 'published' : 'pending'),
         deleted: mode === 4,

@@ -1,3 +1,4 @@
+import { decodeHTML } from 'entities/decode';
 import { htmlToText } from '../html-text.ts';
 import { ImportFileError, type SourceRecord } from '../source.ts';
 import { toUtc } from '../times.ts';
@@ -5,7 +6,7 @@ import { jsonLines, text } from './json-lines.ts';
 
 /**
  * Remark42's backup: gzipped JSON Lines, a first line of site metadata (`version`, `users`, `posts`)
- * and then one comment per line: id, pid (parent), text (HTML), user {id, name, ip}, locator {url},
+ * and then one comment per line: id, pid (parent), text (HTML), user {id, name, ip}, locator {url}, title (the page's),
  * votes {user: up?}, time (RFC 3339), edit, delete.
  */
 export async function* readRemark42(path: string): AsyncGenerator<SourceRecord> {
@@ -20,13 +21,14 @@ export async function* readRemark42(path: string): AsyncGenerator<SourceRecord> 
     const votes = Object.values((value.votes ?? {}) as Record<string, unknown>);
     const url = text(locator.url).trim();
     const time = toUtc(text(value.time), where);
-    yield { kind: 'thread', sourceId: url, url };
+    yield { kind: 'thread', sourceId: url, url, title: text(value.title) };
     yield {
       kind: 'comment',
       sourceId: text(value.id),
       threadSourceId: url,
       parentSourceId: text(value.pid) || null,
-      author: { sourceId: text(user.id) || null, name: text(user.name), hasIp: Boolean(text(user.ip)) },
+      // Remark42 stores names HTML-escaped: decoded once.
+      author: { sourceId: text(user.id) || null, name: decodeHTML(text(user.name)), hasIp: Boolean(text(user.ip)) },
       text: htmlToText(text(value.text), 'collapsed'),
       status: 'published',
       deleted: value.delete === true,

@@ -1,3 +1,4 @@
+import { decodeHTML } from 'entities/decode';
 import { htmlToText } from '../html-text.ts';
 import type { SourceRecord, SourceStatus } from '../source.ts';
 import { toUtc } from '../times.ts';
@@ -6,7 +7,7 @@ import { xmlRecords } from './xml-records.ts';
 const STATUS: Record<string, SourceStatus> = { '1': 'published', approve: 'published', '0': 'pending', hold: 'pending', spam: 'spam', trash: 'removed', 'post-trashed': 'removed' };
 
 /**
- * WordPress eXtended RSS 1.0-1.2: `<rss><channel><item>` per post (link, wp:post_id) holding
+ * WordPress eXtended RSS 1.0-1.2: `<rss><channel><item>` per post (title, link, wp:post_id) holding
  * `<wp:comment>` elements. comment_date_gmt is UTC; comment_date is the blog's local time with no
  * zone, read only when the GMT one is missing (0000-00-00 00:00:00).
  */
@@ -17,7 +18,8 @@ export async function* readWxr(path: string): AsyncGenerator<SourceRecord> {
     if (record.name === 'item') {
       const id = f.get('post_id')?.trim() || f.get('link')?.trim() || '';
       const gmt = f.get('post_date_gmt');
-      yield { kind: 'thread', sourceId: id, url: (f.get('link') ?? '').trim(), createdAt: gmt && !gmt.startsWith('0000') ? toUtc(gmt, `line ${record.line}`).iso : undefined };
+      // WordPress keeps titles and commenters' names HTML-escaped ("Ben &amp; Holly"): decoded once, as texts are.
+      yield { kind: 'thread', sourceId: id, url: (f.get('link') ?? '').trim(), createdAt: gmt && !gmt.startsWith('0000') ? toUtc(gmt, `line ${record.line}`).iso : undefined, title: decodeHTML(f.get('title') ?? '') };
       continue;
     }
     const outer = record.outer ?? new Map<string, string>();
@@ -36,7 +38,7 @@ export async function* readWxr(path: string): AsyncGenerator<SourceRecord> {
       parentSourceId: parent && parent !== '0' ? parent : null,
       author: {
         sourceId: userId && userId !== '0' ? `user:${userId}` : null,
-        name: f.get('comment_author') ?? '',
+        name: decodeHTML(f.get('comment_author') ?? ''),
         hasEmail: Boolean(f.get('comment_author_email')?.trim()),
         hasIp: Boolean(f.get('comment_author_IP')?.trim()),
       },
