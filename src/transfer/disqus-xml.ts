@@ -31,8 +31,8 @@ export function disqusThread(site: Site, thread: ExportedThread): string {
   const url = escape(thread.url_key);
   return (
     `  <thread dsq:id="${thread.id}"><id>${url}</id><forum>${escape(site.id)}</forum><category dsq:id="1"/><link>${url}</link>` +
-    `<title>${url}</title><message/><createdAt>${disqusTime(thread.created_at)}</createdAt>` +
-    `<author><email/><name>${escape(site.name)}</name><isAnonymous>true</isAnonymous></author><isClosed>false</isClosed><isDeleted>false</isDeleted></thread>\n`
+    `<title>${thread.title === null ? url : escape(thread.title)}</title><message/><createdAt>${disqusTime(thread.created_at)}</createdAt>` +
+    `<author><email/><name>${escape(site.name)}</name><isAnonymous>true</isAnonymous></author><isClosed>${thread.closed_at !== null}</isClosed><isDeleted>false</isDeleted></thread>\n`
   );
 }
 

@@ -55,7 +55,7 @@ class Output {
 async function* threadsOf(db: Kysely<Database>, siteId: string): AsyncGenerator<ExportedThread> {
   let after = '';
   for (;;) {
-    const page = await db.selectFrom('threads').select(['id', 'url_key', 'created_at']).where('site_id', '=', siteId).where('id', '>', after).orderBy('id').limit(1000).execute();
+    const page = await db.selectFrom('threads').select(['id', 'url_key', 'created_at', 'title', 'closed_at']).where('site_id', '=', siteId).where('id', '>', after).orderBy('id').limit(1000).execute();
     if (page.length === 0) return;
     yield* page;
     after = page.at(-1)!.id;

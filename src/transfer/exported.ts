@@ -4,6 +4,8 @@ export interface ExportedThread {
   id: string;
   url_key: string;
   created_at: string;
+  title: string | null;
+  closed_at: string | null;
 }
 
 export interface ExportedComment {

@@ -302,6 +302,7 @@ describe('Disqus XML that Parley exports', () => {
     const { exportSite } = await import('./export.ts');
     const siteId = await newSite();
     await importFile(db, { siteId, path: join(FIXTURES, 'disqus.xml') });
+    await db.kysely.updateTable('threads').set({ closed_at: '2024-01-01T00:00:00.000Z' }).where('site_id', '=', siteId).where('url_key', '=', 'https://blog.example.com/post-2').execute();
     const chunks: string[] = [];
     const { Writable } = await import('node:stream');
     await exportSite(db.kysely, { siteId, format: 'disqus', includePersonalData: false }, new Writable({ write: (c, _e, done) => (chunks.push(String(c)), done()) }));
@@ -333,5 +334,7 @@ print(len(threads), len(posts))`;
     const back = await newSite();
     const report = await importFile(db, { siteId: back, path: file });
     expect(report.comments).toMatchObject({ imported: 8, by_status: { published: 5, deleted: 2, spam: 1 } });
+    // With the pages' titles and closed state.
+    expect(await threadsOf(back)).toEqual(await threadsOf(siteId));
   });
 });
