@@ -64,7 +64,7 @@ async function withDb<T>(config: Config & { bulkWrites?: boolean }, work: (db: R
  * An import or an export runs for minutes and makes garbage at a steady rate, and between two full
  * collections V8 lets the old generation grow to up to four times what is live: 116 MB of heap at
  * the end of a 200,000-comment import that kept 25 MB live. Capped at 40 % over what is live, as
- * `npm start` caps the server's (README, Performance). V8 sizes the heap by it after each full
+ * `npm start` caps the server's (docs/performance.md, Memory). V8 sizes the heap by it after each full
  * collection, so set here it applies from the next one: 75-80 MB for that import.
  */
 function boundHeapGrowth(): void {
