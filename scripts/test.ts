@@ -4,10 +4,11 @@
  * (`npm test -- src/comments`).
  *
  * The browser tests drive the Chromium that test/chromium.ts finds (PARLEY_CHROMIUM, else the usual
- * install locations); without one they are skipped, and the run ends by saying so.
+ * install locations); without one, or with PARLEY_SKIP_BROWSER=1, they are skipped, and the run ends
+ * by saying so.
  *
- * Under CI (CI=true) neither server nor the browser may be skipped silently: a missing variable, a
- * server that does not answer or a missing Chromium fails the run before any test starts. Outside CI
+ * Under CI (CI=true) neither server nor the browser may be skipped: a missing variable, a server that
+ * does not answer, a missing Chromium or PARLEY_SKIP_BROWSER fails the run before any test starts. Outside CI
  * a variable that is set must work too.
  */
 import { spawnSync } from 'node:child_process';
@@ -18,7 +19,7 @@ import { dirname, join, relative } from 'node:path';
 import { Redis } from 'ioredis';
 import pg from 'pg';
 import { postgresUrl } from '../src/db/connect.ts';
-import { CHROMIUM_MISSING, findChromium, isCi } from '../test/chromium.ts';
+import { BROWSER_TESTS_SKIPPED_ON_REQUEST, browserSkipRequested, CHROMIUM_MISSING, findChromium, isCi } from '../test/chromium.ts';
 
 const CONNECT_TIMEOUT_MS = 5_000;
 const ci = isCi();
@@ -150,6 +151,6 @@ const dialects = databaseUrl ? (['sqlite', 'postgres'] as const) : (['sqlite'] a
 const failed = dialects.filter((dialect) => !runSuite(dialect));
 process.stdout.write(`\nnpm test: ${dialects.map((d) => `${d} ${failed.includes(d) ? 'FAILED' : 'passed'}`).join(', ')}\n`);
 // Once, at the end where it is seen, rather than once per browser test file and dialect.
-if (!chromium.executable) process.stdout.write(`npm test: ${CHROMIUM_MISSING}\n`);
+if (!chromium.executable) process.stdout.write(`npm test: ${browserSkipRequested() ? BROWSER_TESTS_SKIPPED_ON_REQUEST : CHROMIUM_MISSING}\n`);
 process.stdout.write(`${totals.passed} passed, ${totals.failed} failed, ${totals.skipped} skipped\n`);
 process.exit(failed.length > 0 ? 1 : 0);

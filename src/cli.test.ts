@@ -38,6 +38,36 @@ describe('the parley CLI', { timeout: 120_000 }, () => {
     expect(plan).toMatchObject({ plan: 'business', previous_plan: 'publisher' });
   });
 
+  it('lists every site with its account, as a table and as JSON', async () => {
+    const boot = JSON.parse((await parley('bootstrap', '--site-name', 'Listed blog', '--json')).stdout);
+    const sites = JSON.parse((await parley('sites', 'list', '--json')).stdout);
+    expect(sites).toContainEqual({ id: boot.site_id, name: 'Listed blog', account_id: boot.account_id, created_at: expect.any(String) });
+    const table = (await parley('sites', 'list')).stdout.split('\n');
+    expect(table[0]).toMatch(/^id\s+name\s+account\s+created$/);
+    expect(table.find((line) => line.startsWith(boot.site_id))).toMatch(new RegExp(`^${boot.site_id}\\s+Listed blog\\s+${boot.account_id}\\s+\\d{4}-\\d\\d-\\d\\dT`));
+  });
+
+  it('creates a key for a site without --account: the account is the site\'s', async () => {
+    const boot = JSON.parse((await parley('bootstrap', '--site-name', 'Lost key', '--json')).stdout);
+    const key = JSON.parse((await parley('keys', 'create', '--site', boot.site_id, '--role', 'admin', '--json')).stdout);
+    expect(key).toEqual({ key_id: expect.stringMatching(/^key_/), api_key: expect.stringMatching(/^sk_/) });
+    const server = await startParley({ DATABASE_URL: cliDatabase.url });
+    try {
+      const sites = await server.request('GET', '/api/sites', { token: key.api_key });
+      expect(sites.status).toBe(200);
+      expect(sites.body.sites.map((site: { id: string }) => site.id)).toEqual([boot.site_id]);
+    } finally {
+      await server.close();
+    }
+    await expect(parley('keys', 'create', '--site', 'site_nope', '--role', 'admin')).rejects.toMatchObject({ code: 1, stderr: 'parley: no site site_nope\n' });
+    const other = JSON.parse((await parley('bootstrap', '--site-name', 'Elsewhere', '--json')).stdout);
+    await expect(parley('keys', 'create', '--site', boot.site_id, '--site', other.site_id, '--role', 'admin')).rejects.toMatchObject({
+      code: 2,
+      stderr: expect.stringContaining('the sites belong to different accounts: name one with --account'),
+    });
+    await expect(parley('keys', 'create', '--role', 'admin')).rejects.toMatchObject({ code: 2, stderr: expect.stringContaining('--account or --site is required') });
+  });
+
   it('imports a file with a report, and exports the site', async () => {
     const boot = JSON.parse((await parley('bootstrap', '--site-name', 'Imported', '--json')).stdout);
     const fixture = 'src/transfer/fixtures/disqus.xml';

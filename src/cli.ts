@@ -1,13 +1,15 @@
 import { parseArgs } from 'node:util';
+import type { Kysely } from 'kysely';
 import { setFlagsFromString } from 'node:v8';
 import { pino } from 'pino';
 import { loadConfig, type Config } from './config.ts';
 import { connect } from './db/connect.ts';
+import type { Database } from './db/schema.ts';
 import { migrateToLatest } from './db/migrate.ts';
 import { ROLES, type Role } from './auth/caller.ts';
 import { bootstrap } from './sites/bootstrap.ts';
 import { PLANS, type Plan } from './sites/plans.ts';
-import { MODERATION_MODES, type ModerationMode } from './sites/repository.ts';
+import { accountOfSites, listAllSites, MODERATION_MODES, type ModerationMode } from './sites/repository.ts';
 import { createKey } from './keys/service.ts';
 import { setPlan } from './sites/service.ts';
 import { serve } from './server.ts';
@@ -25,7 +27,8 @@ const USAGE = `usage:
   parley serve
   parley migrate
   parley bootstrap --site-name NAME [--domain D]... [--plan P] [--moderation M] [--no-guests] --json
-  parley keys create --account ID --role R [--name LABEL] [--site ID]... --json
+  parley keys create (--account ID | --site ID) --role R [--name LABEL] [--site ID]... --json
+  parley sites list [--json]
   parley plan set --account ID --plan P
   parley admin create --email E [--name N] [--account ID]   (password from a terminal prompt, or stdin)
   parley import --site ID FILE [--dry-run] [--format F] [--base-url URL] [--json]
@@ -61,11 +64,26 @@ async function withDb<T>(config: Config & { bulkWrites?: boolean }, work: (db: R
  * An import or an export runs for minutes and makes garbage at a steady rate, and between two full
  * collections V8 lets the old generation grow to up to four times what is live: 116 MB of heap at
  * the end of a 200,000-comment import that kept 25 MB live. Capped at 40 % over what is live, as
- * `npm start` caps the server's (README, Performance). V8 sizes the heap by it after each full
+ * `npm start` caps the server's (docs/performance.md, Memory). V8 sizes the heap by it after each full
  * collection, so set here it applies from the next one: 75-80 MB for that import.
  */
 function boundHeapGrowth(): void {
   setFlagsFromString('--heap-growing-percent=40');
+}
+
+/** A key made with --site and no --account belongs to the sites' account (so a lost admin key can be replaced knowing only a site id). */
+async function accountOwning(db: Kysely<Database>, siteIds: string[]): Promise<string> {
+  const { accountIds, missing } = await accountOfSites(db, siteIds);
+  if (missing.length > 0) throw new Error(`no site ${missing.join(', ')}`);
+  if (accountIds.length > 1) throw new UsageError('the sites belong to different accounts: name one with --account');
+  return accountIds[0];
+}
+
+/** `parley sites list` for a person: one site a line, columns aligned. */
+function siteTable(sites: Array<{ id: string; name: string; account_id: string; created_at: string }>): string {
+  const rows = [['id', 'name', 'account', 'created'], ...sites.map((site) => [site.id, site.name, site.account_id, site.created_at])];
+  const widths = rows[0].map((_, column) => Math.max(...rows.map((row) => row[column].length)));
+  return rows.map((row) => row.map((cell, column) => (column === row.length - 1 ? cell : cell.padEnd(widths[column]))).join('  ')).join('\n') + '\n';
 }
 
 /** A progress line on stderr when it is a terminal (never in a pipe or a log). */
@@ -135,10 +153,19 @@ export async function main(argv: string[]): Promise<void> {
       return;
     }
     case 'keys create': {
-      const accountId = required('--account', values.account);
+      if (!values.account && !values.site) throw new UsageError('--account or --site is required');
       const role = oneOf<Role>('--role', required('--role', values.role), ROLES)!;
-      const key = await withDb(config, (db) => db.kysely.transaction().execute((trx) => createKey(trx, accountId, { role, name: values.name, site_ids: values.site ?? null })));
+      const siteIds = values.site ?? null;
+      const key = await withDb(config, async (db) => {
+        const accountId = values.account ?? (await accountOwning(db.kysely, siteIds!));
+        return db.kysely.transaction().execute((trx) => createKey(trx, accountId, { role, name: values.name, site_ids: siteIds }));
+      });
       print({ key_id: key.id, api_key: key.api_key });
+      return;
+    }
+    case 'sites list': {
+      const sites = await withDb(config, (db) => listAllSites(db.kysely));
+      process.stdout.write(values.json ? `${JSON.stringify(sites)}\n` : siteTable(sites));
       return;
     }
     case 'plan set': {

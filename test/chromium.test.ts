@@ -52,6 +52,17 @@ describe('finding Chromium for the browser tests', () => {
     );
   });
 
+  it('skips the browser tests when PARLEY_SKIP_BROWSER asks, even with a working Chromium, but never under CI', () => {
+    const working = fakeBrowser('present', true);
+    expect(findChromium({ PARLEY_SKIP_BROWSER: '1' }, [working])).toEqual({ executable: null, problem: null });
+    expect(findChromium({ PARLEY_SKIP_BROWSER: '1', PARLEY_CHROMIUM: working }, [])).toEqual({ executable: null, problem: null });
+    expect(findChromium({ PARLEY_SKIP_BROWSER: '0' }, [working])).toEqual({ executable: working, problem: null });
+    expect(findChromium({ PARLEY_SKIP_BROWSER: '1', CI: 'true' }, [working])).toEqual({
+      executable: null,
+      problem: 'CI=true refuses PARLEY_SKIP_BROWSER: the browser tests may not be skipped in CI',
+    });
+  });
+
   it("looks in Playwright's browser cache, newest revision first, after the system's", () => {
     const cache = join(dir, 'ms-playwright');
     for (const revision of ['chromium-1200', 'chromium-987', 'chromium_headless_shell-1200', 'firefox-1500']) mkdirSync(join(cache, revision), { recursive: true });

@@ -2,7 +2,8 @@
  * Where the browser tests find Chromium, for `npm test` (scripts/test.ts) and every browser test file.
  * PARLEY_CHROMIUM, when set, must name a working executable; otherwise the usual install locations are
  * tried in order. A machine without any skips the browser tests (npm test says so, once), except
- * under CI=true, where that fails the run as a missing PostgreSQL does.
+ * under CI=true, where that fails the run as a missing PostgreSQL does. PARLEY_SKIP_BROWSER=1 skips
+ * them on a machine that has one (they take minutes), and is refused under CI=true for the same reason.
  */
 import { spawnSync } from 'node:child_process';
 import { existsSync, readdirSync } from 'node:fs';
@@ -19,9 +20,16 @@ export interface ChromiumSearch {
   problem: string | null;
 }
 
+export const BROWSER_TESTS_SKIPPED_ON_REQUEST = 'the browser tests were skipped, as PARLEY_SKIP_BROWSER=1 asked';
+
 /** CI=true (or 1, yes): nothing may be skipped for want of a server or a browser. */
 export function isCi(env: NodeJS.ProcessEnv = process.env): boolean {
   return /^(1|true|yes)$/i.test(env.CI ?? '');
+}
+
+/** PARLEY_SKIP_BROWSER=1 (or true, yes): the person running the tests wants them without a browser. */
+export function browserSkipRequested(env: NodeJS.ProcessEnv = process.env): boolean {
+  return /^(1|true|yes)$/i.test(env.PARLEY_SKIP_BROWSER ?? '');
 }
 
 /** Playwright's own downloads (`npx playwright-core install chromium`), newest revision first. */
@@ -73,6 +81,9 @@ function chromiumProblem(executable: string): string | null {
 }
 
 export function findChromium(env: NodeJS.ProcessEnv = process.env, candidates: string[] = chromiumCandidates(env)): ChromiumSearch {
+  if (browserSkipRequested(env)) {
+    return { executable: null, problem: isCi(env) ? 'CI=true refuses PARLEY_SKIP_BROWSER: the browser tests may not be skipped in CI' : null };
+  }
   const chosen = env.PARLEY_CHROMIUM;
   if (chosen) {
     const problem = chromiumProblem(chosen);

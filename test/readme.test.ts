@@ -1,68 +1,134 @@
 import { execFile, spawn, type ChildProcess } from 'node:child_process';
-import { readFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
 import { promisify } from 'node:util';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { freshDatabaseUrl, type FreshDatabase } from './helper.ts';
+import { afterAll, describe, expect, it } from 'vitest';
+import { freshDatabaseUrl } from './helper.ts';
 
 const run = promisify(execFile);
+const checkout = resolve('.');
 
 /**
- * The README's API examples, then its staff examples ("Running a community"), run as a newcomer
- * would: against a fresh `parley serve`, in order.
+ * Every guide's shell examples, run as a newcomer would: each guide's ```sh blocks in order, in one
+ * shell where the `export` lines of a fresh `parley serve` were pasted, against that server. A
+ * ```sh-norun block is shown to readers but not run; each one is listed below with the reason.
  */
-const readme = readFileSync('README.md', 'utf8');
-const section = (from: string, to: string) => readme.slice(readme.indexOf(from), readme.indexOf(to));
-const shellBlocks = (text: string) => [...text.matchAll(/```sh\n([\s\S]*?)```/g)].map((m) => m[1]);
-const blocks = shellBlocks(section('## The API', '### Rules worth knowing'));
-const staffBlocks = shellBlocks(section('## Running a community', '## Webhooks'));
+const GUIDES = ['README.md', ...readdirSync('docs').filter((name) => name.endsWith('.md')).map((name) => `docs/${name}`)];
 
-let database: FreshDatabase;
-let server: ChildProcess;
-let exports = '';
+/** What a guide's server needs beyond the defaults, as the guide tells its reader to start it. */
+const SERVER_ENV: Record<string, Record<string, string>> = {
+  // The guide's receiver runs on this machine, which Parley refuses to deliver to by default.
+  'docs/webhooks.md': { PARLEY_WEBHOOK_ALLOW_PRIVATE: 'true' },
+};
 
-beforeAll(async () => {
-  database = await freshDatabaseUrl();
-  server = spawn('node', ['bin/parley.js', 'serve'], {
-    env: { ...process.env, DATABASE_URL: database.url, PORT: '0', LOG_LEVEL: 'warn' },
-  });
+/** The blocks not run, by the start of their first line, and why. */
+const NOT_RUN: Record<string, string> = {
+  'npm install && npm start': 'installs and starts the server that this test starts itself',
+  'npm test': 'runs the whole suite, this test among it',
+  'PARLEY_SKIP_BROWSER=1 npm test': 'runs the whole suite, this test among it',
+  'PARLEY_TEST_DATABASE_URL=': 'needs a PostgreSQL server and runs the whole suite',
+  'PARLEY_SMTP_URL=log:': 'starts a server with the mail transport to the log, which another change adds',
+  'export PARLEY_SMTP_URL=smtps://': 'needs a real SMTP server',
+  'export DATABASE_URL=postgres://': 'needs PostgreSQL and Redis',
+  'pg_dump': 'needs PostgreSQL',
+  'sudo systemctl': 'installs a system service',
+};
+
+const fenced = (text: string, language: string) => [...text.matchAll(new RegExp('```' + language + '\\n([\\s\\S]*?)```', 'g'))].map((m) => m[1]);
+
+interface Started {
+  server: ChildProcess;
+  exports: string;
+  databaseUrl: string;
+  stop: () => Promise<void>;
+}
+
+async function startServer(env: Record<string, string>): Promise<Started> {
+  const database = await freshDatabaseUrl();
+  const server = spawn('node', ['bin/parley.js', 'serve'], { env: { ...process.env, ...env, DATABASE_URL: database.url, PORT: '0', LOG_LEVEL: 'warn' } });
   let output = '';
   await new Promise<void>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`server did not start: ${output}`)), 20_000);
+    const timer = setTimeout(() => reject(new Error(`server did not start: ${output}`)), 30_000);
     server.stdout!.on('data', (chunk) => {
       output += chunk;
-      if (output.includes('PARLEY_KEY=')) {
+      if (output.includes('PARLEY_SETUP_LINK=')) {
         clearTimeout(timer);
         resolve();
       }
     });
   });
-  exports = output.split('\n').filter((line) => line.trim().startsWith('export ')).join('\n');
-});
+  const exports = output.split('\n').filter((line) => line.trim().startsWith('export ')).join('\n');
+  const exited = new Promise((resolve) => server.once('exit', resolve));
+  const stop = async () => {
+    server.kill('SIGTERM');
+    await exited;
+    await database.drop();
+  };
+  return { server, exports, databaseUrl: database.url, stop };
+}
 
-afterAll(async () => {
-  server.kill('SIGTERM');
-  await new Promise((resolve) => server.once('exit', resolve));
-  await database.drop();
-});
+/**
+ * A directory to run a guide in, as the reader's own: `npx parley` runs this checkout's CLI on the
+ * server's database, and `src/` is there for the sample files the guides import.
+ */
+function workingDirectory(): string {
+  const dir = mkdtempSync(join(tmpdir(), 'parley-guide-'));
+  mkdirSync(join(dir, 'node_modules', '.bin'), { recursive: true });
+  symlinkSync(join(checkout, 'bin', 'parley.js'), join(dir, 'node_modules', '.bin', 'parley'));
+  symlinkSync(join(checkout, 'src'), join(dir, 'src'));
+  return dir;
+}
 
-describe('the README', () => {
-  it('has curl examples for the API', () => {
-    expect(blocks.length).toBeGreaterThan(3);
-    expect(staffBlocks.length).toBeGreaterThan(3);
-    // PARLEY_URL, SITE_ID, PARLEY_KEY and PARLEY_SETUP_LINK.
-    expect(exports.split('\n')).toHaveLength(4);
+const directories: string[] = [];
+afterAll(() => directories.forEach((dir) => rmSync(dir, { recursive: true, force: true })));
+
+describe('the guides', () => {
+  it('mark only the blocks that cannot run here as not run, each for a listed reason', () => {
+    const used = new Set<string>();
+    for (const guide of GUIDES) {
+      for (const block of fenced(readFileSync(guide, 'utf8'), 'sh-norun')) {
+        const reason = Object.keys(NOT_RUN).find((start) => block.trimStart().startsWith(start));
+        expect(reason, `${guide}: a sh-norun block without a reason in NOT_RUN:\n${block}`).toBeDefined();
+        used.add(reason!);
+      }
+    }
+    // A reason no block needs any more would let the next unrunnable block slip through unexamined.
+    expect(Object.keys(NOT_RUN).filter((start) => !used.has(start))).toEqual([]);
   });
 
-  it('runs every API example verbatim against a fresh server, each request succeeding', async () => {
-    // curl is made to fail on an HTTP error so that a wrong example fails this test.
-    const script = ['set -euo pipefail', exports, 'curl() { command curl --fail-with-body "$@"; }', ...blocks, ...staffBlocks].join('\n');
-    const { stdout } = await run('bash', ['-c', script], { timeout: 90_000 });
-    expect(stdout).toContain('"content":"First! (edited)"');
-    expect(stdout).toContain('"ban_type":"shadow_ban"');
-    expect(stdout).toContain('"membership":{"account_id":"acct_');
-    expect(stdout).toContain('"name":"Our blog"');
-    expect(stdout).toMatch(/"email":"mo@example.com","name":"Mo","role":"moderator","site_ids":null/);
-    expect(stdout).toContain('{"ended_sessions":0}');
-    expect(stdout).toContain('"action":"member.removed"');
-  }, 120_000);
+  it('use curl -sS in every example, so that a failure is said', () => {
+    for (const guide of GUIDES) {
+      for (const block of [...fenced(readFileSync(guide, 'utf8'), 'sh'), ...fenced(readFileSync(guide, 'utf8'), 'sh-norun')]) {
+        for (const call of block.match(/(^|[\s(|;$])curl [^\n]*/g) ?? []) expect(call, `${guide}`).toMatch(/curl -sS/);
+      }
+    }
+  });
 });
+
+for (const guide of GUIDES) {
+  const blocks = fenced(readFileSync(guide, 'utf8'), 'sh');
+  describe.runIf(blocks.length > 0)(guide, () => {
+    it('runs every shell example verbatim, in order, against a fresh server, each command succeeding', async () => {
+      const started = await startServer(SERVER_ENV[guide] ?? {});
+      const dir = workingDirectory();
+      directories.push(dir);
+      try {
+        // curl is made to fail on an HTTP error so that a wrong example fails this test.
+        const script = ['set -euo pipefail', started.exports, 'curl() { command curl --fail-with-body "$@"; }', ...blocks].join('\n');
+        const { stdout } = await run('bash', ['-c', script], {
+          cwd: dir,
+          timeout: 240_000,
+          maxBuffer: 64 * 1024 * 1024,
+          env: { ...process.env, DATABASE_URL: started.databaseUrl, PATH: `${join(dir, 'node_modules', '.bin')}:${process.env.PATH}` },
+        });
+        expect(stdout.length).toBeGreaterThan(0);
+      } catch (error) {
+        const failed = error as { stdout?: string; stderr?: string; message: string };
+        throw new Error(`${guide}: ${failed.message}\n--- stdout (end) ---\n${failed.stdout?.slice(-3000)}\n--- stderr ---\n${failed.stderr?.slice(-3000)}`);
+      } finally {
+        await started.stop();
+      }
+    }, 300_000);
+  });
+}

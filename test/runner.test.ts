@@ -5,7 +5,7 @@ import { describe, expect, it } from 'vitest';
 function npmTest(env: NodeJS.ProcessEnv = {}): Promise<{ code: number | null; stdout: string; stderr: string }> {
   // Not this run's own settings: CI=true or a database would make the runner demand more than a fixture needs.
   const inherited = Object.fromEntries(
-    Object.entries(process.env).filter(([name]) => !/^(VITEST|CI$|PARLEY_TEST_|PARLEY_CHROMIUM$)/.test(name)),
+    Object.entries(process.env).filter(([name]) => !/^(VITEST|CI$|PARLEY_TEST_|PARLEY_CHROMIUM$|PARLEY_SKIP_BROWSER$)/.test(name)),
   );
   const child = spawn(process.execPath, ['--import', 'tsx', 'scripts/test.ts', '--config', 'test/runner-fixtures/vitest.config.ts'], {
     env: { ...inherited, ...env },
@@ -31,5 +31,16 @@ describe("npm test's closing line", () => {
     expect(run.stderr).toContain('npm test: PARLEY_CHROMIUM (/nonexistent/chromium) is not a working Chromium: no such file');
     expect(run.stdout).not.toContain('=== test suite');
     expect(run.code).toBe(1);
+  });
+
+  it('says the browser tests were skipped on request with PARLEY_SKIP_BROWSER=1, and refuses it under CI=true', async () => {
+    const run = await npmTest({ PARLEY_SKIP_BROWSER: '1' });
+    expect(run.stdout).toContain('npm test: the browser tests were skipped, as PARLEY_SKIP_BROWSER=1 asked\n');
+    expect(run.stdout).not.toContain('NO CHROMIUM FOUND');
+    expect(run.stdout).not.toContain('the browser tests use');
+    const ci = await npmTest({ PARLEY_SKIP_BROWSER: '1', CI: 'true' });
+    expect(ci.stderr).toContain('npm test: CI=true refuses PARLEY_SKIP_BROWSER: the browser tests may not be skipped in CI');
+    expect(ci.stdout).not.toContain('=== test suite');
+    expect(ci.code).toBe(1);
   });
 });

@@ -107,6 +107,22 @@ describe('parley doctor', () => {
     expect(code).toBe(1);
   });
 
+  it('does not take the shell variables npm start prints, or the test suite\'s, for misspelt settings', async () => {
+    const { code, out } = await doctor({
+      DATABASE_URL: database.url,
+      PARLEY_URL: 'http://127.0.0.1:3000',
+      PARLEY_KEY: 'sk_0123456789',
+      PARLEY_SETUP_LINK: 'http://127.0.0.1:3000/dashboard/setup#token=setup_0123',
+      PARLEY_TEST_DATABASE_URL: 'postgres://127.0.0.1:5432/test',
+      PARLEY_SKIP_BROWSER: '1',
+      PARLEY_RATE_LIMIT_IP_PER_MINUT: '100',
+    });
+    expect(out).not.toMatch(/PARLEY_(URL|KEY|SETUP_LINK|TEST_DATABASE_URL|SKIP_BROWSER) is not a variable/);
+    expect(out).toContain('warn  configuration: PARLEY_RATE_LIMIT_IP_PER_MINUT is not a variable Parley reads (misspelt?); it is ignored\n');
+    expect(out).toMatch(/^ok {4}configuration: 1 variable set, every value valid$/m);
+    expect(code).toBe(0);
+  });
+
   it('fails on a wrong SMTP password, saying what the server answered', async () => {
     const { code, out } = await doctor({ DATABASE_URL: database.url, PARLEY_SMTP_URL: `smtp://parley:wrong@127.0.0.1:${smtpPort}`, PARLEY_MAIL_FROM: 'comments@example.com' });
     expect(out).toMatch(new RegExp(`^fail  smtp: smtp://parley:\\*\\*\\*@127\\.0\\.0\\.1:${smtpPort}/?: .*Invalid username or password`, 'm'));

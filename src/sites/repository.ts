@@ -130,3 +130,15 @@ export async function sitesManagedBy(db: Kysely<Database>, caller: Caller, capab
     .execute();
   return rows.map(toSite);
 }
+
+/** Every site of every account, oldest first: for the operator at the server (`parley sites list`), never over HTTP. */
+export async function listAllSites(db: Kysely<Database>) {
+  return db.selectFrom('sites').select(['id', 'name', 'account_id', 'created_at']).orderBy('created_at').orderBy('id').execute();
+}
+
+/** The one account that owns all of `siteIds`; a site that does not exist is named. */
+export async function accountOfSites(db: Kysely<Database>, siteIds: string[]): Promise<{ accountIds: string[]; missing: string[] }> {
+  const rows = await db.selectFrom('sites').select(['id', 'account_id']).where('id', 'in', siteIds).execute();
+  const found = new Set(rows.map((row) => row.id));
+  return { accountIds: [...new Set(rows.map((row) => row.account_id))], missing: siteIds.filter((id) => !found.has(id)) };
+}
