@@ -107,7 +107,7 @@ export async function hasCommentsOnlyAuthorSees(db: Kysely<Database>, siteId: st
 /** Whether a top-level comment `c` is in the viewer's list (stored per row for the public and moderators). */
 export function listable(viewer: Viewer) {
   // A deleted top-level comment stays as a placeholder while a live reply below it is shown: one the
-  // viewer may see through every reply above it, since a hidden reply hides its subtree (nestReplies).
+  // viewer may see through every reply above it, since a hidden reply hides its subtree (wholeSubtree).
   // The walk down runs only for deleted top-level comments.
   return sql<boolean>`(${visibleTo(viewer, 'c')} and (c.is_deleted = 0 or exists (
     with recursive shown(id, is_deleted) as (

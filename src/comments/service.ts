@@ -30,7 +30,7 @@ import { screenComment, screenEdit, type FormFields } from '../spam/pipeline.ts'
 import type { Signal } from '../spam/signal-log.ts';
 
 export interface CommentList {
-  comments: CommentView[];
+  comments: CommentPage[];
   total: number;
   page: number;
 }
@@ -42,7 +42,7 @@ async function readList(db: Db, site: SiteOwnership, viewer: Viewer, query: List
   const thread = await findThread(db.kysely, site.id, url.href);
   if (!thread) return { comments: [], total: 0, page };
   const { rows, total } = await listTopLevel(db.kysely, viewer, thread, query.sort ?? 'newest', page, query.limit ?? 20);
-  const { roots } = await readReplyTrees(db.kysely, viewer, rows, url.href, (all) => marksOf(db.kysely, viewer, all.map(markableRow)));
+  const { roots } = await readReplyTrees(db.kysely, viewer, rows, url.href, query.limit ?? 20, (all) => marksOf(db.kysely, viewer, all.map(markableRow)));
   return { comments: roots.filter((root) => !isEmptyPlaceholder(root)), total, page };
 }
 
