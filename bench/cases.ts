@@ -67,6 +67,7 @@ export function casesFor(seeded: Seeded): Case[] {
   const whole = listPath(seeded, threads.whole200, 'limit=50');
   const hugeFirst = listPath(seeded, threads.huge, 'limit=20');
   const hugeDeep = listPath(seeded, threads.huge, 'limit=20&page=500');
+  const bushy = listPath(seeded, threads.bushy, 'limit=100');
   const list = '/v1/comments';
   const queue = (query: string) => `/api/comments?site_id=${seeded.siteId}&limit=20${query}`;
   const admin = { authorization: `Bearer ${seeded.apiKey}` };
@@ -183,6 +184,10 @@ export function casesFor(seeded: Seeded): Case[] {
     // Nothing kept at all (subtrees off too): every request reads and serialises every comment, as
     // the first read of a thread after a start does (whole-200 so: see bench/after-write.ts).
     { id: 'list-100-cold', title: 'list-100 with nothing kept in memory', server: 'cold', route: list, baselineOf: 'list-100', request: get(small), variable: false },
+    // A page of 100 top-level comments with 500 replies each: what a page nests is bounded (1,000
+    // replies, about 1 MB), so this costs about what a page of that many comments does, kept or not.
+    { id: 'bushy-page', title: 'public list, 100 top-level comments × 500 replies, limit=100', server: 'default', route: list, request: get(bushy), variable: false },
+    { id: 'bushy-page-cold', title: 'bushy-page with nothing kept in memory', server: 'cold', route: list, baselineOf: 'bushy-page', request: get(bushy), variable: false },
     // What recording every request for /metrics costs: list-100 on a Parley with PARLEY_METRICS_TOKEN
     // set, against list-100's own rate in the same run (and the same bare baseline).
     { id: 'list-100-metrics', title: 'list-100 with /metrics on (every request counted and timed)', server: 'metrics', route: list, baselineOf: 'list-100', request: get(small), variable: false },

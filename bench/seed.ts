@@ -21,6 +21,8 @@ export interface Seeded {
     whole200: string;
     large: string;
     huge: string;
+    /** 100 top-level comments with 500 replies each: more than a list page nests. */
+    bushy: string;
     writes: string;
   };
   /** A comment of the 10,000-comment thread with 500 replies below it. */
@@ -113,6 +115,21 @@ async function voteOn(ctx: Context, commentId: string, voters: number): Promise<
   }
 }
 
+/** `topLevel` top-level comments with `replies` direct replies each, written a batch at a time. */
+async function seedBushyThread(ctx: Context, url: string, topLevel: number, replies: number): Promise<void> {
+  const roots: string[] = [];
+  for (let i = 0; i < topLevel; i++) roots.push((await createComment(ctx.db, ctx.key, { thread_url: url, site_id: ctx.siteId, content: sentence(ctx.rand) })).id);
+  const parents = roots.flatMap((root) => Array.from({ length: replies }, () => root));
+  for (let start = 0; start < parents.length; start += BATCH) {
+    await Promise.all(
+      parents.slice(start, start + BATCH).map((parentId, i) =>
+        createComment(ctx.db, ctx.users[(start + i) % ctx.users.length], { thread_url: url, site_id: ctx.siteId, content: sentence(ctx.rand), parent_id: parentId }),
+      ),
+    );
+  }
+  ctx.comments += topLevel * (replies + 1);
+}
+
 /** A chain of replies under `rootId`: each answers one of the last few, `count` in all. */
 async function seedSubtree(ctx: Context, url: string, rootId: string, count: number): Promise<void> {
   const ids = [rootId];
@@ -157,6 +174,7 @@ export async function seed(options: SeedOptions): Promise<Seeded> {
       whole200: `${BASE}/two-hundred`,
       large: `${BASE}/ten-thousand`,
       huge: `${BASE}/hundred-thousand`,
+      bushy: `${BASE}/hundred-times-five-hundred`,
       writes: `${BASE}/writes`,
     };
     const progress = (label: string) => options.log(`  ${label}: ${ctx.comments} comments, ${ctx.votes} votes, ${((Date.now() - started) / 1000).toFixed(1)} s`);
@@ -178,6 +196,9 @@ export async function seed(options: SeedOptions): Promise<Seeded> {
 
       await seedThread(ctx, threads.huge, 100_000, 30_000);
       progress('100,000-comment thread');
+
+      await seedBushyThread(ctx, threads.bushy, 100, 500);
+      progress('100 × 500 thread');
     }
 
     const voteTargets = await seedThread(ctx, threads.writes, 200, 200);

@@ -46,7 +46,7 @@ export interface Config {
   live: {
     /** Open streams this instance serves at most (PARLEY_LIVE_MAX_STREAMS, 10000); past it, 429. */
     maxStreams: number;
-    /** Open streams per client IP at most (PARLEY_LIVE_MAX_STREAMS_PER_IP, 20): a reader's tabs, or one office behind NAT. */
+    /** Open streams per client at most (PARLEY_LIVE_MAX_STREAMS_PER_IP, 20): a reader's tabs, or one office behind NAT; an IPv6 client counts as its /64. */
     maxStreamsPerIp: number;
     /** A comment line is sent this often (PARLEY_LIVE_HEARTBEAT, 15s), and missed announcements are looked for. */
     heartbeatMs: number;

@@ -106,7 +106,8 @@ describe('sorting and pages', () => {
         ),
       );
     }
-    const list = await parley.request('GET', `/v1/comments?thread_url=${encodeURIComponent(thread)}&site_id=${site.site_id}`);
+    // One top-level comment a page: it may nest the most (a page's replies are shared by its top-level comments).
+    const list = await parley.request('GET', `/v1/comments?thread_url=${encodeURIComponent(thread)}&site_id=${site.site_id}&limit=1`);
     const [top] = list.body.comments;
     expect(top.replies).toHaveLength(500);
     expect(top.has_more_replies).toBe(true);
@@ -201,6 +202,63 @@ describe('guests', () => {
   });
 });
 
+/** Posts through the API, `batch` at a time; returns the new comments' ids in the order given. */
+async function postAll(thread: string, comments: Array<{ content: string; parent_id?: string }>, batch = 40): Promise<string[]> {
+  const ids: string[] = [];
+  for (let i = 0; i < comments.length; i += batch) {
+    const created = await Promise.all(
+      comments.slice(i, i + batch).map((comment) => parley.request('POST', '/v1/comments', { token: site.api_key, body: { thread_url: thread, site_id: site.site_id, ...comment } })),
+    );
+    ids.push(...created.map((response) => response.body.id as string));
+  }
+  return ids;
+}
+
+const flatten = (replies: any[]): any[] => replies.flatMap((reply) => [reply, ...flatten(reply.replies)]);
+
+describe('the size of a list page', () => {
+  it('shares a bounded number of replies among the top-level comments of a page; each cut one has a cursor to the rest', async () => {
+    const thread = pageUrl();
+    const roots = await postAll(thread, ['a', 'b', 'c'].map((content) => ({ content })));
+    // Under each: 20 replies, and under the first of those a further 10.
+    const direct = await postAll(thread, roots.flatMap((root) => Array.from({ length: 20 }, (_, i) => ({ content: `reply ${i}`, parent_id: root }))), 1);
+    await postAll(thread, roots.flatMap((_, r) => Array.from({ length: 10 }, (_, i) => ({ content: `nested ${i}`, parent_id: direct[r * 20] }))), 1);
+
+    // 100 top-level comments a page share 1,000 replies: 10 each.
+    const list = await parley.request('GET', `/v1/comments?thread_url=${encodeURIComponent(thread)}&site_id=${site.site_id}&limit=100`);
+    expect(list.status).toBe(200);
+    expect(list.body.comments).toHaveLength(3);
+    for (const top of list.body.comments) {
+      const shown = flatten(top.replies);
+      expect(shown).toHaveLength(10);
+      expect(top).toMatchObject({ has_more_replies: true, next_cursor: shown.at(-1).id });
+      // The cursor continues where the list stopped, as the parts of GET /v1/comments/:id do.
+      const whole = await parley.request('GET', `/v1/comments/${top.id}?limit=200`);
+      const rest = await parley.request('GET', `/v1/comments/${top.id}?limit=200&after=${top.next_cursor}`);
+      expect([...shown, ...flatten(rest.body.replies)].map((reply) => reply.id)).toEqual(flatten(whole.body.replies).map((reply: any) => reply.id));
+    }
+    // A page of one top-level comment nests its whole subtree, and says nothing is left.
+    const one = await parley.request('GET', `/v1/comments?thread_url=${encodeURIComponent(thread)}&site_id=${site.site_id}&limit=1`);
+    expect(flatten(one.body.comments[0].replies)).toHaveLength(30);
+    expect(one.body.comments[0]).toMatchObject({ has_more_replies: false, next_cursor: null });
+  }, 60_000);
+
+  it('bounds the bytes of a page of long replies', async () => {
+    const thread = pageUrl();
+    const roots = await postAll(thread, Array.from({ length: 20 }, (_, i) => ({ content: `top ${i}` })));
+    const long = 'x'.repeat(10_000);
+    await postAll(thread, roots.flatMap((root) => Array.from({ length: 20 }, () => ({ content: long, parent_id: root }))));
+    const list = await parley.request('GET', `/v1/comments?thread_url=${encodeURIComponent(thread)}&site_id=${site.site_id}&limit=20`);
+    expect(list.status).toBe(200);
+    // 400 replies of 10,000 characters would be 4 MB; a page holds about 1 MB of replies.
+    expect(Number(list.headers.get('content-length'))).toBeLessThan(1_200_000);
+    for (const top of list.body.comments) {
+      expect(top.replies.length).toBeGreaterThan(0);
+      expect(top).toMatchObject({ has_more_replies: true, next_cursor: top.replies.at(-1).id });
+    }
+  }, 60_000);
+});
+
 describe('deep threads', () => {
   it('nests 200 levels per response and lets a client follow a longer chain down with GET /:id', async () => {
     const thread = pageUrl();
@@ -214,7 +272,7 @@ describe('deep threads', () => {
     }
     const depthOf = (comment: any): number => (comment.replies.length ? 1 + depthOf(comment.replies[0]) : 0);
     const deepest = (comment: any): any => (comment.replies.length ? deepest(comment.replies[0]) : comment);
-    const list = await parley.request('GET', `/v1/comments?thread_url=${encodeURIComponent(thread)}&site_id=${site.site_id}`);
+    const list = await parley.request('GET', `/v1/comments?thread_url=${encodeURIComponent(thread)}&site_id=${site.site_id}&limit=1`);
     expect(list.status).toBe(200);
     expect(depthOf(list.body.comments[0])).toBe(200);
     const cutAt = deepest(list.body.comments[0]);

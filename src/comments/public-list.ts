@@ -11,7 +11,8 @@ import { ResponseCache, type BuiltResponse, type CachedResponse } from './respon
 import { RevisionCache } from './revision-cache.ts';
 import { threadKey } from './thread-url.ts';
 import { isEmptyPlaceholder } from './tree.ts';
-import type { CommentView, ViewRow } from './view.ts';
+import type { CommentPage } from './subtree-page.ts';
+import type { ViewRow } from './view.ts';
 import { PUBLIC_VIEWER } from './visibility.ts';
 
 export interface ListQuery {
@@ -35,7 +36,7 @@ interface Subtree {
 /** A public list response, and where each of its comments stands in it (readers' lists are made from it). */
 export type CachedList = CachedResponse<SharedPage>;
 
-export type SerializeComment = (comment: CommentView) => string;
+export type SerializeComment = (comment: CommentPage) => string;
 
 /** Heap per kept comment besides its JSON (measured: about 220 bytes) and per kept id (about 77), rounded up. */
 const BYTES_PER_COMMENT = 256;
@@ -94,7 +95,7 @@ export class PublicLists {
     const digests: string[] = [];
     const page: SharedPage = { subtrees: [] };
     let length = LIST_START.length;
-    for (const subtree of await currentSubtrees(db.kysely, this.#subtrees, url, ids, serialize)) {
+    for (const subtree of await currentSubtrees(db.kysely, this.#subtrees, url, ids, query.limit ?? 20, serialize)) {
       if (subtree.body.length === 0) continue;
       if (digests.length > 0) {
         body.push(COMMA);
@@ -137,27 +138,29 @@ async function pageIdsOf(db: Kysely<Database>, kept: RevisionCache<string[]>, th
 /**
  * The page's subtrees in its order: kept ones whose revision is current, the rest read now and kept
  * under the revision this read found. That revision was read before their rows, so whatever the rows
- * show is at least that recent: a label is never newer than its content.
+ * show is at least that recent: a label is never newer than its content. A subtree is kept per page
+ * size, as that decides how much of it a page nests (reply-trees.ts).
  */
-async function currentSubtrees(db: Kysely<Database>, kept: RevisionCache<Subtree>, threadUrl: string, ids: string[], serialize: SerializeComment): Promise<Subtree[]> {
+async function currentSubtrees(db: Kysely<Database>, kept: RevisionCache<Subtree>, threadUrl: string, ids: string[], limit: number, serialize: SerializeComment): Promise<Subtree[]> {
   const revisionOf = new Map((await subtreeRevisions(db, ids)).map((root) => [root.id, Number(root.subtree_revision)]));
-  const found = ids.map((id) => (revisionOf.has(id) ? kept.get(id, revisionOf.get(id)!) : undefined));
+  const keyOf = (id: string) => `${id}\n${limit}`;
+  const found = ids.map((id) => (revisionOf.has(id) ? kept.get(keyOf(id), revisionOf.get(id)!) : undefined));
   const missing = ids.filter((id, index) => found[index] === undefined && revisionOf.has(id));
   if (missing.length === 0) return found as Subtree[];
-  const read = await readSubtrees(db, threadUrl, missing, serialize);
-  for (const [id, subtree] of read) kept.set(id, revisionOf.get(id)!, subtree);
+  const read = await readSubtrees(db, threadUrl, missing, limit, serialize);
+  for (const [id, subtree] of read) kept.set(keyOf(id), revisionOf.get(id)!, subtree);
   return ids.map((id, index) => found[index] ?? read.get(id)).filter((subtree) => subtree !== undefined);
 }
 
-/** Reads and serialises these top-level comments with their visible replies (capped per comment as every list is). */
-async function readSubtrees(db: Kysely<Database>, threadUrl: string, ids: string[], serialize: SerializeComment): Promise<Map<string, Subtree>> {
-  const { roots, rows } = await readReplyTrees(db, PUBLIC_VIEWER, await readViewRows(db, ids), threadUrl);
+/** Reads and serialises these top-level comments with their share of their visible replies on a page of `limit`. */
+async function readSubtrees(db: Kysely<Database>, threadUrl: string, ids: string[], limit: number, serialize: SerializeComment): Promise<Map<string, Subtree>> {
+  const { roots, rows } = await readReplyTrees(db, PUBLIC_VIEWER, await readViewRows(db, ids), threadUrl, limit);
   const rowOf = new Map(rows.map((row) => [row.id, row]));
   return new Map(roots.map((root) => [root.id, serialised(root, rowOf, serialize)]));
 }
 
 /** A top-level comment's subtree as bytes, and where each comment's marks stand in them. */
-function serialised(root: CommentView, rowOf: Map<string, ViewRow>, serialize: SerializeComment): Subtree {
+function serialised(root: CommentPage, rowOf: Map<string, ViewRow>, serialize: SerializeComment): Subtree {
   if (isEmptyPlaceholder(root)) return { body: Buffer.alloc(0), digest: '', comments: [] };
   const body = Buffer.from(serialize(root));
   return { body, digest: digestOf(body), comments: shownComments(body, root, rowOf) };

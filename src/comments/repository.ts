@@ -3,7 +3,7 @@ import type { CommentTable, Database } from '../db/schema.ts';
 import { dialectOfDb, parentsInChain, toCount, type DialectName } from '../db/dialect.ts';
 import { preparedInsert, preparedQuery } from '../db/prepared.ts';
 import { VIEW_COLUMNS, type CommentRow, type ViewRow, type ViewerMarks } from './view.ts';
-import { visibleTo, type Viewer } from './visibility.ts';
+import { PUBLIC_VIEWER, visibleTo, type Viewer } from './visibility.ts';
 
 export const SORTS = ['newest', 'oldest', 'top', 'best'] as const;
 export type Sort = (typeof SORTS)[number];
@@ -61,7 +61,7 @@ export async function findComment(db: Kysely<Database>, id: string) {
  * may keep it prepared (a generic plan of a count over `id in (chain)` had scanned the table). A row
  * the test cannot decide (SQL's null, as for a guest's comment, whose author is null) counts as hidden.
  */
-export function hiddenInChain(dialect: DialectName, viewer: Viewer, id: string): RawBuilder<number | string> {
+export function hiddenInChain(dialect: DialectName, viewer: Viewer, id: string | RawBuilder<string>): RawBuilder<number | string> {
   const hidden = (alias: string) => sql`case when ${visibleTo(viewer, alias)} then 0 else 1 end`;
   return sql<number | string>`(
     with recursive chain(parent_id, hidden) as (
@@ -107,7 +107,7 @@ export async function hasCommentsOnlyAuthorSees(db: Kysely<Database>, siteId: st
 /** Whether a top-level comment `c` is in the viewer's list (stored per row for the public and moderators). */
 export function listable(viewer: Viewer) {
   // A deleted top-level comment stays as a placeholder while a live reply below it is shown: one the
-  // viewer may see through every reply above it, since a hidden reply hides its subtree (nestReplies).
+  // viewer may see through every reply above it, since a hidden reply hides its subtree (wholeSubtree).
   // The walk down runs only for deleted top-level comments.
   return sql<boolean>`(${visibleTo(viewer, 'c')} and (c.is_deleted = 0 or exists (
     with recursive shown(id, is_deleted) as (
@@ -178,6 +178,21 @@ export async function subtreeRevisions(db: Kysely<Database>, ids: string[]): Pro
 const rowsById = preparedQuery((db, _count: number, ...ids: string[]) =>
   db.selectFrom('comments as c').select(VIEW_COLUMNS_OF_C).where('c.id', 'in', ids).compile(),
 );
+
+/**
+ * Those of these comments the public sees now, itself and every ancestor (in no particular order),
+ * in one statement: each row's walk up its chain is one recursive subquery.
+ */
+export async function publicViewRows(db: Kysely<Database>, ids: string[]): Promise<ViewRow[]> {
+  if (ids.length === 0) return [];
+  return db
+    .selectFrom('comments as c')
+    .select(VIEW_COLUMNS_OF_C)
+    .where('c.id', 'in', ids)
+    .where(visibleTo(PUBLIC_VIEWER, 'c'))
+    .where(sql<SqlBool>`${hiddenInChain(dialectOfDb(db), PUBLIC_VIEWER, sql.ref('c.id'))} = 0`)
+    .execute();
+}
 
 /** Comments by id (in no particular order). */
 export async function readViewRows(db: Kysely<Database>, ids: string[]): Promise<ViewRow[]> {

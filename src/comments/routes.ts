@@ -8,7 +8,7 @@ import type { CommentCaches } from './caches.ts';
 import type { SerializeComment } from './public-list.ts';
 import { readerAnswer } from './reader-answer.ts';
 import { taggedResponse, type TaggedResponse } from './response-cache.ts';
-import { CommentList, CommentPage, CommentQuery, CommentRef, CreateBody, EditBody, ListQuery } from './schemas.ts';
+import { CommentList, CommentPage, CommentQuery, CommentRef, CreateBody, EditBody, ListedComment, ListQuery } from './schemas.ts';
 import { createComment, deleteComment, editComment, listComments, readComment } from './service.ts';
 import { SUBTREE_PAGE_DEFAULT, SUBTREE_PAGE_MAX } from './subtree-page.ts';
 
@@ -18,9 +18,9 @@ function sendWithEtag(request: FastifyRequest, reply: FastifyReply, response: Ta
   return reply.type('application/json; charset=utf-8').send(response.body);
 }
 
-/** One comment with its replies, written as the list's response schema writes each comment (compiled once, then kept by Fastify). */
+/** A top-level comment with its replies, written as the list's response schema writes each (compiled once, then kept by Fastify). */
 function commentSerializer(reply: FastifyReply): SerializeComment {
-  const toJson = reply.compileSerializationSchema(CommentRef as unknown as Record<string, unknown>);
+  const toJson = reply.compileSerializationSchema(ListedComment as unknown as Record<string, unknown>);
   return (comment) => toJson(comment as unknown as Record<string, unknown>);
 }
 

@@ -79,8 +79,25 @@ export const ListQuery = Type.Object({
   limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 100, default: 20 })),
 });
 
+/** A top-level comment of a list: the first part of its subtree, as GET /v1/comments/{id} gives it, and where the rest continues. */
+export const ListedComment = Type.Object({
+  ...CommentSchema.properties,
+  replies: Type.Array(Type.Ref('Comment'), {
+    description:
+      'Visible replies, oldest first under each comment: all of them, or, when they do not all fit in this comment\'s share of the page, ' +
+      'the first of them walked depth first, as the first part of GET /v1/comments/{id} has them',
+  }),
+  next_cursor: Type.Union([Type.String(), Type.Null()], {
+    description: 'Where the replies this list left out continue: pass as `after` to GET /v1/comments/{id}; null when it shows them all',
+  }),
+});
+
 export const CommentList = Type.Object({
-  comments: Type.Array(CommentRef),
+  comments: Type.Array(ListedComment, {
+    description:
+      'A page shares 1,000 replies and about 1 MB of them equally among its top-level comments (at most 500 under one): ' +
+      'with `limit` 20, up to 50 replies and about 52 kB under each. A comment whose replies were left out carries has_more_replies and `next_cursor`',
+  }),
   total: Type.Integer({ description: 'Visible top-level comments of the thread' }),
   page: Type.Integer(),
 });

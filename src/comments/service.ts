@@ -30,7 +30,7 @@ import { screenComment, screenEdit, type FormFields } from '../spam/pipeline.ts'
 import type { Signal } from '../spam/signal-log.ts';
 
 export interface CommentList {
-  comments: CommentView[];
+  comments: CommentPage[];
   total: number;
   page: number;
 }
@@ -42,7 +42,7 @@ async function readList(db: Db, site: SiteOwnership, viewer: Viewer, query: List
   const thread = await findThread(db.kysely, site.id, url.href);
   if (!thread) return { comments: [], total: 0, page };
   const { rows, total } = await listTopLevel(db.kysely, viewer, thread, query.sort ?? 'newest', page, query.limit ?? 20);
-  const { roots } = await readReplyTrees(db.kysely, viewer, rows, url.href, (all) => marksOf(db.kysely, viewer, all.map(markableRow)));
+  const { roots } = await readReplyTrees(db.kysely, viewer, rows, url.href, query.limit ?? 20, (all) => marksOf(db.kysely, viewer, all.map(markableRow)));
   return { comments: roots.filter((root) => !isEmptyPlaceholder(root)), total, page };
 }
 
@@ -251,10 +251,10 @@ export async function createComment(db: Db, caller: Caller, input: CreateInput):
     if (parent) {
       await insertComment(trx, row);
       await refreshListing(trx, [row.root_id]);
-      replySeen = await recordCommentChange(trx, false, row, url.href);
+      replySeen = await recordCommentChange(trx, false, row);
     } else if (listedPublic) {
       // Inserted, counted and numbered in one statement: the public sees a top-level comment that is listed.
-      if ((await insertNewTopLevel(trx, row, url.href)).closed) throw threadClosed();
+      if ((await insertNewTopLevel(trx, row)).closed) throw threadClosed();
     } else {
       await insertCountedTopLevel(trx, row, listedPublic);
     }
@@ -336,7 +336,7 @@ export async function editComment(db: Db, caller: Caller, id: string, rawContent
     if (!updated) throw new AppError('conflict', 'A deleted comment cannot be edited');
     // Held, it may leave the public's list (or take its deleted top-level comment out of it).
     if (hold) await refreshListing(trx, [updated.root_id]);
-    await recordCommentChange(trx, before, updated, comment.thread_url);
+    await recordCommentChange(trx, before, updated);
     await recordEvent(trx, { accountId: site.accountId, siteId: site.id, type: 'comment.updated', data: { comment: eventComment(updated, comment.thread_url) } }, site);
     return toView(updated, comment.thread_url, authorMarks(comment.author_ref));
   });
@@ -360,7 +360,7 @@ export async function deleteComment(db: Db, caller: Caller, id: string): Promise
       .executeTakeFirst();
     if (!deleted) return toView(comment, comment.thread_url, authorMarks(viewer.ref));
     await refreshListing(trx, [deleted.root_id]);
-    await recordCommentChange(trx, before, deleted, comment.thread_url);
+    await recordCommentChange(trx, before, deleted);
     await recordEvent(trx, { accountId: site.accountId, siteId: site.id, type: 'comment.deleted', data: { comment: eventComment(deleted, comment.thread_url) } }, site);
     return toView(deleted, comment.thread_url, authorMarks(viewer.ref));
   });

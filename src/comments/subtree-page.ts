@@ -33,7 +33,7 @@ interface Siblings {
   exhausted: boolean;
 }
 
-interface Walk {
+export interface Walk {
   /** The replies walked, in pre-order, each with its level. */
   walked: Array<WalkedReply & { depth: number }>;
   /** Comments some of whose replies are left for the next part, or deeper than one answer nests. */
@@ -79,6 +79,11 @@ async function walk(db: Kysely<Database>, viewer: Viewer, start: Siblings[], lim
     else stack.push({ parentId: reply.id, depth: level.depth + 1, read: [], after: null, exhausted: false });
   }
   return { walked, cut, more: false };
+}
+
+/** The first `limit` replies of a comment's subtree, walked as a first part of GET /v1/comments/:id is. */
+export async function firstReplies(db: Kysely<Database>, viewer: Viewer, commentId: string, limit: number): Promise<Walk> {
+  return walk(db, viewer, [{ parentId: commentId, depth: 1, read: [], after: null, exhausted: false }], limit);
 }
 
 /**

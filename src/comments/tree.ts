@@ -4,44 +4,6 @@ import type { CommentView, ViewRow } from './view.ts';
 export const MAX_NESTING = 200;
 
 /**
- * Nests replies (already filtered row by row for the viewer, oldest first, so a parent always comes
- * before its children) under their roots. A reply whose parent is not in the set is hidden by that
- * ancestor and is dropped with its subtree; a deleted reply is kept as a placeholder only while it
- * still has replies to show. `cut` names the comments whose subtree the reply cap truncated.
- * Nesting in one response stops at MAX_NESTING levels (the comment there is marked
- * has_more_replies), so a chain of any depth is read by following GET /v1/comments/:id down it.
- */
-export function nestReplies(
-  roots: CommentView[],
-  replies: ViewRow[],
-  toView: (row: ViewRow) => CommentView,
-  cut: ReadonlySet<string> = new Set(),
-): void {
-  const byId = new Map<string, { view: CommentView; depth: number }>(roots.map((root) => [root.id, { view: root, depth: 0 }]));
-  const nested: CommentView[] = [];
-  for (const row of replies) {
-    const parent = row.parent_id === null ? undefined : byId.get(row.parent_id);
-    if (!parent) continue;
-    if (parent.depth === MAX_NESTING) {
-      parent.view.has_more_replies = true;
-      continue;
-    }
-    const view = toView(row);
-    parent.view.replies.push(view);
-    byId.set(view.id, { view, depth: parent.depth + 1 });
-    nested.push(view);
-  }
-  for (const id of cut) {
-    const entry = byId.get(id);
-    if (entry) entry.view.has_more_replies = true;
-  }
-  // Children come after their parents, so walking backwards settles every subtree before its parent
-  // (iteratively: depth is unlimited and must not cost stack).
-  for (let i = nested.length - 1; i >= 0; i--) dropEmptyPlaceholders(nested[i]);
-  for (const root of roots) dropEmptyPlaceholders(root);
-}
-
-/**
  * Nests one part of a comment's subtree (rows in pre-order) under it: a reply under its parent when
  * the parent is in the part, else directly under the comment, where its parent_id tells a client
  * that has the earlier parts where it belongs. `cut` names the comments with replies left for later
@@ -73,16 +35,50 @@ function dropEmptyPlaceholders(node: CommentView): void {
   if (node.replies.some(isEmptyPlaceholder)) node.replies = node.replies.filter((reply) => !isEmptyPlaceholder(reply));
 }
 
-/** Keeps `cap` replies per root; the root and the parent of the first reply left out are marked cut. */
-export function capPerRoot(replies: ViewRow[], cap: number): { kept: ViewRow[]; cut: Set<string> } {
-  const perRoot = new Map<string, number>();
-  const kept: ViewRow[] = [];
-  const cut = new Set<string>();
+/**
+ * The first replies of a comment's subtree in the order lists nest them (depth first, oldest first
+ * under each comment), as GET /v1/comments/:id walks them: `cut` names the comments with replies
+ * left out (beyond the part, or deeper than MAX_NESTING), `more` says whether any reply is left
+ * beyond the part, where the part's last reply is the cursor to the rest.
+ */
+export interface SubtreePart {
+  rows: ViewRow[];
+  cut: Set<string>;
+  more: boolean;
+}
+
+/**
+ * A whole visible subtree (its replies filtered row by row for the viewer, oldest first) as a part:
+ * a reply whose parent is not among them is hidden by that ancestor and left out with its subtree.
+ */
+export function wholeSubtree(rootId: string, replies: ViewRow[]): SubtreePart {
+  const children = new Map<string, ViewRow[]>();
   for (const row of replies) {
-    const seen = perRoot.get(row.root_id) ?? 0;
-    perRoot.set(row.root_id, seen + 1);
-    if (seen < cap) kept.push(row);
-    else if (seen === cap) cut.add(row.root_id).add(row.parent_id ?? row.root_id);
+    const siblings = children.get(row.parent_id!);
+    if (siblings) siblings.push(row);
+    else children.set(row.parent_id!, [row]);
   }
-  return { kept, cut };
+  const rows: ViewRow[] = [];
+  const cut = new Set<string>();
+  // Iteratively: depth is unlimited and must not cost stack. Siblings are pushed newest first, so the oldest comes off first.
+  const stack = [...(children.get(rootId) ?? [])].reverse().map((row) => ({ row, depth: 1 }));
+  while (stack.length > 0) {
+    const { row, depth } = stack.pop()!;
+    rows.push(row);
+    const below = children.get(row.id);
+    if (!below) continue;
+    if (depth === MAX_NESTING) cut.add(row.id);
+    else for (let i = below.length - 1; i >= 0; i--) stack.push({ row: below[i], depth: depth + 1 });
+  }
+  return { rows, cut, more: false };
+}
+
+/** The part's first `count` replies: the comments whose replies are left out are marked cut. */
+export function firstOfPart(rootId: string, part: SubtreePart, count: number): SubtreePart {
+  if (count >= part.rows.length) return part;
+  const rows = part.rows.slice(0, count);
+  const kept = new Set([rootId, ...rows.map((row) => row.id)]);
+  const cut = new Set([...part.cut].filter((id) => kept.has(id)));
+  for (const row of part.rows.slice(count)) if (kept.has(row.parent_id!)) cut.add(row.parent_id!);
+  return { rows, cut, more: true };
 }

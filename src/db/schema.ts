@@ -108,7 +108,7 @@ export interface LiveEventTable {
   seq: number;
   type: string;
   comment_id: string;
-  /** The comment as the public sees it, for events that show it; null for the others. */
+  /** Always null: events keep only the comment's id (migration 0027); kept for the previous release during an upgrade. */
   data: string | null;
   created_at: string;
 }

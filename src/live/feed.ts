@@ -1,4 +1,6 @@
 import type { FastifyBaseLogger } from 'fastify';
+import { publicViewRows } from '../comments/repository.ts';
+import { toView } from '../comments/view.ts';
 import type { Db } from '../db/connect.ts';
 import { KEPT_EVENTS } from './record.ts';
 import { frame, type Frame, type Reader } from './reader.ts';
@@ -75,7 +77,7 @@ export class Feed {
     let events: StoredEvent[];
     do {
       events = await eventsAfter(this.db.kysely, this.threadId, this.cursor, PAGE);
-      for (const event of events) this.#broadcast(eventFrame(event));
+      for (const item of await eventFrames(this.db, this.urlKey, events)) this.#broadcast(item);
       if (events.length > 0) this.cursor = Math.max(this.cursor, events[events.length - 1].seq);
     } while (events.length === PAGE);
     await this.#pullCounts(this.threadId);
@@ -162,7 +164,7 @@ export class Feed {
       return this.#start(reader, target);
     }
     const events = lastEventId < target ? (await eventsAfter(this.db.kysely, position.threadId, lastEventId, target - lastEventId)).filter((e) => e.seq <= target) : [];
-    for (const event of events) reader.write(eventFrame(event).text);
+    for (const item of await eventFrames(this.db, this.urlKey, events)) reader.write(item.text);
     for (const item of await countsFrames(this.db, counts)) reader.write(item.text);
     this.#start(reader, target);
   }
@@ -186,10 +188,20 @@ export class Feed {
   }
 }
 
-function eventFrame(event: StoredEvent): Frame {
-  if (event.type === 'reset') return frame({ type: 'reset' }, event.seq);
-  const body = event.data === null ? { type: event.type, comment_id: event.comment_id } : { type: event.type, comment: JSON.parse(event.data) };
-  return frame(body, event.seq);
+/**
+ * The frames of these events, each showing its comment as the public sees it now, read in one
+ * statement: an event of a comment the public no longer sees (removed, held, shadow-banned, under a
+ * hidden comment) says only that it is hidden, so a replay shows nothing the public may not see now.
+ */
+async function eventFrames(db: Db, threadUrl: string, events: StoredEvent[]): Promise<Frame[]> {
+  const shown = events.filter((event) => event.type !== 'reset' && event.type !== 'comment.hidden').map((event) => event.comment_id);
+  const rows = new Map((await publicViewRows(db.kysely, [...new Set(shown)])).map((row) => [row.id, row]));
+  return events.map((event) => {
+    if (event.type === 'reset') return frame({ type: 'reset' }, event.seq);
+    const row = rows.get(event.comment_id);
+    if (!row) return frame({ type: 'comment.hidden', comment_id: event.comment_id }, event.seq);
+    return frame({ type: event.type, comment: toView(row, threadUrl) }, event.seq);
+  });
 }
 
 /** The counts of these comments as they are now, for those the public still sees; frames outside the sequence. */

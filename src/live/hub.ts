@@ -4,6 +4,7 @@ import type { Db } from '../db/connect.ts';
 import { AppError } from '../errors.ts';
 import { COUNTS_GRACE_MS, Feed } from './feed.ts';
 import { QueueFeed } from './queue-feed.ts';
+import { clientKey } from '../ratelimits/client-key.ts';
 import { HEARTBEAT, Reader } from './reader.ts';
 import { threadSeqs, threadsWithCountsSince } from './repository.ts';
 
@@ -19,7 +20,8 @@ const CHECK_BATCH = 500;
  */
 export class LiveHub {
   readonly #feeds = new Map<string, Feed>();
-  readonly #perIp = new Map<string, number>();
+  /** Open streams per client, keyed as every other limit keys a client (an IPv6 one by its /64). */
+  readonly #perClient = new Map<string, number>();
   readonly #queue: QueueFeed;
   #open = 0;
   #timer: ReturnType<typeof setInterval> | null = null;
@@ -50,28 +52,29 @@ export class LiveHub {
     return this.#open;
   }
 
-  /** Refuses a stream past the per-IP or per-instance cap (429), before anything is sent. */
-  admit(ip: string): void {
+  /** Refuses a stream past the per-client or per-instance cap (429), before anything is sent. */
+  admit(client: string): void {
     if (this.#closing) throw new AppError('service_unavailable', 'The server is shutting down; reconnect in a moment');
     if (this.#open >= this.limits.maxStreams) {
       throw new AppError('rate_limited', `This server has ${this.limits.maxStreams} live streams open, its limit; try again later`);
     }
-    if ((this.#perIp.get(ip) ?? 0) >= this.limits.maxStreamsPerIp) {
+    if ((this.#perClient.get(client) ?? 0) >= this.limits.maxStreamsPerIp) {
       throw new AppError('rate_limited', `At most ${this.limits.maxStreamsPerIp} live streams per client address; close one first`);
     }
   }
 
   /** A stream admitted and counted against the limits until it closes. */
   #admitted(ip: string): Reader {
-    this.admit(ip);
+    const client = clientKey(ip);
+    this.admit(client);
     const reader = new Reader(ip, 1000 + Math.floor(Math.random() * 4000));
     this.#open += 1;
-    this.#perIp.set(ip, (this.#perIp.get(ip) ?? 0) + 1);
+    this.#perClient.set(client, (this.#perClient.get(client) ?? 0) + 1);
     reader.onClose(() => {
       this.#open -= 1;
-      const left = (this.#perIp.get(ip) ?? 1) - 1;
-      if (left > 0) this.#perIp.set(ip, left);
-      else this.#perIp.delete(ip);
+      const left = (this.#perClient.get(client) ?? 1) - 1;
+      if (left > 0) this.#perClient.set(client, left);
+      else this.#perClient.delete(client);
     });
     return reader;
   }

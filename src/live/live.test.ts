@@ -214,6 +214,19 @@ describe('stream limits', () => {
     open[1].close();
   });
 
+  it('caps streams per client as the other limits count clients: an IPv6 client as its /64', async () => {
+    // Requests come from 127.0.0.1, a trusted proxy here, so X-Forwarded-For is each stream's client address.
+    const capped = await parley({ TRUST_PROXY: '127.0.0.1', PARLEY_LIVE_MAX_STREAMS_PER_IP: '2' });
+    const s = await capped.newSite();
+    const url = `${capped.url}/v1/comments/stream?site_id=${s.site_id}&thread_url=${encodeURIComponent(pageUrl())}`;
+    const from = (address: string) => ({ 'x-forwarded-for': address });
+    const open = [await ready(url, from('2001:db8:a:b::1')), await ready(url, from('2001:db8:a:b::2'))];
+    const sameSubnet = await SseClient.open(url, from('2001:db8:a:b:ffff::3'));
+    expect(sameSubnet.status).toBe(429);
+    const otherSubnet = await ready(url, from('2001:db8:a:c::1'));
+    for (const client of [...open, otherSubnet]) client.close();
+  });
+
   it('caps streams per instance', async () => {
     const capped = await parley({ PARLEY_LIVE_MAX_STREAMS: '1' });
     const s = await capped.newSite();

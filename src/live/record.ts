@@ -1,6 +1,6 @@
 import { PostgresAdapter, sql, type Kysely, type RawBuilder, type Transaction } from 'kysely';
 import { insertedFirst, isVisible } from '../comments/repository.ts';
-import { toView, type CommentRow } from '../comments/view.ts';
+import type { CommentRow } from '../comments/view.ts';
 import { PUBLIC_VIEWER } from '../comments/visibility.ts';
 import { millisecondAfter, type DialectName } from '../db/dialect.ts';
 import { preparedInsert, preparedQuery } from '../db/prepared.ts';
@@ -15,6 +15,9 @@ import { nowIso } from '../clock.ts';
  * - `comment.updated` / `comment.deleted`: a visible comment was edited / deleted, with the comment;
  * - `comment.hidden`: a visible comment left the public's view (removed, spam, held again, shadow-banned);
  * - `comment.counts`: its votes or reactions changed (the counts are read when sent).
+ * An event keeps only the comment's id: the comment is read when the event is sent, as the public
+ * sees it then (feed.ts), so a stream resumed from an old event shows no text since removed,
+ * replaced or deleted, nor a name since erased.
  */
 export const LIVE_EVENT_TYPES = ['comment.created', 'comment.updated', 'comment.deleted', 'comment.hidden', 'comment.counts'] as const;
 export type LiveEventType = (typeof LIVE_EVENT_TYPES)[number];
@@ -34,9 +37,8 @@ export async function recordLiveEvent(
   threadId: string,
   type: LiveEventType | 'reset',
   commentId: string,
-  data: object | null,
 ): Promise<void> {
-  await recordNumbered(trx, threadId, { type, comment_id: commentId, data: data && JSON.stringify(data), created_at: nowIso() }, NO_TOTALS, null);
+  await recordNumbered(trx, threadId, { type, comment_id: commentId, created_at: nowIso() }, NO_TOTALS, null);
 }
 
 /** What a change adds to its thread's top-level totals (threads.public_total, all_total). */
@@ -58,7 +60,7 @@ async function recordNumbered(trx: Kysely<Database>, threadId: string, values: L
   return { closed: closedAt !== null };
 }
 
-type LiveEventValues = Pick<LiveEventTable, 'type' | 'comment_id' | 'data' | 'created_at'>;
+type LiveEventValues = Pick<LiveEventTable, 'type' | 'comment_id' | 'created_at'>;
 
 /**
  * The thread's next number, and the event kept under it. On PostgreSQL one statement (the update in
@@ -72,8 +74,8 @@ async function numberAndKeep(trx: Kysely<Database>, threadId: string, values: Li
       with ${inserted ?? sql``} numbered as (
         update threads set live_seq = live_seq + 1, public_total = public_total + ${totals.public}, all_total = all_total + ${totals.all}
         where id = ${threadId} returning live_seq, closed_at)
-      insert into live_events (thread_id, seq, type, comment_id, data, created_at)
-      select ${threadId}, live_seq, ${values.type}, ${values.comment_id}, ${values.data}, ${values.created_at} from numbered
+      insert into live_events (thread_id, seq, type, comment_id, created_at)
+      select ${threadId}, live_seq, ${values.type}, ${values.comment_id}, ${values.created_at} from numbered
       returning seq, (select closed_at from numbered)`.execute(trx);
     if (rows.length === 0) throw new Error(`no thread ${threadId}`);
     return { seq: Number(rows[0].seq), closedAt: rows[0].closed_at };
@@ -102,8 +104,8 @@ const insertLiveEvent = preparedInsert('live_events');
  * COMMIT, as that statement locks the thread's row. Says whether the thread is closed (it may have
  * closed since the comment's transaction found it).
  */
-export async function insertNewTopLevel(trx: Kysely<Database>, row: CommentRow, threadUrl: string): Promise<{ closed: boolean }> {
-  const values = { type: 'comment.created', comment_id: row.id, data: JSON.stringify(toView(row, threadUrl)), created_at: nowIso() };
+export async function insertNewTopLevel(trx: Kysely<Database>, row: CommentRow): Promise<{ closed: boolean }> {
+  const values = { type: 'comment.created', comment_id: row.id, created_at: nowIso() };
   return recordNumbered(trx, row.thread_id, values, { public: 1, all: 1 }, row);
 }
 
@@ -123,7 +125,7 @@ export async function recordAuthorReset(trx: Kysely<Database>, siteId: string, a
     .where('status', '=', 'published')
     .where('moderation_status', hiding ? 'is' : '=', hiding ? null : 'shadow_banned')
     .execute();
-  for (const { thread_id: threadId } of threads) await recordLiveEvent(trx, threadId, 'reset', '', null);
+  for (const { thread_id: threadId } of threads) await recordLiveEvent(trx, threadId, 'reset', '');
 }
 
 /** Whether the public sees the comment: the row itself, and (for a reply) every ancestor. */
@@ -138,15 +140,11 @@ export async function seenByPublic(trx: Kysely<Database>, row: Pick<CommentRow, 
  * nor after (a pending comment, one of a shadow-banned author): readers never learn of those.
  * Answers whether the public sees the comment now.
  */
-export async function recordCommentChange(trx: Transaction<Database>, before: boolean, row: CommentRow, threadUrl: string): Promise<boolean> {
+export async function recordCommentChange(trx: Transaction<Database>, before: boolean, row: CommentRow): Promise<boolean> {
   const after = await seenByPublic(trx, row);
   if (!before && !after) return after;
-  if (!after) {
-    await recordLiveEvent(trx, row.thread_id, 'comment.hidden', row.id, null);
-    return after;
-  }
-  const type = !before ? 'comment.created' : row.is_deleted ? 'comment.deleted' : 'comment.updated';
-  await recordLiveEvent(trx, row.thread_id, type, row.id, toView(row, threadUrl));
+  const type = !after ? 'comment.hidden' : !before ? 'comment.created' : row.is_deleted ? 'comment.deleted' : 'comment.updated';
+  await recordLiveEvent(trx, row.thread_id, type, row.id);
   return after;
 }
 
@@ -164,7 +162,7 @@ export async function recordRepliesShown(trx: Transaction<Database>, row: Pick<C
     .where('moderation_status', 'is', null)
     .limit(1)
     .executeTakeFirst();
-  if (reply) await recordLiveEvent(trx, row.thread_id, 'reset', '', null);
+  if (reply) await recordLiveEvent(trx, row.thread_id, 'reset', '');
 }
 
 /**

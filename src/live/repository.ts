@@ -37,14 +37,13 @@ export interface StoredEvent {
   seq: number;
   type: string;
   comment_id: string;
-  data: string | null;
 }
 
 /** Events of a thread after `after`, oldest first, at most `limit`. */
 export async function eventsAfter(db: Kysely<Database>, threadId: string, after: number, limit: number): Promise<StoredEvent[]> {
   const rows = await db
     .selectFrom('live_events')
-    .select(['seq', 'type', 'comment_id', 'data'])
+    .select(['seq', 'type', 'comment_id'])
     .where('thread_id', '=', threadId)
     .where('seq', '>', after)
     .orderBy('seq')

@@ -25,7 +25,7 @@ const DESCRIPTION =
   'a resume sends the current counts of the comments voted on since Last-Event-ID). ' +
   'Only what the public may see is sent; pending comments never are. Messages carry `id`, the thread\'s event number: ' +
   'reconnecting with `Last-Event-ID` (or `last_event_id`) replays what was missed, on any instance; a gap too old to replay, ' +
-  'a shadow ban (or its lifting) changing all of an author\'s comments, or an approval bringing back replies that waited under the comment, sends `reset` (reload the thread). A comment line every 15 s keeps the connection open. Streams per client address and ' +
+  'a shadow ban (or its lifting) changing all of an author\'s comments, or an approval bringing back replies that waited under the comment, sends `reset` (reload the thread). A comment line every 15 s keeps the connection open. Streams per client address (an IPv6 client counts as its /64) and ' +
   'per instance are capped (429 with Retry-After); 403 when the site has turned live updates off.';
 
 const QUEUE_DESCRIPTION =

@@ -136,7 +136,7 @@ export async function applyModeration(
       : await trx.selectFrom('comments').selectAll().where('id', '=', id).executeTakeFirstOrThrow();
     if (changed) await refreshListing(trx, [updated.root_id]);
     if (changed || authorChanged) {
-      const seenAfter = await recordCommentChange(trx, seenBefore, updated, comment.thread_url);
+      const seenAfter = await recordCommentChange(trx, seenBefore, updated);
       if (!seenBefore && seenAfter) {
         await recordRepliesShown(trx, updated);
         // A reply the public sees from now on (approved, unhidden): its parent's author may want a mail.

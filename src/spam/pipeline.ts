@@ -186,8 +186,7 @@ async function holdCopies(trx: Transaction<Database>, log: SignalLog, signal: Si
     .returningAll()
     .execute();
   await refreshListing(trx, new Set(held.map((row) => row.root_id)));
-  const urls = new Map(copies.map((copy) => [copy.id, copy.thread_url]));
-  for (const row of held) await recordCommentChange(trx, seenBefore.get(row.id)!, row, urls.get(row.id)!);
+  for (const row of held) await recordCommentChange(trx, seenBefore.get(row.id)!, row);
   return [...new Set(copies.map((copy) => copy.thread_url))].map((threadUrl) => ({ siteId, threadUrl }));
 }
 

@@ -345,7 +345,7 @@ describe.skipIf(!CHROMIUM)('the widget in Chromium', () => {
     }
   });
 
-  it('pages top-level comments, sorts them, and fetches cut reply trees', async () => {
+  it('pages top-level comments, sorts them, and loads the replies a page left out part after part', async () => {
     const thread = newThread();
     for (let i = 1; i <= 23; i++) await seed(thread, `Top-level number ${i}`);
     const big = (await list(thread)).comments.find((c: { content: string }) => c.content === 'Top-level number 1');
@@ -353,6 +353,9 @@ describe.skipIf(!CHROMIUM)('the widget in Chromium', () => {
     for (let batch = 0; batch < 501; batch += 50) {
       await Promise.all(Array.from({ length: Math.min(50, 501 - batch) }, (_, i) => seed(thread, `Reply ${batch + i}`, { parent_id: big.id })));
     }
+    // A page of 20 nests 50 replies under each comment; three answers to the 50th fall in the next part.
+    const fiftieth = (await parley.request('GET', `/v1/comments/${big.id}?limit=50`)).body.replies[49];
+    for (const answer of ['First answer', 'Second answer', 'Third answer']) await seed(thread, answer, { parent_id: fiftieth.id });
     const page = await open(await browser.newPage(), thread);
     expect(await page.locator('section > div > article').count()).toBe(20);
     await page.getByRole('button', { name: 'Load more comments' }).click();
@@ -362,9 +365,19 @@ describe.skipIf(!CHROMIUM)('the widget in Chromium', () => {
     await page.getByLabel('Sort by').selectOption('oldest');
     await expect.poll(() => page.locator('section > div > article .text').first().textContent()).toBe('Top-level number 1');
     const first = page.locator('section > div > article').first();
-    expect(await first.locator('.replies > article').count()).toBe(500);
-    await page.getByRole('button', { name: 'Show more replies' }).click();
-    await expect.poll(() => first.locator('.replies > article').count()).toBe(501);
+    const direct = first.locator(':scope > .replies > article');
+    expect(await direct.count()).toBe(50);
+    // The top-level comment's own button, after its replies: each click loads the next part through the list's cursor.
+    const more = first.locator(':scope > button.more');
+    await more.click();
+    await expect.poll(() => direct.count()).toBe(247);
+    // Answers whose parent came in the list's part go under it.
+    expect(await direct.nth(49).locator('.replies > article .text').allTextContents()).toEqual(['First answer', 'Second answer', 'Third answer']);
+    await more.click();
+    await expect.poll(() => direct.count()).toBe(447);
+    await more.click();
+    await expect.poll(() => direct.count()).toBe(501);
+    expect(await more.count()).toBe(0);
     await page.close();
   });
 

@@ -2,8 +2,11 @@ import type { CommentView } from '../../comments/view.ts';
 import type { GuestFormSettings } from './guest-form.ts';
 import { retryAfterSeconds, type ProblemLike } from './strings.ts';
 
-/** The API's comment, as the server defines it (a type only: nothing of the server is bundled). */
-export type Comment = CommentView;
+/**
+ * The API's comment, as the server defines it (a type only: nothing of the server is bundled). A
+ * list's top-level comment also says where the replies its list left out continue (`next_cursor`).
+ */
+export type Comment = CommentView & { next_cursor?: string | null };
 
 export interface CommentPage {
   comments: Comment[];

@@ -451,7 +451,12 @@ export class ParleyComments extends HTMLElement {
     this.#fillBody(entry);
     for (const reply of comment.replies) entry.replies.append(this.#render(reply));
     entry.element.append(entry.body, entry.replies);
-    if (comment.has_more_replies) {
+    const cursor = comment.next_cursor;
+    if (cursor) {
+      const more: HTMLButtonElement = h('button', { type: 'button', class: 'more', onclick: () => void this.#showMoreReplies(entry, more) }, this.#t.moreReplies);
+      more.dataset.after = cursor;
+      entry.element.append(more);
+    } else if (comment.has_more_replies) {
       const more: HTMLButtonElement = h('button', { type: 'button', class: 'more', onclick: () => void this.#showAllReplies(entry, more) }, this.#t.moreReplies);
       entry.element.append(more);
     }
@@ -676,6 +681,23 @@ export class ParleyComments extends HTMLElement {
       ),
       'delete',
     );
+  }
+
+  /**
+   * The next part of the replies a list left out of a top-level comment, from its cursor: each reply
+   * goes under its parent (one shown meanwhile, as a live arrival, is not drawn twice); the button
+   * stays while parts are left.
+   */
+  async #showMoreReplies(entry: Entry, button: HTMLButtonElement): Promise<void> {
+    const after = encodeURIComponent(button.dataset.after!);
+    const part = await this.#attempt(entry, () => this.#api.call<Comment>('GET', `/v1/comments/${entry.data.id}?limit=200&after=${after}`));
+    if (!part) return;
+    for (const reply of part.replies) {
+      if (this.#entries.has(reply.id)) continue;
+      (this.#entries.get(reply.parent_id!) ?? entry).replies.append(this.#render(reply));
+    }
+    if (part.next_cursor) button.dataset.after = part.next_cursor;
+    else button.remove();
   }
 
   async #showAllReplies(entry: Entry, button: HTMLButtonElement): Promise<void> {
