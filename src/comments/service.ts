@@ -322,7 +322,7 @@ export async function editComment(db: Db, caller: Caller, id: string, rawContent
   const held = heldForApproval(site, caller, viewer.moderator);
   const edited = await withEvents(db, async (trx) => {
     await assertNotBanned(trx, site.id, comment.author_ref);
-    const verdict = await screenEdit(trx, { site, caller, moderator: viewer.moderator, authorRef: comment.author_ref, content });
+    const verdict = await screenEdit(trx, { site, caller, moderator: viewer.moderator, authorRef: comment.author_ref, content, before: comment });
     if (verdict.action === 'reject') throw verdict.problem;
     const hold = held || verdict.action === 'hold';
     const before = await seenByPublic(trx, comment);
