@@ -1213,7 +1213,7 @@ export interface paths {
                                      * @enum {unknown}
                                      */
                                     proof_of_work: "off" | "always" | "velocity";
-                                    /** @description Let readers without a credential vote and react: each IP range (/24 IPv4, /64 IPv6) counts as one voter per comment, and each guest address is rate limited (default false: voting needs a key or a session) */
+                                    /** @description Let readers without a credential vote and react: each IP range (/24 IPv4, /56 IPv6) counts as one voter per comment, and each guest address is rate limited (default false: voting needs a key or a session) */
                                     guest_votes: boolean;
                                 };
                                 /**
@@ -1337,7 +1337,7 @@ export interface paths {
                                      * @enum {unknown}
                                      */
                                     proof_of_work: "off" | "always" | "velocity";
-                                    /** @description Let readers without a credential vote and react: each IP range (/24 IPv4, /64 IPv6) counts as one voter per comment, and each guest address is rate limited (default false: voting needs a key or a session) */
+                                    /** @description Let readers without a credential vote and react: each IP range (/24 IPv4, /56 IPv6) counts as one voter per comment, and each guest address is rate limited (default false: voting needs a key or a session) */
                                     guest_votes: boolean;
                                 };
                                 /**
@@ -1422,7 +1422,7 @@ export interface paths {
                              * @enum {unknown}
                              */
                             proof_of_work?: "off" | "always" | "velocity";
-                            /** @description Let readers without a credential vote and react: each IP range (/24 IPv4, /64 IPv6) counts as one voter per comment, and each guest address is rate limited (default false: voting needs a key or a session) */
+                            /** @description Let readers without a credential vote and react: each IP range (/24 IPv4, /56 IPv6) counts as one voter per comment, and each guest address is rate limited (default false: voting needs a key or a session) */
                             guest_votes?: boolean;
                         };
                         /** @description The account; default: the caller's only one */
@@ -1487,7 +1487,7 @@ export interface paths {
                                  * @enum {unknown}
                                  */
                                 proof_of_work: "off" | "always" | "velocity";
-                                /** @description Let readers without a credential vote and react: each IP range (/24 IPv4, /64 IPv6) counts as one voter per comment, and each guest address is rate limited (default false: voting needs a key or a session) */
+                                /** @description Let readers without a credential vote and react: each IP range (/24 IPv4, /56 IPv6) counts as one voter per comment, and each guest address is rate limited (default false: voting needs a key or a session) */
                                 guest_votes: boolean;
                             };
                             /**
@@ -1599,7 +1599,7 @@ export interface paths {
                                  * @enum {unknown}
                                  */
                                 proof_of_work: "off" | "always" | "velocity";
-                                /** @description Let readers without a credential vote and react: each IP range (/24 IPv4, /64 IPv6) counts as one voter per comment, and each guest address is rate limited (default false: voting needs a key or a session) */
+                                /** @description Let readers without a credential vote and react: each IP range (/24 IPv4, /56 IPv6) counts as one voter per comment, and each guest address is rate limited (default false: voting needs a key or a session) */
                                 guest_votes: boolean;
                             };
                             /**
@@ -1745,7 +1745,7 @@ export interface paths {
                              * @enum {unknown}
                              */
                             proof_of_work?: "off" | "always" | "velocity";
-                            /** @description Let readers without a credential vote and react: each IP range (/24 IPv4, /64 IPv6) counts as one voter per comment, and each guest address is rate limited (default false: voting needs a key or a session) */
+                            /** @description Let readers without a credential vote and react: each IP range (/24 IPv4, /56 IPv6) counts as one voter per comment, and each guest address is rate limited (default false: voting needs a key or a session) */
                             guest_votes?: boolean;
                         };
                         /** @description http(s) receiver; null turns webhooks off. Refused (400) when its host is or resolves to a non-public address */
@@ -1814,7 +1814,7 @@ export interface paths {
                                  * @enum {unknown}
                                  */
                                 proof_of_work: "off" | "always" | "velocity";
-                                /** @description Let readers without a credential vote and react: each IP range (/24 IPv4, /64 IPv6) counts as one voter per comment, and each guest address is rate limited (default false: voting needs a key or a session) */
+                                /** @description Let readers without a credential vote and react: each IP range (/24 IPv4, /56 IPv6) counts as one voter per comment, and each guest address is rate limited (default false: voting needs a key or a session) */
                                 guest_votes: boolean;
                             };
                             /**
