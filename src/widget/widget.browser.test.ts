@@ -444,11 +444,18 @@ describe.skipIf(!CHROMIUM)('the widget in Chromium', () => {
     }
   });
 
-  it('serves a working demo page at / of the API itself', async () => {
+  it('serves a working demo page at / of the API itself, within its Content-Security-Policy', async () => {
     const page = await browser.newPage();
+    const refused: string[] = [];
+    page.on('console', (message) => {
+      if (message.text().includes('Content Security Policy')) refused.push(message.text());
+    });
     await page.goto(`${parley.url}/`);
     await page.waitForFunction(() => (document.querySelector('parley-comments') as unknown as { renderTime: number | null } | null)?.renderTime != null);
     expect(await page.getByRole('button', { name: 'Post comment' }).count()).toBe(1);
+    // The page's own styles apply, as the widget's do.
+    expect(await page.evaluate(() => getComputedStyle(document.body).maxWidth)).toBe('736px');
+    expect(refused).toEqual([]);
     expect(await seriousViolations(page)).toEqual([]);
     await page.close();
   });
