@@ -27,14 +27,29 @@ function crossOrigin(request: FastifyRequest): string | null {
   return origin === `${request.protocol}://${request.host}` ? null : origin;
 }
 
-/** `Access-Control-Allow-Origin` for this origin, or null when the site's domains leave it out. */
+/** The schemes of a site's pages, with their default ports. */
+const PAGE_SCHEMES = new Map([
+  ['https:', '443'],
+  ['http:', '80'],
+]);
+
+/**
+ * `Access-Control-Allow-Origin` for this origin, or null when the site's domains leave it out. A
+ * domain is a host name: its pages are served over https or http on the scheme's default port (as
+ * thread URLs are http(s)); another scheme or port of that host is another origin, not the site's.
+ */
 function allowedOrigin(origin: string, domains: Domains): string | null {
   if (domains === null || domains.length === 0) return '*';
+  let url: URL;
   try {
-    return domains.includes(new URL(origin).hostname) ? origin : null;
+    url = new URL(origin);
   } catch {
     return null;
   }
+  const defaultPort = PAGE_SCHEMES.get(url.protocol);
+  // The URL parser drops a default port (https://x:443 is https://x); anything else (a path, a user) is no origin.
+  const page = defaultPort !== undefined && url.port === '' && (origin === url.origin || origin === `${url.origin}:${defaultPort}`);
+  return page && domains.includes(url.hostname) ? origin : null;
 }
 
 /**
