@@ -57,6 +57,22 @@ describe('CORS for the widget', () => {
     }
   });
 
+  it('allows the one port a domain is written with (localhost:8080), over http or https', async () => {
+    const dev = await parley.newSite({ domains: ['localhost:8080'] });
+    const thread = 'http://localhost:8080/post';
+    const path = `/v1/comments?site_id=${dev.site_id}&thread_url=${encodeURIComponent(thread)}`;
+    for (const origin of ['http://localhost:8080', 'https://localhost:8080']) {
+      expect((await parley.request('GET', path, { headers: { origin } })).headers.get('access-control-allow-origin'), origin).toBe(origin);
+    }
+    for (const origin of ['http://localhost', 'http://localhost:8081']) {
+      expect((await parley.request('GET', path, { headers: { origin } })).headers.get('access-control-allow-origin'), origin).toBeNull();
+    }
+    const posted = await parley.request('POST', '/v1/comments', { body: { site_id: dev.site_id, thread_url: thread, content: 'from the dev server' }, headers: { origin: 'http://localhost:8080' } });
+    expect(posted.status).toBe(201);
+    const elsewhere = await parley.request('POST', '/v1/comments', { token: dev.api_key, body: { site_id: dev.site_id, thread_url: 'http://localhost:9090/post', content: 'another port' } });
+    expect(elsewhere.status).toBe(400);
+  });
+
   it("finds the site of a comment named in the path, and refuses writes from other origins", async () => {
     const thread = pageUrl();
     const comment = await parley.request('POST', '/v1/comments', { token: listed.api_key, body: { site_id: listed.site_id, thread_url: thread, content: 'hi' } });

@@ -35,8 +35,9 @@ const PAGE_SCHEMES = new Map([
 
 /**
  * `Access-Control-Allow-Origin` for this origin, or null when the site's domains leave it out. A
- * domain is a host name: its pages are served over https or http on the scheme's default port (as
- * thread URLs are http(s)); another scheme or port of that host is another origin, not the site's.
+ * domain is a host name, whose pages are served over https or http on the scheme's default port, or
+ * a host and the port they are served on (`localhost:8080`). Another scheme or port of the host is
+ * another origin, not the site's.
  */
 function allowedOrigin(origin: string, domains: Domains): string | null {
   if (domains === null || domains.length === 0) return '*';
@@ -48,8 +49,8 @@ function allowedOrigin(origin: string, domains: Domains): string | null {
   }
   const defaultPort = PAGE_SCHEMES.get(url.protocol);
   // The URL parser drops a default port (https://x:443 is https://x); anything else (a path, a user) is no origin.
-  const page = defaultPort !== undefined && url.port === '' && (origin === url.origin || origin === `${url.origin}:${defaultPort}`);
-  return page && domains.includes(url.hostname) ? origin : null;
+  if (defaultPort === undefined || (origin !== url.origin && origin !== `${url.origin}:${defaultPort}`)) return null;
+  return domains.includes(url.port === '' ? url.hostname : url.host) ? origin : null;
 }
 
 /**

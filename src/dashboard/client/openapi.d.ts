@@ -1167,7 +1167,7 @@ export interface paths {
                                 /** @description site_<uuid> */
                                 id: string;
                                 name: string;
-                                /** @description Hosts accepted in thread_url; empty accepts any */
+                                /** @description Hosts accepted in thread_url; empty accepts any. The widget's requests are answered to pages of these hosts over https or http on the default port; a host written with a port (localhost:8080) is answered on that port instead */
                                 domains: string[];
                                 /** @enum {unknown} */
                                 moderation_mode: "none" | "guests" | "all";
@@ -1291,7 +1291,7 @@ export interface paths {
                                 /** @description site_<uuid> */
                                 id: string;
                                 name: string;
-                                /** @description Hosts accepted in thread_url; empty accepts any */
+                                /** @description Hosts accepted in thread_url; empty accepts any. The widget's requests are answered to pages of these hosts over https or http on the default port; a host written with a port (localhost:8080) is answered on that port instead */
                                 domains: string[];
                                 /** @enum {unknown} */
                                 moderation_mode: "none" | "guests" | "all";
@@ -1441,7 +1441,7 @@ export interface paths {
                             /** @description site_<uuid> */
                             id: string;
                             name: string;
-                            /** @description Hosts accepted in thread_url; empty accepts any */
+                            /** @description Hosts accepted in thread_url; empty accepts any. The widget's requests are answered to pages of these hosts over https or http on the default port; a host written with a port (localhost:8080) is answered on that port instead */
                             domains: string[];
                             /** @enum {unknown} */
                             moderation_mode: "none" | "guests" | "all";
@@ -1553,7 +1553,7 @@ export interface paths {
                             /** @description site_<uuid> */
                             id: string;
                             name: string;
-                            /** @description Hosts accepted in thread_url; empty accepts any */
+                            /** @description Hosts accepted in thread_url; empty accepts any. The widget's requests are answered to pages of these hosts over https or http on the default port; a host written with a port (localhost:8080) is answered on that port instead */
                             domains: string[];
                             /** @enum {unknown} */
                             moderation_mode: "none" | "guests" | "all";
@@ -1768,7 +1768,7 @@ export interface paths {
                             /** @description site_<uuid> */
                             id: string;
                             name: string;
-                            /** @description Hosts accepted in thread_url; empty accepts any */
+                            /** @description Hosts accepted in thread_url; empty accepts any. The widget's requests are answered to pages of these hosts over https or http on the default port; a host written with a port (localhost:8080) is answered on that port instead */
                             domains: string[];
                             /** @enum {unknown} */
                             moderation_mode: "none" | "guests" | "all";
