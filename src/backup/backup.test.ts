@@ -1,5 +1,5 @@
 import { execFile } from 'node:child_process';
-import { existsSync } from 'node:fs';
+import { existsSync, statSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { promisify } from 'node:util';
 import SQLite from 'better-sqlite3';
@@ -57,6 +57,8 @@ describe.skipIf(dialectName !== 'sqlite')('parley backup of a live SQLite databa
     // The server went on acknowledging writes while the backup ran.
     expect(duringBackup).toBeGreaterThan(0);
     expect(existsSync(`${to}.partial`)).toBe(false);
+    // It holds the site's secrets: readable by its owner alone.
+    expect((statSync(to).mode & 0o777).toString(8)).toBe('600');
     const copy = new SQLite(to, { readonly: true });
     try {
       expect(copy.pragma('integrity_check', { simple: true })).toBe('ok');

@@ -1,6 +1,6 @@
 import { renameSync, rmSync, statSync } from 'node:fs';
 import SQLite from 'better-sqlite3';
-import { sqlitePath } from '../db/connect.ts';
+import { createOwnerOnlyFile, sqlitePath } from '../db/connect.ts';
 import { dialectOf } from '../db/dialect.ts';
 
 export class BackupRefused extends Error {}
@@ -32,6 +32,7 @@ export async function backupSqlite(databaseUrl: string, to: string): Promise<Bac
   if (source === ':memory:') throw new BackupRefused('DATABASE_URL names an in-memory database: there is nothing to back up');
   const partial = `${to}.partial`;
   rmSync(partial, { force: true });
+  createOwnerOnlyFile(partial);
   const started = Date.now();
   const database = new SQLite(source, { fileMustExist: true });
   let pages: number;

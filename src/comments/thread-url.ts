@@ -24,7 +24,8 @@ export function threadKey(raw: string, path = 'body/thread_url'): URL {
 }
 
 export function assertAllowedHost(url: URL, domains: string[], path = 'body/thread_url'): void {
-  if (domains.length > 0 && !domains.includes(url.hostname)) {
+  // A domain written with a port (localhost:8080) is that host on that port.
+  if (domains.length > 0 && !domains.includes(url.hostname) && !domains.includes(url.host)) {
     throw invalid(path, `host ${url.hostname} is not one of the site's domains (${domains.join(', ')})`);
   }
 }

@@ -1,17 +1,19 @@
-import { escapeHtml } from '../widget/demo.ts';
+import type { PagePolicy } from '../http/html-page.ts';
+import { escapeHtml, WIDGET_PAGE_SOURCES } from '../widget/demo.ts';
 
 /**
  * Only this server's own files: no inline script or style, no other origin. The widget preview is
  * a frame of this server; nothing may frame the dashboard itself.
  */
-export const DASHBOARD_CSP =
-  "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data:; connect-src 'self'; frame-src 'self'; " +
-  "object-src 'none'; base-uri 'none'; form-action 'self'; frame-ancestors 'none'";
+export const DASHBOARD_POLICY: PagePolicy = {
+  sources:
+    "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data:; connect-src 'self'; frame-src 'self'; " +
+    "object-src 'none'; base-uri 'none'; form-action 'self'",
+  framedBy: 'none',
+};
 
-/** The preview page runs the widget, whose shadow root carries its own <style>. */
-export const PREVIEW_CSP =
-  "default-src 'self'; script-src 'self'; style-src 'self' 'unsafe-inline'; img-src 'self' data:; connect-src 'self'; " +
-  "object-src 'none'; base-uri 'none'; form-action 'self'; frame-ancestors 'self'";
+/** The preview is the widget on a page, framed by the dashboard. */
+export const PREVIEW_POLICY: PagePolicy = { sources: WIDGET_PAGE_SOURCES, framedBy: 'self' };
 
 /** The one HTML document of every dashboard URL; the script draws the view the URL names. */
 export function dashboardPage(assets: { script: string; styles: string }): string {

@@ -3,9 +3,10 @@ import type { FastifyReply } from 'fastify';
 import { Type } from 'typebox';
 import type { Db } from '../db/connect.ts';
 import { sendBundle } from '../http/bundle.ts';
+import { sendHtmlPage } from '../http/html-page.ts';
 import { siteOrNotFound } from '../sites/repository.ts';
 import { dashboardScript, dashboardStyles } from './bundle.ts';
-import { DASHBOARD_CSP, dashboardPage, PREVIEW_CSP, previewPage } from './page.ts';
+import { DASHBOARD_POLICY, dashboardPage, PREVIEW_POLICY, previewPage } from './page.ts';
 
 // Asset URLs carry their content's hash, so a browser may keep them for good.
 const IMMUTABLE = 'public, max-age=31536000, immutable';
@@ -19,13 +20,7 @@ const version = (etag: string) => etag.replaceAll('"', '').slice(0, 12);
 export const dashboardRoutes: FastifyPluginAsyncTypebox<{ db: Db }> = async (app, { db }) => {
   const page = async (_request: unknown, reply: FastifyReply) => {
     const [script, styles] = await Promise.all([dashboardScript(), dashboardStyles()]);
-    return reply
-      .type('text/html; charset=utf-8')
-      .header('cache-control', 'no-store')
-      .header('content-security-policy', DASHBOARD_CSP)
-      .header('referrer-policy', 'no-referrer')
-      .header('x-frame-options', 'DENY')
-      .send(dashboardPage({ script: version(script.etag), styles: version(styles.etag) }));
+    return sendHtmlPage(reply, DASHBOARD_POLICY, dashboardPage({ script: version(script.etag), styles: version(styles.etag) }));
   };
   app.get('/dashboard', { schema: { hide: true } }, page);
   app.get('/dashboard/*', { schema: { hide: true } }, page);
@@ -44,11 +39,7 @@ export const dashboardRoutes: FastifyPluginAsyncTypebox<{ db: Db }> = async (app
       const site = await siteOrNotFound(db.kysely, request.query.site_id);
       // A sample thread on the site's first domain, where the widget may post as on the real pages.
       const thread = `https://${site.domains[0] ?? request.hostname}/parley-preview`;
-      return reply
-        .type('text/html; charset=utf-8')
-        .header('cache-control', 'no-store')
-        .header('content-security-policy', PREVIEW_CSP)
-        .send(previewPage(site.id, thread, request.query.theme ?? 'auto'));
+      return sendHtmlPage(reply, PREVIEW_POLICY, previewPage(site.id, thread, request.query.theme ?? 'auto'));
     },
   );
 };

@@ -1,4 +1,4 @@
-import { mkdirSync } from 'node:fs';
+import { closeSync, mkdirSync, openSync } from 'node:fs';
 import { userInfo } from 'node:os';
 import { dirname, resolve } from 'node:path';
 import SQLite from 'better-sqlite3';
@@ -51,8 +51,25 @@ export function sqlitePath(databaseUrl: string): string {
   return path === '' ? ':memory:' : path;
 }
 
+/**
+ * Creates a database file its owner alone may read (SQLite would make it 0644): a database and its
+ * copies hold SSO, webhook and form secrets. SQLite gives its -wal, -shm and journal files the mode
+ * of the database file. A file that exists keeps the mode its operator gave it.
+ */
+export function createOwnerOnlyFile(path: string): void {
+  try {
+    closeSync(openSync(path, 'wx', 0o600));
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
+  }
+}
+
 function openSqlite(path: string, bulkWrites: boolean): SQLite.Database {
-  if (path !== ':memory:') mkdirSync(dirname(path), { recursive: true });
+  if (path !== ':memory:') {
+    // A directory made for the database is its owner's alone too (one that exists is left as it is).
+    mkdirSync(dirname(path), { recursive: true, mode: 0o700 });
+    createOwnerOnlyFile(path);
+  }
   const sqlite = new SQLite(path);
   // WAL lets readers run beside the writer. With synchronous=NORMAL a commit is in the WAL (the OS's
   // page cache) before it is acknowledged: it survives a killed process, and only a power cut can

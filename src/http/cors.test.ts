@@ -42,6 +42,37 @@ describe('CORS for the widget', () => {
     expect(refusedPreflight.headers.get('access-control-allow-origin')).toBeNull();
   });
 
+  it("allows the pages of the site's domains alone: http or https on its default port, not another scheme or port of the host", async () => {
+    const path = `/v1/comments?site_id=${listed.site_id}&thread_url=${encodeURIComponent(pageUrl())}`;
+    const allowOf = async (origin: string) => (await parley.request('GET', path, { headers: { origin } })).headers.get('access-control-allow-origin');
+    for (const origin of ['https://blog.example.com', 'http://blog.example.com', 'https://blog.example.com:443', 'http://blog.example.com:80']) {
+      expect(await allowOf(origin), origin).toBe(origin);
+    }
+    const others = ['ftp://blog.example.com', 'http://blog.example.com:8081', 'https://blog.example.com:8443', 'http://blog.example.com:443', 'https://blog.example.com.evil.test'];
+    for (const origin of others) {
+      expect(await allowOf(origin), origin).toBeNull();
+      expect((await preflight(path, origin, 'GET')).headers.get('access-control-allow-origin'), origin).toBeNull();
+      const post = await parley.request('POST', '/v1/comments', { body: { site_id: listed.site_id, thread_url: pageUrl(), content: 'from another port' }, headers: { origin } });
+      expect(post.status, origin).toBe(403);
+    }
+  });
+
+  it('allows the one port a domain is written with (localhost:8080), over http or https', async () => {
+    const dev = await parley.newSite({ domains: ['localhost:8080'] });
+    const thread = 'http://localhost:8080/post';
+    const path = `/v1/comments?site_id=${dev.site_id}&thread_url=${encodeURIComponent(thread)}`;
+    for (const origin of ['http://localhost:8080', 'https://localhost:8080']) {
+      expect((await parley.request('GET', path, { headers: { origin } })).headers.get('access-control-allow-origin'), origin).toBe(origin);
+    }
+    for (const origin of ['http://localhost', 'http://localhost:8081']) {
+      expect((await parley.request('GET', path, { headers: { origin } })).headers.get('access-control-allow-origin'), origin).toBeNull();
+    }
+    const posted = await parley.request('POST', '/v1/comments', { body: { site_id: dev.site_id, thread_url: thread, content: 'from the dev server' }, headers: { origin: 'http://localhost:8080' } });
+    expect(posted.status).toBe(201);
+    const elsewhere = await parley.request('POST', '/v1/comments', { token: dev.api_key, body: { site_id: dev.site_id, thread_url: 'http://localhost:9090/post', content: 'another port' } });
+    expect(elsewhere.status).toBe(400);
+  });
+
   it("finds the site of a comment named in the path, and refuses writes from other origins", async () => {
     const thread = pageUrl();
     const comment = await parley.request('POST', '/v1/comments', { token: listed.api_key, body: { site_id: listed.site_id, thread_url: thread, content: 'hi' } });

@@ -27,14 +27,30 @@ function crossOrigin(request: FastifyRequest): string | null {
   return origin === `${request.protocol}://${request.host}` ? null : origin;
 }
 
-/** `Access-Control-Allow-Origin` for this origin, or null when the site's domains leave it out. */
+/** The schemes of a site's pages, with their default ports. */
+const PAGE_SCHEMES = new Map([
+  ['https:', '443'],
+  ['http:', '80'],
+]);
+
+/**
+ * `Access-Control-Allow-Origin` for this origin, or null when the site's domains leave it out. A
+ * domain is a host name, whose pages are served over https or http on the scheme's default port, or
+ * a host and the port they are served on (`localhost:8080`). Another scheme or port of the host is
+ * another origin, not the site's.
+ */
 function allowedOrigin(origin: string, domains: Domains): string | null {
   if (domains === null || domains.length === 0) return '*';
+  let url: URL;
   try {
-    return domains.includes(new URL(origin).hostname) ? origin : null;
+    url = new URL(origin);
   } catch {
     return null;
   }
+  const defaultPort = PAGE_SCHEMES.get(url.protocol);
+  // The URL parser drops a default port (https://x:443 is https://x); anything else (a path, a user) is no origin.
+  if (defaultPort === undefined || (origin !== url.origin && origin !== `${url.origin}:${defaultPort}`)) return null;
+  return domains.includes(url.port === '' ? url.hostname : url.host) ? origin : null;
 }
 
 /**

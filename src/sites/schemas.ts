@@ -7,7 +7,11 @@ import { SpamSettingsPatch, SpamSettingsSchema } from '../spam/settings.ts';
 export const SiteSchema = Type.Object({
   id: Type.String({ description: 'site_<uuid>' }),
   name: Type.String(),
-  domains: Type.Array(Type.String(), { description: 'Hosts accepted in thread_url; empty accepts any' }),
+  domains: Type.Array(Type.String(), {
+    description:
+      "Hosts accepted in thread_url; empty accepts any. The widget's requests are answered to pages of these hosts over https or http on the default port; " +
+      'a host written with a port (localhost:8080) is answered on that port instead',
+  }),
   moderation_mode: Type.Enum([...MODERATION_MODES]),
   allow_guests: Type.Boolean(),
   reactions: Type.Array(Type.String()),

@@ -25,11 +25,15 @@ export interface SiteSettings {
 
 const HOSTNAME = /^(?=.{1,253}$)([a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?)(\.[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?)*$/;
 
+/** A host, or a host and the port its pages are served on when that is not the scheme's default (`localhost:8080`). */
 function cleanDomains(domains: string[]): string[] {
   return [...new Set(domains.map((domain, i) => {
-    const host = domain.trim().toLowerCase();
-    if (!HOSTNAME.test(host)) throw invalid(`body/domains/${i}`, 'must be a host name such as example.com');
-    return host;
+    const entry = domain.trim().toLowerCase();
+    const [, host, port] = /^([^:]*)(?::(\d{1,5}))?$/.exec(entry) ?? [];
+    if (host === undefined || !HOSTNAME.test(host) || (port !== undefined && (Number(port) < 1 || Number(port) > 65535))) {
+      throw invalid(`body/domains/${i}`, 'must be a host name such as example.com, with a port if its pages use another than the default (localhost:8080)');
+    }
+    return port === undefined ? host : `${host}:${Number(port)}`;
   }))];
 }
 

@@ -45,6 +45,11 @@ describe('sites', () => {
     expect(patched.body).toMatchObject({ moderation_mode: 'guests', allow_guests: false, name: 'Renamed' });
     expect((await parley.request('PATCH', `/api/sites/${site.site_id}`, { token: site.api_key, body: { moderation_mode: 'strict' } })).status).toBe(400);
     expect((await parley.request('PATCH', `/api/sites/${site.site_id}`, { token: site.api_key, body: { domains: ['not a host'] } })).status).toBe(400);
+    for (const domain of ['localhost:0', 'localhost:70000', 'https://localhost', 'localhost:']) {
+      expect((await parley.request('PATCH', `/api/sites/${site.site_id}`, { token: site.api_key, body: { domains: [domain] } })).status, domain).toBe(400);
+    }
+    const withPort = await parley.request('PATCH', `/api/sites/${site.site_id}`, { token: site.api_key, body: { domains: ['LocalHost:08080'] } });
+    expect(withPort.body.domains).toEqual(['localhost:8080']);
     expect((await parley.request('PATCH', `/api/sites/${site.site_id}`, { token: site.api_key, body: { reactions: [] } })).status).toBe(400);
   });
 

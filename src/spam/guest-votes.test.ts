@@ -66,12 +66,16 @@ describe('guest voting, where a site allows it', () => {
     expect(voters.map((vote) => vote.voter_ref)).toEqual(['ip:198.51.100.0/24', 'ip:198.51.101.0/24']);
   });
 
-  it('counts the addresses of one IPv6 /64 as one voter', async () => {
+  it('counts the addresses of one IPv6 /56, the block a home connection is given, as one voter', async () => {
     const { site, id } = await siteWithComment(true);
     await guestVote(id, '2001:db8:a:b::1', 'up');
     expect((await guestVote(id, '2001:db8:a:b:ffff::9', 'up')).body.upvotes).toBe(1);
-    expect((await guestVote(id, '2001:db8:a:c::1', 'up')).body.upvotes).toBe(2);
+    // Another /64 of the same /56.
+    expect((await guestVote(id, '2001:db8:a:ff::1', 'up')).body.upvotes).toBe(1);
+    expect((await guestVote(id, '2001:db8:a:100::1', 'up')).body.upvotes).toBe(2);
     expect(await counts(site, id)).toEqual({ upvotes: 2, downvotes: 0 });
+    const voters = await parley.app.db.kysely.selectFrom('votes').select('voter_ref').where('comment_id', '=', id).orderBy('voter_ref').execute();
+    expect(voters.map((vote) => vote.voter_ref)).toEqual(['ip:2001:db8:a:100::/56', 'ip:2001:db8:a::/56']);
   });
 
   it('lets a guest react, one reaction per range', async () => {

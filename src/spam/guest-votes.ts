@@ -1,3 +1,4 @@
+import ipaddr from 'ipaddr.js';
 import type { Kysely } from 'kysely';
 import { actorRef, type Caller } from '../auth/caller.ts';
 import { preparedQuery } from '../db/prepared.ts';
@@ -8,11 +9,21 @@ import { ipRangeOf } from './signals.ts';
 /**
  * Whom a vote or reaction is counted for: the caller's key, user or staff member, or for a guest
  * (no credential) the IP range of its address, `ip:<range>`. A range, not an address: the addresses
- * of one network (a phone moving between them, a script walking a /24) are one voter on a comment,
- * as the velocity check counts guests.
+ * of one network (a phone moving between them, a script walking a /24) are one voter on a comment.
  */
 export function voterRefOf(caller: Caller): string {
-  return actorRef(caller) ?? `ip:${ipRangeOf(caller.ip)}`;
+  return actorRef(caller) ?? `ip:${voterRangeOf(caller.ip)}`;
+}
+
+/**
+ * An IPv4 guest's /24, as the velocity check counts guests; an IPv6 guest's /56, not the velocity
+ * check's /64: a home connection is commonly given a /56, 256 /64s to vote from.
+ */
+function voterRangeOf(ip: string): string {
+  if (!ipaddr.IPv6.isValid(ip)) return ipRangeOf(ip);
+  const address = ipaddr.IPv6.parse(ip);
+  if (address.isIPv4MappedAddress()) return ipRangeOf(ip);
+  return `${ipaddr.IPv6.networkAddressFromCIDR(`${address.toString()}/56`).toString()}/56`;
 }
 
 const siteSettingsOfComment = preparedQuery((db, _shape: null, commentId: string) =>

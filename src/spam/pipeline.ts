@@ -11,7 +11,7 @@ import { acceptProof } from './proof.ts';
 import type { SpamSettings } from './settings.ts';
 import type { Signal, SignalLog } from './signal-log.ts';
 import { authorKeyOf, ipRangeOf, publicCopies, readCopies, readStanding, type Standing } from './signals.ts';
-import { linkCount, normalisedText, textHash } from './text.ts';
+import { addedLinkCount, linkCount, normalisedText, textHash } from './text.ts';
 import { listedWordIn } from './words.ts';
 
 export const SPAM_CHECKS = ['form', 'duplicate', 'words', 'links', 'velocity', 'history'] as const;
@@ -84,8 +84,12 @@ function formReasons(settings: SpamSettings, site: Site, form: FormFields, now: 
   return [];
 }
 
-/** Steps 4 and 5, on the normalised text: a banned word rejects, a suspect word or the links hold. */
-function textReasons(settings: SpamSettings, normalised: string, approvedComments: () => number): SpamReason[] | AppError {
+/**
+ * Steps 4 and 5, on the normalised text: a banned word rejects, a suspect word or the links hold.
+ * An edit (`before`: the normalised text it replaces) waits for an approved author only when it
+ * brings links the comment did not hold: those it kept may have been approved by a moderator.
+ */
+function textReasons(settings: SpamSettings, normalised: string, approvedComments: () => number, before?: string): SpamReason[] | AppError {
   const banned = listedWordIn(settings.banned_words, normalised);
   if (banned !== null) return invalid('body/content', `holds a word this site does not accept ("${banned}"); please reword your comment`);
   const reasons: SpamReason[] = [];
@@ -93,7 +97,7 @@ function textReasons(settings: SpamSettings, normalised: string, approvedComment
   if (suspect !== null) reasons.push({ check: 'words', detail: `holds "${suspect}", on the site's list of suspect words` });
   const links = linkCount(normalised);
   if (links > settings.max_links) reasons.push({ check: 'links', detail: `${links} links (more than ${settings.max_links})` });
-  else if (links > 0 && approvedComments() < settings.links_min_approved) {
+  else if (links > 0 && (before === undefined || addedLinkCount(before, normalised) > 0) && approvedComments() < settings.links_min_approved) {
     reasons.push({ check: 'links', detail: `a link from an author with fewer than ${settings.links_min_approved} approved comments` });
   }
   return reasons;
@@ -204,18 +208,23 @@ export interface EditedComment {
   moderator: boolean;
   authorRef: string | null;
   content: string;
+  /** The comment as it is before the edit. */
+  before: { content: string | null; status: string };
 }
 
 /**
  * An edit's checks: the text ones (words, links) and the author's history; a comment's form, pace
- * and copies were judged when it was posted.
+ * and copies were judged when it was posted. The links step counts the author's other approved
+ * comments: the edited one, published, would otherwise vouch for the links edited into it.
  */
 export async function screenEdit(trx: Transaction<Database>, input: EditedComment): Promise<Verdict> {
   const { site, caller } = input;
   if (!screened(site, input.moderator)) return ALLOW;
   const person = caller.kind !== 'key';
   const record = person && input.authorRef !== null ? await authorRecord(trx, site.id, input.authorRef) : NO_RECORD;
-  const text = textReasons(site.spam, normalisedText(input.content), () => (person ? record.published : Number.POSITIVE_INFINITY));
+  const { before } = input;
+  const otherApproved = () => (person ? record.published - (before.status === 'published' ? 1 : 0) : Number.POSITIVE_INFINITY);
+  const text = textReasons(site.spam, normalisedText(input.content), otherApproved, normalisedText(before.content ?? ''));
   if (text instanceof AppError) return { action: 'reject', problem: text };
   text.push(...historyReason(site.spam.history_min_comments, record));
   return text.length === 0 ? ALLOW : { action: 'hold', reasons: text };

@@ -35,7 +35,7 @@ export const SpamSettingsSchema = Type.Object({
   }),
   guest_votes: Type.Boolean({
     description:
-      'Let readers without a credential vote and react: each IP range (/24 IPv4, /64 IPv6) counts as one voter per comment, and each guest address is rate limited (default false: voting needs a key or a session)',
+      'Let readers without a credential vote and react: each IP range (/24 IPv4, /56 IPv6) counts as one voter per comment, and each guest address is rate limited (default false: voting needs a key or a session)',
   }),
 });
 

@@ -152,6 +152,22 @@ describe('edits', () => {
     const edited = await parley.request('PATCH', `/v1/comments/${created.body.id}`, { token: alice, body: { content: 'Now about the l0ttery' } });
     expect(edited.body).toMatchObject({ status: 'pending', content: 'Now about the l0ttery' });
   });
+
+  it("hold a first link edited into a new author's only published comment, and let approved links be edited around", async () => {
+    const site = await siteWith();
+    const bob = await parley.signIn(site.api_key, site.site_id, { id: 'bob', name: 'Bob' });
+    const post = (content: string) => parley.request('POST', '/v1/comments', { token: bob, body: { site_id: site.site_id, thread_url: pageUrl(), content } });
+    const edit = (id: string, content: string) => parley.request('PATCH', `/v1/comments/${id}`, { token: bob, body: { content } });
+    const first = await post('A harmless first comment');
+    expect(first.body.status).toBe('published');
+    const linked = await edit(first.body.id, 'Now selling at https://pills.example/buy');
+    expect(linked.body).toMatchObject({ status: 'pending', content: 'Now selling at https://pills.example/buy' });
+    expect((await queueItem(site, first.body.id)).spam_reasons).toEqual([{ check: 'links', detail: 'a link from an author with fewer than 1 approved comments' }]);
+
+    // Approved by a moderator, the link is vouched for: fixing a typo around it holds nothing.
+    await parley.request('PATCH', `/v1/comments/${first.body.id}/moderate`, { token: site.api_key, body: { action: 'approve' } });
+    expect((await edit(first.body.id, 'Now selling at https://pills.example/buy, fixed')).body.status).toBe('published');
+  });
 });
 
 describe('proof of work', () => {

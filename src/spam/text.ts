@@ -33,6 +33,14 @@ export function textHash(normalised: string): string {
 const MAY_LINK = /[^\s.]\.[^\s.]|:\S|localhost/i;
 
 /** Links in the text as linkifyjs finds them: with a scheme, `www.` or a bare domain with a known TLD (`cheap-pills.ru`). */
+const linksIn = (normalised: string): string[] => (MAY_LINK.test(normalised) ? find(normalised, 'url').map((link) => link.href) : []);
+
 export function linkCount(normalised: string): number {
-  return MAY_LINK.test(normalised) ? find(normalised, 'url').length : 0;
+  return linksIn(normalised).length;
+}
+
+/** Links an edit brings: those of the new text that the text before it did not hold. */
+export function addedLinkCount(before: string, after: string): number {
+  const kept = new Set(linksIn(before));
+  return linksIn(after).filter((href) => !kept.has(href)).length;
 }

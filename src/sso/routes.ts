@@ -18,7 +18,8 @@ const EXCHANGE =
   "The site's backend signs a JWT for the signed-in user with one of the site's SSO secrets: header " +
   '`{"alg":"HS256","typ":"JWT","kid":"<secret id>"}`, claims `iss` (the site id), `aud` ("parley"), `sub` (the site\'s user id), ' +
   '`name`, `iat` and `exp` (seconds; exp at most 15 minutes after iat), `jti` (unique; a token is exchanged once, on any instance), ' +
-  'and optionally `avatar_url`, `email` and `moderator` (honoured only when the site sets sso_moderators). Clocks may differ by 60 s. ' +
+  'and optionally `avatar_url`, `email` (one address) and `moderator` (honoured only when the site sets sso_moderators). Clocks may differ by 60 s. ' +
+  '`name` follows the rules of POST /v1/sessions: no bidirectional control or zero-width character. ' +
   'A refused token answers 401 with `reason` (malformed, unsupported_algorithm, missing_kid, unknown_key, bad_signature, wrong_issuer, ' +
   'wrong_audience, missing_claim, invalid_claim, iat_in_milliseconds, lifetime_too_long, expired, not_yet_valid, replayed) and `server_time`.';
 

@@ -4,7 +4,8 @@ import type { Db } from '../db/connect.ts';
 import type { Database } from '../db/schema.ts';
 import { AppError } from '../errors.ts';
 import { newId, randomBase62 } from '../ids.ts';
-import { cleanText, MAX_AUTHOR_NAME } from '../comments/text.ts';
+import { cleanText, MAX_AUTHOR_NAME, NAME_PATTERN } from '../comments/text.ts';
+import { EMAIL_PATTERN } from '../mail/schemas.ts';
 import { startSession } from '../sessions/service.ts';
 import { findSite, type Site } from '../sites/repository.ts';
 import { nowIso } from '../clock.ts';
@@ -16,6 +17,11 @@ export const MAX_SECRETS = 3;
 export const MAX_LIFETIME_SECONDS = 15 * 60;
 export const CLOCK_TOLERANCE_SECONDS = 60;
 export const AUDIENCE = 'parley';
+
+// A token's claims meet the rules the request schemas set for names and addresses (POST /v1/sessions, POST /v1/comments).
+const NAME_SHOWN_AS_WRITTEN = new RegExp(NAME_PATTERN, 'u');
+const ONE_ADDRESS = new RegExp(EMAIL_PATTERN, 'u');
+const MAX_EMAIL = 254;
 
 export async function createSecret(db: Kysely<Database>, site: Site, actor: Actor) {
   return db.transaction().execute(async (trx) => {
@@ -100,9 +106,13 @@ export async function exchangeToken(db: Db, token: string) {
     if (jti.length > 200) throw new TokenError('invalid_claim', 'jti must be at most 200 characters');
     const { iat, exp } = checkTimes(payload, Math.floor(now.getTime() / 1000));
     const rawName = stringClaim(payload, 'name', true)!;
+    if (!NAME_SHOWN_AS_WRITTEN.test(rawName)) throw new TokenError('invalid_claim', 'name must not hold a bidirectional control or zero-width character');
     const avatarUrl = stringClaim(payload, 'avatar_url', false);
     if (avatarUrl !== null && !/^https?:\/\/\S{1,2040}$/.test(avatarUrl)) throw new TokenError('invalid_claim', 'avatar_url must be an http(s) URL');
     const email = stringClaim(payload, 'email', false);
+    if (email !== null && (email.length > MAX_EMAIL || !ONE_ADDRESS.test(email))) {
+      throw new TokenError('invalid_claim', `email must be one address (name@example.com), at most ${MAX_EMAIL} characters`);
+    }
     const site = (await findSite(db.kysely, key.site_id))!;
     await useOnce(db.kysely, site.id, jti, exp, now);
     const moderator = site.ssoModerators && payload.moderator === true;
@@ -110,7 +120,7 @@ export async function exchangeToken(db: Db, token: string) {
       externalId: cleanText('token/sub', sub, 200),
       name: cleanText('token/name', rawName, MAX_AUTHOR_NAME),
       avatarUrl,
-      email: email === null ? null : email.slice(0, 320),
+      email,
       issuedAt: iat,
     };
     return await startSession(db, site, profile, moderator, null);

@@ -104,6 +104,11 @@ describe('POST /v1/sso/exchange', () => {
     ["another site's secret id with this site's claims and secret", () => tokenFor({}, key.secret, otherKey.id), 'bad_signature'],
     ['for another site', () => tokenFor({ iss: other.site_id }), 'wrong_issuer'],
     ['not a JWT', () => 'hello', 'malformed'],
+    ['naming its user with a right-to-left override', () => tokenFor({ name: 'Ada \u202Enimda' }), 'invalid_claim'],
+    ['naming its user with a zero-width space', () => tokenFor({ name: 'Ad\u200Ba' }), 'invalid_claim'],
+    ['giving a comma list of addresses', () => tokenFor({ email: 'ada@example.com,eve@example.com' }), 'invalid_claim'],
+    ['giving an address with a display name', () => tokenFor({ email: 'Ada <ada@example.com>' }), 'invalid_claim'],
+    ['giving an address without a domain', () => tokenFor({ email: 'ada' }), 'invalid_claim'],
   ];
 
   it.each(bad)('refuses a token %s, saying why and what time it is', async (_name, make, reason) => {

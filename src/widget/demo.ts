@@ -1,8 +1,21 @@
+import type { PagePolicy } from '../http/html-page.ts';
+
 const ESCAPES: Record<string, string> = { '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' };
 
 export function escapeHtml(text: string): string {
   return text.replace(/[&<>"']/g, (char) => ESCAPES[char]);
 }
+
+/**
+ * A page of this server that shows the widget (the demo, the dashboard's preview): this server's
+ * script and API alone; inline styles for the page's own and the widget's shadow root's.
+ */
+export const WIDGET_PAGE_SOURCES =
+  "default-src 'self'; script-src 'self'; style-src 'self' 'unsafe-inline'; img-src 'self' data:; connect-src 'self'; " +
+  "object-src 'none'; base-uri 'none'; form-action 'self'";
+
+/** The demo page runs on the dashboard's origin: nothing may frame it either. */
+export const DEMO_POLICY: PagePolicy = { sources: WIDGET_PAGE_SOURCES, framedBy: 'none' };
 
 export interface DemoOptions {
   siteId: string | null;

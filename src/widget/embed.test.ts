@@ -54,6 +54,16 @@ describe('the demo page', () => {
     expect(html).toContain('<script src="/embed.js" async></script>');
   });
 
+  it("runs this server's script alone, in no frame, and sends no referrer (its URL may hold a session token)", async () => {
+    const response = await fetch(`${parley.url}/?session_token=sess_x`);
+    const csp = response.headers.get('content-security-policy');
+    expect(csp?.split('; ')).toEqual(expect.arrayContaining(["default-src 'self'", "script-src 'self'", "connect-src 'self'", "object-src 'none'", "base-uri 'none'", "frame-ancestors 'none'"]));
+    expect(csp).not.toMatch(/https?:|\*|unsafe-eval/);
+    expect(response.headers.get('x-frame-options')).toBe('DENY');
+    expect(response.headers.get('referrer-policy')).toBe('no-referrer');
+    expect(response.headers.get('x-content-type-options')).toBe('nosniff');
+  });
+
   it('passes a session token through as an attribute, escaped', async () => {
     const html = await (await fetch(`${parley.url}/?session_token=${encodeURIComponent('sess_"><script>x</script>')}`)).text();
     expect(html).toContain('session-token="sess_&quot;&gt;&lt;script&gt;x&lt;/script&gt;"');

@@ -33,10 +33,6 @@ let browser: BrowserContext;
 
 beforeAll(async () => {
   parley = await startParley();
-  site = await parley.newSite({ domains: ['127.0.0.1'] });
-  // Every check but the proof is out of the way, so each post is one solve and one write.
-  const spam = { proof_of_work: 'always', min_submit_seconds: 0, links_min_approved: 0, thread_per_minute: 0, site_per_minute: 0, ip_range_per_10_minutes: 0 };
-  expect((await parley.request('PATCH', `/api/sites/${site.site_id}`, { token: site.api_key, body: { spam } })).status).toBe(200);
   pages = createServer((request, response) => {
     const thread = `${pageOrigin}${new URL(request.url ?? '/', pageOrigin).pathname}`;
     response.writeHead(200, { 'content-type': 'text/html; charset=utf-8' }).end(`<!doctype html>
@@ -45,7 +41,12 @@ beforeAll(async () => {
 <script src="${parley.url}/embed.js" async></script></body></html>`);
   });
   await new Promise<void>((resolve) => pages.listen(0, '127.0.0.1', resolve));
-  pageOrigin = `http://127.0.0.1:${(pages.address() as { port: number }).port}`;
+  const pageHost = `127.0.0.1:${(pages.address() as { port: number }).port}`;
+  pageOrigin = `http://${pageHost}`;
+  site = await parley.newSite({ domains: [pageHost] });
+  // Every check but the proof is out of the way, so each post is one solve and one write.
+  const spam = { proof_of_work: 'always', min_submit_seconds: 0, links_min_approved: 0, thread_per_minute: 0, site_per_minute: 0, ip_range_per_10_minutes: 0 };
+  expect((await parley.request('PATCH', `/api/sites/${site.site_id}`, { token: site.api_key, body: { spam } })).status).toBe(200);
   profile = mkdtempSync(join(tmpdir(), 'parley-chromium-'));
   browser = await chromium.launchPersistentContext(profile, { executablePath: CHROMIUM, headless: true, args: CHROMIUM_ARGS });
 }, 60_000);

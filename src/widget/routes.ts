@@ -4,6 +4,7 @@ import { canAccessSite, isModerator, type Caller } from '../auth/caller.ts';
 import type { Db } from '../db/connect.ts';
 import { AppError } from '../errors.ts';
 import { sendBundle } from '../http/bundle.ts';
+import { sendHtmlPage } from '../http/html-page.ts';
 import { errors, OptionalCredential } from '../http/schemas.ts';
 import { findSite, type Site } from '../sites/repository.ts';
 import { PublicSiteSchema } from '../sites/schemas.ts';
@@ -11,7 +12,7 @@ import { publicSiteView } from '../sites/view.ts';
 import { formSecretOf, issueFormToken } from '../spam/form-token.ts';
 import { newChallenge } from '../spam/proof.ts';
 import { widgetBundle } from './bundle.ts';
-import { demoPage } from './demo.ts';
+import { DEMO_POLICY, demoPage } from './demo.ts';
 
 const WidgetSettings = Type.Object({
   site: PublicSiteSchema,
@@ -99,9 +100,10 @@ export const widgetRoutes: FastifyPluginAsyncTypebox<{ db: Db }> = async (app, {
 
   app.get('/', { schema: { hide: true, querystring: Type.Object({ session_token: Type.Optional(Type.String({ maxLength: 200 })) }) } }, async (request, reply) => {
     const demo = await db.kysely.selectFrom('sites').select('id').orderBy('created_at').orderBy('id').limit(1).executeTakeFirst();
-    return reply
-      .type('text/html; charset=utf-8')
-      .header('cache-control', 'no-store')
-      .send(demoPage({ siteId: demo?.id ?? null, threadUrl: `${request.protocol}://${request.host}/`, sessionToken: request.query.session_token ?? null }));
+    return sendHtmlPage(
+      reply,
+      DEMO_POLICY,
+      demoPage({ siteId: demo?.id ?? null, threadUrl: `${request.protocol}://${request.host}/`, sessionToken: request.query.session_token ?? null }),
+    );
   });
 };

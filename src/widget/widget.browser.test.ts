@@ -23,6 +23,7 @@ let parley: TestParley;
 let mailbox: Mailbox;
 let site: { site_id: string; api_key: string };
 let pages: Server;
+let pageHost: string;
 let pageOrigin: string;
 let profile: string;
 let browser: BrowserContext;
@@ -57,13 +58,14 @@ beforeAll(async () => {
     PARLEY_SMTP_URL: mailbox.url,
     PARLEY_MAIL_FROM: 'comments@example.com',
   });
-  // The page server's host: CORS answers with that exact origin rather than `*`.
-  site = await parley.newSite({ domains: ['127.0.0.1'] });
+  pages = await servePages();
+  pageHost = `127.0.0.1:${(pages.address() as { port: number }).port}`;
+  pageOrigin = `http://${pageHost}`;
+  // The page server's host and port: CORS answers with that exact origin rather than `*`.
+  site = await parley.newSite({ domains: [pageHost] });
   // Readers of these pages post links in their first comments, which the spam checks' default holds
   // for a moderator (links_min_approved 1; src/spam). Every other check keeps its default.
   expect((await parley.request('PATCH', `/api/sites/${site.site_id}`, { token: site.api_key, body: { spam: { links_min_approved: 0 } } })).status).toBe(200);
-  pages = await servePages();
-  pageOrigin = `http://127.0.0.1:${(pages.address() as { port: number }).port}`;
   profile = mkdtempSync(join(tmpdir(), 'parley-chromium-'));
   browser = await chromium.launchPersistentContext(profile, {
     executablePath: CHROMIUM,
@@ -294,7 +296,7 @@ describe.skipIf(!CHROMIUM)('the widget in Chromium', () => {
   });
 
   it("shows readers their own pending comments, hidden from others, and asks guests to sign in where they may not post", async () => {
-    const moderated = await parley.newSite({ domains: ['127.0.0.1'], moderation: 'all', allowGuests: false });
+    const moderated = await parley.newSite({ domains: [pageHost], moderation: 'all', allowGuests: false });
     const thread = newThread();
     const reader = await open(await browser.newPage(), thread, { site: moderated.site_id, 'session-token': await session('Pat', false, moderated) });
     await reader.getByLabel('Write a comment').fill('Waiting for a moderator');
@@ -457,11 +459,18 @@ describe.skipIf(!CHROMIUM)('the widget in Chromium', () => {
     }
   });
 
-  it('serves a working demo page at / of the API itself', async () => {
+  it('serves a working demo page at / of the API itself, within its Content-Security-Policy', async () => {
     const page = await browser.newPage();
+    const refused: string[] = [];
+    page.on('console', (message) => {
+      if (message.text().includes('Content Security Policy')) refused.push(message.text());
+    });
     await page.goto(`${parley.url}/`);
     await page.waitForFunction(() => (document.querySelector('parley-comments') as unknown as { renderTime: number | null } | null)?.renderTime != null);
     expect(await page.getByRole('button', { name: 'Post comment' }).count()).toBe(1);
+    // The page's own styles apply, as the widget's do.
+    expect(await page.evaluate(() => getComputedStyle(document.body).maxWidth)).toBe('736px');
+    expect(refused).toEqual([]);
     expect(await seriousViolations(page)).toEqual([]);
     await page.close();
   });

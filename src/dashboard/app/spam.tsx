@@ -10,7 +10,7 @@ const SWITCHES: Record<Switch, string> = {
   enabled: 'Check new comments and edits for spam',
   form_check: "Hold guests' comments sent without the widget's form (or with its hidden field filled)",
   duplicates: 'Hold the same text from the same author (or guest address range) within 24 hours',
-  guest_votes: 'Let guests vote and react, one vote per address range (/24, /64) on each comment',
+  guest_votes: 'Let guests vote and react, one vote per address range (/24, /56) on each comment',
 };
 /** Each threshold with its label and largest value (src/spam/settings.ts); 0 turns most of them off. */
 const THRESHOLDS: Record<Threshold, { label: string; max: number }> = {

@@ -222,7 +222,7 @@ export interface paths {
                         notify_replies?: boolean;
                         /** @description Where reply mails go (with notify_replies). Personal data: shown to no reader, only to the site's staff */
                         email?: string;
-                        /** @description Guests and API keys only; 1 to 100 characters after trimming. Refused (400) when it holds a bidirectional control (U+200E, U+200F, U+202A-U+202E, U+2066-U+2069) or a zero-width character (U+200B-U+200D, U+2060, U+FEFF): never stripped */
+                        /** @description Guests and API keys only (default: "Anonymous" for a guest, the site's name for a key); 1 to 100 characters after trimming. Refused (400) when it holds a bidirectional control (U+200E, U+200F, U+202A-U+202E, U+2066-U+2069) or a zero-width character (U+200B-U+200D, U+2060, U+FEFF): never stripped */
                         author_name?: string;
                         /** @description Guests: the form token GET /v1/widget gave. Without one, or sent sooner than the site's min_submit_seconds after it was issued, the comment is held (API keys and sessions need none) */
                         form_token?: string;
@@ -1167,7 +1167,7 @@ export interface paths {
                                 /** @description site_<uuid> */
                                 id: string;
                                 name: string;
-                                /** @description Hosts accepted in thread_url; empty accepts any */
+                                /** @description Hosts accepted in thread_url; empty accepts any. The widget's requests are answered to pages of these hosts over https or http on the default port; a host written with a port (localhost:8080) is answered on that port instead */
                                 domains: string[];
                                 /** @enum {unknown} */
                                 moderation_mode: "none" | "guests" | "all";
@@ -1213,7 +1213,7 @@ export interface paths {
                                      * @enum {unknown}
                                      */
                                     proof_of_work: "off" | "always" | "velocity";
-                                    /** @description Let readers without a credential vote and react: each IP range (/24 IPv4, /64 IPv6) counts as one voter per comment, and each guest address is rate limited (default false: voting needs a key or a session) */
+                                    /** @description Let readers without a credential vote and react: each IP range (/24 IPv4, /56 IPv6) counts as one voter per comment, and each guest address is rate limited (default false: voting needs a key or a session) */
                                     guest_votes: boolean;
                                 };
                                 /**
@@ -1291,7 +1291,7 @@ export interface paths {
                                 /** @description site_<uuid> */
                                 id: string;
                                 name: string;
-                                /** @description Hosts accepted in thread_url; empty accepts any */
+                                /** @description Hosts accepted in thread_url; empty accepts any. The widget's requests are answered to pages of these hosts over https or http on the default port; a host written with a port (localhost:8080) is answered on that port instead */
                                 domains: string[];
                                 /** @enum {unknown} */
                                 moderation_mode: "none" | "guests" | "all";
@@ -1337,7 +1337,7 @@ export interface paths {
                                      * @enum {unknown}
                                      */
                                     proof_of_work: "off" | "always" | "velocity";
-                                    /** @description Let readers without a credential vote and react: each IP range (/24 IPv4, /64 IPv6) counts as one voter per comment, and each guest address is rate limited (default false: voting needs a key or a session) */
+                                    /** @description Let readers without a credential vote and react: each IP range (/24 IPv4, /56 IPv6) counts as one voter per comment, and each guest address is rate limited (default false: voting needs a key or a session) */
                                     guest_votes: boolean;
                                 };
                                 /**
@@ -1422,7 +1422,7 @@ export interface paths {
                              * @enum {unknown}
                              */
                             proof_of_work?: "off" | "always" | "velocity";
-                            /** @description Let readers without a credential vote and react: each IP range (/24 IPv4, /64 IPv6) counts as one voter per comment, and each guest address is rate limited (default false: voting needs a key or a session) */
+                            /** @description Let readers without a credential vote and react: each IP range (/24 IPv4, /56 IPv6) counts as one voter per comment, and each guest address is rate limited (default false: voting needs a key or a session) */
                             guest_votes?: boolean;
                         };
                         /** @description The account; default: the caller's only one */
@@ -1441,7 +1441,7 @@ export interface paths {
                             /** @description site_<uuid> */
                             id: string;
                             name: string;
-                            /** @description Hosts accepted in thread_url; empty accepts any */
+                            /** @description Hosts accepted in thread_url; empty accepts any. The widget's requests are answered to pages of these hosts over https or http on the default port; a host written with a port (localhost:8080) is answered on that port instead */
                             domains: string[];
                             /** @enum {unknown} */
                             moderation_mode: "none" | "guests" | "all";
@@ -1487,7 +1487,7 @@ export interface paths {
                                  * @enum {unknown}
                                  */
                                 proof_of_work: "off" | "always" | "velocity";
-                                /** @description Let readers without a credential vote and react: each IP range (/24 IPv4, /64 IPv6) counts as one voter per comment, and each guest address is rate limited (default false: voting needs a key or a session) */
+                                /** @description Let readers without a credential vote and react: each IP range (/24 IPv4, /56 IPv6) counts as one voter per comment, and each guest address is rate limited (default false: voting needs a key or a session) */
                                 guest_votes: boolean;
                             };
                             /**
@@ -1553,7 +1553,7 @@ export interface paths {
                             /** @description site_<uuid> */
                             id: string;
                             name: string;
-                            /** @description Hosts accepted in thread_url; empty accepts any */
+                            /** @description Hosts accepted in thread_url; empty accepts any. The widget's requests are answered to pages of these hosts over https or http on the default port; a host written with a port (localhost:8080) is answered on that port instead */
                             domains: string[];
                             /** @enum {unknown} */
                             moderation_mode: "none" | "guests" | "all";
@@ -1599,7 +1599,7 @@ export interface paths {
                                  * @enum {unknown}
                                  */
                                 proof_of_work: "off" | "always" | "velocity";
-                                /** @description Let readers without a credential vote and react: each IP range (/24 IPv4, /64 IPv6) counts as one voter per comment, and each guest address is rate limited (default false: voting needs a key or a session) */
+                                /** @description Let readers without a credential vote and react: each IP range (/24 IPv4, /56 IPv6) counts as one voter per comment, and each guest address is rate limited (default false: voting needs a key or a session) */
                                 guest_votes: boolean;
                             };
                             /**
@@ -1745,7 +1745,7 @@ export interface paths {
                              * @enum {unknown}
                              */
                             proof_of_work?: "off" | "always" | "velocity";
-                            /** @description Let readers without a credential vote and react: each IP range (/24 IPv4, /64 IPv6) counts as one voter per comment, and each guest address is rate limited (default false: voting needs a key or a session) */
+                            /** @description Let readers without a credential vote and react: each IP range (/24 IPv4, /56 IPv6) counts as one voter per comment, and each guest address is rate limited (default false: voting needs a key or a session) */
                             guest_votes?: boolean;
                         };
                         /** @description http(s) receiver; null turns webhooks off. Refused (400) when its host is or resolves to a non-public address */
@@ -1768,7 +1768,7 @@ export interface paths {
                             /** @description site_<uuid> */
                             id: string;
                             name: string;
-                            /** @description Hosts accepted in thread_url; empty accepts any */
+                            /** @description Hosts accepted in thread_url; empty accepts any. The widget's requests are answered to pages of these hosts over https or http on the default port; a host written with a port (localhost:8080) is answered on that port instead */
                             domains: string[];
                             /** @enum {unknown} */
                             moderation_mode: "none" | "guests" | "all";
@@ -1814,7 +1814,7 @@ export interface paths {
                                  * @enum {unknown}
                                  */
                                 proof_of_work: "off" | "always" | "velocity";
-                                /** @description Let readers without a credential vote and react: each IP range (/24 IPv4, /64 IPv6) counts as one voter per comment, and each guest address is rate limited (default false: voting needs a key or a session) */
+                                /** @description Let readers without a credential vote and react: each IP range (/24 IPv4, /56 IPv6) counts as one voter per comment, and each guest address is rate limited (default false: voting needs a key or a session) */
                                 guest_votes: boolean;
                             };
                             /**
@@ -3546,7 +3546,7 @@ export interface paths {
         put?: never;
         /**
          * Exchange a signed sign-on token (JWT) for a widget session
-         * @description The site's backend signs a JWT for the signed-in user with one of the site's SSO secrets: header `{"alg":"HS256","typ":"JWT","kid":"<secret id>"}`, claims `iss` (the site id), `aud` ("parley"), `sub` (the site's user id), `name`, `iat` and `exp` (seconds; exp at most 15 minutes after iat), `jti` (unique; a token is exchanged once, on any instance), and optionally `avatar_url`, `email` and `moderator` (honoured only when the site sets sso_moderators). Clocks may differ by 60 s. A refused token answers 401 with `reason` (malformed, unsupported_algorithm, missing_kid, unknown_key, bad_signature, wrong_issuer, wrong_audience, missing_claim, invalid_claim, iat_in_milliseconds, lifetime_too_long, expired, not_yet_valid, replayed) and `server_time`.
+         * @description The site's backend signs a JWT for the signed-in user with one of the site's SSO secrets: header `{"alg":"HS256","typ":"JWT","kid":"<secret id>"}`, claims `iss` (the site id), `aud` ("parley"), `sub` (the site's user id), `name`, `iat` and `exp` (seconds; exp at most 15 minutes after iat), `jti` (unique; a token is exchanged once, on any instance), and optionally `avatar_url`, `email` (one address) and `moderator` (honoured only when the site sets sso_moderators). Clocks may differ by 60 s. `name` follows the rules of POST /v1/sessions: no bidirectional control or zero-width character. A refused token answers 401 with `reason` (malformed, unsupported_algorithm, missing_kid, unknown_key, bad_signature, wrong_issuer, wrong_audience, missing_claim, invalid_claim, iat_in_milliseconds, lifetime_too_long, expired, not_yet_valid, replayed) and `server_time`.
          */
         post: {
             parameters: {
