@@ -180,7 +180,7 @@ describe('credentials', () => {
       body: { thread_url: pageUrl(), site_id: site.site_id, content: 'via X-API-Key' },
     });
     expect(response.status).toBe(201);
-    expect(response.body.author_name).toBe('Test site');
+    expect(response.body.author_name).toBe('bootstrap admin key');
   });
 
   it("hides another account's site behind 404", async () => {

@@ -128,7 +128,7 @@ export const CreateBody = Type.Object({
     Type.String({
       pattern: NAME_PATTERN,
       description:
-        'Guests and API keys only (default: "Anonymous" for a guest, the site\'s name for a key); 1 to 100 characters after trimming. Refused (400) when it holds a bidirectional control ' +
+        'Guests and API keys only; 1 to 100 characters after trimming. Refused (400) when it holds a bidirectional control ' +
         '(U+200E, U+200F, U+202A-U+202E, U+2066-U+2069) or a zero-width character (U+200B-U+200D, U+2060, U+FEFF): never stripped',
     }),
   ),

@@ -149,10 +149,9 @@ export interface CreateInput extends FormFields {
   email?: string;
 }
 
-/** A key posting without author_name posts as the site (its name, cut to a name's bound), never as the key's label. */
-function authorNameFor(caller: Caller, site: Site, requested: string | undefined): string {
+function authorNameFor(caller: Caller, requested: string | undefined): string {
   if (caller.kind === 'session') return caller.userName;
-  const fallback = caller.kind === 'key' ? [...site.name].slice(0, MAX_AUTHOR_NAME).join('') : 'Anonymous';
+  const fallback = caller.kind === 'key' ? caller.name : 'Anonymous';
   return requested === undefined ? fallback : cleanText('body/author_name', requested, MAX_AUTHOR_NAME);
 }
 
@@ -169,7 +168,7 @@ async function checkedPost(trx: Kysely<Database>, caller: Caller, input: CreateI
     throw new AppError('unauthorized', 'This site does not accept guest comments; sign in to comment');
   }
   const content = cleanText('body/content', input.content, MAX_CONTENT);
-  const authorName = authorNameFor(caller, site, input.author_name);
+  const authorName = authorNameFor(caller, input.author_name);
   const url = threadKey(input.thread_url);
   assertAllowedHost(url, site.domains);
   const author = actorRef(caller);

@@ -222,7 +222,7 @@ export interface paths {
                         notify_replies?: boolean;
                         /** @description Where reply mails go (with notify_replies). Personal data: shown to no reader, only to the site's staff */
                         email?: string;
-                        /** @description Guests and API keys only (default: "Anonymous" for a guest, the site's name for a key); 1 to 100 characters after trimming. Refused (400) when it holds a bidirectional control (U+200E, U+200F, U+202A-U+202E, U+2066-U+2069) or a zero-width character (U+200B-U+200D, U+2060, U+FEFF): never stripped */
+                        /** @description Guests and API keys only; 1 to 100 characters after trimming. Refused (400) when it holds a bidirectional control (U+200E, U+200F, U+202A-U+202E, U+2066-U+2069) or a zero-width character (U+200B-U+200D, U+2060, U+FEFF): never stripped */
                         author_name?: string;
                         /** @description Guests: the form token GET /v1/widget gave. Without one, or sent sooner than the site's min_submit_seconds after it was issued, the comment is held (API keys and sessions need none) */
                         form_token?: string;
