@@ -11,7 +11,7 @@ export interface paths {
         };
         /**
          * A thread's changes as they happen (Server-Sent Events)
-         * @description Server-Sent Events (text/event-stream). Each message has `data`: JSON with `type` — `comment.created`, `comment.updated`, `comment.deleted`, `comment.hidden`, `comment.counts`, `ready` or `reset` — and `comment` (the comment as the public sees it) or `comment_id` (with `upvotes`, `downvotes` and `reaction_counts` for counts, at most once per comment per second, without `id`; a resume sends the current counts of the comments voted on since Last-Event-ID). Only what the public may see is sent; pending comments never are. Messages carry `id`, the thread's event number: reconnecting with `Last-Event-ID` (or `last_event_id`) replays what was missed, on any instance; a gap too old to replay, a shadow ban (or its lifting) changing all of an author's comments, or an approval bringing back replies that waited under the comment, sends `reset` (reload the thread). A comment line every 15 s keeps the connection open. Streams per client address and per instance are capped (429 with Retry-After); 403 when the site has turned live updates off.
+         * @description Server-Sent Events (text/event-stream). Each message has `data`: JSON with `type` — `comment.created`, `comment.updated`, `comment.deleted`, `comment.hidden`, `comment.counts`, `ready` or `reset` — and `comment` (the comment as the public sees it) or `comment_id` (with `upvotes`, `downvotes` and `reaction_counts` for counts, at most once per comment per second, without `id`; a resume sends the current counts of the comments voted on since Last-Event-ID). Only what the public may see is sent; pending comments never are. Messages carry `id`, the thread's event number: reconnecting with `Last-Event-ID` (or `last_event_id`) replays what was missed, on any instance; a gap too old to replay, a shadow ban (or its lifting) changing all of an author's comments, or an approval bringing back replies that waited under the comment, sends `reset` (reload the thread). A comment line every 15 s keeps the connection open. Streams per client address (an IPv6 client counts as its /64) and per instance are capped (429 with Retry-After); 403 when the site has turned live updates off.
          */
         get: {
             parameters: {
@@ -166,7 +166,46 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            comments: components["schemas"]["Comment"][];
+                            /** @description A page shares 1,000 replies and about 1 MB of them equally among its top-level comments (at most 500 under one): with `limit` 20, up to 50 replies and about 52 kB under each. A comment whose replies were left out carries has_more_replies and `next_cursor` */
+                            comments: {
+                                /** @description cmt_<id> */
+                                id: string;
+                                /** @description Plain text; null once deleted */
+                                content: string | null;
+                                author_name: string;
+                                /** @description Posted without a credential, under a name the poster chose: nobody vouches for it */
+                                author_is_guest: boolean;
+                                upvotes: number;
+                                downvotes: number;
+                                reaction_counts: {
+                                    [key: string]: number;
+                                };
+                                /** @description The thread key: the page URL without fragment */
+                                thread_url: string;
+                                site_id: string;
+                                parent_id: string | null;
+                                /**
+                                 * Format: date-time
+                                 * @description ISO 8601 UTC with milliseconds
+                                 */
+                                created_at: string;
+                                is_edited: boolean;
+                                is_deleted: boolean;
+                                status: "published" | "pending" | "removed" | "spam";
+                                moderation_status: "pending" | "removed" | "spam" | "shadow_banned" | null;
+                                /** @description Replies below were left out of this answer; GET /v1/comments/{id} pages through them */
+                                has_more_replies: boolean;
+                                /** @description The caller's vote */
+                                user_vote: "up" | "down" | null;
+                                /** @description The caller's reaction */
+                                user_reaction: string | null;
+                                /** @description The caller wrote this comment (so may edit and delete it) */
+                                user_is_author: boolean;
+                                /** @description Visible replies, oldest first under each comment: all of them, or, when they do not all fit in this comment's share of the page, the first of them walked depth first, as the first part of GET /v1/comments/{id} has them */
+                                replies: components["schemas"]["Comment"][];
+                                /** @description Where the replies this list left out continue: pass as `after` to GET /v1/comments/{id}; null when it shows them all */
+                                next_cursor: string | null;
+                            }[];
                             /** @description Visible top-level comments of the thread */
                             total: number;
                             page: number;
