@@ -1,6 +1,6 @@
 import { isIP } from 'node:net';
 
-/** One entry per environment variable: its default and what it means (also rendered in the README). */
+/** One entry per environment variable: its default and what it means (also listed in docs/configuration.md). */
 export interface Config {
   port: number;
   host: string;
@@ -17,7 +17,7 @@ export interface Config {
   shutdownDelayMs: number;
   /** Bearer token that GET /metrics answers to (PARLEY_METRICS_TOKEN); null = no /metrics at all. */
   metricsToken: string | null;
-  /** Limits on slow and idle clients (see README, "Hardening"). */
+  /** Limits on slow and idle clients (docs/api.md, "Limits on requests"). */
   http: {
     /** The request line and headers must arrive within this. */
     headersTimeoutMs: number;
@@ -28,7 +28,7 @@ export interface Config {
     /** An idle keep-alive connection is closed after this. */
     keepAliveTimeoutMs: number;
   };
-  /** Reply notifications and other mail (README "Reply notifications by email"); null: no mail at all. */
+  /** Reply notifications and other mail (docs/mail.md); null: no mail at all. */
   mail: MailConfig | null;
   webhookRetryDelaysMs: number[];
   webhookTimeoutMs: number;
@@ -90,7 +90,7 @@ export interface Config {
    * stopped, and the job is marked failed.
    */
   importLeaseMs: number;
-  /** Failed staff sign-ins (README "Running a community"); each limit counts per window, 0 turns it off. */
+  /** Failed staff sign-ins (docs/sign-in.md, "How staff sign-in is protected"); each limit counts per window, 0 turns it off. */
   loginLimits: {
     /** Sign-in attempts per email address (PARLEY_LOGIN_ATTEMPTS_PER_ACCOUNT, 10); a success is not counted. */
     perAccount: number;

@@ -2,7 +2,7 @@ import { createHmac, randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { freshDatabaseUrl, startParley, type FreshDatabase, type TestParley } from '../../test/helper.ts';
 
-/** Signs as a site's backend would, with nothing but node:crypto (the README's example). */
+/** Signs as a site's backend would, with nothing but node:crypto (the example of docs/sign-in.md, "Readers: signed sign-on (SSO)"). */
 function sign(secret: string, claims: Record<string, unknown>, header: Record<string, unknown>): string {
   const part = (value: object) => Buffer.from(JSON.stringify(value)).toString('base64url');
   const body = `${part(header)}.${part(claims)}`;

@@ -15,7 +15,7 @@ import { escapeHtml } from './demo.ts';
  * real Chromium, its CPU slowed four times as Lighthouse's mobile preset does, posts comments on a
  * site that asks every guest for a proof, and the widget's own solver reports each solve time (the
  * `parley:proof` measure). The bound holds the difficulty to "well under a second" with room for a
- * loaded machine, and fails if the difficulty is raised tenfold (see README, Spam defence).
+ * loaded machine, and fails if the difficulty is raised tenfold (docs/moderation.md, "Spam defence").
  */
 
 /** Undefined on a machine without Chromium: the tests are skipped (npm test says so). */
@@ -80,7 +80,7 @@ describe.skipIf(!CHROMIUM)('the proof of work on a slowed CPU', () => {
     const p95 = percentile(sorted, 0.95);
     console.info(`proof of work, maxnumber ${PROOF_MAX_NUMBER}, CPU ${CPU_SLOWDOWN}x slower: median ${Math.round(median)} ms, p95 ${Math.round(p95)} ms, all ${sorted.map(Math.round).join(' ')}`);
     // Measured at 114 to 170 ms (median) and 264 to 665 ms (p95) as the machine's load varied
-    // (README), so a loaded machine has room; ten times the difficulty measured 1.4 s and 2.8 s.
+    // (BENCHMARKS.md, "Spam checks"), so a loaded machine has room; ten times the difficulty measured 1.4 s and 2.8 s.
     expect(median).toBeLessThan(700);
     expect(p95).toBeLessThan(1500);
     await page.close();

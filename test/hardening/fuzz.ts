@@ -369,14 +369,14 @@ function mayBeUnrouted(path: string): boolean {
 }
 
 /**
- * The policy a fuzzed request must count against, as the README's "Rate limits" states it: the
+ * The policy a fuzzed request must count against, as docs/api.md, "Rate limits", states it: the
  * credential it sends (a live key, a live session, none, or a refused one), whether it creates a
  * comment and whether that failed. undefined when the test cannot tell (repeated credential headers).
  */
 function expectedPolicy(raw: RawRequest, response: RawResponse, world: World, pool: string[]): PolicyName | null | undefined {
   const headers = raw.headers ?? {};
   if (raw.method === 'OPTIONS' && headers['access-control-request-method'] !== undefined) return null;
-  // Refused by Node's HTTP parser before any request exists: nothing is counted (README "Hardening").
+  // Refused by Node's HTTP parser before any request exists: nothing is counted (docs/api.md, "Limits on requests").
   if (response.status === 431 || response.json?.detail === 'The request is not valid HTTP/1.1') return null;
   // Answered before routing (path not decodable, parameter too long), the credential is never read;
   // a 429 does not say whether that is why it counted against the IP.

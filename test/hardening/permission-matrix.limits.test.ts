@@ -7,7 +7,7 @@ import { STAFF_CALLERS, type CallerName } from './world.ts';
 /**
  * The whole permission matrix again, on a server with the specification's rate limits: the limiter
  * changes no cell's status, and every answer, 401, 403 and 404 included, carries the fields of the
- * one limit its caller counts against (README "Rate limits"), but /metrics, which no limit counts.
+ * one limit its caller counts against (docs/api.md, "Rate limits"), but /metrics, which no limit counts.
  */
 const KEYS: CallerName[] = ['integrationKey', 'moderatorKey', 'adminKey', 'otherAccountKey'];
 const SESSIONS: CallerName[] = ['user', 'otherUser', 'otherSiteSession'];

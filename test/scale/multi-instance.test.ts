@@ -7,7 +7,7 @@ import { sleep, startReceiver, type Receiver } from '../receiver.ts';
 
 /**
  * Two `parley serve` processes side by side on one PostgreSQL database and one Redis, behind no
- * proxy, as README "Running in production" describes. Runs in the PostgreSQL pass of `npm test`
+ * proxy, as docs/production.md, "Several instances: PostgreSQL and Redis", describes. Runs in the PostgreSQL pass of `npm test`
  * (scripts/test.ts fails that pass if this file is skipped in it). On SQLite it is skipped.
  */
 const REDIS_URL = process.env.PARLEY_TEST_REDIS_URL || 'redis://127.0.0.1:6379';
