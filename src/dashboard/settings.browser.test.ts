@@ -116,9 +116,12 @@ describe.skipIf(!CHROMIUM)('running sites from the dashboard', () => {
     await page.getByText('No delivery yet').waitFor();
     await page.getByLabel('Receiver URL (empty turns webhooks off)').fill(receiver.url);
     await page.getByLabel('comment.created').check();
+    await page.getByLabel('import.completed').check();
     await page.getByRole('button', { name: 'Save', exact: true }).click();
     const secret = (await page.locator('.secret code').textContent())!;
     expect(secret).toMatch(/^whsec_/);
+    const saved = await parley.request('GET', `/api/sites/${site.site_id}`, { token: site.api_key });
+    expect(saved.body.webhook_events).toEqual(['comment.created', 'import.completed']);
     const before = receiver.received.length;
     await page.getByRole('button', { name: 'Send a test' }).click();
     await page.getByText(/^Test sent: HTTP 200/).waitFor();

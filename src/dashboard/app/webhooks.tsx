@@ -19,6 +19,7 @@ const EVENTS: Event[] = [
   'user.created',
   'user.banned',
   'subscription.changed',
+  'import.completed',
 ];
 
 /** A secret Parley generated, shown this once. */
