@@ -97,7 +97,10 @@ export interface Config {
 }
 
 export interface MailConfig {
-  /** Where mail is handed over (PARLEY_SMTP_URL, e.g. smtps://user:pass@smtp.example.com:465). */
+  /**
+   * Where mail is handed over (PARLEY_SMTP_URL, e.g. smtps://user:pass@smtp.example.com:465), or
+   * `log:` (LOG_TRANSPORT): written to the log instead, to try mail without an SMTP server.
+   */
   smtpUrl: string;
   /** The sender's address (PARLEY_MAIL_FROM); the site's name is the sender's name. */
   from: string;
@@ -223,11 +226,14 @@ function httpLimits(env: Env): Config['http'] {
   return Object.freeze(limits);
 }
 
-/** Mail is on only with an SMTP server; then a sender address is needed too. */
+/** PARLEY_SMTP_URL that writes each mail to the log, for development: nothing is delivered. */
+export const LOG_TRANSPORT = 'log:';
+
+/** Mail is on only with an SMTP server (or the log in its place); then a sender address is needed too. */
 function mailConfig(env: Env, host: string, port: number): MailConfig | null {
   const smtpUrl = env.PARLEY_SMTP_URL;
   if (!smtpUrl) return null;
-  if (!/^smtps?:\/\/[^/]/.test(smtpUrl)) throw new ConfigError(`PARLEY_SMTP_URL must start with smtp:// or smtps://`);
+  if (smtpUrl !== LOG_TRANSPORT && !/^smtps?:\/\/[^/]/.test(smtpUrl)) throw new ConfigError(`PARLEY_SMTP_URL must start with smtp:// or smtps://, or be ${LOG_TRANSPORT} (mails written to the log, for development)`);
   const from = env.PARLEY_MAIL_FROM?.trim();
   if (!from || !/^[^\s@<>]+@[^\s@<>]+$/.test(from)) throw new ConfigError('PARLEY_MAIL_FROM must be an email address when PARLEY_SMTP_URL is set');
   const publicUrl = (env.PARLEY_PUBLIC_URL || `http://${host}:${port}`).replace(/\/+$/, '');
