@@ -126,6 +126,31 @@ describe('reply notifications by email', () => {
     expect(await db.selectFrom('mail_outbox').select('id').where('recipient', '=', 'gina@example.com').execute()).toEqual([]);
   }, 30_000);
 
+  it('takes a one-click unsubscribe and the forget button posted as multipart/form-data (RFC 8058), and refuses a broken one with 400', async () => {
+    const { parley, box } = await mailingParley();
+    const { bob, post } = await thread(parley);
+    const comment = await confirmedGuest(parley, box, post);
+    await post({ content: 'Oolong, clearly.', parent_id: comment.id }, bob);
+    const [, reply] = await box.waitFor(2);
+    const oneClick = pathOf(String(headerOf(reply, 'List-Unsubscribe')).replace(/^<|>$/g, ''));
+    const form = (name: string, value: string) => {
+      const body = new FormData();
+      body.set(name, value);
+      return body;
+    };
+
+    const broken = await fetch(parley.url + oneClick, { method: 'POST', headers: { 'content-type': 'multipart/form-data; boundary=x' }, body: 'not multipart' });
+    expect(broken.status).toBe(400);
+    expect(broken.headers.get('content-type')).toMatch(/application\/problem\+json/);
+    expect((await fetch(parley.url + oneClick, { method: 'POST', body: form('List-Unsubscribe', 'x'.repeat(70_000)) })).status).toBe(413);
+    const clicked = await fetch(parley.url + oneClick, { method: 'POST', body: form('List-Unsubscribe', 'One-Click') });
+    expect(clicked.status).toBe(200);
+    expect(await clicked.text()).toContain(S.pageUnsubscribeDone);
+    const forgotten = await fetch(parley.url + oneClick, { method: 'POST', body: form('forget', 'address') });
+    expect(await forgotten.text()).toContain(S.pageForgetDone);
+    expect(await parley.app.db.kysely.selectFrom('mail_addresses').select('id').where('email', '=', 'gina@example.com').execute()).toEqual([]);
+  }, 30_000);
+
   it('mails nothing for replies held, marked spam or shadow-banned, and the approved one alone once approved', async () => {
     const { parley, box } = await mailingParley();
     const { site, bob, mo, post } = await thread(parley, 'guests');

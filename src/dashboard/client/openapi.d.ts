@@ -5807,7 +5807,7 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
-                        "application/json": string;
+                        "text/html": string;
                     };
                 };
                 /** @description RFC 9457 problem details (application/problem+json) */
@@ -5844,7 +5844,22 @@ export interface paths {
             };
             requestBody: {
                 content: {
-                    "application/json": unknown;
+                    "application/x-www-form-urlencoded": {
+                        /** @description `address` on a link for every mail: delete the address instead */
+                        forget?: string;
+                        /** @description `One-Click`, from a mail client (RFC 8058) */
+                        "List-Unsubscribe"?: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                    "multipart/form-data": {
+                        /** @description `address` on a link for every mail: delete the address instead */
+                        forget?: string;
+                        /** @description `One-Click`, from a mail client (RFC 8058) */
+                        "List-Unsubscribe"?: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
                 };
             };
             responses: {
@@ -5854,7 +5869,7 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
-                        "application/json": string;
+                        "text/html": string;
                     };
                 };
                 /** @description RFC 9457 problem details (application/problem+json) */
@@ -5914,7 +5929,7 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
-                        "application/json": string;
+                        "text/html": string;
                     };
                 };
                 /** @description RFC 9457 problem details (application/problem+json) */
@@ -5959,7 +5974,22 @@ export interface paths {
             };
             requestBody: {
                 content: {
-                    "application/json": unknown;
+                    "application/x-www-form-urlencoded": {
+                        /** @description `address` on a link for every mail: delete the address instead */
+                        forget?: string;
+                        /** @description `One-Click`, from a mail client (RFC 8058) */
+                        "List-Unsubscribe"?: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                    "multipart/form-data": {
+                        /** @description `address` on a link for every mail: delete the address instead */
+                        forget?: string;
+                        /** @description `One-Click`, from a mail client (RFC 8058) */
+                        "List-Unsubscribe"?: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
                 };
             };
             responses: {
@@ -5969,7 +5999,7 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
-                        "application/json": string;
+                        "text/html": string;
                     };
                 };
                 /** @description RFC 9457 problem details (application/problem+json) */
