@@ -65,6 +65,10 @@ export interface Config {
     guestVotesPerHour: number;
     /** Every other request (public reads, other session calls) per client IP per request window. */
     ipPerMinute: number;
+    /** Confirmation mails a reader (a guest's IP, or a session's user) causes per comment window (PARLEY_RATE_LIMIT_CONFIRM_MAILS_PER_READER, 5). */
+    confirmMailsPerReader: number;
+    /** Confirmation mails per site per comment window, whoever causes them (PARLEY_RATE_LIMIT_CONFIRM_MAILS_PER_SITE, 100). */
+    confirmMailsPerSite: number;
     /** Length of the key and IP limits' window (PARLEY_RATE_LIMIT_REQUEST_WINDOW, 1m; whole seconds). */
     requestWindowSeconds: number;
     /** Length of the comment limits' window (PARLEY_RATE_LIMIT_COMMENT_WINDOW, 1h; whole seconds). */
@@ -285,6 +289,8 @@ export function loadConfig(env: Env = process.env): Config {
       guestCommentsPerHour: integer(env, 'PARLEY_RATE_LIMIT_GUEST_COMMENTS_PER_HOUR', 5),
       guestVotesPerHour: integer(env, 'PARLEY_RATE_LIMIT_GUEST_VOTES_PER_HOUR', 60),
       ipPerMinute: integer(env, 'PARLEY_RATE_LIMIT_IP_PER_MINUTE', 600),
+      confirmMailsPerReader: integer(env, 'PARLEY_RATE_LIMIT_CONFIRM_MAILS_PER_READER', 5),
+      confirmMailsPerSite: integer(env, 'PARLEY_RATE_LIMIT_CONFIRM_MAILS_PER_SITE', 100),
       requestWindowSeconds: windowSeconds(env, 'PARLEY_RATE_LIMIT_REQUEST_WINDOW', '1m'),
       commentWindowSeconds: windowSeconds(env, 'PARLEY_RATE_LIMIT_COMMENT_WINDOW', '1h'),
       redisKeyPrefix: env.PARLEY_RATE_LIMIT_REDIS_PREFIX || 'parley:ratelimit',

@@ -6,6 +6,7 @@ import { AppError } from '../errors.ts';
 const FormFields = Type.Object(
   {
     forget: Type.Optional(Type.String({ maxLength: 100, description: '`address` on a link for every mail: delete the address instead' })),
+    resume: Type.Optional(Type.String({ maxLength: 100, description: '`mail` on a link for every mail: lift an earlier "stop all mail" instead' })),
     'List-Unsubscribe': Type.Optional(Type.String({ maxLength: 100, description: '`One-Click`, from a mail client (RFC 8058)' })),
   },
   { additionalProperties: true },

@@ -4,7 +4,7 @@ import type { Db } from '../db/connect.ts';
 import { Credential, errors, StaffRead, StaffWrite } from '../http/schemas.ts';
 import { requireStaff } from '../staff/routes.ts';
 import { formField, FormBody, registerFormParsers } from './form-body.ts';
-import { confirmedPage, confirmPage, FORGET_FIELD, unsubscribedPage, unsubscribePage } from './pages.ts';
+import { confirmedPage, confirmPage, FORGET_FIELD, RESUME_FIELD, unsubscribedPage, unsubscribePage } from './pages.ts';
 import { confirmAddress, pendingConfirmation, signedAddress, unsubscribe } from './readers.ts';
 import { ConfirmQuery, ReaderMailChange, ReaderMailSettings, StaffMailChange, StaffMailSettings, UnsubscribeQuery } from './schemas.ts';
 import { changeReaderMailSettings, changeStaffMailSettings, readerMailSettings, staffMailSettings } from './settings.ts';
@@ -42,8 +42,8 @@ export const mailRoutes: FastifyPluginAsyncTypebox<{ db: Db }> = async (app, { d
     schema: { ...MAIL, summary: 'The page of an unsubscribe link: asks (nothing changes yet)', querystring: UnsubscribeQuery, response: { 200: HtmlPage, ...errors } },
     handler: async (request, reply) => {
       const { sig, ...what } = request.query;
-      await signedAddress(db.kysely, what, sig);
-      return reply.type('text/html; charset=utf-8').header('cache-control', 'no-store').send(unsubscribePage(what.scope));
+      const address = await signedAddress(db.kysely, what, sig);
+      return reply.type('text/html; charset=utf-8').header('cache-control', 'no-store').send(unsubscribePage(what.scope, address.unsubscribed_at !== null));
     },
   });
 
@@ -51,16 +51,18 @@ export const mailRoutes: FastifyPluginAsyncTypebox<{ db: Db }> = async (app, { d
     schema: {
       ...MAIL,
       summary: 'Unsubscribe (one comment, one page, or everything from the site), without signing in; RFC 8058 one-click posts here',
-      description: 'On a link for every mail (scope all), a form field forget=address deletes the address instead, with every subscription it made.',
+      description:
+        'On a link for every mail (scope all), a form field forget=address deletes the address instead, with every subscription it made; ' +
+        'resume=mail lifts an earlier "stop all mail" (only the link of a mail sent to the address can: nothing else lifts it).',
       querystring: UnsubscribeQuery,
       body: FormBody,
       response: { 200: HtmlPage, ...errors },
     },
     handler: async (request, reply) => {
       const { sig, ...what } = request.query;
-      const forget = formField(request.body, FORGET_FIELD[0]) === FORGET_FIELD[1];
-      await unsubscribe(db.kysely, what, sig, forget);
-      return reply.type('text/html; charset=utf-8').header('cache-control', 'no-store').send(unsubscribedPage(forget));
+      const action = formField(request.body, FORGET_FIELD[0]) === FORGET_FIELD[1] ? 'forget' : formField(request.body, RESUME_FIELD[0]) === RESUME_FIELD[1] ? 'resume' : 'stop';
+      await unsubscribe(db.kysely, what, sig, action);
+      return reply.type('text/html; charset=utf-8').header('cache-control', 'no-store').send(unsubscribedPage(action));
     },
   });
 

@@ -142,7 +142,7 @@ function slices<T>(items: T[]): T[][] {
   return result;
 }
 
-/** Reply mails whose subscription was stopped since (or whose address was) are dropped, not sent. */
+/** Reply mails whose subscription was stopped since (or whose address was), or is not confirmed, are dropped, not sent. */
 async function subscribed(db: Kysely<Database>, rows: MailRow[]): Promise<MailRow[]> {
   const commentIds = rows.map((row) => (JSON.parse(row.data) as { comment_id: string }).comment_id);
   const on = new Set<string>();
@@ -153,8 +153,8 @@ async function subscribed(db: Kysely<Database>, rows: MailRow[]): Promise<MailRo
       .select('s.comment_id')
       .where('s.comment_id', 'in', slice)
       .where('s.unsubscribed_at', 'is', null)
+      .where('s.confirmed_at', 'is not', null)
       .where('a.unsubscribed_at', 'is', null)
-      .where('a.confirmed_at', 'is not', null)
       .execute();
     for (const row of active) on.add(row.comment_id);
   }
