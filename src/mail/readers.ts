@@ -94,7 +94,7 @@ export function refuseKeyMailWish(caller: Caller, wish: ReplyMailWish): void {
  * acted. Any other gets a confirmation link mailed for it alone, counted against the reader's and
  * the site's limits (429 past them), unless
  * - the address stopped all mail: nothing is sent, whoever asks; only the owner lifts the stop (their
- *   session, or the button of a "stop all mail" link from an earlier mail: resumeMail);
+ *   session, or the resume button of a "stop all mail" link from an earlier mail: unsubscribe);
  * - a link of the address is pending (one at a time, so the form cannot mail someone repeatedly).
  * Then the subscription waits for a confirmation that does not come. The answer is the same in every
  * case: it tells no one what an address did. A user's default applies when the request does not

@@ -5,11 +5,18 @@ import { Credential, errors, StaffRead, StaffWrite } from '../http/schemas.ts';
 import { requireStaff } from '../staff/routes.ts';
 import { formField, FormBody, registerFormParsers } from './form-body.ts';
 import { confirmedPage, confirmPage, FORGET_FIELD, RESUME_FIELD, unsubscribedPage, unsubscribePage } from './pages.ts';
-import { confirmAddress, pendingConfirmation, signedAddress, unsubscribe } from './readers.ts';
+import { confirmAddress, pendingConfirmation, signedAddress, unsubscribe, type UnsubscribeAction } from './readers.ts';
 import { ConfirmQuery, ReaderMailChange, ReaderMailSettings, StaffMailChange, StaffMailSettings, UnsubscribeQuery } from './schemas.ts';
 import { changeReaderMailSettings, changeStaffMailSettings, readerMailSettings, staffMailSettings } from './settings.ts';
 
 const MAIL = { tags: ['mail'] };
+/** What an unsubscribe page's button, or a mail client's one-click (no such field), asks for. */
+function actionOf(body: unknown): UnsubscribeAction {
+  if (formField(body, FORGET_FIELD[0]) === FORGET_FIELD[1]) return 'forget';
+  if (formField(body, RESUME_FIELD[0]) === RESUME_FIELD[1]) return 'resume';
+  return 'stop';
+}
+
 /** The pages a mail's links open: HTML, never JSON. */
 const HtmlPage = { description: 'A small HTML page', content: { 'text/html': { schema: Type.String() } } };
 
@@ -19,7 +26,7 @@ const HtmlPage = { description: 'A small HTML page', content: { 'text/html': { s
  * `List-Unsubscribe=One-Click`). And each person's own mail settings.
  */
 export const mailRoutes: FastifyPluginAsyncTypebox<{ db: Db }> = async (app, { db }) => {
-  // Everything a link does is in its query: a body is read only for the forget button's field.
+  // Everything a link does is in its query: a body is read only for the forget and resume buttons' fields.
   registerFormParsers(app);
 
   app.get('/v1/mail/confirm', {
@@ -31,7 +38,7 @@ export const mailRoutes: FastifyPluginAsyncTypebox<{ db: Db }> = async (app, { d
   });
 
   app.post('/v1/mail/confirm', {
-    schema: { ...MAIL, summary: 'Confirm an address for reply mails (the link works once, for 24 hours)', querystring: ConfirmQuery, body: FormBody, response: { 200: HtmlPage, ...errors } },
+    schema: { ...MAIL, summary: 'Confirm the reply mails of the comment the link was mailed for (the link works once, for 24 hours)', querystring: ConfirmQuery, body: FormBody, response: { 200: HtmlPage, ...errors } },
     handler: async (request, reply) => {
       await confirmAddress(db.kysely, request.query.token);
       return reply.type('text/html; charset=utf-8').header('cache-control', 'no-store').send(confirmedPage());
@@ -60,7 +67,7 @@ export const mailRoutes: FastifyPluginAsyncTypebox<{ db: Db }> = async (app, { d
     },
     handler: async (request, reply) => {
       const { sig, ...what } = request.query;
-      const action = formField(request.body, FORGET_FIELD[0]) === FORGET_FIELD[1] ? 'forget' : formField(request.body, RESUME_FIELD[0]) === RESUME_FIELD[1] ? 'resume' : 'stop';
+      const action = actionOf(request.body);
       await unsubscribe(db.kysely, what, sig, action);
       return reply.type('text/html; charset=utf-8').header('cache-control', 'no-store').send(unsubscribedPage(action));
     },

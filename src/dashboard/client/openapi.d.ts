@@ -5831,7 +5831,7 @@ export interface paths {
             };
         };
         put?: never;
-        /** Confirm an address for reply mails (the link works once, for 24 hours) */
+        /** Confirm the reply mails of the comment the link was mailed for (the link works once, for 24 hours) */
         post: {
             parameters: {
                 query: {
