@@ -125,6 +125,41 @@ describe('parley migrate', () => {
     }
   });
 
+  it('counts, on upgrading a database, only the reply mail subscriptions their address owner confirmed (0027)', async () => {
+    database = await freshDatabaseUrl();
+    const before = await startParley({ DATABASE_URL: database.url });
+    const site = await before.newSite({ moderation: 'none' });
+    const ada = await before.signIn(site.api_key, site.site_id, { id: 'ada', name: 'Ada' });
+    const thread = pageUrl();
+    const post = async (token?: string) =>
+      (await before.request('POST', '/v1/comments', { token, body: { thread_url: thread, site_id: site.site_id, content: 'a comment', author_name: token ? undefined : 'Guest' } })).body.id as string;
+    const [ginas, strangers, adas, unconfirmed] = [await post(), await post(), await post(ada), await post()];
+    // The database as 0026 left it: an address confirmed once counted for every subscription of it.
+    const { kysely } = before.app.db;
+    await sql`alter table mail_subscriptions drop column confirmed_at`.execute(kysely);
+    await sql`alter table mail_subscriptions drop column confirm_token_hash`.execute(kysely);
+    await sql`delete from kysely_migration where name = '0027_mail_subscription_confirmation'`.execute(kysely);
+    await kysely.updateTable('site_users').set({ email: 'Ada@example.com' }).where('site_id', '=', site.site_id).where('external_id', '=', 'ada').execute();
+    const [t0, t1, t2] = ['2026-01-01T00:00:00.000Z', '2026-01-01T01:00:00.000Z', '2026-01-01T02:00:00.000Z'];
+    const address = (id: string, email: string, confirmedAt: string | null) =>
+      ({ id, site_id: site.site_id, email, user_id: null, link_key: 'key', confirmed_at: confirmedAt, confirm_token_hash: null, confirm_expires_at: null, unsubscribed_at: null, created_at: t0 });
+    await kysely.insertInto('mail_addresses').values([address('mad_gina', 'gina@example.com', t1), address('mad_ada', 'ada@example.com', t0), address('mad_new', 'new@example.com', null)]).execute();
+    const { thread_id } = await kysely.selectFrom('comments').select('thread_id').where('id', '=', ginas).executeTakeFirstOrThrow();
+    const subscription = (comment_id: string, address_id: string, created_at: string) => ({ comment_id, address_id, thread_id, created_at, unsubscribed_at: null });
+    await sql`insert into mail_subscriptions (comment_id, address_id, thread_id, created_at, unsubscribed_at) values
+      ${sql.join([subscription(ginas, 'mad_gina', t0), subscription(strangers, 'mad_gina', t2), subscription(adas, 'mad_ada', t2), subscription(unconfirmed, 'mad_new', t0)].map((row) => sql`(${sql.join(Object.values(row))})`))}`.execute(kysely);
+    await before.close();
+
+    const after = await startParley({ DATABASE_URL: database.url });
+    try {
+      const rows = await after.app.db.kysely.selectFrom('mail_subscriptions').select(['comment_id', 'confirmed_at']).execute();
+      const confirmed = rows.filter((row) => row.confirmed_at !== null).map((row) => row.comment_id);
+      expect(confirmed.sort()).toEqual([ginas, adas].sort());
+    } finally {
+      await after.close();
+    }
+  });
+
   // Pools in one process race for real (processes rarely overlap: start-up takes longer than the
   // migrations). On SQLite a lock wait blocks the whole process, so this race needs PostgreSQL.
   it.skipIf(dialectName !== 'postgres')('from four instances starting together: all succeed, one applies the set', async () => {
