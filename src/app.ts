@@ -25,6 +25,7 @@ import { liveRoutes } from './live/routes.ts';
 import { METRICS_PATH, registerMetrics } from './metrics/routes.ts';
 import { Tally } from './metrics/tally.ts';
 import { moderationRoutes } from './moderation/routes.ts';
+import { openConfirmMailLimiter } from './ratelimits/confirm-mails.ts';
 import { registerRateLimits } from './ratelimits/limits.ts';
 import { sessionRoutes } from './sessions/routes.ts';
 import { registerStaffAuth, staffCallerOf } from './staff/cookie-auth.ts';
@@ -158,7 +159,9 @@ export async function createApp(config: Config): Promise<FastifyInstance> {
   // Before the server stops accepting: open streams would otherwise hold the close forever.
   app.addHook('preClose', async () => hub.close());
   await app.register(liveRoutes, { db, hub });
-  await app.register(commentRoutes, { db, caches });
+  const confirmMails = config.mail ? await openConfirmMailLimiter(config, app.log) : null;
+  app.addHook('onClose', () => confirmMails?.close());
+  await app.register(commentRoutes, { db, caches, confirmMails });
   await app.register(voteRoutes, deps);
   await app.register(moderationRoutes, deps);
   await app.register(sessionRoutes, deps);

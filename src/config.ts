@@ -65,6 +65,10 @@ export interface Config {
     guestVotesPerHour: number;
     /** Every other request (public reads, other session calls) per client IP per request window. */
     ipPerMinute: number;
+    /** Confirmation mails a reader (a guest's IP, or a session's user) causes per comment window (PARLEY_RATE_LIMIT_CONFIRM_MAILS_PER_READER, 5). */
+    confirmMailsPerReader: number;
+    /** Confirmation mails per site per comment window, whoever causes them (PARLEY_RATE_LIMIT_CONFIRM_MAILS_PER_SITE, 100). */
+    confirmMailsPerSite: number;
     /** Length of the key and IP limits' window (PARLEY_RATE_LIMIT_REQUEST_WINDOW, 1m; whole seconds). */
     requestWindowSeconds: number;
     /** Length of the comment limits' window (PARLEY_RATE_LIMIT_COMMENT_WINDOW, 1h; whole seconds). */
@@ -102,7 +106,10 @@ export interface Config {
 }
 
 export interface MailConfig {
-  /** Where mail is handed over (PARLEY_SMTP_URL, e.g. smtps://user:pass@smtp.example.com:465). */
+  /**
+   * Where mail is handed over (PARLEY_SMTP_URL, e.g. smtps://user:pass@smtp.example.com:465), or
+   * `log:` (LOG_TRANSPORT): written to the log instead, to try mail without an SMTP server.
+   */
   smtpUrl: string;
   /** The sender's address (PARLEY_MAIL_FROM); the site's name is the sender's name. */
   from: string;
@@ -237,11 +244,14 @@ function httpLimits(env: Env): Config['http'] {
   return Object.freeze(limits);
 }
 
-/** Mail is on only with an SMTP server; then a sender address is needed too. */
+/** PARLEY_SMTP_URL that writes each mail to the log, for development: nothing is delivered. */
+export const LOG_TRANSPORT = 'log:';
+
+/** Mail is on only with an SMTP server (or the log in its place); then a sender address is needed too. */
 function mailConfig(env: Env, host: string, port: number): MailConfig | null {
   const smtpUrl = env.PARLEY_SMTP_URL;
   if (!smtpUrl) return null;
-  if (!/^smtps?:\/\/[^/]/.test(smtpUrl)) throw new ConfigError(`PARLEY_SMTP_URL must start with smtp:// or smtps://`);
+  if (smtpUrl !== LOG_TRANSPORT && !/^smtps?:\/\/[^/]/.test(smtpUrl)) throw new ConfigError(`PARLEY_SMTP_URL must start with smtp:// or smtps://, or be ${LOG_TRANSPORT} (mails written to the log, for development)`);
   const from = env.PARLEY_MAIL_FROM?.trim();
   if (!from || !/^[^\s@<>]+@[^\s@<>]+$/.test(from)) throw new ConfigError('PARLEY_MAIL_FROM must be an email address when PARLEY_SMTP_URL is set');
   const publicUrl = (env.PARLEY_PUBLIC_URL || `http://${host}:${port}`).replace(/\/+$/, '');
@@ -293,6 +303,8 @@ export function loadConfig(env: Env = process.env): Config {
       guestCommentsPerHour: integer(env, 'PARLEY_RATE_LIMIT_GUEST_COMMENTS_PER_HOUR', 5),
       guestVotesPerHour: integer(env, 'PARLEY_RATE_LIMIT_GUEST_VOTES_PER_HOUR', 60),
       ipPerMinute: integer(env, 'PARLEY_RATE_LIMIT_IP_PER_MINUTE', 600),
+      confirmMailsPerReader: integer(env, 'PARLEY_RATE_LIMIT_CONFIRM_MAILS_PER_READER', 5),
+      confirmMailsPerSite: integer(env, 'PARLEY_RATE_LIMIT_CONFIRM_MAILS_PER_SITE', 100),
       requestWindowSeconds: windowSeconds(env, 'PARLEY_RATE_LIMIT_REQUEST_WINDOW', '1m'),
       commentWindowSeconds: windowSeconds(env, 'PARLEY_RATE_LIMIT_COMMENT_WINDOW', '1h'),
       redisKeyPrefix: env.PARLEY_RATE_LIMIT_REDIS_PREFIX || 'parley:ratelimit',

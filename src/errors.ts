@@ -52,6 +52,8 @@ export interface ProblemDetails {
 
 export class AppError extends Error {
   readonly status: number;
+  /** A 429 counted inside a service: the seconds its Retry-After says. */
+  retryAfterSeconds?: number;
   constructor(
     readonly code: ErrorCode,
     detail: string,
@@ -61,6 +63,11 @@ export class AppError extends Error {
     super(detail);
     this.status = ERROR_STATUS[code];
   }
+}
+
+/** Past a limit a service counts itself (not a request limit), answered with Retry-After. */
+export function rateLimited(detail: string, retryAfterSeconds: number): AppError {
+  return Object.assign(new AppError('rate_limited', detail), { retryAfterSeconds });
 }
 
 /** A rule broken by well-formed input, reported against the field that broke it. */

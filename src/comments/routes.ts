@@ -4,6 +4,7 @@ import { Type } from 'typebox';
 import type { Db } from '../db/connect.ts';
 import { Credential, errors, IdParams, OptionalCredential } from '../http/schemas.ts';
 import { matchesEtag } from '../http/etag.ts';
+import type { ConfirmMailLimiter } from '../ratelimits/confirm-mails.ts';
 import type { CommentCaches } from './caches.ts';
 import type { SerializeComment } from './public-list.ts';
 import { readerAnswer } from './reader-answer.ts';
@@ -26,7 +27,7 @@ function commentSerializer(reply: FastifyReply): SerializeComment {
 
 const notModified = Type.Null({ description: 'Not modified: the If-None-Match entity tag is current' });
 
-export const commentRoutes: FastifyPluginAsyncTypebox<{ db: Db; caches: CommentCaches }> = async (app, { db, caches }) => {
+export const commentRoutes: FastifyPluginAsyncTypebox<{ db: Db; caches: CommentCaches; confirmMails: ConfirmMailLimiter | null }> = async (app, { db, caches, confirmMails }) => {
   app.get('/v1/comments', {
     schema: {
       tags: ['comments'],
@@ -84,7 +85,7 @@ export const commentRoutes: FastifyPluginAsyncTypebox<{ db: Db; caches: CommentC
       response: { 201: CommentRef, ...errors },
     },
     config: { commentCreation: true },
-    handler: async (request, reply) => reply.code(201).send(await createComment(db, request.caller, request.body)),
+    handler: async (request, reply) => reply.code(201).send(await createComment(db, request.caller, request.body, confirmMails)),
   });
 
   app.patch('/v1/comments/:id', {

@@ -112,8 +112,10 @@ export const CreateBody = Type.Object({
       description:
         'Email me replies: the author gets a mail when a reply to this comment is published (at most one per thread every 10 minutes). ' +
         'A guest gives `email`; a signed-in reader gets their SSO address when they give none, and their own default when this is left out. ' +
-        'An address no SSO token gave is mailed a confirmation link first (24 hours, single use) and nothing else until it is used. ' +
-        'Ignored when the server sends no mail',
+        'Each comment\'s request is confirmed on its own: unless the address is the signed-in reader\'s SSO address, a confirmation link ' +
+        '(24 hours, single use) is mailed for it, and no reply mail goes before it is used. Nothing is mailed to an address that stopped all mail, ' +
+        'or that has a confirmation link pending. Confirmation mails are limited per reader and per site (429). ' +
+        'Readers only: an API key that sets it true is refused (403). Ignored when the server sends no mail',
     }),
   ),
   email: Type.Optional(
@@ -121,7 +123,7 @@ export const CreateBody = Type.Object({
       minLength: 3,
       maxLength: 254,
       pattern: EMAIL_PATTERN,
-      description: 'Where reply mails go (with notify_replies). Personal data: shown to no reader, only to the site\'s staff',
+      description: 'Where reply mails go (with notify_replies). Readers only: refused (403) with an API key. Personal data: shown to no reader, only to the site\'s staff',
     }),
   ),
   author_name: Type.Optional(

@@ -25,7 +25,8 @@ import { viewerFor, type Viewer } from './visibility.ts';
 import { nowIso } from '../clock.ts';
 import { insertNewTopLevel, recordCommentChange, seenByPublic } from '../live/record.ts';
 import { queueModerationMails } from '../mail/moderators.ts';
-import { queueReplyMail, subscribeToReplies } from '../mail/readers.ts';
+import { queueReplyMail, refuseKeyMailWish, subscribeToReplies } from '../mail/readers.ts';
+import type { ConfirmMailLimiter } from '../ratelimits/confirm-mails.ts';
 import { screenComment, screenEdit, type FormFields } from '../spam/pipeline.ts';
 import type { Signal } from '../spam/signal-log.ts';
 
@@ -163,6 +164,7 @@ function heldForApproval(site: Site, caller: Caller, moderator: boolean): boolea
 
 /** A new comment's site, author and parent, checked in the order a client is told what is wrong. */
 async function checkedPost(trx: Kysely<Database>, caller: Caller, input: CreateInput) {
+  refuseKeyMailWish(caller, input);
   const site = caller.kind === 'public' ? await siteOrNotFound(trx, input.site_id) : await findSiteFor(trx, caller, input.site_id);
   if (caller.kind === 'public' && !site.allowGuests) {
     throw new AppError('unauthorized', 'This site does not accept guest comments; sign in to comment');
@@ -188,9 +190,10 @@ async function checkedPost(trx: Kysely<Database>, caller: Caller, input: CreateI
 /**
  * Everything, the site and parent included, is read inside the transaction: on SQLite that is the
  * writer's connection, whose page cache the group's own commits do not invalidate, and the site's
- * webhook settings that decide the outbox are the ones the comment commits beside.
+ * webhook settings that decide the outbox are the ones the comment commits beside. `confirmMails`
+ * counts the confirmation mails of "Email me replies" (null: uncounted).
  */
-export async function createComment(db: Db, caller: Caller, input: CreateInput): Promise<CommentView> {
+export async function createComment(db: Db, caller: Caller, input: CreateInput, confirmMails: ConfirmMailLimiter | null = null): Promise<CommentView> {
   // The spam checks' signal of this comment, in their log from its screening on: taken back if the
   // comment is not written, and written to the table once it has committed.
   let signal: Signal | null = null;
@@ -245,7 +248,7 @@ export async function createComment(db: Db, caller: Caller, input: CreateInput):
     const created = { ...eventComment(row, url.href), ...(verdict.action === 'hold' && { spam_reasons: verdict.reasons }) };
     await recordEvent(trx, { accountId: site.accountId, siteId: site.id, type: 'comment.created', data: { comment: created } }, site);
     // Mail rows too: no key of theirs needs the comment's row to exist yet.
-    await subscribeToReplies(trx, db.mail, caller, site, row, input);
+    await subscribeToReplies(trx, db.mail, confirmMails, caller, site, row, input);
     if (status === 'pending') await queueModerationMails(trx, db.mail, site, row, { why: 'pending' });
     let replySeen = false;
     if (parent) {

@@ -9,7 +9,7 @@ import { migrateToLatest } from './migrate.ts';
 import type { Database } from './schema.ts';
 
 const run = promisify(execFile);
-const ALL_MIGRATIONS = ['0001_initial', '0002_webhook_deliveries', '0003_top_level_indexes', '0004_thread_listing', '0005_comments_only_author_sees', '0006_webhook_site_due', '0007_list_revisions', '0008_marks_revision', '0009_comments_only_they_see', '0010_vote_order_listing', '0011_session_keys', '0012_staff', '0013_management', '0014_live_and_sso', '0015_import_sources', '0016_mail', '0017_spam_defence', '0018_import_jobs', '0020_queue_events_and_live_counts', '0021_erased_users', '0022_spam_signals_ip_partial', '0023_spam_signals_lean', '0024_queue_counts', '0025_mail_outbox_site', '0026_spam_signals_by_time', '0027_live_events_ids_only'];
+const ALL_MIGRATIONS = ['0001_initial', '0002_webhook_deliveries', '0003_top_level_indexes', '0004_thread_listing', '0005_comments_only_author_sees', '0006_webhook_site_due', '0007_list_revisions', '0008_marks_revision', '0009_comments_only_they_see', '0010_vote_order_listing', '0011_session_keys', '0012_staff', '0013_management', '0014_live_and_sso', '0015_import_sources', '0016_mail', '0017_spam_defence', '0018_import_jobs', '0020_queue_events_and_live_counts', '0021_erased_users', '0022_spam_signals_ip_partial', '0023_spam_signals_lean', '0024_queue_counts', '0025_mail_outbox_site', '0026_spam_signals_by_time', '0027_live_events_ids_only', '0028_mail_subscription_confirmation'];
 
 let database: FreshDatabase | undefined;
 const opened: Db[] = [];
@@ -120,6 +120,41 @@ describe('parley migrate', () => {
     try {
       const counts = await after.request('GET', `/api/comments/counts?site_id=${site.site_id}`, { token: site.api_key });
       expect(counts.body).toEqual({ pending: 2, flagged: 1, spam: 0, removed: 1 });
+    } finally {
+      await after.close();
+    }
+  });
+
+  it('counts, on upgrading a database, only the reply mail subscriptions their address owner confirmed (0028)', async () => {
+    database = await freshDatabaseUrl();
+    const before = await startParley({ DATABASE_URL: database.url });
+    const site = await before.newSite({ moderation: 'none' });
+    const ada = await before.signIn(site.api_key, site.site_id, { id: 'ada', name: 'Ada' });
+    const thread = pageUrl();
+    const post = async (token?: string) =>
+      (await before.request('POST', '/v1/comments', { token, body: { thread_url: thread, site_id: site.site_id, content: 'a comment', author_name: token ? undefined : 'Guest' } })).body.id as string;
+    const [ginas, strangers, adas, unconfirmed] = [await post(), await post(), await post(ada), await post()];
+    // The database as 0027 left it: an address confirmed once counted for every subscription of it.
+    const { kysely } = before.app.db;
+    await sql`alter table mail_subscriptions drop column confirmed_at`.execute(kysely);
+    await sql`alter table mail_subscriptions drop column confirm_token_hash`.execute(kysely);
+    await sql`delete from kysely_migration where name = '0028_mail_subscription_confirmation'`.execute(kysely);
+    await kysely.updateTable('site_users').set({ email: 'Ada@example.com' }).where('site_id', '=', site.site_id).where('external_id', '=', 'ada').execute();
+    const [t0, t1, t2] = ['2026-01-01T00:00:00.000Z', '2026-01-01T01:00:00.000Z', '2026-01-01T02:00:00.000Z'];
+    const address = (id: string, email: string, confirmedAt: string | null) =>
+      ({ id, site_id: site.site_id, email, user_id: null, link_key: 'key', confirmed_at: confirmedAt, confirm_token_hash: null, confirm_expires_at: null, unsubscribed_at: null, created_at: t0 });
+    await kysely.insertInto('mail_addresses').values([address('mad_gina', 'gina@example.com', t1), address('mad_ada', 'ada@example.com', t0), address('mad_new', 'new@example.com', null)]).execute();
+    const { thread_id } = await kysely.selectFrom('comments').select('thread_id').where('id', '=', ginas).executeTakeFirstOrThrow();
+    const subscription = (comment_id: string, address_id: string, created_at: string) => ({ comment_id, address_id, thread_id, created_at, unsubscribed_at: null });
+    await sql`insert into mail_subscriptions (comment_id, address_id, thread_id, created_at, unsubscribed_at) values
+      ${sql.join([subscription(ginas, 'mad_gina', t0), subscription(strangers, 'mad_gina', t2), subscription(adas, 'mad_ada', t2), subscription(unconfirmed, 'mad_new', t0)].map((row) => sql`(${sql.join(Object.values(row))})`))}`.execute(kysely);
+    await before.close();
+
+    const after = await startParley({ DATABASE_URL: database.url });
+    try {
+      const rows = await after.app.db.kysely.selectFrom('mail_subscriptions').select(['comment_id', 'confirmed_at']).execute();
+      const confirmed = rows.filter((row) => row.confirmed_at !== null).map((row) => row.comment_id);
+      expect(confirmed.sort()).toEqual([ginas, adas].sort());
     } finally {
       await after.close();
     }

@@ -27,6 +27,7 @@ import * as queueCounts from './migrations/0024_queue_counts.ts';
 import * as mailOutboxSite from './migrations/0025_mail_outbox_site.ts';
 import * as spamSignalsByTime from './migrations/0026_spam_signals_by_time.ts';
 import * as liveEventsIdsOnly from './migrations/0027_live_events_ids_only.ts';
+import * as mailSubscriptionConfirmation from './migrations/0028_mail_subscription_confirmation.ts';
 
 /**
  * Migrations are listed here explicitly (no directory scan), in order. They are additive only (new
@@ -64,6 +65,7 @@ const MIGRATIONS: Record<string, Migration> = {
   '0025_mail_outbox_site': mailOutboxSite,
   '0026_spam_signals_by_time': spamSignalsByTime,
   '0027_live_events_ids_only': liveEventsIdsOnly,
+  '0028_mail_subscription_confirmation': mailSubscriptionConfirmation,
 };
 
 const provider: MigrationProvider = { getMigrations: async () => MIGRATIONS };

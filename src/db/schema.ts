@@ -446,6 +446,10 @@ export interface MailSubscriptionTable {
   thread_id: string;
   created_at: string;
   unsubscribed_at: string | null;
+  /** Replies are mailed only once set: by its own confirmation link, or made by the address owner's session (migration 0027). */
+  confirmed_at: string | null;
+  /** SHA-256 of the address's pending confirmation link that confirms this subscription, if one was mailed for it. */
+  confirm_token_hash: string | null;
 }
 
 /** A mail to send, queued in the transaction of its cause (migration 0016). */

@@ -1,6 +1,6 @@
 import { existsSync } from 'node:fs';
 import { Redis } from 'ioredis';
-import type { Config } from '../config.ts';
+import { LOG_TRANSPORT, type Config } from '../config.ts';
 import { connect, sqlitePath, type Db } from '../db/connect.ts';
 import { pendingMigrations } from '../db/migrate.ts';
 import { resolveTarget } from '../webhooks/address.ts';
@@ -91,6 +91,7 @@ async function checkRedis(url: string): Promise<CheckResult> {
 }
 
 async function checkSmtp(url: string): Promise<CheckResult> {
+  if (url === LOG_TRANSPORT) return { level: 'warn', subject: 'smtp', text: `PARLEY_SMTP_URL=${LOG_TRANSPORT} mails are written to the log, not delivered (for development only)` };
   const where = withoutPassword(url);
   // Loaded here, not with the CLI: every command would pay for it (about 16 MB of RSS).
   const { createTransport } = await import('nodemailer');

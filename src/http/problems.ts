@@ -44,7 +44,10 @@ const FRAMEWORK_ERRORS: Record<string, ErrorCode> = {
 /** Every error leaves as RFC 9457 problem+json; a 500 never carries internals. */
 export function registerProblemHandlers(app: FastifyInstance): void {
   app.setErrorHandler((error: FastifyError | AppError, request, reply) => {
-    if (error instanceof AppError) return sendProblem(reply, error.code, error.message, error.errors, error.details);
+    if (error instanceof AppError) {
+      if (error.retryAfterSeconds !== undefined) reply.header('retry-after', error.retryAfterSeconds);
+      return sendProblem(reply, error.code, error.message, error.errors, error.details);
+    }
     if (error.validation) {
       const errors = fieldErrors(error.validationContext, error.validation as AjvIssue[]);
       return sendProblem(reply, 'validation_failed', errors.map((e) => `${e.path} ${e.message}`).join('; '), errors);

@@ -3,6 +3,7 @@ import type { MailConfig } from '../config.ts';
 import type { Database, MailOutboxTable } from '../db/schema.ts';
 import { unsubscribeUrl, type UnsubscribeTarget } from './links.ts';
 import { dashboardUrl, queueUrl, type ModerationMailData } from './moderators.ts';
+import { shownName } from './shown-name.ts';
 import { MAIL_STRINGS as S } from './strings.ts';
 import { escapeHtml } from '../widget/demo.ts';
 
@@ -40,10 +41,14 @@ function render(parts: Part[]): { text: string; html: string } {
   return { text: `${text}\n`, html: `<!doctype html><html><body style="font-family:sans-serif;line-height:1.5">\n${html}\n</body></html>\n` };
 }
 
+/** What a mail shows for a site it cannot name. */
+const NO_SITE_NAME = 'Parley';
+
+/** The site's name as the sender's name and in subjects: made safe to show (shown-name.ts). */
 async function siteName(db: Kysely<Database>, siteId: string | null): Promise<string> {
-  if (siteId === null) return 'Parley';
+  if (siteId === null) return NO_SITE_NAME;
   const site = await db.selectFrom('sites').select('name').where('id', '=', siteId).executeTakeFirst();
-  return site?.name ?? 'Parley';
+  return shownName(site?.name ?? '', NO_SITE_NAME);
 }
 
 /** Replies of a thread to one address, rolled into one mail: those the public still sees. */
@@ -62,7 +67,7 @@ async function composeReplies(db: Kysely<Database>, mail: MailConfig, rows: Mail
   const first = wanted[0];
   const address = await db.selectFrom('mail_addresses').select(['id', 'link_key']).where('id', '=', first.address_id).executeTakeFirst();
   if (replies.length === 0 || !address) return null;
-  const page = replies[0].title ?? replies[0].url_key;
+  const page = shownName(replies[0].title ?? '', replies[0].url_key);
   const link = (scope: UnsubscribeTarget['scope'], target: string) => unsubscribeUrl(mail.publicUrl, address.link_key, { address: address.id, scope, target });
   const parts: Part[] = [{ p: S.replyIntro(replies.length) }];
   for (const reply of replies) parts.push({ p: S.replyBy(reply.author_name) }, { quote: excerpt(reply.content) });

@@ -126,6 +126,31 @@ describe('reply notifications by email', () => {
     expect(await db.selectFrom('mail_outbox').select('id').where('recipient', '=', 'gina@example.com').execute()).toEqual([]);
   }, 30_000);
 
+  it('takes a one-click unsubscribe and the forget button posted as multipart/form-data (RFC 8058), and refuses a broken one with 400', async () => {
+    const { parley, box } = await mailingParley();
+    const { bob, post } = await thread(parley);
+    const comment = await confirmedGuest(parley, box, post);
+    await post({ content: 'Oolong, clearly.', parent_id: comment.id }, bob);
+    const [, reply] = await box.waitFor(2);
+    const oneClick = pathOf(String(headerOf(reply, 'List-Unsubscribe')).replace(/^<|>$/g, ''));
+    const form = (name: string, value: string) => {
+      const body = new FormData();
+      body.set(name, value);
+      return body;
+    };
+
+    const broken = await fetch(parley.url + oneClick, { method: 'POST', headers: { 'content-type': 'multipart/form-data; boundary=x' }, body: 'not multipart' });
+    expect(broken.status).toBe(400);
+    expect(broken.headers.get('content-type')).toMatch(/application\/problem\+json/);
+    expect((await fetch(parley.url + oneClick, { method: 'POST', body: form('List-Unsubscribe', 'x'.repeat(70_000)) })).status).toBe(413);
+    const clicked = await fetch(parley.url + oneClick, { method: 'POST', body: form('List-Unsubscribe', 'One-Click') });
+    expect(clicked.status).toBe(200);
+    expect(await clicked.text()).toContain(S.pageUnsubscribeDone);
+    const forgotten = await fetch(parley.url + oneClick, { method: 'POST', body: form('forget', 'address') });
+    expect(await forgotten.text()).toContain(S.pageForgetDone);
+    expect(await parley.app.db.kysely.selectFrom('mail_addresses').select('id').where('email', '=', 'gina@example.com').execute()).toEqual([]);
+  }, 30_000);
+
   it('mails nothing for replies held, marked spam or shadow-banned, and the approved one alone once approved', async () => {
     const { parley, box } = await mailingParley();
     const { site, bob, mo, post } = await thread(parley, 'guests');
@@ -152,25 +177,28 @@ describe('reply notifications by email', () => {
     const { parley, box } = await mailingParley();
     const { bob, post } = await thread(parley);
     const comment = await confirmedGuest(parley, box, post);
+    // Her answer asks for replies too: that request is confirmed on its own.
     await post({ content: 'answering myself', author_name: 'Gina', parent_id: comment.id, notify_replies: true, email: 'gina@example.com' });
+    expect((await box.waitFor(2))[1].subject).toBe(S.confirmSubject('Tea Blog'));
     await post({ content: 'first answer', parent_id: comment.id }, bob);
-    await box.waitFor(2);
+    await box.waitFor(3);
     await sleep(SETTLE_MS);
-    expect(box.mails).toHaveLength(2);
-    expect(box.mails[1].text).not.toContain('answering myself');
+    expect(box.mails).toHaveLength(3);
+    expect(box.mails[2].text).toContain('first answer');
+    expect(box.mails[2].text).not.toContain('answering myself');
 
     vi.useFakeTimers({ toFake: ['Date'], now: Date.now() });
     await post({ content: 'second answer', parent_id: comment.id }, bob);
     await post({ content: 'third answer', parent_id: comment.id }, bob);
     await sleep(SETTLE_MS);
-    expect(box.mails).toHaveLength(2);
+    expect(box.mails).toHaveLength(3);
     vi.setSystemTime(Date.now() + 10 * 60_000);
-    const [, , rolled] = await box.waitFor(3);
+    const [, , , rolled] = await box.waitFor(4);
     expect(rolled.subject).toContain('2 new replies');
     expect(rolled.text).toContain('second answer');
     expect(rolled.text).toContain('third answer');
     await sleep(SETTLE_MS);
-    expect(box.mails).toHaveLength(3);
+    expect(box.mails).toHaveLength(4);
   }, 30_000);
 
   it('gives a signed-in reader with an SSO address no confirmation step, and follows their default', async () => {

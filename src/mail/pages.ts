@@ -29,12 +29,17 @@ export function page(title: string, message: string, actions: PageAction[] = [])
 
 /** What the unsubscribe page's second button posts, on a link for every mail. */
 export const FORGET_FIELD: [string, string] = ['forget', 'address'];
+/** What the page of a link for every mail posts to lift the stop, once the address stopped all mail. */
+export const RESUME_FIELD: [string, string] = ['resume', 'mail'];
+
+const forgetAction: PageAction = { button: S.pageForgetButton, explain: S.pageForgetAsk, field: FORGET_FIELD };
 
 export const confirmPage = () => page(S.pageConfirmTitle, S.confirmIntro('this site'), [{ button: S.pageConfirmButton }]);
 export const confirmedPage = () => page(S.pageConfirmTitle, S.pageConfirmDone);
-export const unsubscribePage = (scope: keyof typeof S.pageUnsubscribeAsk) =>
-  page(S.pageUnsubscribeTitle, S.pageUnsubscribeAsk[scope], [
-    { button: S.pageUnsubscribeButton },
-    ...(scope === 'all' ? [{ button: S.pageForgetButton, explain: S.pageForgetAsk, field: FORGET_FIELD }] : []),
-  ]);
-export const unsubscribedPage = (forgotten: boolean) => page(S.pageUnsubscribeTitle, forgotten ? S.pageForgetDone : S.pageUnsubscribeDone);
+/** An unsubscribe link's page; one for every mail whose address stopped all mail offers to resume instead. */
+export const unsubscribePage = (scope: keyof typeof S.pageUnsubscribeAsk, stopped: boolean) => {
+  if (scope === 'all' && stopped) return page(S.pageUnsubscribeTitle, S.pageStopped, [{ button: S.pageResumeButton, field: RESUME_FIELD }, forgetAction]);
+  return page(S.pageUnsubscribeTitle, S.pageUnsubscribeAsk[scope], [{ button: S.pageUnsubscribeButton }, ...(scope === 'all' ? [forgetAction] : [])]);
+};
+const DONE = { stop: S.pageUnsubscribeDone, forget: S.pageForgetDone, resume: S.pageResumeDone } as const;
+export const unsubscribedPage = (action: keyof typeof DONE) => page(S.pageUnsubscribeTitle, DONE[action]);

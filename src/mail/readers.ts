@@ -8,6 +8,8 @@ import { preparedInsert, preparedQuery } from '../db/prepared.ts';
 import type { Database } from '../db/schema.ts';
 import { AppError, invalid } from '../errors.ts';
 import { newId } from '../ids.ts';
+import { clientKey } from '../ratelimits/client-key.ts';
+import type { ConfirmMailLimiter } from '../ratelimits/confirm-mails.ts';
 import type { Site } from '../sites/repository.ts';
 import { normaliseEmail } from '../staff/repository.ts';
 import { CONFIRM_LIFETIME_MS, confirmUrl, newConfirmToken, newLinkKey, validSignature, type UnsubscribeTarget } from './links.ts';
@@ -74,13 +76,39 @@ async function keptAddress(trx: Transaction<Database>, siteId: string, email: st
 const insertSubscription = preparedInsert('mail_subscriptions');
 
 /**
- * "Email me replies" on a new comment, in its transaction: the address is kept for the site, and a
- * new or unconfirmed one gets a confirmation link (one pending at a time, so the form cannot be
- * used to mail someone repeatedly); nothing else goes to it until that link is used. An address an
- * SSO token gave (the user's own) is confirmed already. A user's default applies when the request
- * does not say; a guest asks each time. Ticking the box again after "stop all mail" asks again.
+ * Reply mails are a reader's own wish: an API key's caller is the site's backend, which could name
+ * anyone's address (and Parley would mail it from the operator's address). Refused before the site
+ * is looked up, so a key learns nothing of other tenants' sites either.
  */
-export async function subscribeToReplies(trx: Transaction<Database>, mail: MailConfig | null, caller: Caller, site: Site, comment: CommentRow, wish: ReplyMailWish): Promise<void> {
+export function refuseKeyMailWish(caller: Caller, wish: ReplyMailWish): void {
+  if (caller.kind === 'key' && (wish.email !== undefined || wish.notify_replies === true)) {
+    throw new AppError('forbidden', 'Reply mails are asked for by a reader (a guest or a reader session), not with an API key: leave out email and notify_replies');
+  }
+}
+
+/**
+ * "Email me replies" on a new comment, in its transaction. Double opt-in per subscription: replies
+ * are mailed only for a confirmed subscription, so an address confirmed once cannot be subscribed
+ * to someone else's comment. A subscription the address owner's own session makes (the address an
+ * SSO token gave the user) is confirmed at once, and lifts the address's "stop all mail": the owner
+ * acted. Any other gets a confirmation link mailed for it alone, counted against the reader's and
+ * the site's limits (429 past them), unless
+ * - the address stopped all mail: nothing is sent, whoever asks; only the owner lifts the stop (their
+ *   session, or the resume button of a "stop all mail" link from an earlier mail: unsubscribe);
+ * - a link of the address is pending (one at a time, so the form cannot mail someone repeatedly).
+ * Then the subscription waits for a confirmation that does not come. The answer is the same in every
+ * case: it tells no one what an address did. A user's default applies when the request does not
+ * say; a guest asks each time.
+ */
+export async function subscribeToReplies(
+  trx: Transaction<Database>,
+  mail: MailConfig | null,
+  confirmMails: ConfirmMailLimiter | null,
+  caller: Caller,
+  site: Site,
+  comment: CommentRow,
+  wish: ReplyMailWish,
+): Promise<void> {
   if (mail === null || wish.notify_replies === false) return;
   const userId = caller.kind === 'session' ? caller.userId : null;
   if (userId === null && wish.notify_replies === undefined) return;
@@ -95,21 +123,31 @@ export async function subscribeToReplies(trx: Transaction<Database>, mail: MailC
     return;
   }
   if (asked === null) [found] = await userAndAddress(trx, null, null, site.id, email);
-  const verified = email === known;
+  const owner = email === known;
   const now = nowIso();
-  let address = await keptAddress(trx, site.id, email, userId, verified, now, found);
-  if (address.unsubscribedAt !== null || (verified && address.confirmedAt === null)) {
-    const confirmedAt = verified ? now : null;
-    await trx.updateTable('mail_addresses').set({ unsubscribed_at: null, confirmed_at: confirmedAt }).where('id', '=', address.id).execute();
-    address = { ...address, unsubscribedAt: null, confirmedAt };
+  const address = await keptAddress(trx, site.id, email, userId, owner, now, found);
+  const subscription = { comment_id: comment.id, address_id: address.id, thread_id: comment.thread_id, created_at: now, unsubscribed_at: null };
+  if (owner) {
+    if (address.unsubscribedAt !== null || address.confirmedAt === null) {
+      await trx.updateTable('mail_addresses').set({ unsubscribed_at: null, confirmed_at: address.confirmedAt ?? now }).where('id', '=', address.id).execute();
+    }
+    await insertSubscription(trx, { ...subscription, confirmed_at: now, confirm_token_hash: null });
+    return;
   }
-  if (address.confirmedAt === null && (address.confirmExpiresAt === null || address.confirmExpiresAt <= now)) {
-    const token = newConfirmToken();
-    const expires = new Date(Date.parse(now) + CONFIRM_LIFETIME_MS).toISOString();
-    await trx.updateTable('mail_addresses').set({ confirm_token_hash: hashSecret(token), confirm_expires_at: expires }).where('id', '=', address.id).execute();
-    await queueMail(trx, { kind: 'confirm', cause: hashSecret(token), recipient: address.email, siteId: site.id, data: { url: confirmUrl(mail.publicUrl, token) } });
-  }
-  await insertSubscription(trx, { comment_id: comment.id, address_id: address.id, thread_id: comment.thread_id, created_at: now, unsubscribed_at: null });
+  const linkPending = address.confirmExpiresAt !== null && address.confirmExpiresAt > now;
+  const link = address.unsubscribedAt === null && !linkPending ? await mailConfirmation(trx, mail, confirmMails, caller, site, address.id, email, now) : null;
+  await insertSubscription(trx, { ...subscription, confirmed_at: null, confirm_token_hash: link });
+}
+
+/** Mails an address the link that confirms one subscription; returns the hash of its token. */
+async function mailConfirmation(trx: Transaction<Database>, mail: MailConfig, confirmMails: ConfirmMailLimiter | null, caller: Caller, site: Site, addressId: string, email: string, now: string): Promise<string> {
+  await confirmMails?.take(site.id, caller.kind === 'session' ? caller.userId : clientKey(caller.ip));
+  const token = newConfirmToken();
+  const tokenHash = hashSecret(token);
+  const expires = new Date(Date.parse(now) + CONFIRM_LIFETIME_MS).toISOString();
+  await trx.updateTable('mail_addresses').set({ confirm_token_hash: tokenHash, confirm_expires_at: expires }).where('id', '=', addressId).execute();
+  await queueMail(trx, { kind: 'confirm', cause: tokenHash, recipient: email, siteId: site.id, data: { url: confirmUrl(mail.publicUrl, token) } });
+  return tokenHash;
 }
 
 /**
@@ -127,7 +165,7 @@ export async function queueReplyMail(trx: Transaction<Database>, mail: MailConfi
     .select(['s.address_id', 'a.email', 'a.site_id', 'p.author_ref'])
     .where('s.comment_id', '=', reply.parent_id)
     .where('s.unsubscribed_at', 'is', null)
-    .where('a.confirmed_at', 'is not', null)
+    .where('s.confirmed_at', 'is not', null)
     .where('a.unsubscribed_at', 'is', null)
     .executeTakeFirst();
   if (!subscription) return;
@@ -170,40 +208,50 @@ export async function pendingConfirmation(db: Kysely<Database>, token: string) {
   return row;
 }
 
-/** Uses a confirmation link: once, within its 24 hours. */
+/** Uses a confirmation link, once, within its 24 hours: it confirms the address and the subscription it was mailed for, no other. */
 export async function confirmAddress(db: Kysely<Database>, token: string): Promise<void> {
   const row = await pendingConfirmation(db, token);
-  const done = await db
-    .updateTable('mail_addresses')
-    .set({ confirmed_at: nowIso(), confirm_token_hash: null, confirm_expires_at: null })
-    .where('id', '=', row.id)
-    .where('confirm_token_hash', '=', hashSecret(token))
-    .executeTakeFirst();
-  if (Number(done.numUpdatedRows) !== 1) throw new AppError('not_found', UNUSABLE_CONFIRM);
+  const tokenHash = hashSecret(token);
+  const now = nowIso();
+  await db.transaction().execute(async (trx) => {
+    const done = await trx
+      .updateTable('mail_addresses')
+      .set({ confirmed_at: now, confirm_token_hash: null, confirm_expires_at: null })
+      .where('id', '=', row.id)
+      .where('confirm_token_hash', '=', tokenHash)
+      .executeTakeFirst();
+    if (Number(done.numUpdatedRows) !== 1) throw new AppError('not_found', UNUSABLE_CONFIRM);
+    await trx.updateTable('mail_subscriptions').set({ confirmed_at: now, confirm_token_hash: null }).where('address_id', '=', row.id).where('confirm_token_hash', '=', tokenHash).execute();
+  });
 }
 
 /** The address an unsubscribe link names, when its signature holds; 404 otherwise (the answer tells nothing more). */
 export async function signedAddress(db: Kysely<Database>, what: UnsubscribeTarget, signature: string) {
-  const row = await db.selectFrom('mail_addresses').select(['id', 'link_key']).where('id', '=', what.address).executeTakeFirst();
+  const row = await db.selectFrom('mail_addresses').select(['id', 'link_key', 'unsubscribed_at']).where('id', '=', what.address).executeTakeFirst();
   if (!row || !validSignature(row.link_key, what, signature)) throw new AppError('not_found', 'This unsubscribe link is unknown');
   return row;
 }
 
+/** What the button of an unsubscribe link's page asks for: stop (also a mail client's one-click), or, on a link for every mail, forget the address or resume its mail. */
+export type UnsubscribeAction = 'stop' | 'forget' | 'resume';
+
 /**
- * Stops the mails an unsubscribe link names; doing it again answers the same. A link for every mail
- * can also forget the address: it is deleted with everything it asked for (forgetAddresses), and the
- * link, whose address is gone, then answers 404.
+ * Does what an unsubscribe link's button asks; doing it again answers the same. Forgetting deletes
+ * the address with everything it asked for (forgetAddresses), and the link, whose address is gone,
+ * then answers 404. Resuming lifts "stop all mail": only the link of a mail sent to the address can
+ * do it, so only its owner (subscriptions made meanwhile by anyone else stay unconfirmed).
  */
-export async function unsubscribe(db: Kysely<Database>, what: UnsubscribeTarget, signature: string, forget: boolean): Promise<void> {
-  if (forget && what.scope !== 'all') throw invalid('body/forget', 'is offered only by a link that stops every mail (scope all)');
+export async function unsubscribe(db: Kysely<Database>, what: UnsubscribeTarget, signature: string, action: UnsubscribeAction): Promise<void> {
+  if (action !== 'stop' && what.scope !== 'all') throw invalid(`body/${action}`, 'is offered only by a link that stops every mail (scope all)');
   const address = await signedAddress(db, what, signature);
-  if (forget) {
+  if (action === 'forget') {
     await db.transaction().execute((trx) => forgetAddresses(trx, [address.id]));
     return;
   }
   const now = nowIso();
   if (what.scope === 'all') {
-    await db.updateTable('mail_addresses').set({ unsubscribed_at: now }).where('id', '=', address.id).where('unsubscribed_at', 'is', null).execute();
+    const row = db.updateTable('mail_addresses').where('id', '=', address.id);
+    await (action === 'stop' ? row.set({ unsubscribed_at: now }).where('unsubscribed_at', 'is', null) : row.set({ unsubscribed_at: null })).execute();
     return;
   }
   const column = what.scope === 'comment' ? 'comment_id' : 'thread_id';

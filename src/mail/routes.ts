@@ -3,19 +3,22 @@ import { Type } from 'typebox';
 import type { Db } from '../db/connect.ts';
 import { Credential, errors, StaffRead, StaffWrite } from '../http/schemas.ts';
 import { requireStaff } from '../staff/routes.ts';
-import { confirmedPage, confirmPage, FORGET_FIELD, unsubscribedPage, unsubscribePage } from './pages.ts';
-import { confirmAddress, pendingConfirmation, signedAddress, unsubscribe } from './readers.ts';
-import { AnyFormBody, ConfirmQuery, ReaderMailChange, ReaderMailSettings, StaffMailChange, StaffMailSettings, UnsubscribeQuery } from './schemas.ts';
+import { formField, FormBody, registerFormParsers } from './form-body.ts';
+import { confirmedPage, confirmPage, FORGET_FIELD, RESUME_FIELD, unsubscribedPage, unsubscribePage } from './pages.ts';
+import { confirmAddress, pendingConfirmation, signedAddress, unsubscribe, type UnsubscribeAction } from './readers.ts';
+import { ConfirmQuery, ReaderMailChange, ReaderMailSettings, StaffMailChange, StaffMailSettings, UnsubscribeQuery } from './schemas.ts';
 import { changeReaderMailSettings, changeStaffMailSettings, readerMailSettings, staffMailSettings } from './settings.ts';
 
 const MAIL = { tags: ['mail'] };
-const Html = Type.String({ description: 'A small HTML page' });
-
-/** A field of a posted form (the content type parser below keeps its text); null for any other body. */
-function formField(body: unknown, name: string): string | null {
-  const form = typeof body === 'object' && body !== null && 'form' in body ? (body as { form: unknown }).form : null;
-  return typeof form === 'string' ? new URLSearchParams(form).get(name) : null;
+/** What an unsubscribe page's button, or a mail client's one-click (no such field), asks for. */
+function actionOf(body: unknown): UnsubscribeAction {
+  if (formField(body, FORGET_FIELD[0]) === FORGET_FIELD[1]) return 'forget';
+  if (formField(body, RESUME_FIELD[0]) === RESUME_FIELD[1]) return 'resume';
+  return 'stop';
 }
+
+/** The pages a mail's links open: HTML, never JSON. */
+const HtmlPage = { description: 'A small HTML page', content: { 'text/html': { schema: Type.String() } } };
 
 /**
  * The links mails carry (confirm an address, unsubscribe), which work without signing in: a GET
@@ -23,11 +26,11 @@ function formField(body: unknown, name: string): string | null {
  * `List-Unsubscribe=One-Click`). And each person's own mail settings.
  */
 export const mailRoutes: FastifyPluginAsyncTypebox<{ db: Db }> = async (app, { db }) => {
-  // Forms and one-click unsubscribes post this; everything needed is in the query, so the body is only read.
-  app.addContentTypeParser('application/x-www-form-urlencoded', { parseAs: 'string' }, (_request, body, done) => done(null, { form: String(body) }));
+  // Everything a link does is in its query: a body is read only for the forget and resume buttons' fields.
+  registerFormParsers(app);
 
   app.get('/v1/mail/confirm', {
-    schema: { ...MAIL, summary: 'The page of a confirmation link: asks to confirm (nothing changes yet)', querystring: ConfirmQuery, response: { 200: Html, ...errors } },
+    schema: { ...MAIL, summary: 'The page of a confirmation link: asks to confirm (nothing changes yet)', querystring: ConfirmQuery, response: { 200: HtmlPage, ...errors } },
     handler: async (request, reply) => {
       await pendingConfirmation(db.kysely, request.query.token);
       return reply.type('text/html; charset=utf-8').header('cache-control', 'no-store').send(confirmPage());
@@ -35,7 +38,7 @@ export const mailRoutes: FastifyPluginAsyncTypebox<{ db: Db }> = async (app, { d
   });
 
   app.post('/v1/mail/confirm', {
-    schema: { ...MAIL, summary: 'Confirm an address for reply mails (the link works once, for 24 hours)', querystring: ConfirmQuery, body: AnyFormBody, response: { 200: Html, ...errors } },
+    schema: { ...MAIL, summary: 'Confirm the reply mails of the comment the link was mailed for (the link works once, for 24 hours)', querystring: ConfirmQuery, body: FormBody, response: { 200: HtmlPage, ...errors } },
     handler: async (request, reply) => {
       await confirmAddress(db.kysely, request.query.token);
       return reply.type('text/html; charset=utf-8').header('cache-control', 'no-store').send(confirmedPage());
@@ -43,11 +46,11 @@ export const mailRoutes: FastifyPluginAsyncTypebox<{ db: Db }> = async (app, { d
   });
 
   app.get('/v1/mail/unsubscribe', {
-    schema: { ...MAIL, summary: 'The page of an unsubscribe link: asks (nothing changes yet)', querystring: UnsubscribeQuery, response: { 200: Html, ...errors } },
+    schema: { ...MAIL, summary: 'The page of an unsubscribe link: asks (nothing changes yet)', querystring: UnsubscribeQuery, response: { 200: HtmlPage, ...errors } },
     handler: async (request, reply) => {
       const { sig, ...what } = request.query;
-      await signedAddress(db.kysely, what, sig);
-      return reply.type('text/html; charset=utf-8').header('cache-control', 'no-store').send(unsubscribePage(what.scope));
+      const address = await signedAddress(db.kysely, what, sig);
+      return reply.type('text/html; charset=utf-8').header('cache-control', 'no-store').send(unsubscribePage(what.scope, address.unsubscribed_at !== null));
     },
   });
 
@@ -55,16 +58,18 @@ export const mailRoutes: FastifyPluginAsyncTypebox<{ db: Db }> = async (app, { d
     schema: {
       ...MAIL,
       summary: 'Unsubscribe (one comment, one page, or everything from the site), without signing in; RFC 8058 one-click posts here',
-      description: 'On a link for every mail (scope all), a form field forget=address deletes the address instead, with every subscription it made.',
+      description:
+        'On a link for every mail (scope all), a form field forget=address deletes the address instead, with every subscription it made; ' +
+        'resume=mail lifts an earlier "stop all mail" (only the link of a mail sent to the address can: nothing else lifts it).',
       querystring: UnsubscribeQuery,
-      body: AnyFormBody,
-      response: { 200: Html, ...errors },
+      body: FormBody,
+      response: { 200: HtmlPage, ...errors },
     },
     handler: async (request, reply) => {
       const { sig, ...what } = request.query;
-      const forget = formField(request.body, FORGET_FIELD[0]) === FORGET_FIELD[1];
-      await unsubscribe(db.kysely, what, sig, forget);
-      return reply.type('text/html; charset=utf-8').header('cache-control', 'no-store').send(unsubscribedPage(forget));
+      const action = actionOf(request.body);
+      await unsubscribe(db.kysely, what, sig, action);
+      return reply.type('text/html; charset=utf-8').header('cache-control', 'no-store').send(unsubscribedPage(action));
     },
   });
 

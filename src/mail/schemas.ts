@@ -14,9 +14,6 @@ export const UnsubscribeQuery = Type.Object({
   sig: Type.String({ minLength: 1, maxLength: 100, description: 'The signature from the mail' }),
 });
 
-/** What a form or a mail client posts (RFC 8058 sends `List-Unsubscribe=One-Click`); the query says everything. */
-export const AnyFormBody = Type.Optional(Type.Unknown());
-
 export const ReaderMailSettings = Type.Object({
   notify_replies: Type.Boolean({ description: 'Whether "Email me replies" starts ticked on this reader\'s comments' }),
   email: Type.Union([Type.String(), Type.Null()], { description: 'The address an SSO token gave, if any (used when a comment gives none)' }),

@@ -50,4 +50,7 @@ export const MAIL_STRINGS = {
   pageForgetAsk: 'Or have this site forget your address: it is deleted with every request for replies it made. To get mails again, you would give and confirm it anew.',
   pageForgetButton: 'Forget my address',
   pageForgetDone: 'Done: this site no longer has your address.',
+  pageStopped: 'All mail from this site to this address is stopped: nothing is sent to it, whoever gives it in a comment. Resume mail? Replies to the comments whose mails you confirmed are sent again.',
+  pageResumeButton: 'Resume mail',
+  pageResumeDone: 'Done: mail from this site is on again, for the comments whose mails you confirmed.',
 } as const;

@@ -2,7 +2,7 @@ import type { FastifyBaseLogger } from 'fastify';
 import { sql, type ExpressionBuilder, type Kysely } from 'kysely';
 import type { createTransport } from 'nodemailer';
 import { nowIso } from '../clock.ts';
-import type { MailConfig } from '../config.ts';
+import { LOG_TRANSPORT, type MailConfig } from '../config.ts';
 import type { Db } from '../db/connect.ts';
 import { exclusiveTransaction, skipLocked } from '../db/dialect.ts';
 import type { Database } from '../db/schema.ts';
@@ -142,7 +142,7 @@ function slices<T>(items: T[]): T[][] {
   return result;
 }
 
-/** Reply mails whose subscription was stopped since (or whose address was) are dropped, not sent. */
+/** Reply mails whose subscription was stopped since (or whose address was), or is not confirmed, are dropped, not sent. */
 async function subscribed(db: Kysely<Database>, rows: MailRow[]): Promise<MailRow[]> {
   const commentIds = rows.map((row) => (JSON.parse(row.data) as { comment_id: string }).comment_id);
   const on = new Set<string>();
@@ -153,8 +153,8 @@ async function subscribed(db: Kysely<Database>, rows: MailRow[]): Promise<MailRo
       .select('s.comment_id')
       .where('s.comment_id', 'in', slice)
       .where('s.unsubscribed_at', 'is', null)
+      .where('s.confirmed_at', 'is not', null)
       .where('a.unsubscribed_at', 'is', null)
-      .where('a.confirmed_at', 'is not', null)
       .execute();
     for (const row of active) on.add(row.comment_id);
   }
@@ -253,15 +253,24 @@ function describe(error: unknown): string {
  * before it was recorded could send twice carries the same id both times.
  */
 export function startMailWorker(db: Db, mail: MailConfig, log: FastifyBaseLogger): MailWorker {
+  const toLog = mail.smtpUrl === LOG_TRANSPORT;
   // Loaded only when mail is on: loading nodemailer costs a process about 16 MB of RSS.
   const transport: Promise<ReturnType<typeof createTransport>> = import('nodemailer').then((nodemailer) =>
-    nodemailer.createTransport({ url: mail.smtpUrl, connectionTimeout: mail.timeoutMs, greetingTimeout: mail.timeoutMs, socketTimeout: mail.timeoutMs }),
+    toLog
+      ? nodemailer.createTransport({ jsonTransport: true })
+      : nodemailer.createTransport({ url: mail.smtpUrl, connectionTimeout: mail.timeoutMs, greetingTimeout: mail.timeoutMs, socketTimeout: mail.timeoutMs }),
   );
   const host = new URL(mail.publicUrl).hostname;
+  if (toLog) {
+    log.warn(
+      `PARLEY_SMTP_URL=${LOG_TRANSPORT} mails are written to this log and not delivered, for development only: ` +
+        'each one, with its recipient and its links (confirmation, unsubscribe, password reset), is logged at info level',
+    );
+  }
 
   async function handOver(rows: MailRow[], composed: Composed): Promise<void> {
     const row = rows[0];
-    await (await transport).sendMail({
+    const handed = await (await transport).sendMail({
       from: { name: composed.senderName, address: mail.from },
       to: row.recipient,
       subject: composed.subject,
@@ -270,6 +279,14 @@ export function startMailWorker(db: Db, mail: MailConfig, log: FastifyBaseLogger
       messageId: `<${row.idempotency_key.replace(':', '.')}@${host}>`,
       headers: composed.unsubscribe ? { 'List-Unsubscribe': `<${composed.unsubscribe}>`, 'List-Unsubscribe-Post': 'List-Unsubscribe=One-Click' } : {},
     });
+    if (toLog) logMessage(row, handed.message as string);
+  }
+
+  /** What nodemailer's JSON transport built, as a reader would read it (the HTML body says the same). */
+  function logMessage(row: MailRow, json: string): void {
+    const message = JSON.parse(json) as { subject: string; text: string; from: { name: string; address: string }; to: Array<{ address: string }> };
+    const sent = { mail_from: message.from, mail_to: message.to.map((to) => to.address).join(', '), mail_subject: message.subject, mail_text: message.text };
+    log.info({ mail: row.id, kind: row.kind, ...sent }, `mail written to the log, not delivered (PARLEY_SMTP_URL=${LOG_TRANSPORT})`);
   }
 
   async function send(claimed: MailRow, now: string, leaseUntil: string): Promise<void> {

@@ -175,3 +175,26 @@ export async function openCounters(config: Config, policies: Policy[], log: Fast
   if (!config.redisUrl || policies.length === 0) return memoryCounters(policies);
   return redisCounters(config.redisUrl, policies, config.rateLimits.redisKeyPrefix, log);
 }
+
+/**
+ * Takes one count of `subject` for a limit counted outside the request hooks (sign-ins, confirmation
+ * mails): the seconds until its window ends when it is past the limit, else 0. In process the state
+ * answers at once; Redis rejects a count past the limit with the state. A counter that cannot
+ * answer lets the action through, logged as `what`.
+ */
+export async function secondsPastLimit(counters: Counters, counted: Policy, subject: string, log: FastifyBaseLogger, what: string): Promise<number> {
+  const result = counters.take(counted, subject);
+  if (!(result instanceof Promise)) return result.consumedPoints > counted.limit ? secondsLeft(result) : 0;
+  try {
+    await result;
+    return 0;
+  } catch (outcome) {
+    if (outcome instanceof RateLimiterRes) return secondsLeft(outcome);
+    log.error({ err: outcome }, `${what} unavailable; let through`);
+    return 0;
+  }
+}
+
+function secondsLeft(state: RateLimiterRes): number {
+  return Math.max(1, Math.ceil(state.msBeforeNext / 1000));
+}

@@ -4,7 +4,9 @@ import type { Config } from '../config.ts';
 import { clientKey } from './client-key.ts';
 
 /** The names also appear to clients, in the RateLimit-Policy and RateLimit fields. */
-export type PolicyName = 'api-key' | 'session-comments' | 'guest-comments' | 'guest-votes' | 'ip' | LoginPolicyName;
+export type PolicyName = 'api-key' | 'session-comments' | 'guest-comments' | 'guest-votes' | 'ip' | LoginPolicyName | ConfirmMailPolicyName;
+/** Confirmation mails of "Email me replies" (src/ratelimits/confirm-mails.ts). */
+export type ConfirmMailPolicyName = 'confirm-mails-reader' | 'confirm-mails-site';
 /** Failed staff sign-ins (src/ratelimits/login.ts). */
 export type LoginPolicyName = 'login-account' | 'login-ip';
 

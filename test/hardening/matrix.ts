@@ -17,7 +17,14 @@ import { CALLERS, buildWorld, STAFF_CALLERS, type CallerName, type World } from 
  * lookup, so they learn nothing about other tenants' ids either. Staff callers send the cookie and
  * CSRF token of a sign-in: under /v1 the cookie is never read, so there they are the public (`v1`).
  */
-type Target = (w: World) => Promise<{ path: string; body?: unknown }>;
+type Target = (w: World) => Promise<{
+  path: string;
+  body?: unknown;
+  /** A form body (urlencoded), as a mail page's button posts it. */
+  form?: string;
+  /** What must hold after a successful answer, beyond its status (a lifecycle case). */
+  verify?: (response: ApiResponse) => Promise<void>;
+}>;
 
 const A = (w: World) => w.siteA;
 const comment = (w: World) => `/v1/comments/${w.userComment}`;
@@ -50,7 +57,7 @@ async function noImportRunning(w: World): Promise<void> {
 }
 
 /** A reader's address on site A waiting for confirmation, as a comment with "Email me replies" leaves it: its confirmation and unsubscribe links. */
-async function mailLinks(w: World): Promise<{ confirm: string; unsubscribe: string }> {
+async function mailLinks(w: World): Promise<{ confirm: string; unsubscribe: string; email: string }> {
   const token = newConfirmToken();
   const now = Date.now();
   const row = {
@@ -67,8 +74,39 @@ async function mailLinks(w: World): Promise<{ confirm: string; unsubscribe: stri
   };
   await w.parley.app.db.kysely.insertInto('mail_addresses').values(row).execute();
   const unsubscribe = new URL(unsubscribeUrl('http://x', row.link_key, { address: row.id, scope: 'all', target: '' }));
-  return { confirm: `/v1/mail/confirm?token=${token}`, unsubscribe: unsubscribe.pathname + unsubscribe.search };
+  return { confirm: `/v1/mail/confirm?token=${token}`, unsubscribe: unsubscribe.pathname + unsubscribe.search, email: row.email };
 }
+
+/** Site A's row for a reader's address (its own per cell): confirmed once by its owner, and with `stopped`, "stop all mail" in force. */
+async function readerAddress(w: World, stopped: boolean) {
+  const now = new Date().toISOString();
+  const row = {
+    id: newId('mad'),
+    site_id: A(w),
+    email: `owner-${Date.now()}-${Math.random().toString(36).slice(2)}@example.com`,
+    user_id: null,
+    link_key: newLinkKey(),
+    confirmed_at: now,
+    confirm_token_hash: null,
+    confirm_expires_at: null,
+    unsubscribed_at: stopped ? now : null,
+    created_at: now,
+  };
+  await w.parley.app.db.kysely.insertInto('mail_addresses').values(row).execute();
+  return row;
+}
+
+/** The address's row, its subscriptions and the mails queued for it, as the checks after a cell read them. */
+async function mailState(w: World, email: string) {
+  const db = w.parley.app.db.kysely;
+  const address = await db.selectFrom('mail_addresses').selectAll().where('site_id', '=', A(w)).where('email', '=', email).executeTakeFirstOrThrow();
+  const subscriptions = await db.selectFrom('mail_subscriptions').selectAll().where('address_id', '=', address.id).execute();
+  const mails = await db.selectFrom('mail_outbox').select(['kind']).where('recipient', '=', email).execute();
+  return { address, subscriptions, mails };
+}
+
+/** A reader's comment with "Email me replies" for `email`. */
+const subscribing = (w: World, email: string) => ({ path: '/v1/comments', body: { site_id: A(w), thread_url: w.thread, content: 'mail me', notify_replies: true, email } });
 
 /** A site holds three SSO secrets at most: each cell that makes one first deletes the others. */
 async function roomForSecret(w: World): Promise<void> {
@@ -159,6 +197,58 @@ export const MATRIX: Array<[string, number[], Target]> = [
   ['POST /v1/mail/confirm', v1([200, 200, 200, 200, 200, 200, 200, 200, 200, 401, 401]), async (w) => ({ path: (await mailLinks(w)).confirm })],
   ['GET /v1/mail/unsubscribe', v1([200, 200, 200, 200, 200, 200, 200, 200, 200, 401, 401]), async (w) => ({ path: (await mailLinks(w)).unsubscribe })],
   ['POST /v1/mail/unsubscribe', v1([200, 200, 200, 200, 200, 200, 200, 200, 200, 401, 401]), async (w) => ({ path: (await mailLinks(w)).unsubscribe })],
+  // Double opt-in per subscription (issue 36, item 5). Readers only: an API key giving an address is
+  // refused before any lookup. An address its owner confirmed on another comment: the new subscription
+  // gets a confirmation mail of its own, and a reply to it mails nothing until that link is used.
+  ['POST /v1/comments (an address confirmed on another comment)', v1([201, 201, 201, 201, 404, 403, 403, 403, 403, 401, 401]),
+    async (w) => {
+      const { email } = await readerAddress(w, false);
+      const verify = async (response: ApiResponse) => {
+        await w.post(w.adminKey, 'a reply', response.body.id);
+        const { subscriptions, mails } = await mailState(w, email);
+        expect(subscriptions).toMatchObject([{ comment_id: response.body.id, confirmed_at: null, confirm_token_hash: expect.any(String) }]);
+        expect(mails.map((mail) => mail.kind)).toEqual(['confirm']);
+      };
+      return { ...subscribing(w, email), verify };
+    }],
+  // "Stop all mail" holds, whoever gives the address: no confirmation mail, the stop kept.
+  ['POST /v1/comments (an address that stopped all mail)', v1([201, 201, 201, 201, 404, 403, 403, 403, 403, 401, 401]),
+    async (w) => {
+      const { email, unsubscribed_at } = await readerAddress(w, true);
+      const verify = async () => {
+        const { address, subscriptions, mails } = await mailState(w, email);
+        expect(address.unsubscribed_at).toBe(unsubscribed_at);
+        expect(subscriptions).toMatchObject([{ confirmed_at: null, confirm_token_hash: null }]);
+        expect(mails).toEqual([]);
+      };
+      return { ...subscribing(w, email), verify };
+    }],
+  // Only a link of a mail sent to the address lifts the stop: whoever holds it, signed in or not.
+  ['POST /v1/mail/unsubscribe (resume mail)', v1([200, 200, 200, 200, 200, 200, 200, 200, 200, 401, 401]),
+    async (w) => {
+      const address = await readerAddress(w, true);
+      const link = new URL(unsubscribeUrl('http://x', address.link_key, { address: address.id, scope: 'all', target: '' }));
+      const verify = async () => expect((await mailState(w, address.email)).address.unsubscribed_at).toBeNull();
+      return { path: link.pathname + link.search, form: 'resume=mail', verify };
+    }],
+  // A confirmation link confirms the subscription it was mailed for, not one made beside it.
+  ['POST /v1/mail/confirm (one subscription of two)', v1([200, 200, 200, 200, 200, 200, 200, 200, 200, 401, 401]),
+    async (w) => {
+      const links = await mailLinks(w);
+      const email = links.email;
+      const { address } = await mailState(w, email);
+      const [mailedFor, beside] = [await w.post(w.adminKey, 'first'), await w.post(w.adminKey, 'second')];
+      const { thread_id } = await w.parley.app.db.kysely.selectFrom('comments').select('thread_id').where('id', '=', mailedFor).executeTakeFirstOrThrow();
+      const subscription = (comment_id: string, confirm_token_hash: string | null) =>
+        ({ comment_id, address_id: address.id, thread_id, created_at: address.created_at, unsubscribed_at: null, confirmed_at: null, confirm_token_hash });
+      await w.parley.app.db.kysely.insertInto('mail_subscriptions').values([subscription(mailedFor, address.confirm_token_hash), subscription(beside, null)]).execute();
+      const verify = async () => {
+        const { subscriptions } = await mailState(w, email);
+        expect(subscriptions.find((s) => s.comment_id === mailedFor)?.confirmed_at).not.toBeNull();
+        expect(subscriptions.find((s) => s.comment_id === beside)?.confirmed_at).toBeNull();
+      };
+      return { path: links.confirm, verify };
+    }],
   ['GET /v1/sessions/current/mail', v1([401, 401, 200, 200, 200, 403, 403, 403, 403, 401, 401]), async () => ({ path: '/v1/sessions/current/mail' })],
   ['PUT /v1/sessions/current/mail', v1([401, 401, 200, 200, 200, 403, 403, 403, 403, 401, 401]),
     async () => ({ path: '/v1/sessions/current/mail', body: { notify_replies: true } })],
@@ -319,7 +409,9 @@ export function describeMatrix(title: string, env: Record<string, string>, check
   let receiver: Receiver;
   beforeAll(async () => {
     receiver = await startReceiver();
-    world = await buildWorld(await startParley({ ...env, ...WEBHOOK_TEST_ENV, PARLEY_METRICS_TOKEN: 'matrix-metrics-token-0123456789' }));
+    // Mail on, written to the (silent) log: the reply-mail rows check what gets queued.
+    const mail = { PARLEY_SMTP_URL: 'log:', PARLEY_MAIL_FROM: 'comments@example.com' };
+    world = await buildWorld(await startParley({ ...env, ...WEBHOOK_TEST_ENV, ...mail, PARLEY_METRICS_TOKEN: 'matrix-metrics-token-0123456789' }));
     await subscribe(world.parley, { site_id: world.siteA, api_key: world.adminKey }, receiver.url, ['comment.created']);
   });
   afterAll(async () => {
@@ -331,14 +423,16 @@ export function describeMatrix(title: string, env: Record<string, string>, check
     describe.each(MATRIX)('%s', (endpoint, statuses, target) => {
       const cells = CALLERS.map((caller, i) => [caller, statuses[i]] as [CallerName, number]).filter(([caller]) => !skip?.(endpoint, caller));
       it.each(cells)('as %s answers %i', async (caller, status) => {
-        const { path, body } = await target(world);
+        const { path, body, form, verify } = await target(world);
         const token = world.credential[caller] ?? undefined;
         const sentAt = Date.now();
         const address: Record<string, string> = addressed ? { 'x-forwarded-for': `203.0.113.${CALLERS.indexOf(caller) + 1}` } : {};
         const headers = { ...world.staffHeaders[caller], ...address };
         const response = endpoint.endsWith('/stream')
           ? await streamAnswer(world.parley.url + path, token, headers)
-          : await world.parley.request(endpoint.split(' ')[0], path, { token, body, headers });
+          : form !== undefined
+            ? await world.parley.request(endpoint.split(' ')[0], path, { token, raw: form, headers: { ...headers, 'content-type': 'application/x-www-form-urlencoded' } })
+            : await world.parley.request(endpoint.split(' ')[0], path, { token, body, headers });
         expect(response.status, JSON.stringify(response.body)).toBe(status);
         if (status >= 400) {
           expect(response.headers.get('content-type')).toMatch(/^application\/problem\+json/);
@@ -363,6 +457,7 @@ export function describeMatrix(title: string, env: Record<string, string>, check
           const outside = ['otherAccountKey', 'siteModeratorStaff', 'otherAccountStaff'].includes(caller);
           expect(outside ? result.error.code : result.ok).toBe(outside ? 'not_found' : true);
         }
+        if (status < 400) await verify?.(response);
         check?.(response, endpoint, caller, status, sentAt);
       });
     });

@@ -49,7 +49,8 @@ export interface World {
   /** A published comment of the session user `user` on site A. */
   userComment: string;
   adminKey: string;
-  post(token: string | null, content?: string): Promise<string>;
+  /** A comment on the world's thread (a reply to `parentId` when given): its id. */
+  post(token: string | null, content?: string, parentId?: string): Promise<string>;
   /** A new site user of site A (as POST /v1/sessions makes one): their usr_ id and a session token. */
   newUser(name: string): Promise<{ id: string; token: string }>;
   /** The usr_ id of a site user of site A by their own id (e.g. 'alice'). */
@@ -87,8 +88,9 @@ export async function buildWorld(parley: TestParley): Promise<World> {
   const staffHeaders: World['staffHeaders'] = {};
   for (const [caller, { email }] of Object.entries(staff)) staffHeaders[caller as CallerName] = (await signInStaff(parley, email)).headers;
   const thread = pageUrl();
-  const post = async (token: string | null, content = 'a comment') => {
-    const response = await parley.request('POST', '/v1/comments', { token: token ?? undefined, body: { site_id: a.site_id, thread_url: thread, content } });
+  const post = async (token: string | null, content = 'a comment', parentId?: string) => {
+    const body = { site_id: a.site_id, thread_url: thread, content, ...(parentId && { parent_id: parentId }) };
+    const response = await parley.request('POST', '/v1/comments', { token: token ?? undefined, body });
     if (response.status !== 201) throw new Error(`post: ${response.status} ${JSON.stringify(response.body)}`);
     return response.body.id as string;
   };

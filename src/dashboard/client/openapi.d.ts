@@ -257,9 +257,9 @@ export interface paths {
                         /** @description 1 to 10,000 characters after trimming */
                         content: string;
                         parent_id?: string | null;
-                        /** @description Email me replies: the author gets a mail when a reply to this comment is published (at most one per thread every 10 minutes). A guest gives `email`; a signed-in reader gets their SSO address when they give none, and their own default when this is left out. An address no SSO token gave is mailed a confirmation link first (24 hours, single use) and nothing else until it is used. Ignored when the server sends no mail */
+                        /** @description Email me replies: the author gets a mail when a reply to this comment is published (at most one per thread every 10 minutes). A guest gives `email`; a signed-in reader gets their SSO address when they give none, and their own default when this is left out. Each comment's request is confirmed on its own: unless the address is the signed-in reader's SSO address, a confirmation link (24 hours, single use) is mailed for it, and no reply mail goes before it is used. Nothing is mailed to an address that stopped all mail, or that has a confirmation link pending. Confirmation mails are limited per reader and per site (429). Readers only: an API key that sets it true is refused (403). Ignored when the server sends no mail */
                         notify_replies?: boolean;
-                        /** @description Where reply mails go (with notify_replies). Personal data: shown to no reader, only to the site's staff */
+                        /** @description Where reply mails go (with notify_replies). Readers only: refused (403) with an API key. Personal data: shown to no reader, only to the site's staff */
                         email?: string;
                         /** @description Guests and API keys only; 1 to 100 characters after trimming. Refused (400) when it holds a bidirectional control (U+200E, U+200F, U+202A-U+202E, U+2066-U+2069) or a zero-width character (U+200B-U+200D, U+2060, U+FEFF): never stripped */
                         author_name?: string;
@@ -5846,7 +5846,7 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
-                        "application/json": string;
+                        "text/html": string;
                     };
                 };
                 /** @description RFC 9457 problem details (application/problem+json) */
@@ -5870,7 +5870,7 @@ export interface paths {
             };
         };
         put?: never;
-        /** Confirm an address for reply mails (the link works once, for 24 hours) */
+        /** Confirm the reply mails of the comment the link was mailed for (the link works once, for 24 hours) */
         post: {
             parameters: {
                 query: {
@@ -5883,7 +5883,26 @@ export interface paths {
             };
             requestBody: {
                 content: {
-                    "application/json": unknown;
+                    "application/x-www-form-urlencoded": {
+                        /** @description `address` on a link for every mail: delete the address instead */
+                        forget?: string;
+                        /** @description `mail` on a link for every mail: lift an earlier "stop all mail" instead */
+                        resume?: string;
+                        /** @description `One-Click`, from a mail client (RFC 8058) */
+                        "List-Unsubscribe"?: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                    "multipart/form-data": {
+                        /** @description `address` on a link for every mail: delete the address instead */
+                        forget?: string;
+                        /** @description `mail` on a link for every mail: lift an earlier "stop all mail" instead */
+                        resume?: string;
+                        /** @description `One-Click`, from a mail client (RFC 8058) */
+                        "List-Unsubscribe"?: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
                 };
             };
             responses: {
@@ -5893,7 +5912,7 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
-                        "application/json": string;
+                        "text/html": string;
                     };
                 };
                 /** @description RFC 9457 problem details (application/problem+json) */
@@ -5953,7 +5972,7 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
-                        "application/json": string;
+                        "text/html": string;
                     };
                 };
                 /** @description RFC 9457 problem details (application/problem+json) */
@@ -5979,7 +5998,7 @@ export interface paths {
         put?: never;
         /**
          * Unsubscribe (one comment, one page, or everything from the site), without signing in; RFC 8058 one-click posts here
-         * @description On a link for every mail (scope all), a form field forget=address deletes the address instead, with every subscription it made.
+         * @description On a link for every mail (scope all), a form field forget=address deletes the address instead, with every subscription it made; resume=mail lifts an earlier "stop all mail" (only the link of a mail sent to the address can: nothing else lifts it).
          */
         post: {
             parameters: {
@@ -5998,7 +6017,26 @@ export interface paths {
             };
             requestBody: {
                 content: {
-                    "application/json": unknown;
+                    "application/x-www-form-urlencoded": {
+                        /** @description `address` on a link for every mail: delete the address instead */
+                        forget?: string;
+                        /** @description `mail` on a link for every mail: lift an earlier "stop all mail" instead */
+                        resume?: string;
+                        /** @description `One-Click`, from a mail client (RFC 8058) */
+                        "List-Unsubscribe"?: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                    "multipart/form-data": {
+                        /** @description `address` on a link for every mail: delete the address instead */
+                        forget?: string;
+                        /** @description `mail` on a link for every mail: lift an earlier "stop all mail" instead */
+                        resume?: string;
+                        /** @description `One-Click`, from a mail client (RFC 8058) */
+                        "List-Unsubscribe"?: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
                 };
             };
             responses: {
@@ -6008,7 +6046,7 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
-                        "application/json": string;
+                        "text/html": string;
                     };
                 };
                 /** @description RFC 9457 problem details (application/problem+json) */
