@@ -3,6 +3,7 @@ import { RateLimiterRes } from 'rate-limiter-flexible';
 import { hashSecret } from '../auth/secrets.ts';
 import type { Config } from '../config.ts';
 import { AppError } from '../errors.ts';
+import { clientKey } from './client-key.ts';
 import { openCounters } from './counters.ts';
 import { policy, type Policy } from './policies.ts';
 
@@ -21,8 +22,9 @@ export interface LoginLimiter {
 }
 
 /**
- * Failed staff sign-ins, per email address and per client IP, in the same counters as the request
- * limits (in process, or in Redis shared by every instance, exact). Every attempt takes a count
+ * Failed staff sign-ins, per email address and per client (clientKey: an IPv6 client is its /64, as
+ * for every other limit), in the same counters as the request limits (in process, or in Redis
+ * shared by every instance, exact). Every attempt takes a count
  * before the (slow, scrypt) password check, so parallel guesses cannot slip past the limit; a
  * success gives its counts back, so only failures add up. The address is counted by its hash: Redis
  * never holds staff email addresses.
@@ -59,7 +61,7 @@ export async function openLoginLimiter(config: Config, log: FastifyBaseLogger): 
     async attempt(email, ip, reply) {
       const limits = [
         perEmail && { counted: perEmail, subject: hashSecret(email), what: 'for this account' },
-        perAddress && { counted: perAddress, subject: ip, what: 'from this address' },
+        perAddress && { counted: perAddress, subject: clientKey(ip), what: 'from this address' },
       ].filter((limit) => limit !== null);
       const waits = await Promise.all(limits.map(({ counted, subject }) => take(counted, subject)));
       const refused = waits.findIndex((seconds) => seconds > 0);

@@ -73,6 +73,16 @@ describe('failed staff sign-ins', () => {
     expect((await login(parley, email, STAFF_PASSWORD, '198.51.100.1')).status).toBe(200);
   }, 90_000);
 
+  it('count the addresses of one IPv6 /64 as one address, as every other limit does', async () => {
+    const parley = await startParley(LIMITS);
+    // Each guess from a new address of the /64, at an address of its own: only the IP limit can stop them.
+    const answers = await burst(20, (i) => login(parley, staffEmail('sprayed'), `guess ${i}`, `2001:db8:7:9::${(i + 1).toString(16)}`));
+    expect(statuses(answers)).toEqual({ 401: 5, 429: 15 });
+    expect(answers.find((answer) => answer.status === 429)!.body.detail).toContain('from this address');
+    // Another /64 is another client.
+    expect((await login(parley, staffEmail('sprayed'), 'guess', '2001:db8:7:a::1')).status).toBe(401);
+  }, 90_000);
+
   it('count only failures: signing in again and again is never locked', async () => {
     const parley = await startParley(LIMITS);
     const site = await parley.newSite();
