@@ -91,10 +91,15 @@ export async function spendLink(trx: Kysely<Database>, row: LinkRow, usedBy: str
   if (Number(spent.numUpdatedRows) !== 1) throw new AppError('not_found', UNUSABLE[row.kind as LinkKind]);
 }
 
-/** Revokes the pending links of a kind that match (earlier reset links of a person, setup links once an owner exists). */
-export async function revokePendingLinks(db: Kysely<Database>, kind: LinkKind, where: { accountId?: string; staffId?: string }): Promise<void> {
-  let query = db.updateTable('staff_links').set({ revoked_at: nowIso() }).where('kind', '=', kind).where('used_at', 'is', null).where('revoked_at', 'is', null);
+/**
+ * Revokes the pending links that match: earlier reset links of a person (a new one, or a change of
+ * their roles), the links a member made (once removed or demoted), setup links once an owner exists.
+ */
+export async function revokePendingLinks(db: Kysely<Database>, where: { kind?: LinkKind; accountId?: string; staffId?: string; createdBy?: string }): Promise<void> {
+  let query = db.updateTable('staff_links').set({ revoked_at: nowIso() }).where('used_at', 'is', null).where('revoked_at', 'is', null);
+  if (where.kind) query = query.where('kind', '=', where.kind);
   if (where.accountId) query = query.where('account_id', '=', where.accountId);
   if (where.staffId) query = query.where('staff_id', '=', where.staffId);
+  if (where.createdBy) query = query.where('created_by', '=', where.createdBy);
   await query.execute();
 }

@@ -8,6 +8,7 @@ import type { Database } from '../db/schema.ts';
 import { AppError, invalid } from '../errors.ts';
 import type { LoginLimiter } from '../ratelimits/login.ts';
 import { CLI_ACTOR, recordAudit } from '../audit/audit.ts';
+import { requireIssuerStillMay } from './issuers.ts';
 import { pendingLink, revokePendingLinks, spendLink, type LinkRow } from './links.ts';
 import { DUMMY_PASSWORD_HASH, hashPassword, MAX_PASSWORD_LENGTH, MIN_PASSWORD_LENGTH, verifyPassword } from './passwords.ts';
 import {
@@ -102,7 +103,10 @@ export async function joinThroughLink(db: Db, limiter: LoginLimiter, kind: 'invi
     const staff = existing ?? (await insertStaff(trx, { email, name, passwordHash: passwordHash! }));
     const already = await trx.selectFrom('staff_memberships').select('role').where('staff_id', '=', staff.id).where('account_id', '=', link.account_id).executeTakeFirst();
     if (already) throw new AppError('conflict', `${email} is already a member of this account`);
+    await requireIssuerStillMay(trx, link);
     await spendLink(trx, link, staff.id);
+    // A new membership changes what a reset of this person needs: earlier reset links stop working.
+    if (existing) await revokePendingLinks(trx, { kind: 'reset', staffId: staff.id });
     const role = link.role as StaffRole;
     const siteIds = siteIdsOf(link.site_ids);
     await insertMembership(trx, staff.id, link.account_id, role, siteIds);
@@ -128,6 +132,8 @@ export async function resetPassword(db: Db, input: { token: string; password: st
   const link = await pendingLink(db.kysely, 'reset', input.token);
   const passwordHash = await hashPassword(checkPassword('body/password', input.password));
   return db.kysely.transaction().execute(async (trx) => {
+    await lockRow(db.dialect, trx, 'accounts', link.account_id);
+    await requireIssuerStillMay(trx, link);
     const staff = (await findStaff(trx, link.staff_id!))!;
     await spendLink(trx, link, staff.id);
     await trx.updateTable('staff').set({ password_hash: passwordHash, updated_at: new Date().toISOString() }).where('id', '=', staff.id).execute();
@@ -163,7 +169,7 @@ export async function createOwner(db: Db, input: { email: string; name?: string;
     if (await findStaffByEmail(trx, email)) throw new Error(`${email} is already a staff member: sign in, or have an owner issue a reset link`);
     const staff = await insertStaff(trx, { email, name, passwordHash });
     await insertMembership(trx, staff.id, accountId, 'owner', null);
-    await revokePendingLinks(trx, 'setup', { accountId });
+    await revokePendingLinks(trx, { kind: 'setup', accountId });
     await recordAudit(trx, { accountId, actor: CLI_ACTOR, action: 'member.created', target: staff.id, data: { role: 'owner' } });
     return { staff_id: staff.id, email, name, account_id: accountId, role: 'owner' as const };
   });
