@@ -6,7 +6,7 @@ import { clientKey } from './client-key.ts';
 /** The names also appear to clients, in the RateLimit-Policy and RateLimit fields. */
 export type PolicyName = 'api-key' | 'session-comments' | 'guest-comments' | 'guest-votes' | 'ip' | LoginPolicyName;
 /** Failed staff sign-ins (src/ratelimits/login.ts). */
-export type LoginPolicyName = 'login-account' | 'login-ip';
+export type LoginPolicyName = 'login-account' | 'login-delay' | 'login-device' | 'login-ip';
 
 export interface Policy {
   name: PolicyName;

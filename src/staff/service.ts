@@ -8,6 +8,7 @@ import type { Database } from '../db/schema.ts';
 import { AppError, invalid } from '../errors.ts';
 import type { LoginLimiter } from '../ratelimits/login.ts';
 import { CLI_ACTOR, recordAudit } from '../audit/audit.ts';
+import { knownDeviceOf } from './devices.ts';
 import { requireIssuerStillMay } from './issuers.ts';
 import { pendingLink, revokePendingLinks, spendLink, type LinkRow } from './links.ts';
 import { DUMMY_PASSWORD_HASH, hashPassword, MAX_PASSWORD_LENGTH, MIN_PASSWORD_LENGTH, verifyPassword } from './passwords.ts';
@@ -46,17 +47,20 @@ const WRONG = 'The email or password is wrong';
  * Proves a password for an address, counted by the sign-in limits. An unknown address is checked
  * against a dummy hash with the same parameters, so it costs (and answers) the same as a wrong password.
  */
-async function provePassword(limiter: LoginLimiter, email: string, password: string, ip: string, reply: FastifyReply, staff: StaffRow | undefined) {
-  const attempt = await limiter.attempt(email, ip, reply);
+async function provePassword(limiter: LoginLimiter, email: string, password: string, ip: string, reply: FastifyReply, staff: StaffRow | undefined, knownDevice: string | null = null) {
+  const attempt = await limiter.attempt(email, ip, reply, knownDevice);
   const matches = await verifyPassword(password, staff?.password_hash ?? DUMMY_PASSWORD_HASH);
   if (!staff || !matches) throw new AppError('unauthorized', WRONG);
   await attempt.succeeded();
   return staff;
 }
 
-export async function signIn(db: Db, limiter: LoginLimiter, input: { email: string; password: string }, ip: string, reply: FastifyReply): Promise<StaffRow> {
+/** Signs in with a password; `deviceCookie` is the request's device cookie (devices.ts), if any. */
+export async function signIn(db: Db, limiter: LoginLimiter, input: { email: string; password: string }, ip: string, reply: FastifyReply, deviceCookie: string | null) {
   const email = normaliseEmail(input.email);
-  return provePassword(limiter, email, input.password, ip, reply, await findStaffByEmail(db.kysely, email));
+  const found = await findStaffByEmail(db.kysely, email);
+  const device = knownDeviceOf(deviceCookie, found);
+  return { staff: await provePassword(limiter, email, input.password, ip, reply, found, device), device };
 }
 
 /** Changes the signed-in person's password and ends their other sessions. */

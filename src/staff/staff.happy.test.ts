@@ -23,7 +23,7 @@ describe('signing in', () => {
     const { site, owner } = await ownedAccount();
     const response = await parley.request('POST', '/api/auth/login', { body: { email: owner.email.toUpperCase(), password: STAFF_PASSWORD } });
     expect(response.status).toBe(200);
-    expect(response.headers.get('set-cookie')).toMatch(/^parley_staff=stfs_[0-9A-Za-z]{43}; Max-Age=1209600; Path=\/api\/; HttpOnly; SameSite=Lax$/);
+    expect(response.headers.getSetCookie()[0]).toMatch(/^parley_staff=stfs_[0-9A-Za-z]{43}; Max-Age=1209600; Path=\/api\/; HttpOnly; SameSite=Lax$/);
     expect(response.body).toEqual({
       staff: { id: expect.stringMatching(/^stf_/), email: owner.email, name: 'Olive' },
       memberships: [{ account_id: site.account_id, account_name: 'Test site', role: 'owner', site_ids: null }],
