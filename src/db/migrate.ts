@@ -26,6 +26,7 @@ import * as spamSignalsLean from './migrations/0023_spam_signals_lean.ts';
 import * as queueCounts from './migrations/0024_queue_counts.ts';
 import * as mailOutboxSite from './migrations/0025_mail_outbox_site.ts';
 import * as spamSignalsByTime from './migrations/0026_spam_signals_by_time.ts';
+import * as staffEmailVerified from './migrations/0027_staff_email_verified.ts';
 
 /**
  * Migrations are listed here explicitly (no directory scan), in order. They are additive only (new
@@ -62,6 +63,7 @@ const MIGRATIONS: Record<string, Migration> = {
   '0024_queue_counts': queueCounts,
   '0025_mail_outbox_site': mailOutboxSite,
   '0026_spam_signals_by_time': spamSignalsByTime,
+  '0027_staff_email_verified': staffEmailVerified,
 };
 
 const provider: MigrationProvider = { getMigrations: async () => MIGRATIONS };

@@ -38,3 +38,5 @@ export const unsubscribePage = (scope: keyof typeof S.pageUnsubscribeAsk) =>
     ...(scope === 'all' ? [{ button: S.pageForgetButton, explain: S.pageForgetAsk, field: FORGET_FIELD }] : []),
   ]);
 export const unsubscribedPage = (forgotten: boolean) => page(S.pageUnsubscribeTitle, forgotten ? S.pageForgetDone : S.pageUnsubscribeDone);
+export const verifyPage = () => page(S.pageVerifyTitle, S.pageVerifyAsk, [{ button: S.pageVerifyButton }]);
+export const verifiedPage = () => page(S.pageVerifyTitle, S.verifyDone);

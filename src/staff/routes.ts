@@ -6,6 +6,7 @@ import type { Db } from '../db/connect.ts';
 import { AppError } from '../errors.ts';
 import { errors, StaffRead, StaffWrite } from '../http/schemas.ts';
 import { openLoginLimiter } from '../ratelimits/login.ts';
+import { addressRoutes } from './address-routes.ts';
 import { clearStaffCookie, csrfTokenOf, setStaffCookie } from './cookie-auth.ts';
 import { deviceCookieOf, setDeviceCookie } from './devices.ts';
 import { namedMemberships, staffView, type StaffRow } from './repository.ts';
@@ -41,6 +42,7 @@ const SIGN_IN = { staffSignIn: true };
 export const staffAuthRoutes: FastifyPluginAsyncTypebox<{ db: Db }> = async (app, { db }) => {
   const limiter = await openLoginLimiter(app.config, app.log);
   app.addHook('onClose', () => limiter.close());
+  await app.register(addressRoutes, { db });
 
   const signedIn = async (request: FastifyRequest, reply: FastifyReply, staff: StaffRow, session: Pick<OpenedSession, 'id' | 'csrfSecret' | 'createdAt' | 'expiresAt'>) => ({
     staff: staffView(staff),

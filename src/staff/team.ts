@@ -8,7 +8,7 @@ import { AppError, invalid } from '../errors.ts';
 import { actorOf, auditLog, recordAudit } from '../audit/audit.ts';
 import { managesTeam, mayManage, unoutranked } from './issuers.ts';
 import { createLink, linkState, linkUrl, revokePendingLinks, type LinkRow } from './links.ts';
-import { allSitesOfAccount, findStaff, membershipsOfStaff, normaliseEmail, ownerCount, siteIdsOf, storedSiteIds, type StaffRole } from './repository.ts';
+import { allSitesOfAccount, membershipsOfStaff, normaliseEmail, ownerCount, siteIdsOf, storedSiteIds, type StaffRole } from './repository.ts';
 import { queueMail } from '../mail/outbox.ts';
 
 /**
@@ -40,10 +40,18 @@ async function siteScope(db: Kysely<Database>, accountId: string, role: StaffRol
   return [...new Set(siteIds)];
 }
 
-const MEMBER_COLUMNS = ['staff.id', 'staff.email', 'staff.name', 'staff_memberships.role', 'staff_memberships.site_ids', 'staff_memberships.created_at'] as const;
+const MEMBER_COLUMNS = ['staff.id', 'staff.email', 'staff.email_verified_at', 'staff.name', 'staff_memberships.role', 'staff_memberships.site_ids', 'staff_memberships.created_at'] as const;
 
-function memberView(row: { id: string; email: string; name: string; role: string; site_ids: string | null; created_at: string }) {
-  return { id: row.id, email: row.email, name: row.name, role: row.role as StaffRole, site_ids: siteIdsOf(row.site_ids), joined_at: row.created_at };
+function memberView(row: { id: string; email: string; email_verified_at: string | null; name: string; role: string; site_ids: string | null; created_at: string }) {
+  return {
+    id: row.id,
+    email: row.email,
+    email_verified: row.email_verified_at !== null,
+    name: row.name,
+    role: row.role as StaffRole,
+    site_ids: siteIdsOf(row.site_ids),
+    joined_at: row.created_at,
+  };
 }
 
 function membersQuery(db: Kysely<Database>, accountId: string) {
@@ -179,7 +187,7 @@ export async function revokeInvite(db: Db, caller: Caller, accountId: string, in
 /** A reset link for a member, from someone who outranks them in every account they belong to (see unoutranked). */
 export async function issueResetLink(db: Db, caller: Caller, accountId: string, staffId: string, base: string) {
   teamManager(caller, accountId);
-  await memberOrNotFound(db.kysely, accountId, staffId);
+  const target = await memberOrNotFound(db.kysely, accountId, staffId);
   const refused = unoutranked((held) => membershipFor(caller, held), await membershipsOfStaff(db.kysely, staffId));
   if (refused) {
     throw new AppError('forbidden', refused.accountId === accountId ? 'Only an owner resets the password of an owner or admin' : 'This person belongs to other accounts too: an owner of each of them must issue the reset');
@@ -190,8 +198,10 @@ export async function issueResetLink(db: Db, caller: Caller, accountId: string, 
     const { row, token } = await createLink(trx, { kind: 'reset', accountId, staffId, createdBy: actor.ref });
     await recordAudit(trx, { accountId, actor, action: 'member.reset_link_issued', target: staffId, data: { link: row.id } });
     const url = linkUrl(db.mail?.publicUrl ?? base, 'reset', token);
-    // With mail on, the person gets the link too (queued with it: no link without its mail, nor the reverse).
-    if (db.mail) await queueMail(trx, { kind: 'reset', cause: row.id, recipient: (await findStaff(trx, staffId))!.email, siteId: null, data: { url } });
+    // With mail on, the person gets the link too (queued with it: no link without its mail, nor the
+    // reverse), at an address they confirmed: an unconfirmed one may be someone else's.
+    const mailed = db.mail !== null && target.email_verified_at !== null;
+    if (mailed) await queueMail(trx, { kind: 'reset', cause: row.id, recipient: target.email, siteId: null, data: { url } });
     return { id: row.id, staff_id: staffId, token, url, created_at: row.created_at, expires_at: row.expires_at };
   });
   if (db.mail) db.changes.mailsQueued();
