@@ -35,7 +35,14 @@ export function mayTakeOver(db: Db, holder: StaffRow): boolean {
  * is no one's (`.invalid` never delivers), their sessions and confirmation link end.
  */
 export async function releaseAddress(trx: Kysely<Database>, holder: StaffRow): Promise<void> {
-  await trx.updateTable('staff').set({ email: `${holder.id}@unconfirmed.invalid`, updated_at: nowIso() }).where('id', '=', holder.id).execute();
+  const released = await trx
+    .updateTable('staff')
+    .set({ email: `${holder.id}@unconfirmed.invalid`, updated_at: nowIso() })
+    .where('id', '=', holder.id)
+    .where('email_verified_at', 'is', null)
+    .executeTakeFirst();
+  // Confirmed since it was read: the address is theirs now.
+  if (Number(released.numUpdatedRows) !== 1) throw new AppError('conflict', 'This address was just confirmed by the person who holds it: sign in with their password, or use another address');
   await revokePendingLinks(trx, { kind: 'verify', staffId: holder.id });
   await endSessionsOf(trx, holder.id, null);
 }

@@ -99,7 +99,7 @@ export async function changeMember(db: Db, caller: Caller, accountId: string, st
   });
 }
 
-const ISSUES_LINKS: ReadonlySet<StaffRole | null> = new Set(['owner', 'admin']);
+const ISSUES_LINKS: ReadonlySet<StaffRole> = new Set(['owner', 'admin']);
 
 /**
  * A member's roles changed (`to` null: removed). Reset links for them stop working, whoever issued
@@ -188,7 +188,7 @@ export async function revokeInvite(db: Db, caller: Caller, accountId: string, in
 export async function issueResetLink(db: Db, caller: Caller, accountId: string, staffId: string, base: string) {
   teamManager(caller, accountId);
   const target = await memberOrNotFound(db.kysely, accountId, staffId);
-  const refused = unoutranked((held) => membershipFor(caller, held), await membershipsOfStaff(db.kysely, staffId));
+  const refused = unoutranked((account) => membershipFor(caller, account), await membershipsOfStaff(db.kysely, staffId));
   if (refused) {
     throw new AppError('forbidden', refused.accountId === accountId ? 'Only an owner resets the password of an owner or admin' : 'This person belongs to other accounts too: an owner of each of them must issue the reset');
   }
