@@ -96,11 +96,15 @@ export interface Config {
   importLeaseMs: number;
   /** Failed staff sign-ins (docs/sign-in.md, "How staff sign-in is protected"); each limit counts per window, 0 turns it off. */
   loginLimits: {
-    /** Sign-in attempts per email address (PARLEY_LOGIN_ATTEMPTS_PER_ACCOUNT, 10); a success is not counted. */
+    /**
+     * Wrong passwords per email address before each further guess waits twice as long as the one
+     * before, 1 s up to the window (PARLEY_LOGIN_ATTEMPTS_PER_ACCOUNT, 10); also the wrong passwords
+     * per window from a device that has signed in as the person before. A success is not counted.
+     */
     perAccount: number;
     /** Sign-in attempts per client IP (PARLEY_LOGIN_ATTEMPTS_PER_IP, 30); a success is not counted. */
     perIp: number;
-    /** Length of both windows (PARLEY_LOGIN_WINDOW, 15m; whole seconds). */
+    /** Length of the windows, and the longest wait (PARLEY_LOGIN_WINDOW, 15m; whole seconds). */
     windowSeconds: number;
   };
 }

@@ -4,8 +4,8 @@ import { v7 as uuidv7 } from 'uuid';
 
 export type IdPrefix =
   | 'acct' | 'cmt' | 'usr' | 'key' | 'del' | 'evt' | 'ban' | 'mod' | 'sess' | 'thr' | 'note' | 'sso'
-  // Staff (migration 0012): people, their sessions, invites, reset and setup links, audit entries.
-  | 'stf' | 'sts' | 'inv' | 'rst' | 'stp' | 'aud'
+  // Staff (migration 0012): people, their sessions, invites, reset, setup and address links, audit entries.
+  | 'stf' | 'sts' | 'inv' | 'rst' | 'stp' | 'vfy' | 'aud'
   // Mail (migration 0016): readers' addresses, queued mails.
   | 'mad' | 'mail'
   // Import jobs (migration 0018).

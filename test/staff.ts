@@ -29,7 +29,7 @@ export async function addStaff(
   const db = parley.app.db.kysely;
   const email = options.email ?? staffEmail(role);
   passwordHash ??= hashPassword(STAFF_PASSWORD);
-  const staff = (await findStaffByEmail(db, email)) ?? (await insertStaff(db, { email, name: options.name ?? `${role} person`, passwordHash: await passwordHash }));
+  const staff = (await findStaffByEmail(db, email)) ?? (await insertStaff(db, { email, name: options.name ?? `${role} person`, passwordHash: await passwordHash, verified: true }));
   await insertMembership(db, staff.id, accountId, role, options.siteIds ?? null);
   return { id: staff.id, email };
 }

@@ -28,6 +28,7 @@ import * as mailOutboxSite from './migrations/0025_mail_outbox_site.ts';
 import * as spamSignalsByTime from './migrations/0026_spam_signals_by_time.ts';
 import * as liveEventsIdsOnly from './migrations/0027_live_events_ids_only.ts';
 import * as mailSubscriptionConfirmation from './migrations/0028_mail_subscription_confirmation.ts';
+import * as staffEmailVerified from './migrations/0029_staff_email_verified.ts';
 
 /**
  * Migrations are listed here explicitly (no directory scan), in order. They are additive only (new
@@ -66,6 +67,7 @@ const MIGRATIONS: Record<string, Migration> = {
   '0026_spam_signals_by_time': spamSignalsByTime,
   '0027_live_events_ids_only': liveEventsIdsOnly,
   '0028_mail_subscription_confirmation': mailSubscriptionConfirmation,
+  '0029_staff_email_verified': staffEmailVerified,
 };
 
 const provider: MigrationProvider = { getMigrations: async () => MIGRATIONS };

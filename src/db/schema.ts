@@ -335,6 +335,8 @@ export interface StaffTable {
   updated_at: string;
   /** Which moderation mails they get: `off`, `pending` (comments waiting), `all` (and flags) (migration 0016). */
   moderation_mail: Generated<string>;
+  /** When the person followed the link mailed to `email`; null: not theirs yet, no mail goes to it (migration 0027). */
+  email_verified_at: string | null;
 }
 
 export interface StaffMembershipTable {

@@ -21,19 +21,31 @@ export function encodeCursor(order: string, key: KeyValue[]): string {
   return Buffer.from(JSON.stringify([order, ...key])).toString('base64url');
 }
 
+/**
+ * A cursor key's part: text (no NUL, which PostgreSQL's text refuses), a count (an integer that fits
+ * a 32-bit `integer` column, as flag_count does on PostgreSQL), or any other whole number (a search
+ * key). Cursors are made by the client's hands as much as by ours: a part the database would refuse
+ * must be a 400 here, never a database error.
+ */
+export type KeyType = 'string' | 'count' | 'integer';
+
+const MAX_COUNT = 2 ** 31 - 1;
+
+function isKeyOf(type: KeyType, value: unknown): boolean {
+  if (type === 'string') return typeof value === 'string' && value.length <= 200 && !value.includes('\u0000');
+  if (!Number.isSafeInteger(value)) return false;
+  return type === 'integer' || ((value as number) >= 0 && (value as number) <= MAX_COUNT);
+}
+
 /** The key a cursor names, checked against the list's order and the key's types (400 otherwise). */
-export function decodeCursor(cursor: string, order: string, types: Array<'string' | 'number'>): KeyValue[] {
+export function decodeCursor(cursor: string, order: string, types: KeyType[]): KeyValue[] {
   let decoded: unknown;
   try {
     decoded = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8'));
   } catch {
     decoded = null;
   }
-  const valid =
-    Array.isArray(decoded) &&
-    decoded.length === types.length + 1 &&
-    decoded[0] === order &&
-    types.every((type, i) => typeof decoded[i + 1] === type && (type === 'string' ? (decoded[i + 1] as string).length <= 200 : Number.isFinite(decoded[i + 1])));
+  const valid = Array.isArray(decoded) && decoded.length === types.length + 1 && decoded[0] === order && types.every((type, i) => isKeyOf(type, decoded[i + 1]));
   if (!valid) throw invalid('querystring/cursor', 'is not a cursor of this list and order');
   return (decoded as KeyValue[]).slice(1);
 }

@@ -3,6 +3,7 @@ import type { Config } from '../config.ts';
 import type { Db } from '../db/connect.ts';
 import { AppError } from '../errors.ts';
 import { COUNTS_GRACE_MS, Feed } from './feed.ts';
+import type { QueueAccess } from './queue-access.ts';
 import { QueueFeed } from './queue-feed.ts';
 import { clientKey } from '../ratelimits/client-key.ts';
 import { HEARTBEAT, Reader } from './reader.ts';
@@ -23,6 +24,9 @@ export class LiveHub {
   /** Open streams per client, keyed as every other limit keys a client (an IPv6 one by its /64). */
   readonly #perClient = new Map<string, number>();
   readonly #queue: QueueFeed;
+  /** Each open queue stream's question whether its holder still moderates its sites. */
+  readonly #queueAccess = new Map<Reader, QueueAccess>();
+  #checkingAccess = false;
   #open = 0;
   #timer: ReturnType<typeof setInterval> | null = null;
   #closing = false;
@@ -106,8 +110,10 @@ export class LiveHub {
   }
 
   /** Opens a staff stream of the moderation queue of these sites (the caller moderates them all). */
-  async openQueue(ip: string, siteIds: string[], lastEventId: string | null): Promise<Reader> {
+  async openQueue(ip: string, siteIds: string[], lastEventId: string | null, access: QueueAccess): Promise<Reader> {
     const reader = this.#admitted(ip);
+    this.#queueAccess.set(reader, access);
+    reader.onClose(() => this.#queueAccess.delete(reader));
     try {
       await this.#queue.attach(reader, siteIds, lastEventId);
     } catch (error) {
@@ -127,6 +133,7 @@ export class LiveHub {
       }
     }
     void this.#queue.pull();
+    void this.#checkQueueAccess();
     const located = [...this.#feeds.values()].filter((feed) => feed.threadId !== null);
     try {
       for (let i = 0; i < located.length; i += CHECK_BATCH) {
@@ -140,6 +147,27 @@ export class LiveHub {
       for (const feed of this.#feeds.values()) if (feed.threadId === null) void feed.pull();
     } catch (error) {
       this.log.warn({ err: error }, 'live: checking threads for missed events failed');
+    }
+  }
+
+  /**
+   * Ends the queue streams whose holders lost access since they opened, so one stops within a
+   * heartbeat of the change, on every instance. A holder whose access cannot be read is taken to
+   * have none: the stream ends, and its reconnection is checked afresh.
+   */
+  async #checkQueueAccess(): Promise<void> {
+    if (this.#checkingAccess) return;
+    this.#checkingAccess = true;
+    try {
+      for (const [reader, access] of this.#queueAccess) {
+        const allowed = await access().catch((error: unknown) => {
+          this.log.warn({ err: error }, 'live: checking a queue stream\'s access failed; the stream ends');
+          return false;
+        });
+        if (!allowed) reader.close();
+      }
+    } finally {
+      this.#checkingAccess = false;
     }
   }
 

@@ -7,6 +7,7 @@ import type { FastifyReply } from 'fastify';
 import { errors, ManagementRead, OptionalCredential } from '../http/schemas.ts';
 import { managedSite, siteOrNotFound, sitesManagedBy } from '../sites/repository.ts';
 import type { LiveHub } from './hub.ts';
+import { queueAccessOf } from './queue-access.ts';
 import { QUEUE_GRACE_MS } from './queue-feed.ts';
 import { QUEUE_EVENT_TYPES } from './queue-record.ts';
 import type { Reader } from './reader.ts';
@@ -37,7 +38,8 @@ const QUEUE_DESCRIPTION =
   'flagged, moderated, deleted; never a published comment arriving, nor votes. Messages carry `id`, the change\'s event id (`ready` a position): ' +
   `reconnecting with \`Last-Event-ID\` (or \`last_event_id\`) replays the changes since then, on any instance, and those of the ${QUEUE_GRACE_MS / 1000} s before it ` +
   '(an event is numbered before its change commits; each message states the comment\'s status, so one received twice changes nothing); ' +
-  'more than 1,000 changes, or an id older than a day, send `reset` (reload the queue). The sites are those the caller moderates when the stream opens. ' +
+  'more than 1,000 changes, or an id older than a day, send `reset` (reload the queue). The sites are those the caller moderates when the stream opens; ' +
+  'the stream ends within a heartbeat once the caller no longer moderates one of them (removed, sites changed, key revoked, signed out). ' +
   'A comment line every 15 s keeps the connection open; the same per-address and per-instance caps as the public stream apply (429 with Retry-After).';
 
 /** Opens a stream (429 with Retry-After past the caps) and answers with it. */
@@ -107,7 +109,7 @@ export const liveRoutes: FastifyPluginAsyncTypebox<{ db: Db; hub: LiveHub }> = a
       const { site_id: siteId } = request.query;
       const sites = siteId !== undefined ? [await managedSite(db.kysely, request.caller, siteId, 'moderate')] : await sitesManagedBy(db.kysely, request.caller, 'moderate');
       const resumeFrom = request.headers['last-event-id'] ?? request.query.last_event_id ?? null;
-      return streamed(reply, () => hub.openQueue(request.ip, sites.map((site) => site.id), resumeFrom));
+      return streamed(reply, () => hub.openQueue(request.ip, sites.map((site) => site.id), resumeFrom, queueAccessOf(db.kysely, request.caller, sites)));
     },
   });
 };

@@ -144,6 +144,8 @@ export async function compose(db: Kysely<Database>, mail: MailConfig, rows: Mail
       return { senderName: sender, subject: S.confirmSubject(sender), ...render([{ p: S.confirmIntro(sender) }, { link: S.confirmAction, href: data.url! }, { p: S.confirmIgnore }]), unsubscribe: null };
     case 'reset':
       return { senderName: sender, subject: S.resetSubject, ...render([{ p: S.resetIntro }, { link: S.resetSubject, href: data.url! }, { p: S.resetIgnore }]), unsubscribe: null };
+    case 'verify':
+      return { senderName: sender, subject: S.verifySubject, ...render([{ p: S.verifyIntro }, { link: S.verifyAction, href: data.url! }, { p: S.verifyIgnore }]), unsubscribe: null };
     default:
       return null;
   }

@@ -18,7 +18,7 @@ describe('moderation mails and several instances', () => {
     const moderator = 'mo@example.com';
     await withDatabase(database.url, async (db) => {
       await db.kysely.updateTable('sites').set({ moderation_mode: 'all' }).where('id', '=', site.site_id).execute();
-      const staff = await insertStaff(db.kysely, { email: moderator, name: 'Mo', passwordHash: 'unused' });
+      const staff = await insertStaff(db.kysely, { email: moderator, name: 'Mo', passwordHash: 'unused', verified: true });
       await db.kysely.updateTable('staff').set({ moderation_mail: 'pending' }).where('id', '=', staff.id).execute();
       await insertMembership(db.kysely, staff.id, site.account_id, 'moderator', null);
     });

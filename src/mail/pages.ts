@@ -43,3 +43,5 @@ export const unsubscribePage = (scope: keyof typeof S.pageUnsubscribeAsk, stoppe
 };
 const DONE = { stop: S.pageUnsubscribeDone, forget: S.pageForgetDone, resume: S.pageResumeDone } as const;
 export const unsubscribedPage = (action: keyof typeof DONE) => page(S.pageUnsubscribeTitle, DONE[action]);
+export const verifyPage = () => page(S.pageVerifyTitle, S.pageVerifyAsk, [{ button: S.pageVerifyButton }]);
+export const verifiedPage = () => page(S.pageVerifyTitle, S.verifyDone);

@@ -32,6 +32,11 @@ export const MAIL_STRINGS = {
   resetIntro: 'A password reset link was issued for your Parley sign-in. It works once, for 24 hours:',
   resetIgnore: 'If you did not expect it, tell the owner of your account.',
 
+  verifySubject: 'Confirm your address for Parley',
+  verifyIntro: 'This address was given for a Parley sign-in. Until it is confirmed, no mail goes to it, and anyone who confirms it later takes it over. The link works once, for 7 days:',
+  verifyAction: 'Confirm this address',
+  verifyIgnore: 'If that was not you, ignore this mail: the address stays unconfirmed.',
+
   unsubscribeComment: 'Stop replies to this comment',
   unsubscribeThread: 'Stop replies from this page',
   unsubscribeAll: 'Stop all mail from this site',
@@ -39,6 +44,10 @@ export const MAIL_STRINGS = {
   pageConfirmTitle: 'Confirm your address',
   pageConfirmButton: 'Confirm',
   pageConfirmDone: 'Thank you: your address is confirmed. You will get a mail when someone replies.',
+  pageVerifyTitle: 'Confirm your address',
+  pageVerifyAsk: 'Confirm that this address is yours, for your Parley sign-in?',
+  pageVerifyButton: 'Confirm',
+  verifyDone: 'Thank you: your address is confirmed.',
   pageUnsubscribeTitle: 'Unsubscribe',
   pageUnsubscribeAsk: {
     comment: 'Stop mails about replies to this comment?',

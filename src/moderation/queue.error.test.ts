@@ -44,6 +44,21 @@ describe('the moderation queue, refused', () => {
     expect(searched.status).toBe(400);
   });
 
+  const crafted = (key: unknown[]) => Buffer.from(JSON.stringify(key)).toString('base64url');
+  it.each([
+    ['most_flagged, a count that is no integer', 'most_flagged', ['queue:most_flagged', 1.5, '2024-01-01T00:00:00.000Z', 'cmt_x']],
+    ['most_flagged, a count past the column', 'most_flagged', ['queue:most_flagged', 2 ** 40, '2024-01-01T00:00:00.000Z', 'cmt_x']],
+    ['most_flagged, a negative count', 'most_flagged', ['queue:most_flagged', -1, '2024-01-01T00:00:00.000Z', 'cmt_x']],
+    ['newest, a time with a NUL character', 'newest', ['queue:newest', '2024-01-01\u0000', 'cmt_x']],
+    ['oldest, an id with a NUL character', 'oldest', ['queue:oldest', '2024-01-01T00:00:00.000Z', 'cmt_\u0000']],
+    ['a search, a key that is no integer', 'newest&q=hello', ['queue:newest:search', 0.5]],
+  ])('answers a crafted cursor (%s) with 400, never a database error', async (_name, sort, key) => {
+    const response = await queue(`sort=${sort}&cursor=${crafted(key)}`);
+    expect(response.status).toBe(400);
+    expect(response.headers.get('content-type')).toMatch(/^application\/problem\+json/);
+    expect(response.body.errors[0].path).toBe('querystring/cursor');
+  });
+
   it('answers an unknown site with 404', async () => {
     expect((await queue('site_id=site_unknown')).status).toBe(404);
   });

@@ -7,7 +7,7 @@ import type { Db } from '../db/connect.ts';
 import { matchesSearchPostgres, searchTerms } from '../db/dialect.ts';
 import { walkSearch } from '../db/search-index.ts';
 import { invalid } from '../errors.ts';
-import { afterKey, decodeCursor, encodeCursor, pageOf, type KeyValue } from '../http/cursor.ts';
+import { afterKey, decodeCursor, encodeCursor, pageOf, type KeyType, type KeyValue } from '../http/cursor.ts';
 import { managedSite, sitesManagedBy } from '../sites/repository.ts';
 import { authorKind, excerpt, flagReasonsOf } from './queue-details.ts';
 
@@ -29,10 +29,10 @@ export interface QueueQuery {
   limit?: number;
 }
 
-const ORDERS: Record<QueueSort, { columns: string[]; types: Array<'string' | 'number'>; direction: 'asc' | 'desc' }> = {
+const ORDERS: Record<QueueSort, { columns: string[]; types: KeyType[]; direction: 'asc' | 'desc' }> = {
   newest: { columns: ['created_at', 'id'], types: ['string', 'string'], direction: 'desc' },
   oldest: { columns: ['created_at', 'id'], types: ['string', 'string'], direction: 'asc' },
-  most_flagged: { columns: ['flag_count', 'created_at', 'id'], types: ['number', 'string', 'string'], direction: 'desc' },
+  most_flagged: { columns: ['flag_count', 'created_at', 'id'], types: ['count', 'string', 'string'], direction: 'desc' },
 };
 
 /**
@@ -164,7 +164,7 @@ const pageStatement = preparedQuery((db, shape: PageShape, ...values: unknown[])
  * index's key of the last comment shown, or of where the read stopped (a page may then be short).
  */
 async function sqliteSearchPage(db: Db, scopes: Scopes, terms: string[], query: QueueQuery, order: string, limit: number) {
-  const after = query.cursor === undefined ? null : Number(decodeCursor(query.cursor, order, ['number'])[0]);
+  const after = query.cursor === undefined ? null : Number(decodeCursor(query.cursor, order, ['integer'])[0]);
   const values = valuesOf(query, scopes, null, null).slice(scopes.ids.length);
   const filters = filtersOf(shapeOf(query, scopes, null, false, limit), () => values.shift());
   const inScope = sql<SqlBool>`${sql.ref(scopes.column)} in (${sql.join(scopes.ids)})`;

@@ -3,6 +3,7 @@ import { RateLimiterRes } from 'rate-limiter-flexible';
 import { hashSecret } from '../auth/secrets.ts';
 import type { Config } from '../config.ts';
 import { AppError } from '../errors.ts';
+import { clientKey } from './client-key.ts';
 import { openCounters } from './counters.ts';
 import { policy, type Policy } from './policies.ts';
 
@@ -14,38 +15,55 @@ export interface LoginAttempt {
 export interface LoginLimiter {
   /**
    * Counts an attempt to prove a password for `email` from `ip`, before the password is checked:
-   * past either limit it throws 429 `rate_limited` (Retry-After set on `reply`), however right the password.
+   * past a limit it throws 429 `rate_limited` (Retry-After set on `reply`), however right the
+   * password. `knownDevice` is the id of a device that has signed in as this person before
+   * (src/staff/devices.ts): its attempts are limited per device instead of per account.
    */
-  attempt(email: string, ip: string, reply: FastifyReply): Promise<LoginAttempt>;
+  attempt(email: string, ip: string, reply: FastifyReply, knownDevice?: string | null): Promise<LoginAttempt>;
   close(): void;
 }
 
+/** A count that never refuses: the account's failures are counted, and the delay decides. */
+const UNLIMITED = 2 ** 31 - 1;
+
 /**
- * Failed staff sign-ins, per email address and per client IP, in the same counters as the request
- * limits (in process, or in Redis shared by every instance, exact). Every attempt takes a count
- * before the (slow, scrypt) password check, so parallel guesses cannot slip past the limit; a
- * success gives its counts back, so only failures add up. The address is counted by its hash: Redis
- * never holds staff email addresses.
+ * Failed staff sign-ins, in the same counters as the request limits (in process, or in Redis shared
+ * by every instance, exact). Every attempt takes its counts before the (slow, scrypt) password
+ * check, so parallel guesses cannot slip past a limit; a success gives them back, so only failures
+ * add up.
+ *
+ * - Per client (clientKey: an IPv6 client is its /64, as for every other limit): a number per
+ *   window, then 429 until the window ends. This is what stops password spraying, many accounts
+ *   guessed from one client.
+ * - Per account: the first failures are free; past them each guess waits twice as long as the one
+ *   before (1 s, 2 s, 4 s…, at most the window), held by a key that one attempt at a time takes.
+ *   So guessing one account from many addresses slows down fast, while its owner is kept out for
+ *   seconds to minutes, never a fixed quarter of an hour from the first wrong guess.
+ * - Per known device instead of per account: the person's own browser is not held by what others
+ *   guess, and a guesser holding that browser's cookie gets the free failures only.
+ *
+ * Accounts are counted by the address's hash: Redis never holds staff email addresses.
  */
 export async function openLoginLimiter(config: Config, log: FastifyBaseLogger): Promise<LoginLimiter> {
   const { perAccount, perIp, windowSeconds } = config.loginLimits;
-  const perEmail = perAccount > 0 ? policy('login-account', perAccount, windowSeconds, false) : null;
   const perAddress = perIp > 0 ? policy('login-ip', perIp, windowSeconds, false) : null;
-  const policies = [perEmail, perAddress].filter((p): p is Policy => p !== null);
+  const accountFailures = perAccount > 0 ? policy('login-account', UNLIMITED, windowSeconds, false) : null;
+  const perDevice = perAccount > 0 ? policy('login-device', perAccount, windowSeconds, false) : null;
+  const delayOf = (seconds: number) => policy('login-delay', 1, seconds, false);
+  const policies = [perAddress, accountFailures, perDevice, accountFailures && delayOf(1)].filter((p): p is Policy => p !== null);
   const counters = await openCounters(config, policies, log);
 
-  /** Takes one count; the seconds until the window ends when it is past the limit, else 0. */
-  const take = async (counted: Policy, subject: string): Promise<number> => {
+  /** Takes one count: the subject's count after it and the ms its window has left; null when the counters cannot answer. */
+  const take = async (counted: Policy, subject: string): Promise<RateLimiterRes | null> => {
     const result = counters.take(counted, subject);
     // In process the state answers at once; Redis rejects a count past the limit with the state.
-    if (!(result instanceof Promise)) return result.consumedPoints > counted.limit ? secondsLeft(result) : 0;
+    if (!(result instanceof Promise)) return result;
     try {
-      await result;
-      return 0;
+      return await result;
     } catch (outcome) {
-      if (outcome instanceof RateLimiterRes) return secondsLeft(outcome);
+      if (outcome instanceof RateLimiterRes) return outcome;
       log.error({ err: outcome }, 'sign-in limit unavailable; attempt let through');
-      return 0;
+      return null;
     }
   };
   const giveBack = async (counted: Policy, subject: string) => {
@@ -55,28 +73,44 @@ export async function openLoginLimiter(config: Config, log: FastifyBaseLogger): 
       log.error({ err }, 'sign-in limit refund failed');
     }
   };
+  const refuse = (reply: FastifyReply, state: RateLimiterRes, what: string): never => {
+    const seconds = Math.max(1, Math.ceil(state.msBeforeNext / 1000));
+    reply.header('retry-after', seconds);
+    throw new AppError('rate_limited', `Too many failed sign-ins ${what}; retry in ${seconds} s`);
+  };
+
   return {
-    async attempt(email, ip, reply) {
-      const limits = [
-        perEmail && { counted: perEmail, subject: hashSecret(email), what: 'for this account' },
-        perAddress && { counted: perAddress, subject: ip, what: 'from this address' },
-      ].filter((limit) => limit !== null);
-      const waits = await Promise.all(limits.map(({ counted, subject }) => take(counted, subject)));
-      const refused = waits.findIndex((seconds) => seconds > 0);
-      if (refused >= 0) {
-        reply.header('retry-after', waits[refused]);
-        throw new AppError('rate_limited', `Too many failed sign-ins ${limits[refused].what}; retry in ${waits[refused]} s`);
-      }
-      return {
-        succeeded: async () => {
-          await Promise.all(limits.map(({ counted, subject }) => giveBack(counted, subject)));
-        },
+    async attempt(email, ip, reply, knownDevice = null) {
+      const taken: Array<[Policy, string]> = [];
+      const counted = async (limit: Policy, subject: string) => {
+        const state = await take(limit, subject);
+        taken.push([limit, subject]);
+        return state;
       };
+      const givenBack = () => Promise.all(taken.map(([limit, subject]) => giveBack(limit, subject))).then(() => undefined);
+
+      const client = perAddress && (await counted(perAddress, clientKey(ip)));
+      if (client && client.consumedPoints > perAddress!.limit) refuse(reply, client, 'from this address');
+      if (knownDevice !== null && perDevice) {
+        const device = await counted(perDevice, knownDevice);
+        if (device && device.consumedPoints > perDevice.limit) refuse(reply, device, 'from this device');
+      } else if (accountFailures) {
+        const account = hashSecret(email);
+        const failures = await counted(accountFailures, account);
+        const past = failures ? failures.consumedPoints - perAccount : 0;
+        if (past > 0) {
+          const delay = delayOf(Math.min(2 ** (past - 1), windowSeconds));
+          const hold = await counted(delay, account);
+          if (hold && hold.consumedPoints > 1) {
+            // Held: this attempt checks no password, so it does not count as a failure (nor lengthen the wait).
+            // The hold's own count is kept: Redis counters refuse it locally from now on, uncounted there.
+            await giveBack(accountFailures, account);
+            refuse(reply, hold, 'for this account');
+          }
+        }
+      }
+      return { succeeded: givenBack };
     },
     close: () => counters.close(),
   };
-}
-
-function secondsLeft(state: RateLimiterRes): number {
-  return Math.max(1, Math.ceil(state.msBeforeNext / 1000));
 }

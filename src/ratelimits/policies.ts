@@ -8,7 +8,7 @@ export type PolicyName = 'api-key' | 'session-comments' | 'guest-comments' | 'gu
 /** Confirmation mails of "Email me replies" (src/ratelimits/confirm-mails.ts). */
 export type ConfirmMailPolicyName = 'confirm-mails-reader' | 'confirm-mails-site';
 /** Failed staff sign-ins (src/ratelimits/login.ts). */
-export type LoginPolicyName = 'login-account' | 'login-ip';
+export type LoginPolicyName = 'login-account' | 'login-delay' | 'login-device' | 'login-ip';
 
 export interface Policy {
   name: PolicyName;

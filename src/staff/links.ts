@@ -11,14 +11,15 @@ import { storedSiteIds, type StaffRole } from './repository.ts';
  * password reset, and the first run's setup link (an invite to become the demo account's owner).
  * The token is 240 random bits in the link's fragment (`#token=`), so browsers never send it in a
  * Referer or to a server log; only its SHA-256 is stored, so a link cannot be forged or recovered
- * from the database, and it is spent, revoked or expired in its row.
+ * from the database, and it is spent, revoked or expired in its row. A fourth kind, mailed rather
+ * than shown, confirms a staff member's address (addresses.ts).
  */
-export type LinkKind = 'invite' | 'reset' | 'setup';
+export type LinkKind = 'invite' | 'reset' | 'setup' | 'verify';
 export type LinkRow = Selectable<StaffLinkTable>;
 
-const ID_PREFIX = { invite: 'inv', reset: 'rst', setup: 'stp' } as const;
+const ID_PREFIX = { invite: 'inv', reset: 'rst', setup: 'stp', verify: 'vfy' } as const;
 const DASHBOARD_PAGE = { invite: 'accept-invite', reset: 'reset-password', setup: 'setup' } as const;
-const LINK_LIFETIME_MS: Record<LinkKind, number> = { invite: 7 * 24 * 3600_000, reset: 24 * 3600_000, setup: 7 * 24 * 3600_000 };
+const LINK_LIFETIME_MS: Record<LinkKind, number> = { invite: 7 * 24 * 3600_000, reset: 24 * 3600_000, setup: 7 * 24 * 3600_000, verify: 7 * 24 * 3600_000 };
 
 export interface NewLink {
   kind: LinkKind;
@@ -54,7 +55,7 @@ export async function createLink(db: Kysely<Database>, input: NewLink): Promise<
 }
 
 /** Where the dashboard takes the link's token from (`base` is this server's origin). */
-export function linkUrl(base: string, kind: LinkKind, token: string): string {
+export function linkUrl(base: string, kind: keyof typeof DASHBOARD_PAGE, token: string): string {
   return `${base}/dashboard/${DASHBOARD_PAGE[kind]}#token=${token}`;
 }
 
@@ -68,6 +69,7 @@ const UNUSABLE: Record<LinkKind, string> = {
   invite: 'This invite link is unknown, used, revoked or expired',
   reset: 'This reset link is unknown, used, replaced or expired',
   setup: 'This setup link is unknown, used or expired',
+  verify: 'This confirmation link is unknown, used, replaced or expired',
 };
 
 /** The pending link of a token, or 404 however it is unusable (the answer tells nothing more). */
@@ -91,10 +93,15 @@ export async function spendLink(trx: Kysely<Database>, row: LinkRow, usedBy: str
   if (Number(spent.numUpdatedRows) !== 1) throw new AppError('not_found', UNUSABLE[row.kind as LinkKind]);
 }
 
-/** Revokes the pending links of a kind that match (earlier reset links of a person, setup links once an owner exists). */
-export async function revokePendingLinks(db: Kysely<Database>, kind: LinkKind, where: { accountId?: string; staffId?: string }): Promise<void> {
-  let query = db.updateTable('staff_links').set({ revoked_at: nowIso() }).where('kind', '=', kind).where('used_at', 'is', null).where('revoked_at', 'is', null);
+/**
+ * Revokes the pending links that match: earlier reset links of a person (a new one, or a change of
+ * their roles), the links a member made (once removed or demoted), setup links once an owner exists.
+ */
+export async function revokePendingLinks(db: Kysely<Database>, where: { kind?: LinkKind; accountId?: string; staffId?: string; createdBy?: string }): Promise<void> {
+  let query = db.updateTable('staff_links').set({ revoked_at: nowIso() }).where('used_at', 'is', null).where('revoked_at', 'is', null);
+  if (where.kind) query = query.where('kind', '=', where.kind);
   if (where.accountId) query = query.where('account_id', '=', where.accountId);
   if (where.staffId) query = query.where('staff_id', '=', where.staffId);
+  if (where.createdBy) query = query.where('created_by', '=', where.createdBy);
   await query.execute();
 }

@@ -40,6 +40,14 @@ function expectLocked(answer: ApiResponse) {
   expect(answer.headers.get('set-cookie')).toBeNull();
 }
 
+/** 3 free wrong guesses (LIMITS), then one after 1 s, 2 s, 4 s… of the seconds since `started`; the rest 429. */
+function expectHeldPastFree(answers: ApiResponse[], started: number) {
+  const counted = statuses(answers);
+  expect(counted[401]).toBeGreaterThanOrEqual(4);
+  expect(counted[401]).toBeLessThanOrEqual(3 + Math.ceil(Math.log2((Date.now() - started) / 1000 + 1)) + 1);
+  expect(counted[401] + counted[429]).toBe(answers.length);
+}
+
 describe('failed staff sign-ins', () => {
   it('1,000 wrong passwords from one address end in 429s, the right one too, until the window passes', async () => {
     const parley = await startParley(LIMITS);
@@ -57,20 +65,78 @@ describe('failed staff sign-ins', () => {
     expect(after.headers.get('set-cookie')).toMatch(/^parley_staff=stfs_/);
   }, 90_000);
 
-  it('1,000 wrong passwords from 1,000 addresses against one account end in 429s, until the window passes', async () => {
+  it('1,000 wrong passwords from 1,000 addresses against one account end in 429s: each guess past the third waits twice as long as the one before', async () => {
     const parley = await startParley(LIMITS);
     const site = await parley.newSite();
     const { email } = await addStaff(parley, site.account_id, 'owner');
-    const answers = await burst(1000, (i) => login(parley, email, `guess ${i}`, `10.0.${i >> 8}.${i & 255}`));
-    expect(statuses(answers)).toEqual({ 401: 3, 429: 997 });
+    const started = Date.now();
+    expectHeldPastFree(await burst(1000, (i) => login(parley, email, `guess ${i}`, `10.0.${i >> 8}.${i & 255}`)), started);
     const locked = await login(parley, email, STAFF_PASSWORD, '198.51.100.1');
     expectLocked(locked);
     expect(locked.body.detail).toContain('for this account');
-    // Another person is not locked out by it.
+    // Another person is not held by it.
     const colleague = await addStaff(parley, site.account_id, 'admin');
     expect((await login(parley, colleague.email, STAFF_PASSWORD, '198.51.100.1')).status).toBe(200);
     await sleep(Number(locked.headers.get('retry-after')) * 1000);
     expect((await login(parley, email, STAFF_PASSWORD, '198.51.100.1')).status).toBe(200);
+  }, 90_000);
+
+  it('hold an account a growing while after each wrong guess past the free ones, never for the whole window at once', async () => {
+    const parley = await startParley(LIMITS);
+    const site = await parley.newSite();
+    const { email } = await addStaff(parley, site.account_id, 'owner');
+    for (let i = 0; i < 3; i++) expect((await login(parley, email, `guess ${i}`, `10.2.0.${i}`)).status).toBe(401);
+    // Each guess past the free ones holds the account: 1 s, then 2 s, then 4 s (a slow machine may see a hold end before it asks).
+    const waits: number[] = [];
+    for (let i = 3; waits.length === 0 || waits[waits.length - 1] < 4; i++) {
+      const answer = await login(parley, email, `guess ${i}`, `10.2.0.${i}`);
+      if (answer.status === 401) continue;
+      expectLocked(answer);
+      waits.push(Number(answer.headers.get('retry-after')));
+      await sleep(waits[waits.length - 1] * 1000);
+    }
+    expect(waits).toEqual([...waits].sort((a, b) => a - b));
+    expect(Math.max(...waits)).toBeLessThan(8);
+    expect((await login(parley, email, STAFF_PASSWORD, '10.2.1.3')).status).toBe(200);
+  }, 90_000);
+
+  it('let the right password through from a device that signed in as this person before, while the account is held', async () => {
+    const parley = await startParley(LIMITS);
+    const site = await parley.newSite();
+    const { email } = await addStaff(parley, site.account_id, 'owner');
+    const first = await login(parley, email, STAFF_PASSWORD, '198.51.100.7');
+    const device = first.headers.getSetCookie().find((cookie) => cookie.startsWith('parley_device='))!;
+    expect(device).toMatch(/; Path=\/api\/auth\/; .*HttpOnly/);
+    const deviceCookie = device.split(';')[0];
+    const colleague = await addStaff(parley, site.account_id, 'admin');
+    const theirs = (await login(parley, colleague.email, STAFF_PASSWORD, '198.51.100.8')).headers.getSetCookie().find((cookie) => cookie.startsWith('parley_device='))!.split(';')[0];
+    // Wrong guesses from elsewhere until the account is held for 4 s: time enough for the checks below.
+    for (let i = 0; ; i++) {
+      const guess = await login(parley, email, `guess ${i}`, `10.3.0.${i}`);
+      const wait = Number(guess.headers.get('retry-after') ?? 0);
+      if (wait >= 4) break;
+      await sleep(wait * 1000);
+    }
+    const fromDevice = (password: string, ip: string, cookie = deviceCookie) =>
+      parley.request('POST', '/api/auth/login', { body: { email, password }, headers: { 'x-forwarded-for': ip, cookie } });
+    expectLocked(await login(parley, email, STAFF_PASSWORD, '198.51.100.9'));
+    // The cookie proves this person's device only: another person's, or a forged one, is no device.
+    expectLocked(await fromDevice(STAFF_PASSWORD, '198.51.100.9', theirs));
+    expectLocked(await fromDevice(STAFF_PASSWORD, '198.51.100.9', deviceCookie.replace(/.$/, (c) => (c === 'A' ? 'B' : 'A'))));
+    expect((await fromDevice(STAFF_PASSWORD, '198.51.100.7')).status).toBe(200);
+    // Guesses from a known device are limited per device, and per address as every guess is.
+    for (let i = 0; i < 3; i++) expect((await fromDevice(`guess ${i}`, `10.4.0.${i}`)).status).toBe(401);
+    expect((await fromDevice(STAFF_PASSWORD, '10.4.0.9')).body.detail).toContain('from this device');
+  }, 90_000);
+
+  it('count the addresses of one IPv6 /64 as one address, as every other limit does', async () => {
+    const parley = await startParley(LIMITS);
+    // Each guess from a new address of the /64, at an address of its own: only the IP limit can stop them.
+    const answers = await burst(20, (i) => login(parley, staffEmail('sprayed'), `guess ${i}`, `2001:db8:7:9::${(i + 1).toString(16)}`));
+    expect(statuses(answers)).toEqual({ 401: 5, 429: 15 });
+    expect(answers.find((answer) => answer.status === 429)!.body.detail).toContain('from this address');
+    // Another /64 is another client.
+    expect((await login(parley, staffEmail('sprayed'), 'guess', '2001:db8:7:a::1')).status).toBe(401);
   }, 90_000);
 
   it('count only failures: signing in again and again is never locked', async () => {
@@ -124,7 +190,7 @@ describe('failed staff sign-ins through Redis', () => {
     const second = await startParley({ ...env, DATABASE_URL: first.config.databaseUrl });
     const site = await first.newSite();
     const { email } = await addStaff(first, site.account_id, 'owner');
-    const answers = await burst(100, (i) => login(i % 2 ? first : second, email, `guess ${i}`, `10.1.0.${i}`));
-    expect(statuses(answers)).toEqual({ 401: 3, 429: 97 });
+    const started = Date.now();
+    expectHeldPastFree(await burst(100, (i) => login(i % 2 ? first : second, email, `guess ${i}`, `10.1.0.${i}`)), started);
   }, 90_000);
 });

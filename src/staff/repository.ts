@@ -28,8 +28,8 @@ function toMembership(row: Pick<Selectable<StaffMembershipTable>, 'account_id' |
   return { accountId: row.account_id, role: row.role as AccountRole, siteIds: siteIdsOf(row.site_ids) };
 }
 
-export function staffView(staff: Pick<StaffRow, 'id' | 'email' | 'name'>) {
-  return { id: staff.id, email: staff.email, name: staff.name };
+export function staffView(staff: Pick<StaffRow, 'id' | 'email' | 'name' | 'email_verified_at'>) {
+  return { id: staff.id, email: staff.email, email_verified: staff.email_verified_at !== null, name: staff.name };
 }
 
 export async function findStaffByEmail(db: Kysely<Database>, email: string): Promise<StaffRow | undefined> {
@@ -57,9 +57,22 @@ export async function namedMemberships(db: Kysely<Database>, staffId: string) {
   return rows.map((row) => ({ account_id: row.account_id, account_name: row.account_name, role: row.role as StaffRole, site_ids: siteIdsOf(row.site_ids) }));
 }
 
-export async function insertStaff(db: Kysely<Database>, input: { email: string; name: string; passwordHash: string }): Promise<StaffRow> {
+/**
+ * A new staff member. `verified`: the address is taken as theirs (one the operator gives on the
+ * command line); a person joining through a link proves theirs by mail (addresses.ts).
+ */
+export async function insertStaff(db: Kysely<Database>, input: { email: string; name: string; passwordHash: string; verified: boolean }): Promise<StaffRow> {
   const now = nowIso();
-  const row = { id: newId('stf'), email: normaliseEmail(input.email), name: input.name, password_hash: input.passwordHash, created_at: now, updated_at: now, moderation_mail: 'off' };
+  const row = {
+    id: newId('stf'),
+    email: normaliseEmail(input.email),
+    name: input.name,
+    password_hash: input.passwordHash,
+    created_at: now,
+    updated_at: now,
+    moderation_mail: 'off',
+    email_verified_at: input.verified ? now : null,
+  };
   await db.insertInto('staff').values(row).execute();
   return row;
 }

@@ -6,7 +6,9 @@ import type { Db } from '../db/connect.ts';
 import { AppError } from '../errors.ts';
 import { errors, StaffRead, StaffWrite } from '../http/schemas.ts';
 import { openLoginLimiter } from '../ratelimits/login.ts';
+import { addressRoutes } from './address-routes.ts';
 import { clearStaffCookie, csrfTokenOf, setStaffCookie } from './cookie-auth.ts';
+import { deviceCookieOf, setDeviceCookie } from './devices.ts';
 import { namedMemberships, staffView, type StaffRow } from './repository.ts';
 import {
   AcceptInviteBody,
@@ -40,6 +42,7 @@ const SIGN_IN = { staffSignIn: true };
 export const staffAuthRoutes: FastifyPluginAsyncTypebox<{ db: Db }> = async (app, { db }) => {
   const limiter = await openLoginLimiter(app.config, app.log);
   app.addHook('onClose', () => limiter.close());
+  await app.register(addressRoutes, { db });
 
   const signedIn = async (request: FastifyRequest, reply: FastifyReply, staff: StaffRow, session: Pick<OpenedSession, 'id' | 'csrfSecret' | 'createdAt' | 'expiresAt'>) => ({
     staff: staffView(staff),
@@ -52,14 +55,15 @@ export const staffAuthRoutes: FastifyPluginAsyncTypebox<{ db: Db }> = async (app
     config: SIGN_IN,
     schema: {
       ...AUTH,
-      summary: 'Sign in: sets the session cookie and answers with the CSRF token (failures are limited per account and per IP: 429)',
+      summary: 'Sign in: sets the session cookie (and a device cookie) and answers with the CSRF token (failures are limited per client, and per account or known device: 429)',
       body: LoginBody,
       response: { 200: SignedInSchema, ...errors },
     },
     handler: async (request, reply) => {
-      const staff = await signIn(db, limiter, request.body, request.ip, reply);
+      const { staff, device } = await signIn(db, limiter, request.body, request.ip, reply, deviceCookieOf(request));
       const session = await openStaffSession(db.kysely, staff, { ip: request.ip, userAgent: request.headers['user-agent'] ?? null });
       setStaffCookie(request, reply, session);
+      setDeviceCookie(request, reply, staff, device);
       return signedIn(request, reply, staff, session);
     },
   });

@@ -18,7 +18,8 @@ export const MemberParams = Type.Object({ id: Id, staffId: Id });
 export const InviteParams = Type.Object({ id: Id, inviteId: Id });
 export const SessionParams = Type.Object({ id: Id });
 
-const StaffSchema = Type.Object({ id: Type.String({ description: 'stf_<id>' }), email: Type.String(), name: Type.String() });
+const EmailVerified = Type.Boolean({ description: 'Whether the person confirmed the address by the link mailed to it; until then no mail goes to it' });
+const StaffSchema = Type.Object({ id: Type.String({ description: 'stf_<id>' }), email: Type.String(), email_verified: EmailVerified, name: Type.String() });
 
 const MembershipSchema = Type.Object({ account_id: Type.String(), role: StaffRoleSchema, site_ids: Nullable(Type.Array(Type.String())) });
 
@@ -59,6 +60,7 @@ export const ResetDone = Type.Object({ staff: StaffSchema, ended_sessions: Type.
 export const MemberSchema = Type.Object({
   id: Type.String({ description: 'stf_<id>' }),
   email: Type.String(),
+  email_verified: EmailVerified,
   name: Type.String(),
   role: StaffRoleSchema,
   site_ids: Nullable(Type.Array(Type.String())),

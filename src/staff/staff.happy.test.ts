@@ -23,9 +23,9 @@ describe('signing in', () => {
     const { site, owner } = await ownedAccount();
     const response = await parley.request('POST', '/api/auth/login', { body: { email: owner.email.toUpperCase(), password: STAFF_PASSWORD } });
     expect(response.status).toBe(200);
-    expect(response.headers.get('set-cookie')).toMatch(/^parley_staff=stfs_[0-9A-Za-z]{43}; Max-Age=1209600; Path=\/api\/; HttpOnly; SameSite=Lax$/);
+    expect(response.headers.getSetCookie()[0]).toMatch(/^parley_staff=stfs_[0-9A-Za-z]{43}; Max-Age=1209600; Path=\/api\/; HttpOnly; SameSite=Lax$/);
     expect(response.body).toEqual({
-      staff: { id: expect.stringMatching(/^stf_/), email: owner.email, name: 'Olive' },
+      staff: { id: expect.stringMatching(/^stf_/), email: owner.email, email_verified: true, name: 'Olive' },
       memberships: [{ account_id: site.account_id, account_name: 'Test site', role: 'owner', site_ids: null }],
       csrf_token: expect.any(String),
       session: { id: expect.stringMatching(/^sts_/), created_at: expect.any(String), expires_at: expect.any(String) },
@@ -88,7 +88,7 @@ describe('the team', () => {
     const accepted = await parley.request('POST', '/api/auth/invites/accept', { body: { token: invited.body.token, email, name: 'Mo', password: 'moderating all day' } });
     expect(accepted.status).toBe(201);
     expect(accepted.body).toEqual({
-      staff: { id: expect.stringMatching(/^stf_/), email, name: 'Mo' },
+      staff: { id: expect.stringMatching(/^stf_/), email, email_verified: false, name: 'Mo' },
       membership: { account_id: site.account_id, role: 'moderator', site_ids: [other.body.id] },
     });
     const mo = await signInStaff(parley, email, 'moderating all day');

@@ -233,6 +233,8 @@ describe('sign-in limits in a fresh server', () => {
     const site = await fresh.newSite();
     const session = await signInStaff(fresh, (await addStaff(fresh, site.account_id, 'owner')).email);
     const change = (current: string) => fresh.request('POST', '/api/auth/password', { headers: session.headers, body: { current_password: current, new_password: 'another password' } });
-    expect([(await change('guess one')).status, (await change('guess two')).status, (await change(STAFF_PASSWORD)).status]).toEqual([401, 401, 429]);
+    // Two free wrong guesses, a third that holds the account a second, and the right one within it.
+    const answers = [await change('guess one'), await change('guess two'), await change('guess three'), await change(STAFF_PASSWORD)];
+    expect(answers.map((answer) => answer.status)).toEqual([401, 401, 401, 429]);
   });
 });

@@ -1,16 +1,15 @@
 import type { Kysely } from 'kysely';
-import { isAdminRole, membershipFor, type AccountRole, type Caller, type Membership } from '../auth/caller.ts';
+import { membershipFor, type Caller, type Membership } from '../auth/caller.ts';
 import { administeredAccount } from '../auth/management.ts';
 import type { Db } from '../db/connect.ts';
 import { lockRow } from '../db/dialect.ts';
 import type { Database } from '../db/schema.ts';
 import { AppError, invalid } from '../errors.ts';
 import { actorOf, auditLog, recordAudit } from '../audit/audit.ts';
+import { managesTeam, mayManage, unoutranked } from './issuers.ts';
 import { createLink, linkState, linkUrl, revokePendingLinks, type LinkRow } from './links.ts';
-import { allSitesOfAccount, findStaff, membershipsOfStaff, normaliseEmail, ownerCount, siteIdsOf, storedSiteIds, type StaffRole } from './repository.ts';
+import { allSitesOfAccount, membershipsOfStaff, normaliseEmail, ownerCount, siteIdsOf, storedSiteIds, type StaffRole } from './repository.ts';
 import { queueMail } from '../mail/outbox.ts';
-
-const RANK: Record<AccountRole, number> = { integration: 0, moderator: 1, admin: 2, owner: 3 };
 
 /**
  * Who manages an account's team: its owners and admins, and its admin keys (not one limited to some
@@ -18,15 +17,10 @@ const RANK: Record<AccountRole, number> = { integration: 0, moderator: 1, admin:
  */
 function teamManager(caller: Caller, accountId: string): Membership {
   const manager = administeredAccount(caller, accountId);
-  if (manager.siteIds !== null) {
+  if (!managesTeam(manager)) {
     throw new AppError('forbidden', "Managing the team needs an owner or admin of the account, or an admin key for all of its sites");
   }
   return manager;
-}
-
-/** Owners manage everyone; admins (people and keys) everyone below owner. */
-function mayManage(manager: Membership, role: StaffRole): boolean {
-  return manager.role === 'owner' || role !== 'owner';
 }
 
 function requireMayManage(manager: Membership, role: StaffRole): void {
@@ -46,10 +40,18 @@ async function siteScope(db: Kysely<Database>, accountId: string, role: StaffRol
   return [...new Set(siteIds)];
 }
 
-const MEMBER_COLUMNS = ['staff.id', 'staff.email', 'staff.name', 'staff_memberships.role', 'staff_memberships.site_ids', 'staff_memberships.created_at'] as const;
+const MEMBER_COLUMNS = ['staff.id', 'staff.email', 'staff.email_verified_at', 'staff.name', 'staff_memberships.role', 'staff_memberships.site_ids', 'staff_memberships.created_at'] as const;
 
-function memberView(row: { id: string; email: string; name: string; role: string; site_ids: string | null; created_at: string }) {
-  return { id: row.id, email: row.email, name: row.name, role: row.role as StaffRole, site_ids: siteIdsOf(row.site_ids), joined_at: row.created_at };
+function memberView(row: { id: string; email: string; email_verified_at: string | null; name: string; role: string; site_ids: string | null; created_at: string }) {
+  return {
+    id: row.id,
+    email: row.email,
+    email_verified: row.email_verified_at !== null,
+    name: row.name,
+    role: row.role as StaffRole,
+    site_ids: siteIdsOf(row.site_ids),
+    joined_at: row.created_at,
+  };
 }
 
 function membersQuery(db: Kysely<Database>, accountId: string) {
@@ -91,9 +93,23 @@ export async function changeMember(db: Db, caller: Caller, accountId: string, st
       .where('staff_id', '=', staffId)
       .where('account_id', '=', accountId)
       .execute();
+    if (to !== from || storedSiteIds(siteIds) !== member.site_ids) await revokeLinksOnChange(trx, accountId, staffId, from, to);
     await recordAudit(trx, { accountId, actor: actorOf(caller), action: 'member.changed', target: staffId, data: { from, to, site_ids: siteIds } });
     return memberView({ ...member, role: to, site_ids: storedSiteIds(siteIds) });
   });
+}
+
+const ISSUES_LINKS: ReadonlySet<StaffRole> = new Set(['owner', 'admin']);
+
+/**
+ * A member's roles changed (`to` null: removed). Reset links for them stop working, whoever issued
+ * them: they were weighed against the roles they had. The links they made here stop working once
+ * they lose rank (or leave): the links were made with the rank they had.
+ */
+async function revokeLinksOnChange(trx: Kysely<Database>, accountId: string, staffId: string, from: StaffRole, to: StaffRole | null): Promise<void> {
+  await revokePendingLinks(trx, { kind: 'reset', staffId });
+  if (from === to || (from === 'admin' && to === 'owner')) return;
+  if (ISSUES_LINKS.has(from)) await revokePendingLinks(trx, { accountId, createdBy: staffId });
 }
 
 /** Removes a member; anyone may leave on their own, except the last owner. */
@@ -106,6 +122,7 @@ export async function removeMember(db: Db, caller: Caller, accountId: string, st
     if (manager) requireMayManage(manager, member.role as StaffRole);
     if (member.role === 'owner' && (await ownerCount(trx, accountId)) <= 1) throw new AppError('conflict', LAST_OWNER);
     await trx.deleteFrom('staff_memberships').where('staff_id', '=', staffId).where('account_id', '=', accountId).execute();
+    await revokeLinksOnChange(trx, accountId, staffId, member.role as StaffRole, null);
     await recordAudit(trx, { accountId, actor: actorOf(caller), action: leaving ? 'member.left' : 'member.removed', target: staffId, data: { role: member.role } });
     return memberView(member);
   });
@@ -167,29 +184,24 @@ export async function revokeInvite(db: Db, caller: Caller, accountId: string, in
   });
 }
 
-/**
- * A reset link gives whoever holds it the person's sign-in, so the issuer must outrank them in every
- * account they belong to (owners may reset anyone, admins moderators): otherwise the owner of one
- * account could take over a person who owns another.
- */
+/** A reset link for a member, from someone who outranks them in every account they belong to (see unoutranked). */
 export async function issueResetLink(db: Db, caller: Caller, accountId: string, staffId: string, base: string) {
   teamManager(caller, accountId);
-  await memberOrNotFound(db.kysely, accountId, staffId);
-  for (const held of await membershipsOfStaff(db.kysely, staffId)) {
-    const issuer = membershipFor(caller, held.accountId);
-    const outranks = issuer !== null && isAdminRole(issuer.role) && issuer.siteIds === null && (issuer.role === 'owner' || RANK[held.role] < RANK[issuer.role]);
-    if (!outranks) {
-      throw new AppError('forbidden', held.accountId === accountId ? 'Only an owner resets the password of an owner or admin' : 'This person belongs to other accounts too: an owner of each of them must issue the reset');
-    }
+  const target = await memberOrNotFound(db.kysely, accountId, staffId);
+  const refused = unoutranked((account) => membershipFor(caller, account), await membershipsOfStaff(db.kysely, staffId));
+  if (refused) {
+    throw new AppError('forbidden', refused.accountId === accountId ? 'Only an owner resets the password of an owner or admin' : 'This person belongs to other accounts too: an owner of each of them must issue the reset');
   }
   const actor = actorOf(caller);
   const issued = await db.kysely.transaction().execute(async (trx) => {
-    await revokePendingLinks(trx, 'reset', { staffId });
+    await revokePendingLinks(trx, { kind: 'reset', staffId });
     const { row, token } = await createLink(trx, { kind: 'reset', accountId, staffId, createdBy: actor.ref });
     await recordAudit(trx, { accountId, actor, action: 'member.reset_link_issued', target: staffId, data: { link: row.id } });
     const url = linkUrl(db.mail?.publicUrl ?? base, 'reset', token);
-    // With mail on, the person gets the link too (queued with it: no link without its mail, nor the reverse).
-    if (db.mail) await queueMail(trx, { kind: 'reset', cause: row.id, recipient: (await findStaff(trx, staffId))!.email, siteId: null, data: { url } });
+    // With mail on, the person gets the link too (queued with it: no link without its mail, nor the
+    // reverse), at an address they confirmed: an unconfirmed one may be someone else's.
+    const mailed = db.mail !== null && target.email_verified_at !== null;
+    if (mailed) await queueMail(trx, { kind: 'reset', cause: row.id, recipient: target.email, siteId: null, data: { url } });
     return { id: row.id, staff_id: staffId, token, url, created_at: row.created_at, expires_at: row.expires_at };
   });
   if (db.mail) db.changes.mailsQueued();

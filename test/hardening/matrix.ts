@@ -108,6 +108,13 @@ async function mailState(w: World, email: string) {
 /** A reader's comment with "Email me replies" for `email`. */
 const subscribing = (w: World, email: string) => ({ path: '/v1/comments', body: { site_id: A(w), thread_url: w.thread, content: 'mail me', notify_replies: true, email } });
 
+/** The link a staff member's address confirmation mail holds, for a new moderator of account A. */
+async function verifyLink(w: World): Promise<string> {
+  const { id, email } = await newModerator(w);
+  const { token } = await createLink(w.parley.app.db.kysely, { kind: 'verify', accountId: w.accountA, staffId: id, email, createdBy: id });
+  return `/api/auth/verify-email?token=${token}`;
+}
+
 /** A site holds three SSO secrets at most: each cell that makes one first deletes the others. */
 async function roomForSecret(w: World): Promise<void> {
   for (const { id } of (await w.parley.request('GET', `/api/sites/${A(w)}/sso-secrets`, { token: w.adminKey })).body.secrets) {
@@ -274,6 +281,9 @@ export const MATRIX: Array<[string, number[], Target]> = [
       const link = await w.parley.request('POST', `${team(w)}/members/${(await newModerator(w)).id}/reset-link`, { token: w.adminKey });
       return { path: '/api/auth/reset', body: { token: link.body.token, password: STAFF_PASSWORD } };
     }],
+  // A staff address's confirmation link works for whoever holds it, signed in or not.
+  ['GET /api/auth/verify-email', signInRow(200), async (w) => ({ path: await verifyLink(w) })],
+  ['POST /api/auth/verify-email', signInRow(200), async (w) => ({ path: await verifyLink(w) })],
   ['GET /api/accounts/:id/members', adminRow(200), async (w) => ({ path: `${team(w)}/members` })],
   ['PATCH /api/accounts/:id/members/:staffId', adminRow(200),
     async (w) => ({ path: `${team(w)}/members/${(await newModerator(w)).id}`, body: { role: 'admin' } })],

@@ -76,7 +76,7 @@ export interface paths {
         };
         /**
          * The moderation queue's changes as they happen (Server-Sent Events), for staff
-         * @description Server-Sent Events (text/event-stream) of the moderation queue of one site, or of every site the caller moderates. Each message has `data`: JSON with `type` — the change: `comment.created`, `comment.updated`, `comment.flagged`, `moderation.action`, `comment.deleted` — with `comment_id`, `site_id`, `status` (the comment's status now, which staff may see: pending, published, removed, spam) and, for `moderation.action`, `action` (approve, remove, spam, shadow_ban, unhide, dismiss_flags); or `ready` / `reset`. Sent: a comment held on arrival (or by an edit), flagged, moderated, deleted; never a published comment arriving, nor votes. Messages carry `id`, the change's event id (`ready` a position): reconnecting with `Last-Event-ID` (or `last_event_id`) replays the changes since then, on any instance, and those of the 10 s before it (an event is numbered before its change commits; each message states the comment's status, so one received twice changes nothing); more than 1,000 changes, or an id older than a day, send `reset` (reload the queue). The sites are those the caller moderates when the stream opens. A comment line every 15 s keeps the connection open; the same per-address and per-instance caps as the public stream apply (429 with Retry-After).
+         * @description Server-Sent Events (text/event-stream) of the moderation queue of one site, or of every site the caller moderates. Each message has `data`: JSON with `type` — the change: `comment.created`, `comment.updated`, `comment.flagged`, `moderation.action`, `comment.deleted` — with `comment_id`, `site_id`, `status` (the comment's status now, which staff may see: pending, published, removed, spam) and, for `moderation.action`, `action` (approve, remove, spam, shadow_ban, unhide, dismiss_flags); or `ready` / `reset`. Sent: a comment held on arrival (or by an edit), flagged, moderated, deleted; never a published comment arriving, nor votes. Messages carry `id`, the change's event id (`ready` a position): reconnecting with `Last-Event-ID` (or `last_event_id`) replays the changes since then, on any instance, and those of the 10 s before it (an event is numbered before its change commits; each message states the comment's status, so one received twice changes nothing); more than 1,000 changes, or an id older than a day, send `reset` (reload the queue). The sites are those the caller moderates when the stream opens; the stream ends within a heartbeat once the caller no longer moderates one of them (removed, sites changed, key revoked, signed out). A comment line every 15 s keeps the connection open; the same per-address and per-instance caps as the public stream apply (429 with Retry-After).
          */
         get: {
             parameters: {
@@ -4105,6 +4105,108 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/auth/verify-email": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The page of a staff address's confirmation link: asks to confirm (nothing changes yet) */
+        get: {
+            parameters: {
+                query: {
+                    /** @description From the confirmation mail */
+                    token: string;
+                };
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description A small HTML page */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": string;
+                    };
+                };
+                /** @description RFC 9457 problem details (application/problem+json) */
+                "4XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description RFC 9457 problem details (application/problem+json) */
+                "5XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Problem"];
+                    };
+                };
+            };
+        };
+        put?: never;
+        /** Confirm a staff address (the link works once, for 7 days) */
+        post: {
+            parameters: {
+                query: {
+                    /** @description From the confirmation mail */
+                    token: string;
+                };
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": unknown;
+                };
+            };
+            responses: {
+                /** @description A small HTML page */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": string;
+                    };
+                };
+                /** @description RFC 9457 problem details (application/problem+json) */
+                "4XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description RFC 9457 problem details (application/problem+json) */
+                "5XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Problem"];
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/auth/login": {
         parameters: {
             query?: never;
@@ -4114,7 +4216,7 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Sign in: sets the session cookie and answers with the CSRF token (failures are limited per account and per IP: 429) */
+        /** Sign in: sets the session cookie (and a device cookie) and answers with the CSRF token (failures are limited per client, and per account or known device: 429) */
         post: {
             parameters: {
                 query?: never;
@@ -4143,6 +4245,8 @@ export interface paths {
                                 /** @description stf_<id> */
                                 id: string;
                                 email: string;
+                                /** @description Whether the person confirmed the address by the link mailed to it; until then no mail goes to it */
+                                email_verified: boolean;
                                 name: string;
                             };
                             memberships: {
@@ -4225,6 +4329,8 @@ export interface paths {
                                 /** @description stf_<id> */
                                 id: string;
                                 email: string;
+                                /** @description Whether the person confirmed the address by the link mailed to it; until then no mail goes to it */
+                                email_verified: boolean;
                                 name: string;
                             };
                             memberships: {
@@ -4588,6 +4694,8 @@ export interface paths {
                                 /** @description stf_<id> */
                                 id: string;
                                 email: string;
+                                /** @description Whether the person confirmed the address by the link mailed to it; until then no mail goes to it */
+                                email_verified: boolean;
                                 name: string;
                             };
                             membership: {
@@ -4666,6 +4774,8 @@ export interface paths {
                                 /** @description stf_<id> */
                                 id: string;
                                 email: string;
+                                /** @description Whether the person confirmed the address by the link mailed to it; until then no mail goes to it */
+                                email_verified: boolean;
                                 name: string;
                             };
                             membership: {
@@ -4742,6 +4852,8 @@ export interface paths {
                                 /** @description stf_<id> */
                                 id: string;
                                 email: string;
+                                /** @description Whether the person confirmed the address by the link mailed to it; until then no mail goes to it */
+                                email_verified: boolean;
                                 name: string;
                             };
                             ended_sessions: number;
@@ -4804,6 +4916,8 @@ export interface paths {
                                 /** @description stf_<id> */
                                 id: string;
                                 email: string;
+                                /** @description Whether the person confirmed the address by the link mailed to it; until then no mail goes to it */
+                                email_verified: boolean;
                                 name: string;
                                 /** @enum {unknown} */
                                 role: "owner" | "admin" | "moderator";
@@ -4878,6 +4992,8 @@ export interface paths {
                             /** @description stf_<id> */
                             id: string;
                             email: string;
+                            /** @description Whether the person confirmed the address by the link mailed to it; until then no mail goes to it */
+                            email_verified: boolean;
                             name: string;
                             /** @enum {unknown} */
                             role: "owner" | "admin" | "moderator";
@@ -4943,6 +5059,8 @@ export interface paths {
                             /** @description stf_<id> */
                             id: string;
                             email: string;
+                            /** @description Whether the person confirmed the address by the link mailed to it; until then no mail goes to it */
+                            email_verified: boolean;
                             name: string;
                             /** @enum {unknown} */
                             role: "owner" | "admin" | "moderator";
