@@ -1,5 +1,5 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
-import { Type } from 'typebox';
+import { Type, type TSchema } from 'typebox';
 import { AppError } from '../errors.ts';
 
 /** The fields a mail page's form, or a mail client's one-click, posts (RFC 8058: `List-Unsubscribe=One-Click`). */
@@ -12,13 +12,18 @@ const FormFields = Type.Object(
   { additionalProperties: true },
 );
 
-/** The request bodies the pages take: their own forms post urlencoded, mail clients' one-click often multipart (as RFC 8058 recommends). */
-export const FormBody = {
+/** A page's request body with these fields: its own form posts urlencoded, mail clients' one-click often multipart (as RFC 8058 recommends). */
+export const formBodyOf = <Fields extends TSchema>(fields: Fields) => ({
   content: {
-    'application/x-www-form-urlencoded': { schema: FormFields },
-    'multipart/form-data': { schema: FormFields },
+    'application/x-www-form-urlencoded': { schema: fields },
+    'multipart/form-data': { schema: fields },
   },
-};
+});
+
+export const FormBody = formBodyOf(FormFields);
+
+/** What the pages answer (the mail pages, and the staff address confirmation's). */
+export const HtmlPage = { description: 'A small HTML page', content: { 'text/html': { schema: Type.String() } } };
 
 /** A posted form's text fields; files are not read. A null prototype: a field named `__proto__` is a field. */
 type Fields = Record<string, string>;

@@ -1,9 +1,8 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
-import { Type } from 'typebox';
 import type { Db } from '../db/connect.ts';
 import { Credential, errors, StaffRead, StaffWrite } from '../http/schemas.ts';
 import { requireStaff } from '../staff/routes.ts';
-import { formField, FormBody, registerFormParsers } from './form-body.ts';
+import { formField, FormBody, HtmlPage, registerFormParsers } from './form-body.ts';
 import { confirmedPage, confirmPage, FORGET_FIELD, RESUME_FIELD, unsubscribedPage, unsubscribePage } from './pages.ts';
 import { confirmAddress, pendingConfirmation, signedAddress, unsubscribe, type UnsubscribeAction } from './readers.ts';
 import { ConfirmQuery, ReaderMailChange, ReaderMailSettings, StaffMailChange, StaffMailSettings, UnsubscribeQuery } from './schemas.ts';
@@ -18,7 +17,6 @@ function actionOf(body: unknown): UnsubscribeAction {
 }
 
 /** The pages a mail's links open: HTML, never JSON. */
-const HtmlPage = { description: 'A small HTML page', content: { 'text/html': { schema: Type.String() } } };
 
 /**
  * The links mails carry (confirm an address, unsubscribe), which work without signing in: a GET

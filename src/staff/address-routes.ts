@@ -3,11 +3,12 @@ import { Type } from 'typebox';
 import type { Db } from '../db/connect.ts';
 import { errors } from '../http/schemas.ts';
 import { verifiedPage, verifyPage } from '../mail/pages.ts';
-import { AnyFormBody } from '../mail/schemas.ts';
+import { formBodyOf, HtmlPage, registerFormParsers } from '../mail/form-body.ts';
 import { confirmAddress, pendingConfirmation, VERIFY_PAGE } from './addresses.ts';
 
-const Html = Type.String({ description: 'A small HTML page' });
 const VerifyQuery = Type.Object({ token: Type.String({ minLength: 1, maxLength: 200, description: 'From the confirmation mail' }) });
+/** The page's button posts an empty form: everything is in the query. */
+const EmptyForm = formBodyOf(Type.Object({}, { additionalProperties: true }));
 const PAGE = { tags: ['staff'], querystring: VerifyQuery };
 
 /**
@@ -16,11 +17,10 @@ const PAGE = { tags: ['staff'], querystring: VerifyQuery };
  * posts to the same address, which confirms.
  */
 export const addressRoutes: FastifyPluginAsyncTypebox<{ db: Db }> = async (app, { db }) => {
-  // The page's form posts an empty form: everything is in the query.
-  app.addContentTypeParser('application/x-www-form-urlencoded', { parseAs: 'string' }, (_request, _body, done) => done(null, {}));
+  registerFormParsers(app);
 
   app.get(VERIFY_PAGE, {
-    schema: { ...PAGE, summary: "The page of a staff address's confirmation link: asks to confirm (nothing changes yet)", response: { 200: Html, ...errors } },
+    schema: { ...PAGE, summary: "The page of a staff address's confirmation link: asks to confirm (nothing changes yet)", response: { 200: HtmlPage, ...errors } },
     handler: async (request, reply) => {
       await pendingConfirmation(db.kysely, request.query.token);
       return reply.type('text/html; charset=utf-8').header('cache-control', 'no-store').send(verifyPage());
@@ -29,7 +29,7 @@ export const addressRoutes: FastifyPluginAsyncTypebox<{ db: Db }> = async (app, 
 
   app.post(VERIFY_PAGE, {
     config: { staffSignIn: true },
-    schema: { ...PAGE, summary: 'Confirm a staff address (the link works once, for 7 days)', body: AnyFormBody, response: { 200: Html, ...errors } },
+    schema: { ...PAGE, summary: 'Confirm a staff address (the link works once, for 7 days)', body: EmptyForm, response: { 200: HtmlPage, ...errors } },
     handler: async (request, reply) => {
       await confirmAddress(db.kysely, request.query.token);
       return reply.type('text/html; charset=utf-8').header('cache-control', 'no-store').send(verifiedPage());

@@ -4131,7 +4131,7 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
-                        "application/json": string;
+                        "text/html": string;
                     };
                 };
                 /** @description RFC 9457 problem details (application/problem+json) */
@@ -4168,7 +4168,12 @@ export interface paths {
             };
             requestBody: {
                 content: {
-                    "application/json": unknown;
+                    "application/x-www-form-urlencoded": {
+                        [key: string]: unknown;
+                    };
+                    "multipart/form-data": {
+                        [key: string]: unknown;
+                    };
                 };
             };
             responses: {
@@ -4178,7 +4183,7 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
-                        "application/json": string;
+                        "text/html": string;
                     };
                 };
                 /** @description RFC 9457 problem details (application/problem+json) */
