@@ -1,5 +1,6 @@
 import { execFile, spawn, type ChildProcess } from 'node:child_process';
-import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync } from 'node:fs';
+import { createWriteStream, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync } from 'node:fs';
+import { createServer, type AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { promisify } from 'node:util';
@@ -20,6 +21,8 @@ const GUIDES = ['README.md', ...readdirSync('docs').filter((name) => name.endsWi
 const SERVER_ENV: Record<string, Record<string, string>> = {
   // The guide's receiver runs on this machine, which Parley refuses to deliver to by default.
   'docs/webhooks.md': { PARLEY_WEBHOOK_ALLOW_PRIVATE: 'true' },
+  // The guide reads the mails in the server's log, which shows them at info level (the default).
+  'docs/mail.md': { PARLEY_SMTP_URL: 'log:', PARLEY_MAIL_FROM: 'parley@localhost', LOG_LEVEL: 'info' },
 };
 
 /** The blocks not run, by the start of their first line, and why. */
@@ -28,7 +31,6 @@ const NOT_RUN: Record<string, string> = {
   'npm test': 'runs the whole suite, this test among it',
   'PARLEY_SKIP_BROWSER=1 npm test': 'runs the whole suite, this test among it',
   'PARLEY_TEST_DATABASE_URL=': 'needs a PostgreSQL server and runs the whole suite',
-  'PARLEY_SMTP_URL=log:': 'starts a server with the mail transport to the log, which another change adds',
   'export PARLEY_SMTP_URL=smtps://': 'needs a real SMTP server',
   'export DATABASE_URL=postgres://': 'needs PostgreSQL and Redis',
   'pg_dump': 'needs PostgreSQL',
@@ -44,9 +46,21 @@ interface Started {
   stop: () => Promise<void>;
 }
 
-async function startServer(env: Record<string, string>): Promise<Started> {
+/** A port nothing listens on, so that the server knows its own address (mails link to it). */
+async function freePort(): Promise<number> {
+  const probe = createServer();
+  await new Promise<void>((resolve) => probe.listen(0, '127.0.0.1', resolve));
+  const { port } = probe.address() as AddressInfo;
+  await new Promise((resolve) => probe.close(resolve));
+  return port;
+}
+
+/** Starts `parley serve` with its output in `logFile`, as `npm start > parley.log` would. */
+async function startServer(env: Record<string, string>, logFile: string): Promise<Started> {
   const database = await freshDatabaseUrl();
-  const server = spawn('node', ['bin/parley.js', 'serve'], { env: { ...process.env, ...env, DATABASE_URL: database.url, PORT: '0', LOG_LEVEL: 'warn' } });
+  const port = String(await freePort());
+  const server = spawn('node', ['bin/parley.js', 'serve'], { env: { ...process.env, LOG_LEVEL: 'warn', ...env, DATABASE_URL: database.url, PORT: port } });
+  server.stdout!.pipe(createWriteStream(logFile));
   let output = '';
   await new Promise<void>((resolve, reject) => {
     const timer = setTimeout(() => reject(new Error(`server did not start: ${output}`)), 30_000);
@@ -70,7 +84,8 @@ async function startServer(env: Record<string, string>): Promise<Started> {
 
 /**
  * A directory to run a guide in, as the reader's own: `npx parley` runs this checkout's CLI on the
- * server's database, and `src/` is there for the sample files the guides import.
+ * server's database, `src/` is there for the sample files the guides import, and `parley.log` holds
+ * the server's output.
  */
 function workingDirectory(): string {
   const dir = mkdtempSync(join(tmpdir(), 'parley-guide-'));
@@ -110,9 +125,9 @@ for (const guide of GUIDES) {
   const blocks = fenced(readFileSync(guide, 'utf8'), 'sh');
   describe.runIf(blocks.length > 0)(guide, () => {
     it('runs every shell example verbatim, in order, against a fresh server, each command succeeding', async () => {
-      const started = await startServer(SERVER_ENV[guide] ?? {});
       const dir = workingDirectory();
       directories.push(dir);
+      const started = await startServer(SERVER_ENV[guide] ?? {}, join(dir, 'parley.log'));
       try {
         // curl is made to fail on an HTTP error so that a wrong example fails this test.
         const script = ['set -euo pipefail', started.exports, 'curl() { command curl --fail-with-body "$@"; }', ...blocks].join('\n');
