@@ -131,11 +131,18 @@ describe('a new confirmation link', () => {
   it('is not mailed to an address someone else took over', async () => {
     const { parley, box } = await mailingParley();
     const email = staffEmail('taken');
-    await joined(parley, email, 'the squatter password');
+    const squat = await joined(parley, email, 'the squatter password');
     const squatter = await signInStaff(parley, email, 'the squatter password');
     await joined(parley, email, 'the real owner password');
     await box.waitFor(2);
     // Taking the address over ended the squatter's sessions.
     expect((await parley.request('POST', RESEND, { headers: squatter.headers })).status).toBe(401);
+    // Signed in again under the address left to them, which is no one's: nothing to confirm.
+    const again = await signInStaff(parley, `${squat.accepted.body.staff.id}@unconfirmed.invalid`, 'the squatter password');
+    const refused = await parley.request('POST', RESEND, { headers: again.headers });
+    expect(refused.status).toBe(409);
+    expect(refused.body.detail).toMatch(/^Your address was confirmed by someone else/);
+    await new Promise((resolve) => setTimeout(resolve, 1500));
+    expect(box.mails).toHaveLength(2);
   });
 });
