@@ -85,6 +85,11 @@ export async function startMailbox(behaviour: MailBehaviour = () => 'accept'): P
   };
 }
 
+/** The settings of a server that sends its mail to `box`, its links on a public origin of its own. */
+export function mailingEnv(box: Mailbox): Record<string, string> {
+  return { PARLEY_SMTP_URL: box.url, PARLEY_MAIL_FROM: 'comments@example.com', PARLEY_PUBLIC_URL: 'https://comments.example.com' };
+}
+
 /** The links of a mail's plain text, by their label ("Label: https://..."). */
 export function linkIn(mail: ParsedMail, label: string): string {
   const line = (mail.text ?? '').split('\n').find((l) => l.startsWith(`${label}: `));

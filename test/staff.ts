@@ -55,3 +55,15 @@ export function signedIn(response: ApiResponse): StaffSignIn {
   const csrf = response.body.csrf_token as string;
   return { cookie, csrf, headers: { cookie, 'x-csrf-token': csrf }, body: response.body };
 }
+
+/**
+ * A new account with its owner signed in, and an invite of it (without an address) accepted for
+ * `email`: the person starts unconfirmed (and, with mail on, is mailed a confirmation link).
+ */
+export async function joinThroughInvite(parley: TestParley, email: string, password = STAFF_PASSWORD) {
+  const site = await parley.newSite({ moderation: 'all' });
+  const owner = await signInStaff(parley, (await addStaff(parley, site.account_id, 'owner')).email);
+  const invite = await parley.request('POST', `/api/accounts/${site.account_id}/invites`, { headers: owner.headers, body: { role: 'admin' } });
+  const accepted = await parley.request('POST', '/api/auth/invites/accept', { body: { token: invite.body.token, email, name: 'Newcomer', password } });
+  return { site, owner, accepted };
+}

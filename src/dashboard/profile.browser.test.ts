@@ -2,10 +2,10 @@ import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { seriousViolations } from '../../test/browser.ts';
 import { chromiumForTests } from '../../test/chromium.ts';
-import { launchBrowser, signedInDashboard } from '../../test/dashboard.ts';
+import { artifact, DESKTOP, launchBrowser, PHONE, signedInDashboard } from '../../test/dashboard.ts';
 import { startParley, type TestParley } from '../../test/helper.ts';
-import { startMailbox, type Mailbox } from '../../test/mailbox.ts';
-import { addStaff, signInStaff } from '../../test/staff.ts';
+import { mailingEnv, startMailbox, type Mailbox } from '../../test/mailbox.ts';
+import { addStaff, joinThroughInvite, signInStaff, staffEmail } from '../../test/staff.ts';
 
 const CHROMIUM = chromiumForTests();
 /** One Parley that sends mail through a real SMTP server, one with no mail set up. */
@@ -17,7 +17,7 @@ let browser: Browser;
 beforeAll(async () => {
   if (!CHROMIUM) return;
   box = await startMailbox();
-  mailing = await startParley({ PARLEY_SMTP_URL: box.url, PARLEY_MAIL_FROM: 'comments@example.com', PARLEY_PUBLIC_URL: 'https://comments.example.com' });
+  mailing = await startParley(mailingEnv(box));
   silent = await startParley();
   browser = await launchBrowser(CHROMIUM);
 });
@@ -56,6 +56,48 @@ describe.skipIf(!CHROMIUM)('the profile', () => {
       expect(await page.getByLabel(choice, { exact: true }).isDisabled()).toBe(true);
     }
     expect(await page.getByRole('button', { name: 'Save the mail choice' }).count()).toBe(0);
+    expect(await seriousViolations(page)).toEqual([]);
+    await context.close();
+  });
+
+  it('says an address is not confirmed yet and sends its link again, saying what happened; the team sees it unconfirmed', async () => {
+    const email = staffEmail('unconfirmed');
+    const { owner } = await joinThroughInvite(mailing, email);
+    const toHim = () => box.mails.filter((mail) => mail.to && 'text' in mail.to && mail.to.text === email);
+    const { context, page } = await signedInDashboard(browser, mailing, email, '/dashboard/profile');
+    await page.getByText('Not confirmed', { exact: true }).waitFor();
+    await page.getByText('Parley sends nothing to this address').waitFor();
+    await page.getByRole('button', { name: 'Send the link again' }).click();
+    await page.getByRole('status').filter({ hasText: `A new link is on its way to ${email}.` }).waitFor();
+    await box.waitFor(box.mails.length + 1);
+    expect(toHim()).toHaveLength(2);
+    expect(await seriousViolations(page)).toEqual([]);
+    for (const [theme, size, viewport] of [['light', 'desktop', DESKTOP], ['dark', 'desktop', DESKTOP], ['light', 'phone', PHONE]] as const) {
+      await page.emulateMedia({ colorScheme: theme });
+      await page.setViewportSize(viewport);
+      expect(await seriousViolations(page), `${theme} ${size}`).toEqual([]);
+      await page.screenshot({ path: artifact(`dashboard-profile-unconfirmed-${theme}-${size}.png`), fullPage: true });
+    }
+    // A second within the minute is refused, and the page says why.
+    await page.getByRole('button', { name: 'Send the link again' }).click();
+    await page.getByRole('alert').filter({ hasText: 'A new confirmation link was mailed less than a minute ago' }).waitFor();
+    await context.close();
+
+    const team = await signedInDashboard(browser, mailing, owner.body.staff.email, '/dashboard/team');
+    const row = team.page.getByRole('row').filter({ hasText: email });
+    await row.getByText('Address not confirmed').waitFor();
+    expect(await team.page.getByRole('row').filter({ hasText: owner.body.staff.email }).getByText('Address not confirmed').count()).toBe(0);
+    expect(await seriousViolations(team.page)).toEqual([]);
+    await team.context.close();
+  });
+
+  it('says why the address cannot be confirmed when the server sends no mail', async () => {
+    const email = staffEmail('unconfirmed');
+    await joinThroughInvite(silent, email);
+    const { context, page } = await signedInDashboard(browser, silent, email, '/dashboard/profile');
+    await page.getByText('Not confirmed', { exact: true }).waitFor();
+    await page.getByText('so no link can confirm the address for now').waitFor();
+    expect(await page.getByRole('button', { name: 'Send the link again' }).count()).toBe(0);
     expect(await seriousViolations(page)).toEqual([]);
     await context.close();
   });

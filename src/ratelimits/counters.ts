@@ -177,24 +177,29 @@ export async function openCounters(config: Config, policies: Policy[], log: Fast
 }
 
 /**
- * Takes one count of `subject` for a limit counted outside the request hooks (sign-ins, confirmation
- * mails): the seconds until its window ends when it is past the limit, else 0. In process the state
- * answers at once; Redis rejects a count past the limit with the state. A counter that cannot
- * answer lets the action through, logged as `what`.
+ * Takes one count of `subject` for a limit counted outside the request hooks (sign-ins, mails): its
+ * state after the count, or null when the counter cannot answer (logged as `what`; the action is let
+ * through). In process the state answers at once; Redis rejects a count past the limit with the state.
  */
-export async function secondsPastLimit(counters: Counters, counted: Policy, subject: string, log: FastifyBaseLogger, what: string): Promise<number> {
+export async function countedState(counters: Counters, counted: Policy, subject: string, log: FastifyBaseLogger, what: string): Promise<RateLimiterRes | null> {
   const result = counters.take(counted, subject);
-  if (!(result instanceof Promise)) return result.consumedPoints > counted.limit ? secondsLeft(result) : 0;
+  if (!(result instanceof Promise)) return result;
   try {
-    await result;
-    return 0;
+    return await result;
   } catch (outcome) {
-    if (outcome instanceof RateLimiterRes) return secondsLeft(outcome);
+    if (outcome instanceof RateLimiterRes) return outcome;
     log.error({ err: outcome }, `${what} unavailable; let through`);
-    return 0;
+    return null;
   }
 }
 
-function secondsLeft(state: RateLimiterRes): number {
+/** Takes one count of `subject` (as countedState): the seconds until its window ends when it is past the limit, else 0. */
+export async function secondsPastLimit(counters: Counters, counted: Policy, subject: string, log: FastifyBaseLogger, what: string): Promise<number> {
+  const state = await countedState(counters, counted, subject, log, what);
+  return state && state.consumedPoints > counted.limit ? secondsLeft(state) : 0;
+}
+
+/** The whole seconds a refusal's Retry-After says: at least one. */
+export function secondsLeft(state: RateLimiterRes): number {
   return Math.max(1, Math.ceil(state.msBeforeNext / 1000));
 }

@@ -1,10 +1,10 @@
 import type { FastifyBaseLogger, FastifyReply } from 'fastify';
-import { RateLimiterRes } from 'rate-limiter-flexible';
+import type { RateLimiterRes } from 'rate-limiter-flexible';
 import { hashSecret } from '../auth/secrets.ts';
 import type { Config } from '../config.ts';
 import { AppError } from '../errors.ts';
 import { clientKey } from './client-key.ts';
-import { openCounters } from './counters.ts';
+import { countedState, openCounters, secondsLeft } from './counters.ts';
 import { policy, type Policy } from './policies.ts';
 
 /** What a sign-in attempt took from its limits; given back when the attempt succeeds. */
@@ -53,19 +53,7 @@ export async function openLoginLimiter(config: Config, log: FastifyBaseLogger): 
   const policies = [perAddress, accountFailures, perDevice, accountFailures && delayOf(1)].filter((p): p is Policy => p !== null);
   const counters = await openCounters(config, policies, log);
 
-  /** Takes one count: the subject's count after it and the ms its window has left; null when the counters cannot answer. */
-  const take = async (counted: Policy, subject: string): Promise<RateLimiterRes | null> => {
-    const result = counters.take(counted, subject);
-    // In process the state answers at once; Redis rejects a count past the limit with the state.
-    if (!(result instanceof Promise)) return result;
-    try {
-      return await result;
-    } catch (outcome) {
-      if (outcome instanceof RateLimiterRes) return outcome;
-      log.error({ err: outcome }, 'sign-in limit unavailable; attempt let through');
-      return null;
-    }
-  };
+  const take = (counted: Policy, subject: string) => countedState(counters, counted, subject, log, 'sign-in limit');
   const giveBack = async (counted: Policy, subject: string) => {
     try {
       await counters.giveBack(counted, subject);
@@ -74,7 +62,7 @@ export async function openLoginLimiter(config: Config, log: FastifyBaseLogger): 
     }
   };
   const refuse = (reply: FastifyReply, state: RateLimiterRes, what: string): never => {
-    const seconds = Math.max(1, Math.ceil(state.msBeforeNext / 1000));
+    const seconds = secondsLeft(state);
     reply.header('retry-after', seconds);
     throw new AppError('rate_limited', `Too many failed sign-ins ${what}; retry in ${seconds} s`);
   };

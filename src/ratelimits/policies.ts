@@ -4,9 +4,11 @@ import type { Config } from '../config.ts';
 import { clientKey } from './client-key.ts';
 
 /** The names also appear to clients, in the RateLimit-Policy and RateLimit fields. */
-export type PolicyName = 'api-key' | 'session-comments' | 'guest-comments' | 'guest-votes' | 'ip' | LoginPolicyName | ConfirmMailPolicyName;
+export type PolicyName = 'api-key' | 'session-comments' | 'guest-comments' | 'guest-votes' | 'ip' | LoginPolicyName | ConfirmMailPolicyName | AddressMailPolicyName;
 /** Confirmation mails of "Email me replies" (src/ratelimits/confirm-mails.ts). */
 export type ConfirmMailPolicyName = 'confirm-mails-reader' | 'confirm-mails-site';
+/** New links a staff member asks for to confirm their address (src/ratelimits/address-mails.ts). */
+export type AddressMailPolicyName = 'address-mails-minute' | 'address-mails-hour';
 /** Failed staff sign-ins (src/ratelimits/login.ts). */
 export type LoginPolicyName = 'login-account' | 'login-delay' | 'login-device' | 'login-ip';
 

@@ -1,7 +1,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { parleysPerTest, type TestParley } from '../../test/helper.ts';
-import { linkIn, pathOf, startMailbox, type Mailbox } from '../../test/mailbox.ts';
-import { addStaff, signInStaff, staffEmail, STAFF_PASSWORD } from '../../test/staff.ts';
+import { linkIn, mailingEnv, pathOf, startMailbox, type Mailbox } from '../../test/mailbox.ts';
+import { joinThroughInvite as joined, signInStaff, staffEmail } from '../../test/staff.ts';
 import { MAIL_STRINGS as S } from '../mail/strings.ts';
 
 /**
@@ -18,17 +18,8 @@ afterEach(async () => {
 async function mailingParley() {
   const box = await startMailbox();
   boxes.push(box);
-  const parley = await start({ PARLEY_SMTP_URL: box.url, PARLEY_MAIL_FROM: 'comments@example.com', PARLEY_PUBLIC_URL: 'https://comments.example.com' });
+  const parley = await start(mailingEnv(box));
   return { parley, box };
-}
-
-/** An account with its owner signed in, and an invite of it (without an address) accepted for `email`. */
-async function joined(parley: TestParley, email: string, password = STAFF_PASSWORD) {
-  const site = await parley.newSite({ moderation: 'all' });
-  const owner = await signInStaff(parley, (await addStaff(parley, site.account_id, 'owner')).email);
-  const invite = await parley.request('POST', `/api/accounts/${site.account_id}/invites`, { headers: owner.headers, body: { role: 'admin' } });
-  const accepted = await parley.request('POST', '/api/auth/invites/accept', { body: { token: invite.body.token, email, name: 'Newcomer', password } });
-  return { site, owner, accepted };
 }
 
 const member = async (parley: TestParley, accountId: string, headers: Record<string, string>, staffId: string) =>
@@ -109,5 +100,49 @@ describe('staff addresses', () => {
     expect(accepted.body.staff.email_verified).toBe(false);
     expect((await member(parley, site.account_id, owner.headers, accepted.body.staff.id)).email_verified).toBe(false);
     expect((await signInStaff(parley, email)).body.staff.email_verified).toBe(false);
+  });
+});
+
+describe('a new confirmation link', () => {
+  const RESEND = '/api/auth/verify-email/resend';
+
+  it('goes only to the signed-in person, never for a key, a request without its CSRF token, or another origin', async () => {
+    const { parley, box } = await mailingParley();
+    const email = staffEmail('asking');
+    const { site, accepted } = await joined(parley, email);
+    await box.waitFor(1);
+    const session = await signInStaff(parley, email);
+    const refusals = [
+      await parley.request('POST', RESEND),
+      await parley.request('POST', RESEND, { token: site.api_key }),
+      await parley.request('POST', RESEND, { headers: { cookie: session.cookie } }),
+      await parley.request('POST', RESEND, { headers: { ...session.headers, origin: 'https://elsewhere.example' } }),
+    ];
+    expect(refusals.map((refusal) => refusal.status)).toEqual([401, 403, 403, 403]);
+    // The person's own session, with its token: the link goes to their address, and the answer holds no token.
+    const resent = await parley.request('POST', RESEND, { headers: session.headers });
+    expect(resent.status).toBe(202);
+    expect(JSON.stringify(resent.body)).not.toMatch(/verify_/);
+    const mails = await box.waitFor(2);
+    expect(mails.map((mail) => mail.to && 'text' in mail.to && mail.to.text)).toEqual([email, email]);
+    expect(accepted.body.staff.email).toBe(email);
+  });
+
+  it('is not mailed to an address someone else took over', async () => {
+    const { parley, box } = await mailingParley();
+    const email = staffEmail('taken');
+    const squat = await joined(parley, email, 'the squatter password');
+    const squatter = await signInStaff(parley, email, 'the squatter password');
+    await joined(parley, email, 'the real owner password');
+    await box.waitFor(2);
+    // Taking the address over ended the squatter's sessions.
+    expect((await parley.request('POST', RESEND, { headers: squatter.headers })).status).toBe(401);
+    // Signed in again under the address left to them, which is no one's: nothing to confirm.
+    const again = await signInStaff(parley, `${squat.accepted.body.staff.id}@unconfirmed.invalid`, 'the squatter password');
+    const refused = await parley.request('POST', RESEND, { headers: again.headers });
+    expect(refused.status).toBe(409);
+    expect(refused.body.detail).toMatch(/^Your address was confirmed by someone else/);
+    await new Promise((resolve) => setTimeout(resolve, 1500));
+    expect(box.mails).toHaveLength(2);
   });
 });

@@ -54,6 +54,11 @@ export const AcceptInviteBody = Type.Object({
 export const SetupBody = Type.Object({ token: LinkToken, email: Email, name: Type.String({ minLength: 1, maxLength: 100 }), password: Password });
 export const Joined = Type.Object({ staff: StaffSchema, membership: MembershipSchema });
 
+export const ConfirmationSent = Type.Object({
+  email: Type.String({ description: 'The address the new link was mailed to: your own' }),
+  expires_at: Type.String({ format: 'date-time', description: 'When the new link stops working (7 days)' }),
+});
+
 export const ResetBody = Type.Object({ token: LinkToken, password: NewPassword });
 export const ResetDone = Type.Object({ staff: StaffSchema, ended_sessions: Type.Integer() });
 

@@ -115,6 +115,12 @@ async function verifyLink(w: World): Promise<string> {
   return `/api/auth/verify-email?token=${token}`;
 }
 
+/** The staff callers' addresses unconfirmed (as a join through a link leaves them), or confirmed again. */
+async function staffCallersConfirmed(w: World, confirmed: boolean): Promise<void> {
+  const verifiedAt = confirmed ? new Date().toISOString() : null;
+  await w.parley.app.db.kysely.updateTable('staff').set({ email_verified_at: verifiedAt }).where('id', 'in', w.staffIds).execute();
+}
+
 /** A site holds three SSO secrets at most: each cell that makes one first deletes the others. */
 async function roomForSecret(w: World): Promise<void> {
   for (const { id } of (await w.parley.request('GET', `/api/sites/${A(w)}/sso-secrets`, { token: w.adminKey })).body.secrets) {
@@ -284,6 +290,19 @@ export const MATRIX: Array<[string, number[], Target]> = [
   // A staff address's confirmation link works for whoever holds it, signed in or not.
   ['GET /api/auth/verify-email', signInRow(200), async (w) => ({ path: await verifyLink(w) })],
   ['POST /api/auth/verify-email', signInRow(200), async (w) => ({ path: await verifyLink(w) })],
+  // The person's own address only: the staff callers' are unconfirmed for the cell, and confirmed again once it has checked the mail.
+  ['POST /api/auth/verify-email/resend', staffRow(202),
+    async (w) => {
+      await staffCallersConfirmed(w, false);
+      return {
+        path: '/api/auth/verify-email/resend',
+        verify: async (response) => {
+          const mails = await w.parley.app.db.kysely.selectFrom('mail_outbox').select('id').where('kind', '=', 'verify').where('recipient', '=', response.body.email).execute();
+          expect(mails).toHaveLength(1);
+          await staffCallersConfirmed(w, true);
+        },
+      };
+    }],
   ['GET /api/accounts/:id/members', adminRow(200), async (w) => ({ path: `${team(w)}/members` })],
   ['PATCH /api/accounts/:id/members/:staffId', adminRow(200),
     async (w) => ({ path: `${team(w)}/members/${(await newModerator(w)).id}`, body: { role: 'admin' } })],

@@ -44,6 +44,8 @@ export interface World {
   credential: Record<CallerName, string | null>;
   /** The cookie and CSRF token each staff caller sends. */
   staffHeaders: Partial<Record<CallerName, Record<string, string>>>;
+  /** The stf_ id of each staff caller. */
+  staffIds: string[];
   /** The owner of account A, with the address and password it signs in with. */
   ownerStaffEmail: string;
   /** A published comment of the session user `user` on site A. */
@@ -120,6 +122,7 @@ export async function buildWorld(parley: TestParley): Promise<World> {
       otherAccountStaff: null,
     },
     staffHeaders,
+    staffIds: Object.values(staff).map(({ id }) => id),
     ownerStaffEmail: staff.ownerStaff.email,
     userComment: await post(user.token, 'written by alice'),
     adminKey: a.api_key,

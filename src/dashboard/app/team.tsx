@@ -7,6 +7,8 @@ import { CopyButton, Empty, Form, Loaded, notify, Table, text, useLoad, when } f
 
 type Role = Answer<'/api/accounts/{id}/members'>['members'][number]['role'];
 const ROLES: Record<Role, string> = { owner: 'Owner', admin: 'Admin', moderator: 'Moderator' };
+const UNCONFIRMED = 'Address not confirmed';
+const UNCONFIRMED_WHY = 'No mail goes to this address (no moderation mail, no reset link) until its owner follows the link mailed to it';
 
 /** A link made for someone (an invite, a password reset), shown this once to hand over. */
 function HandOver(props: { what: string; url: string; onDone: () => void }) {
@@ -45,7 +47,9 @@ function Members(props: { accountId: string; me: Me }) {
               <tr key={member.id}>
                 <td>
                   {member.name}
-                  <div class="note">{member.email}</div>
+                  <div class="note">
+                    {member.email} {!member.email_verified && <span class="badge status-pending" title={UNCONFIRMED_WHY}>{UNCONFIRMED}</span>}
+                  </div>
                 </td>
                 <td>
                   <select

@@ -4212,6 +4212,71 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/auth/verify-email/resend": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Mail yourself a new link to confirm your address (7 days; the earlier link stops working); at most 1 a minute and 5 an hour (429)
+         * @description 409 when your address is already confirmed, or when the server sends no mail.
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                202: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description The address the new link was mailed to: your own */
+                            email: string;
+                            /**
+                             * Format: date-time
+                             * @description When the new link stops working (7 days)
+                             */
+                            expires_at: string;
+                        };
+                    };
+                };
+                /** @description RFC 9457 problem details (application/problem+json) */
+                "4XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description RFC 9457 problem details (application/problem+json) */
+                "5XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Problem"];
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/auth/login": {
         parameters: {
             query?: never;
