@@ -3,7 +3,7 @@ import { simpleParser, type ParsedMail } from 'mailparser';
 import { SMTPServer } from 'smtp-server';
 import { afterEach } from 'vitest';
 import type { ChildServer } from './hardening/child-server.ts';
-import type { FreshDatabase } from './helper.ts';
+import type { FreshDatabase, TestParley } from './helper.ts';
 
 /** What the SMTP server does with the n-th message (0-based): take it, refuse it (451), or never answer its DATA. */
 export type MailBehaviour = (index: number) => 'accept' | 'refuse' | 'hang';
@@ -88,6 +88,22 @@ export async function startMailbox(behaviour: MailBehaviour = () => 'accept'): P
 /** The settings of a server that sends its mail to `box`, its links on a public origin of its own. */
 export function mailingEnv(box: Mailbox): Record<string, string> {
   return { PARLEY_SMTP_URL: box.url, PARLEY_MAIL_FROM: 'comments@example.com', PARLEY_PUBLIC_URL: 'https://comments.example.com' };
+}
+
+/**
+ * Per test: a Parley (from `start`, which parleysPerTest gives) mailing to a mailbox of its own,
+ * the mailbox closed after the test. Settings in `extra` join or replace mailingEnv's.
+ */
+export function mailingParleysPerTest(start: (env?: Record<string, string>) => Promise<TestParley>) {
+  const boxes: Mailbox[] = [];
+  afterEach(async () => {
+    await Promise.all(boxes.splice(0).map((box) => box.close()));
+  });
+  return async (extra: Record<string, string> = {}): Promise<{ parley: TestParley; box: Mailbox }> => {
+    const box = await startMailbox();
+    boxes.push(box);
+    return { parley: await start({ ...mailingEnv(box), ...extra }), box };
+  };
 }
 
 /** The links of a mail's plain text, by their label ("Label: https://..."). */

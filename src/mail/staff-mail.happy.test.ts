@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { pageUrl, parleysPerTest, type TestParley } from '../../test/helper.ts';
-import { linkIn, pathOf, startMailbox, type Mailbox } from '../../test/mailbox.ts';
+import { linkIn, pathOf, mailingParleysPerTest } from '../../test/mailbox.ts';
 import { sleep } from '../../test/receiver.ts';
 import { addStaff, signInStaff } from '../../test/staff.ts';
 import { MAIL_STRINGS as S } from './strings.ts';
@@ -9,18 +9,12 @@ const start = parleysPerTest();
 /** Longer than two polls of the mail worker: what it would have sent by now, it has. */
 const SETTLE_MS = 2_500;
 const INTERVAL_MS = 10 * 60_000;
-const boxes: Mailbox[] = [];
-afterEach(async () => {
+const mailingParley = mailingParleysPerTest(start);
+// Registered after the mailbox's hook, so it runs before it (hooks after a test run last first):
+// the mailbox's SMTP conversation ends on the real clock.
+afterEach(() => {
   vi.useRealTimers();
-  await Promise.all(boxes.splice(0).map((box) => box.close()));
 });
-
-async function mailingParley() {
-  const box = await startMailbox();
-  boxes.push(box);
-  const parley = await start({ PARLEY_SMTP_URL: box.url, PARLEY_MAIL_FROM: 'comments@example.com', PARLEY_PUBLIC_URL: 'https://comments.example.com' });
-  return { parley, box };
-}
 
 /** A site whose comments all wait for approval, with what its readers and moderators do. */
 async function moderatedSite(parley: TestParley) {

@@ -1,21 +1,16 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { parleysPerTest } from '../../test/helper.ts';
-import { mailingEnv, startMailbox, type Mailbox } from '../../test/mailbox.ts';
+import { mailingParleysPerTest } from '../../test/mailbox.ts';
 import { sleep } from '../../test/receiver.ts';
 import { addStaff, joinThroughInvite, signInStaff, staffEmail } from '../../test/staff.ts';
 
 const start = parleysPerTest();
-const boxes: Mailbox[] = [];
-afterEach(async () => {
+const mailingParley = mailingParleysPerTest(start);
+// Registered after the mailbox's hook, so it runs before it (hooks after a test run last first):
+// the mailbox's SMTP conversation ends on the real clock.
+afterEach(() => {
   vi.useRealTimers();
-  await Promise.all(boxes.splice(0).map((box) => box.close()));
 });
-
-async function mailingParley() {
-  const box = await startMailbox();
-  boxes.push(box);
-  return { parley: await start(mailingEnv(box)), box };
-}
 
 const RESEND = '/api/auth/verify-email/resend';
 

@@ -1,6 +1,6 @@
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { parleysPerTest, type TestParley } from '../../test/helper.ts';
-import { linkIn, mailingEnv, pathOf, startMailbox, type Mailbox } from '../../test/mailbox.ts';
+import { linkIn, pathOf, mailingParleysPerTest } from '../../test/mailbox.ts';
 import { joinThroughInvite as joined, signInStaff, staffEmail } from '../../test/staff.ts';
 import { MAIL_STRINGS as S } from '../mail/strings.ts';
 
@@ -10,17 +10,8 @@ import { MAIL_STRINGS as S } from '../mail/strings.ts';
  * else's.
  */
 const start = parleysPerTest();
-const boxes: Mailbox[] = [];
-afterEach(async () => {
-  await Promise.all(boxes.splice(0).map((box) => box.close()));
-});
+const mailingParley = mailingParleysPerTest(start);
 
-async function mailingParley() {
-  const box = await startMailbox();
-  boxes.push(box);
-  const parley = await start(mailingEnv(box));
-  return { parley, box };
-}
 
 const member = async (parley: TestParley, accountId: string, headers: Record<string, string>, staffId: string) =>
   (await parley.request('GET', `/api/accounts/${accountId}/members`, { headers })).body.members.find((m: { id: string }) => m.id === staffId);
