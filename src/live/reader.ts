@@ -25,7 +25,8 @@ const MAX_BUFFERED_BYTES = 256 * 1024;
 /**
  * One open stream. Until it has caught up (replayed what it missed, or started at the thread's
  * latest event) the frames broadcast to its thread wait in `pending`; after, a frame it has already
- * had (by number) is skipped, so a replay and a broadcast that overlap send nothing twice.
+ * had (by number, or for a frame outside the sequence such as counts, the same frame written while
+ * catching up) is skipped, so a replay and a broadcast that overlap send nothing twice.
  */
 export class Reader {
   readonly out = new PassThrough();
@@ -33,6 +34,8 @@ export class Reader {
   sent = 0;
   #ready = false;
   #pending: Frame[] = [];
+  /** What was written while catching up: a broadcast of the same counts meanwhile says nothing new. */
+  #written = new Set<string>();
   #closed = false;
   readonly #onClose: Array<() => void> = [];
 
@@ -58,7 +61,13 @@ export class Reader {
   catchUp(sent: number, replayed?: ReadonlySet<string>): void {
     this.sent = sent;
     this.#ready = true;
-    for (const item of this.#pending.splice(0)) if (item.eventId === undefined || !replayed?.has(item.eventId)) this.#deliver(item);
+    const written = this.#written;
+    this.#written = new Set();
+    for (const item of this.#pending.splice(0)) {
+      if (item.eventId !== undefined && replayed?.has(item.eventId)) continue;
+      if (item.seq === null && written.has(item.text)) continue;
+      this.#deliver(item);
+    }
   }
 
   #deliver(item: Frame): void {
@@ -70,6 +79,7 @@ export class Reader {
   write(text: string): void {
     if (this.#closed) return;
     if (this.out.writableLength > MAX_BUFFERED_BYTES) return this.close();
+    if (!this.#ready) this.#written.add(text);
     this.out.write(text);
   }
 
