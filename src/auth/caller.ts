@@ -221,3 +221,9 @@ export function isModerator(caller: Caller, site: SiteOwnership): boolean {
 export function requireCredential(caller: Caller): asserts caller is KeyCaller | SessionCaller | StaffCaller {
   if (caller.kind === 'public') throw new AppError('unauthorized', 'This endpoint needs an API key or a session');
 }
+
+/** A person signed in to the dashboard (cookie session), not a key or a reader. */
+export function requireStaff(caller: Caller): asserts caller is StaffCaller {
+  requireCredential(caller);
+  if (caller.kind !== 'staff') throw new AppError('forbidden', 'This endpoint is for staff signed in with POST /api/auth/login');
+}

@@ -1,7 +1,7 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { Db } from '../db/connect.ts';
 import { Credential, errors, StaffRead, StaffWrite } from '../http/schemas.ts';
-import { requireStaff } from '../staff/routes.ts';
+import { requireStaff } from '../auth/caller.ts';
 import { formField, FormBody, HtmlPage, registerFormParsers } from './form-body.ts';
 import { confirmedPage, confirmPage, FORGET_FIELD, RESUME_FIELD, unsubscribedPage, unsubscribePage } from './pages.ts';
 import { confirmAddress, pendingConfirmation, signedAddress, unsubscribe, type UnsubscribeAction } from './readers.ts';

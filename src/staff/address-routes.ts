@@ -6,7 +6,7 @@ import { verifiedPage, verifyPage } from '../mail/pages.ts';
 import { formBodyOf, HtmlPage, registerFormParsers } from '../mail/form-body.ts';
 import { ADDRESS_MAILS_PER_HOUR, ADDRESS_MAILS_PER_MINUTE, openAddressMailLimiter } from '../ratelimits/address-mails.ts';
 import { confirmAddress, pendingConfirmation, resendConfirmation, VERIFY_PAGE } from './addresses.ts';
-import { requireStaff } from './routes.ts';
+import { requireStaff } from '../auth/caller.ts';
 import { ConfirmationSent } from './schemas.ts';
 
 const VerifyQuery = Type.Object({ token: Type.String({ minLength: 1, maxLength: 200, description: 'From the confirmation mail' }) });

@@ -1,9 +1,8 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
-import { requireCredential, type Caller, type StaffCaller } from '../auth/caller.ts';
+import { requireStaff } from '../auth/caller.ts';
 import type { Db } from '../db/connect.ts';
-import { AppError } from '../errors.ts';
 import { errors, StaffRead, StaffWrite } from '../http/schemas.ts';
 import { openLoginLimiter } from '../ratelimits/login.ts';
 import { addressRoutes } from './address-routes.ts';
@@ -25,11 +24,6 @@ import {
 } from './schemas.ts';
 import { changePassword, joinThroughLink, resetPassword, signIn } from './service.ts';
 import { listStaffSessions, openStaffSession, revokeStaffSession, type OpenedSession } from './sessions.ts';
-
-export function requireStaff(caller: Caller): asserts caller is StaffCaller {
-  requireCredential(caller);
-  if (caller.kind !== 'staff') throw new AppError('forbidden', 'This endpoint is for staff signed in with POST /api/auth/login');
-}
 
 const AUTH = { tags: ['staff'] };
 const SIGN_IN = { staffSignIn: true };
