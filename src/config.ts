@@ -30,6 +30,10 @@ export interface Config {
   };
   /** Reply notifications and other mail (docs/mail.md); null: no mail at all. */
   mail: MailConfig | null;
+  /** The origin readers' browsers and identity providers reach Parley at (PARLEY_PUBLIC_URL; default http://HOST:PORT). */
+  publicUrl: string;
+  /** How long a reader's deleted account waits before it is erased; signing in meanwhile keeps it (PARLEY_ERASE_GRACE, 7d; 0 erases at once). */
+  eraseGraceMs: number;
   webhookRetryDelaysMs: number[];
   webhookTimeoutMs: number;
   webhookAllowPrivate: boolean;
@@ -69,6 +73,12 @@ export interface Config {
     confirmMailsPerReader: number;
     /** Confirmation mails per site per comment window, whoever causes them (PARLEY_RATE_LIMIT_CONFIRM_MAILS_PER_SITE, 100). */
     confirmMailsPerSite: number;
+    /** Sign-in codes mailed to one address per comment window (PARLEY_RATE_LIMIT_SIGN_IN_MAILS_PER_ADDRESS, 5). */
+    signInMailsPerAddress: number;
+    /** Sign-in codes one client (an IPv4 address, an IPv6 /64) asks for per comment window (PARLEY_RATE_LIMIT_SIGN_IN_MAILS_PER_CLIENT, 20). */
+    signInMailsPerClient: number;
+    /** Sign-in codes mailed per site per comment window (PARLEY_RATE_LIMIT_SIGN_IN_MAILS_PER_SITE, 300). */
+    signInMailsPerSite: number;
     /** Length of the key and IP limits' window (PARLEY_RATE_LIMIT_REQUEST_WINDOW, 1m; whole seconds). */
     requestWindowSeconds: number;
     /** Length of the comment limits' window (PARLEY_RATE_LIMIT_COMMENT_WINDOW, 1h; whole seconds). */
@@ -146,10 +156,11 @@ function boolean(env: Env, name: string, fallback: boolean): boolean {
   throw new ConfigError(`${name} must be true or false, got "${raw}"`);
 }
 
-const UNITS: Record<string, number> = { ms: 1, s: 1000, m: 60_000, h: 3_600_000 };
+const UNITS: Record<string, number> = { ms: 1, s: 1000, m: 60_000, h: 3_600_000, d: 86_400_000 };
 
 export function parseDuration(name: string, raw: string): number {
-  const match = /^(\d+)(ms|s|m|h)$/.exec(raw.trim());
+  if (raw.trim() === '0') return 0;
+  const match = /^(\d+)(ms|s|m|h|d)$/.exec(raw.trim());
   if (!match) throw new ConfigError(`${name} must be durations like 30s, 2m or 500ms, got "${raw}"`);
   return Number(match[1]) * UNITS[match[2]];
 }
@@ -251,6 +262,12 @@ function httpLimits(env: Env): Config['http'] {
 /** PARLEY_SMTP_URL that writes each mail to the log, for development: nothing is delivered. */
 export const LOG_TRANSPORT = 'log:';
 
+function publicUrlOf(env: Env, host: string, port: number): string {
+  const publicUrl = (env.PARLEY_PUBLIC_URL || `http://${host}:${port}`).replace(/\/+$/, '');
+  if (!/^https?:\/\/[^/]+$/.test(publicUrl)) throw new ConfigError(`PARLEY_PUBLIC_URL must be an origin like https://comments.example.com, got "${publicUrl}"`);
+  return publicUrl;
+}
+
 /** Mail is on only with an SMTP server (or the log in its place); then a sender address is needed too. */
 function mailConfig(env: Env, host: string, port: number): MailConfig | null {
   const smtpUrl = env.PARLEY_SMTP_URL;
@@ -258,12 +275,10 @@ function mailConfig(env: Env, host: string, port: number): MailConfig | null {
   if (smtpUrl !== LOG_TRANSPORT && !/^smtps?:\/\/[^/]/.test(smtpUrl)) throw new ConfigError(`PARLEY_SMTP_URL must start with smtp:// or smtps://, or be ${LOG_TRANSPORT} (mails written to the log, for development)`);
   const from = env.PARLEY_MAIL_FROM?.trim();
   if (!from || !/^[^\s@<>]+@[^\s@<>]+$/.test(from)) throw new ConfigError('PARLEY_MAIL_FROM must be an email address when PARLEY_SMTP_URL is set');
-  const publicUrl = (env.PARLEY_PUBLIC_URL || `http://${host}:${port}`).replace(/\/+$/, '');
-  if (!/^https?:\/\/[^/]+$/.test(publicUrl)) throw new ConfigError(`PARLEY_PUBLIC_URL must be an origin like https://comments.example.com, got "${publicUrl}"`);
   return Object.freeze({
     smtpUrl,
     from,
-    publicUrl,
+    publicUrl: publicUrlOf(env, host, port),
     retryDelaysMs: durations(env, 'PARLEY_MAIL_RETRY_DELAYS', '1m,5m,30m,2h'),
     timeoutMs: positiveDuration(env, 'PARLEY_MAIL_TIMEOUT', '30s'),
   });
@@ -290,6 +305,8 @@ export function loadConfig(env: Env = process.env): Config {
     shutdownDelayMs: durations(env, 'PARLEY_SHUTDOWN_DELAY', '0s')[0],
     http: httpLimits(env),
     mail: mailConfig(env, host, port),
+    publicUrl: publicUrlOf(env, host, port),
+    eraseGraceMs: durations(env, 'PARLEY_ERASE_GRACE', '7d')[0],
     webhookRetryDelaysMs: durations(env, 'PARLEY_WEBHOOK_RETRY_DELAYS', '30s,2m,10m'),
     webhookTimeoutMs: durations(env, 'PARLEY_WEBHOOK_TIMEOUT', '10s')[0],
     webhookAllowPrivate: boolean(env, 'PARLEY_WEBHOOK_ALLOW_PRIVATE', false),
@@ -309,6 +326,9 @@ export function loadConfig(env: Env = process.env): Config {
       ipPerMinute: integer(env, 'PARLEY_RATE_LIMIT_IP_PER_MINUTE', 600),
       confirmMailsPerReader: integer(env, 'PARLEY_RATE_LIMIT_CONFIRM_MAILS_PER_READER', 5),
       confirmMailsPerSite: integer(env, 'PARLEY_RATE_LIMIT_CONFIRM_MAILS_PER_SITE', 100),
+      signInMailsPerAddress: integer(env, 'PARLEY_RATE_LIMIT_SIGN_IN_MAILS_PER_ADDRESS', 5),
+      signInMailsPerClient: integer(env, 'PARLEY_RATE_LIMIT_SIGN_IN_MAILS_PER_CLIENT', 20),
+      signInMailsPerSite: integer(env, 'PARLEY_RATE_LIMIT_SIGN_IN_MAILS_PER_SITE', 300),
       requestWindowSeconds: windowSeconds(env, 'PARLEY_RATE_LIMIT_REQUEST_WINDOW', '1m'),
       commentWindowSeconds: windowSeconds(env, 'PARLEY_RATE_LIMIT_COMMENT_WINDOW', '1h'),
       redisKeyPrefix: env.PARLEY_RATE_LIMIT_REDIS_PREFIX || 'parley:ratelimit',

@@ -9,7 +9,9 @@ export type IdPrefix =
   // Mail (migration 0016): readers' addresses, queued mails.
   | 'mad' | 'mail'
   // Import jobs (migration 0018).
-  | 'imp';
+  | 'imp'
+  // Reader accounts (migration 0030): identity providers, readers' identities, sign-in codes.
+  | 'idp' | 'rid' | 'sic';
 
 /**
  * ULID's default source draws from the OS once per character; drawing 4 KiB at a time is as random

@@ -29,6 +29,7 @@ import * as spamSignalsByTime from './migrations/0026_spam_signals_by_time.ts';
 import * as liveEventsIdsOnly from './migrations/0027_live_events_ids_only.ts';
 import * as mailSubscriptionConfirmation from './migrations/0028_mail_subscription_confirmation.ts';
 import * as staffEmailVerified from './migrations/0029_staff_email_verified.ts';
+import * as readerAccounts from './migrations/0030_reader_accounts.ts';
 
 /**
  * Migrations are listed here explicitly (no directory scan), in order. They are additive only (new
@@ -68,6 +69,7 @@ const MIGRATIONS: Record<string, Migration> = {
   '0027_live_events_ids_only': liveEventsIdsOnly,
   '0028_mail_subscription_confirmation': mailSubscriptionConfirmation,
   '0029_staff_email_verified': staffEmailVerified,
+  '0030_reader_accounts': readerAccounts,
 };
 
 const provider: MigrationProvider = { getMigrations: async () => MIGRATIONS };

@@ -33,6 +33,10 @@ export interface SiteTable {
   spam_settings: Generated<string>;
   /** Signs the site's form tokens and proof-of-work challenges; made on first use (migration 0017). */
   form_secret: string | null;
+  /** Whether readers may sign in with a code mailed to them (migration 0030). */
+  email_sign_in: Generated<Flag>;
+  /** Whether a reader's picture at their identity provider becomes their avatar (migration 0030). */
+  provider_avatars: Generated<Flag>;
 }
 
 export interface ApiKeyTable {
@@ -70,6 +74,8 @@ export interface SiteUserTable {
   notify_replies: Generated<Flag>;
   /** When an admin erased the user's personal data (migration 0021); null for everyone else. */
   erased_at: Generated<string | null>;
+  /** The reader asked to delete their account: erased then, unless they sign in before (migration 0030). */
+  erase_after: Generated<string | null>;
 }
 
 export interface SessionTable {
@@ -476,6 +482,68 @@ export interface MailOutboxTable {
   sent_at: string | null;
 }
 
+/** An identity provider a site's readers sign in with (migration 0030). */
+export interface IdentityProviderTable {
+  id: string;
+  site_id: string;
+  /** oidc, github, google, gitlab or microsoft. */
+  type: string;
+  name: string;
+  client_id: string;
+  /** Sent to the provider as it is, so kept as it is; never shown again. */
+  client_secret: string;
+  /** The OpenID issuer (or GitHub Enterprise's address); null: the type's own. */
+  issuer: string | null;
+  created_at: string;
+  updated_at: string;
+}
+
+/** One way a site user signs in (migration 0030): `email` with the address as subject, or an identity provider's id and its subject. */
+export interface ReaderIdentityTable {
+  id: string;
+  site_id: string;
+  user_id: string;
+  /** `email`, or the identity provider's id. */
+  provider: string;
+  subject: string;
+  /** Lower-cased. */
+  email: string | null;
+  /** Whether the address was proven: by a code, or vouched for by the provider. */
+  email_verified: Flag;
+  created_at: string;
+  last_used_at: string;
+}
+
+/** A sign-in code and link mailed to a reader (migration 0030): hashed, single use, a few wrong codes end it. */
+export interface SignInCodeTable {
+  id: string;
+  site_id: string;
+  /** Lower-cased. */
+  email: string;
+  code_hash: string;
+  link_token_hash: string;
+  /** The page the link brings the reader back to, signed in. */
+  return_to: string | null;
+  failed_attempts: number;
+  expires_at: string;
+  used_at: string | null;
+  created_at: string;
+}
+
+/** A sign-in at an identity provider in progress, under the hash of its `state` (migration 0030); used once. */
+export interface ProviderSignInTable {
+  state_hash: string;
+  site_id: string;
+  provider_id: string;
+  code_verifier: string;
+  nonce: string;
+  return_to: string;
+  /** `popup` (the session goes to the opener by postMessage) or `redirect` (to return_to, in its fragment). */
+  mode: string;
+  expires_at: string;
+  created_at: string;
+}
+
 export interface Database {
   accounts: AccountTable;
   sites: SiteTable;
@@ -512,4 +580,8 @@ export interface Database {
   mail_outbox: MailOutboxTable;
   spam_signals: SpamSignalTable;
   spam_used_proofs: SpamUsedProofTable;
+  identity_providers: IdentityProviderTable;
+  reader_identities: ReaderIdentityTable;
+  sign_in_codes: SignInCodeTable;
+  provider_sign_ins: ProviderSignInTable;
 }

@@ -1,9 +1,9 @@
-import type { Kysely } from 'kysely';
+import type { Kysely, Selectable } from 'kysely';
 import { requireCredential, type Caller } from '../auth/caller.ts';
 import { hashSecret, newSessionToken } from '../auth/secrets.ts';
 import type { Db } from '../db/connect.ts';
 import { toCount } from '../db/dialect.ts';
-import type { Database } from '../db/schema.ts';
+import type { Database, SiteUserTable } from '../db/schema.ts';
 import { AppError } from '../errors.ts';
 import { newId } from '../ids.ts';
 import { cleanText, MAX_AUTHOR_NAME } from '../comments/text.ts';
@@ -52,10 +52,8 @@ export interface SiteUserProfile {
 export async function startSession(db: Db, site: Site, profile: SiteUserProfile, moderator: boolean, keyId: string | null) {
   const { externalId, name, avatarUrl } = profile;
   const issuedAt = profile.issuedAt ?? null;
-  const now = new Date();
-  const token = newSessionToken();
-  const expiresAt = new Date(now.getTime() + SESSION_LIFETIME_MS).toISOString();
-  const user = await db.kysely.transaction().execute(async (trx) => {
+  const now = nowIso();
+  return db.kysely.transaction().execute(async (trx) => {
     const fresh = {
       name,
       avatar_url: avatarUrl,
@@ -64,7 +62,7 @@ export async function startSession(db: Db, site: Site, profile: SiteUserProfile,
     };
     await trx
       .insertInto('site_users')
-      .values({ id: newId('usr'), site_id: site.id, external_id: externalId, first_comment_at: null, created_at: now.toISOString(), ...fresh })
+      .values({ id: newId('usr'), site_id: site.id, external_id: externalId, first_comment_at: null, created_at: now, ...fresh })
       .onConflict((oc) => {
         const update = oc.columns(['site_id', 'external_id']).doUpdateSet(fresh);
         return issuedAt === null
@@ -72,27 +70,42 @@ export async function startSession(db: Db, site: Site, profile: SiteUserProfile,
           : update.where((eb) => eb.or([eb('site_users.profile_issued_at', 'is', null), eb('site_users.profile_issued_at', '<=', issuedAt)]));
       })
       .execute();
-    const row = await trx.selectFrom('site_users').selectAll().where('site_id', '=', site.id).where('external_id', '=', externalId).executeTakeFirstOrThrow();
-    await trx
-      .insertInto('sessions')
-      .values({
-        id: newId('sess'),
-        token_hash: hashSecret(token),
-        site_id: site.id,
-        user_id: row.id,
-        moderator: moderator ? 1 : 0,
-        expires_at: expiresAt,
-        revoked_at: null,
-        created_at: now.toISOString(),
-        key_id: keyId,
-      })
-      .execute();
-    return row;
+    const user = await trx.selectFrom('site_users').selectAll().where('site_id', '=', site.id).where('external_id', '=', externalId).executeTakeFirstOrThrow();
+    return openSession(trx, user, { moderator, keyId });
   });
+}
+
+/**
+ * A new session for a site user, in the caller's transaction: the body `POST /v1/sessions` answers.
+ * Signing in keeps an account its reader asked to delete (the grace period of `DELETE /v1/me`).
+ */
+export async function openSession(
+  trx: Kysely<Database>,
+  user: Pick<Selectable<SiteUserTable>, 'id' | 'site_id' | 'external_id' | 'name' | 'avatar_url' | 'erase_after'>,
+  options: { moderator: boolean; keyId: string | null },
+) {
+  const now = new Date();
+  const token = newSessionToken();
+  const expiresAt = new Date(now.getTime() + SESSION_LIFETIME_MS).toISOString();
+  if (user.erase_after !== null) await trx.updateTable('site_users').set({ erase_after: null }).where('id', '=', user.id).execute();
+  await trx
+    .insertInto('sessions')
+    .values({
+      id: newId('sess'),
+      token_hash: hashSecret(token),
+      site_id: user.site_id,
+      user_id: user.id,
+      moderator: options.moderator ? 1 : 0,
+      expires_at: expiresAt,
+      revoked_at: null,
+      created_at: now.toISOString(),
+      key_id: options.keyId,
+    })
+    .execute();
   return {
     token,
     expires_at: expiresAt,
-    user: { id: user.id, external_id: user.external_id, name: user.name, avatar_url: user.avatar_url, moderator },
+    user: { id: user.id, external_id: user.external_id, name: user.name, avatar_url: user.avatar_url, moderator: options.moderator },
   };
 }
 

@@ -33,6 +33,10 @@ export interface Site {
   spamSettingsColumn: string;
   /** Signs form tokens and proof-of-work challenges (src/spam/form-secret.ts); null until first used. */
   formSecret: string | null;
+  /** Whether readers may sign in with a code mailed to them (src/readers). */
+  emailSignIn: boolean;
+  /** Whether a reader's picture at their identity provider becomes their avatar; else the widget draws one. */
+  providerAvatars: boolean;
 }
 
 export function toSite(row: Selectable<SiteTable>): Site {
@@ -53,6 +57,8 @@ export function toSite(row: Selectable<SiteTable>): Site {
     spam: decodeSpamSettings(row.spam_settings),
     spamSettingsColumn: row.spam_settings,
     formSecret: row.form_secret,
+    emailSignIn: row.email_sign_in === 1,
+    providerAvatars: row.provider_avatars === 1,
   };
 }
 

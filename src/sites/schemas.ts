@@ -20,6 +20,8 @@ export const SiteSchema = Type.Object({
   webhook_events: Type.Array(Type.String()),
   live_updates: Type.Boolean({ description: 'Whether the widget shows new comments and counts while the page is open (default true)' }),
   sso_moderators: Type.Boolean({ description: "Whether an SSO token's moderator claim is honoured (default false)" }),
+  email_sign_in: Type.Boolean({ description: 'Whether readers may sign in with a code mailed to them (default true; needs mail)' }),
+  provider_avatars: Type.Boolean({ description: "Whether a reader's picture at their identity provider is shown; else the widget draws one from their id (default false)" }),
   spam: SpamSettingsSchema,
   created_at: Timestamp,
 });
@@ -43,6 +45,8 @@ const GeneralSettings = {
   reactions: Type.Optional(Type.Array(Reaction, { minItems: 1, maxItems: 20 })),
   live_updates: Type.Optional(Type.Boolean()),
   sso_moderators: Type.Optional(Type.Boolean()),
+  email_sign_in: Type.Optional(Type.Boolean()),
+  provider_avatars: Type.Optional(Type.Boolean()),
   spam: Type.Optional({ ...SpamSettingsPatch, description: 'Spam checks: the thresholds given change, the others stay' }),
 };
 

@@ -20,6 +20,8 @@ export interface SiteSettings {
   reactions?: string[];
   live_updates?: boolean;
   sso_moderators?: boolean;
+  email_sign_in?: boolean;
+  provider_avatars?: boolean;
   spam?: SpamSettingsPatch;
 }
 
@@ -52,6 +54,8 @@ function settingsColumns(settings: SiteSettings, spamColumn = '{}') {
     ...(settings.reactions !== undefined && { reactions: JSON.stringify(cleanReactions(settings.reactions)) }),
     ...(settings.live_updates !== undefined && { live_updates: settings.live_updates ? (1 as const) : (0 as const) }),
     ...(settings.sso_moderators !== undefined && { sso_moderators: settings.sso_moderators ? (1 as const) : (0 as const) }),
+    ...(settings.email_sign_in !== undefined && { email_sign_in: settings.email_sign_in ? (1 as const) : (0 as const) }),
+    ...(settings.provider_avatars !== undefined && { provider_avatars: settings.provider_avatars ? (1 as const) : (0 as const) }),
     ...(settings.spam !== undefined && { spam_settings: encodeSpamSettings(spamColumn, settings.spam) }),
   };
 }
@@ -149,6 +153,10 @@ export async function deleteSite(db: Db, site: Site, confirm: string, actor: Act
     await trx.deleteFrom('mail_addresses').where('site_id', '=', site.id).execute();
     const deliveries = trx.selectFrom('webhook_deliveries').select('id').where('site_id', '=', site.id);
     await trx.deleteFrom('webhook_attempts').where('delivery_id', 'in', deliveries).execute();
+    // Readers' ways of signing in, and codes and sign-ins in progress, hold their addresses.
+    for (const table of ['identity_providers', 'reader_identities', 'sign_in_codes', 'provider_sign_ins'] as const) {
+      await trx.deleteFrom(table).where('site_id', '=', site.id).execute();
+    }
     // The spam signals hold guests' addresses (their author keys and ranges); every index of theirs starts with the site.
     for (const table of ['moderation_log', 'bans', 'commenter_notes', 'author_counts', 'site_daily_counts', 'thread_queue_counts', 'webhook_deliveries', 'events', 'queue_events', 'spam_signals'] as const) {
       await trx.deleteFrom(table).where('site_id', '=', site.id).execute();

@@ -27,6 +27,8 @@ describe('sites', () => {
       webhook_events: [],
       live_updates: true,
       sso_moderators: false,
+      email_sign_in: true,
+      provider_avatars: false,
       spam: DEFAULT_SPAM_SETTINGS,
       created_at: expect.any(String),
     });

@@ -28,6 +28,8 @@ export function siteView(site: Site) {
     webhook_events: site.webhookEvents,
     live_updates: site.liveUpdates,
     sso_moderators: site.ssoModerators,
+    email_sign_in: site.emailSignIn,
+    provider_avatars: site.providerAvatars,
     spam: site.spam,
     created_at: site.createdAt,
   };

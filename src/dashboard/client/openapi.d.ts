@@ -1220,6 +1220,10 @@ export interface paths {
                                 live_updates: boolean;
                                 /** @description Whether an SSO token's moderator claim is honoured (default false) */
                                 sso_moderators: boolean;
+                                /** @description Whether readers may sign in with a code mailed to them (default true; needs mail) */
+                                email_sign_in: boolean;
+                                /** @description Whether a reader's picture at their identity provider is shown; else the widget draws one from their id (default false) */
+                                provider_avatars: boolean;
                                 spam: {
                                     /** @description Whether new comments and edits go through the checks at all (default true) */
                                     enabled: boolean;
@@ -1344,6 +1348,10 @@ export interface paths {
                                 live_updates: boolean;
                                 /** @description Whether an SSO token's moderator claim is honoured (default false) */
                                 sso_moderators: boolean;
+                                /** @description Whether readers may sign in with a code mailed to them (default true; needs mail) */
+                                email_sign_in: boolean;
+                                /** @description Whether a reader's picture at their identity provider is shown; else the widget draws one from their id (default false) */
+                                provider_avatars: boolean;
                                 spam: {
                                     /** @description Whether new comments and edits go through the checks at all (default true) */
                                     enabled: boolean;
@@ -1428,6 +1436,8 @@ export interface paths {
                         reactions?: string[];
                         live_updates?: boolean;
                         sso_moderators?: boolean;
+                        email_sign_in?: boolean;
+                        provider_avatars?: boolean;
                         /** @description Spam checks: the thresholds given change, the others stay */
                         spam?: {
                             /** @description Whether new comments and edits go through the checks at all (default true) */
@@ -1494,6 +1504,10 @@ export interface paths {
                             live_updates: boolean;
                             /** @description Whether an SSO token's moderator claim is honoured (default false) */
                             sso_moderators: boolean;
+                            /** @description Whether readers may sign in with a code mailed to them (default true; needs mail) */
+                            email_sign_in: boolean;
+                            /** @description Whether a reader's picture at their identity provider is shown; else the widget draws one from their id (default false) */
+                            provider_avatars: boolean;
                             spam: {
                                 /** @description Whether new comments and edits go through the checks at all (default true) */
                                 enabled: boolean;
@@ -1606,6 +1620,10 @@ export interface paths {
                             live_updates: boolean;
                             /** @description Whether an SSO token's moderator claim is honoured (default false) */
                             sso_moderators: boolean;
+                            /** @description Whether readers may sign in with a code mailed to them (default true; needs mail) */
+                            email_sign_in: boolean;
+                            /** @description Whether a reader's picture at their identity provider is shown; else the widget draws one from their id (default false) */
+                            provider_avatars: boolean;
                             spam: {
                                 /** @description Whether new comments and edits go through the checks at all (default true) */
                                 enabled: boolean;
@@ -1751,6 +1769,8 @@ export interface paths {
                         reactions?: string[];
                         live_updates?: boolean;
                         sso_moderators?: boolean;
+                        email_sign_in?: boolean;
+                        provider_avatars?: boolean;
                         /** @description Spam checks: the thresholds given change, the others stay */
                         spam?: {
                             /** @description Whether new comments and edits go through the checks at all (default true) */
@@ -1821,6 +1841,10 @@ export interface paths {
                             live_updates: boolean;
                             /** @description Whether an SSO token's moderator claim is honoured (default false) */
                             sso_moderators: boolean;
+                            /** @description Whether readers may sign in with a code mailed to them (default true; needs mail) */
+                            email_sign_in: boolean;
+                            /** @description Whether a reader's picture at their identity provider is shown; else the widget draws one from their id (default false) */
+                            provider_avatars: boolean;
                             spam: {
                                 /** @description Whether new comments and edits go through the checks at all (default true) */
                                 enabled: boolean;
