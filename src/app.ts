@@ -27,6 +27,8 @@ import { Tally } from './metrics/tally.ts';
 import { moderationRoutes } from './moderation/routes.ts';
 import { openConfirmMailLimiter } from './ratelimits/confirm-mails.ts';
 import { registerRateLimits } from './ratelimits/limits.ts';
+import { openSignInLimiter } from './ratelimits/sign-in-mails.ts';
+import { readerEmailRoutes } from './readers/email/routes.ts';
 import { sessionRoutes } from './sessions/routes.ts';
 import { registerStaffAuth, staffCallerOf } from './staff/cookie-auth.ts';
 import { staffAuthRoutes } from './staff/routes.ts';
@@ -180,6 +182,9 @@ export async function createApp(config: Config): Promise<FastifyInstance> {
   await app.register(transferRoutes, { db, runner });
   await app.register(dashboardRoutes, deps);
   await app.register(mailRoutes, deps);
+  const signInLimiter = config.mail ? await openSignInLimiter(config, app.log) : null;
+  app.addHook('onClose', () => signInLimiter?.close());
+  await app.register(readerEmailRoutes, { db, limiter: signInLimiter, publicUrl: config.publicUrl });
 
   // Hooks run in reverse order on close: the worker drains its attempts before the database closes.
   let worker: DeliveryWorker | undefined;
