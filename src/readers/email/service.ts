@@ -48,6 +48,8 @@ export async function issueSignInCode(db: Db, site: Site, email: string, returnT
   const now = nowIso();
   const id = newId('sic');
   await withEvents(db, async (trx) => {
+    // Spent, superseded and expired codes are of no more use: each new one clears them, on every site.
+    await trx.deleteFrom('sign_in_codes').where('expires_at', '<', now).execute();
     await trx.updateTable('sign_in_codes').set({ expires_at: now }).where('site_id', '=', site.id).where('email', '=', email).where('used_at', 'is', null).where('expires_at', '>', now).execute();
     await trx
       .insertInto('sign_in_codes')
