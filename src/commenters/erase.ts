@@ -3,8 +3,8 @@ import { nowIso } from '../clock.ts';
 import type { Db } from '../db/connect.ts';
 import { forgetAddresses } from '../mail/readers.ts';
 import { endSessions } from '../sessions/service.ts';
+import { ownAddresses } from '../readers/me/sign-in-methods.ts';
 import type { Site } from '../sites/repository.ts';
-import { normaliseEmail } from '../staff/repository.ts';
 import { siteUser } from './repository.ts';
 
 /** The name an erased user's row and comments carry instead of theirs. */
@@ -44,14 +44,7 @@ export async function eraseUser(db: Db, actor: Actor, site: Site, userId: string
     const claimed = await claim.executeTakeFirst();
     // Erased meanwhile by another request, which records it; or, for the sweeper, signed in again.
     if (Number(claimed.numUpdatedRows) === 0) return null;
-    const proven = await trx
-      .selectFrom('reader_identities')
-      .select('email')
-      .where('user_id', '=', user.id)
-      .where('email_verified', '=', 1)
-      .where('email', 'is not', null)
-      .execute();
-    const emails = [...new Set([...(user.email ? [normaliseEmail(user.email)] : []), ...proven.map((identity) => identity.email!)])];
+    const emails = await ownAddresses(trx, site.id, user);
     const addresses = await trx
       .selectFrom('mail_addresses')
       .select('id')

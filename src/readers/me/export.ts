@@ -3,10 +3,9 @@ import { nowIso } from '../../clock.ts';
 import type { Database } from '../../db/schema.ts';
 import { afterKey, type KeyValue } from '../../http/cursor.ts';
 import type { Site } from '../../sites/repository.ts';
-import { normaliseEmail } from '../../staff/repository.ts';
 import { isOwnAccount } from '../sign-in.ts';
 import type { ReaderRow } from './reader.ts';
-import { signInMethodsOf } from './sign-in-methods.ts';
+import { ownAddresses, signInMethodsOf } from './sign-in-methods.ts';
 
 /** Rows read per statement: memory stays bounded whatever the reader wrote (100,000 comments export in pages of this). */
 const PAGE = 500;
@@ -41,8 +40,7 @@ async function* jsonArray<Row>(name: string, pages: AsyncIterable<Row[]>, shown:
 
 /** The reader's addresses on the site: the ones they gave signed in, the site's for them, and the ones they proved to sign in. */
 async function addressesOf(db: Kysely<Database>, site: Site, user: ReaderRow) {
-  const proven = await db.selectFrom('reader_identities').select('email').where('site_id', '=', site.id).where('user_id', '=', user.id).where('email_verified', '=', 1).where('email', 'is not', null).execute();
-  const emails = [...new Set([...(user.email ? [normaliseEmail(user.email)] : []), ...proven.map((identity) => identity.email!)])];
+  const emails = await ownAddresses(db, site.id, user);
   return db
     .selectFrom('mail_addresses')
     .select(['id', 'email', 'confirmed_at', 'unsubscribed_at', 'created_at'])

@@ -1,5 +1,6 @@
 import type { Kysely } from 'kysely';
 import type { Database } from '../../db/schema.ts';
+import { normaliseEmail } from '../../staff/repository.ts';
 import { EMAIL_PROVIDER } from '../sign-in.ts';
 import type { SIGN_IN_TYPES } from './schemas.ts';
 
@@ -41,4 +42,21 @@ export async function signInMethodsOf(db: Kysely<Database>, siteId: string, user
       last_used_at: row.last_used_at,
     };
   });
+}
+
+/**
+ * The addresses that are a user's own on their site, lower-cased: the one they are known by
+ * (`site_users.email`: a site's SSO token gave it, or their first proof did), and every one they
+ * proved to sign in. An address a provider gave without vouching for it is not one.
+ */
+export async function ownAddresses(db: Kysely<Database>, siteId: string, user: { id: string; email: string | null }): Promise<string[]> {
+  const proven = await db
+    .selectFrom('reader_identities')
+    .select('email')
+    .where('site_id', '=', siteId)
+    .where('user_id', '=', user.id)
+    .where('email_verified', '=', 1)
+    .where('email', 'is not', null)
+    .execute();
+  return [...new Set([...(user.email ? [normaliseEmail(user.email)] : []), ...proven.map((identity) => identity.email!)])];
 }
