@@ -314,6 +314,15 @@ export const MATRIX: Array<[string, number[], Target]> = [
   ['GET /v1/sessions/current/mail', v1([401, 401, 200, 200, 200, 403, 403, 403, 403, 401, 401]), async () => ({ path: '/v1/sessions/current/mail' })],
   ['PUT /v1/sessions/current/mail', v1([401, 401, 200, 200, 200, 403, 403, 403, 403, 401, 401]),
     async () => ({ path: '/v1/sessions/current/mail', body: { notify_replies: true } })],
+  // A reader's own page: sessions only. The world's sessions are the site's users (SSO or backend),
+  // whose name, sign-in methods and deletion are the site's: 403 there (src/readers/me tests own accounts).
+  ['GET /v1/me', v1([401, 401, 200, 200, 200, 403, 403, 403, 403, 401, 401]), async () => ({ path: '/v1/me' })],
+  ['PATCH /v1/me', v1([401, 401, 403, 403, 403, 403, 403, 403, 403, 401, 401]), async () => ({ path: '/v1/me', body: { name: 'Renamed' } })],
+  ['GET /v1/me/comments', v1([401, 401, 200, 200, 200, 403, 403, 403, 403, 401, 401]), async () => ({ path: '/v1/me/comments' })],
+  ['GET /v1/me/export', v1([401, 401, 200, 200, 200, 403, 403, 403, 403, 401, 401]), async () => ({ path: '/v1/me/export' })],
+  ['DELETE /v1/me/sign-in-methods/:id', v1([401, 401, 403, 403, 403, 403, 403, 403, 403, 401, 401]), async () => ({ path: '/v1/me/sign-in-methods/rid_none' })],
+  ['POST /v1/me/guest-comments/claim', v1([401, 401, 200, 200, 200, 403, 403, 403, 403, 401, 401]), async () => ({ path: '/v1/me/guest-comments/claim' })],
+  ['DELETE /v1/me', v1([401, 401, 403, 403, 403, 403, 403, 403, 403, 401, 401]), async () => ({ path: '/v1/me' })],
   ['GET /api/auth/sessions', staffRow(200), async () => ({ path: '/api/auth/sessions' })],
   // Another session of the owner's: only the owner may end it; other people do not see it.
   ['DELETE /api/auth/sessions/:id', [401, 401, 403, 403, 403, 403, 403, 403, 403, 401, 401, 200, 404, 404, 404, 404],

@@ -2691,6 +2691,28 @@ export interface paths {
                             first_comment_at: string | null;
                             /** @description When an admin erased the personal data (DELETE /api/sites/{id}/users/{user_id}); null if never */
                             erased_at: string | null;
+                            /** @description Signed in by themselves (a mailed code, the site's identity providers); false for the site's SSO or backend users, who sign in through the site */
+                            own_account: boolean;
+                            /** @description How the reader signs in, oldest first; empty for the site's users (own_account false) and once erased */
+                            sign_in_methods: {
+                                /**
+                                 * @description 'email': a code mailed to their address; else the identity provider's type
+                                 * @enum {unknown}
+                                 */
+                                type: "email" | "oidc" | "github" | "google" | "gitlab" | "microsoft";
+                                /** @description The identity provider's name; null for email */
+                                provider_name: string | null;
+                                /**
+                                 * Format: date-time
+                                 * @description ISO 8601 UTC with milliseconds
+                                 */
+                                created_at: string;
+                                /**
+                                 * Format: date-time
+                                 * @description ISO 8601 UTC with milliseconds
+                                 */
+                                last_used_at: string;
+                            }[];
                             comments: {
                                 published: number;
                                 pending: number;
@@ -7355,6 +7377,556 @@ export interface paths {
                     };
                     content: {
                         "application/json": unknown;
+                    };
+                };
+                /** @description RFC 9457 problem details (application/problem+json) */
+                "4XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description RFC 9457 problem details (application/problem+json) */
+                "5XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Problem"];
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/me": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The signed-in reader: name, ways of signing in, mail settings, guest comments they may claim */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            user: {
+                                id: string;
+                                name: string;
+                                avatar_url: string | null;
+                                /** @description Signed in by themselves (email, identity providers): false for a site's SSO or backend users, whose name, sign-in and deletion are the site's */
+                                own_account: boolean;
+                            };
+                            email: string | null;
+                            /** @description Oldest first; empty for a site's users */
+                            sign_in_methods: {
+                                /** @description rid_<id>: DELETE /v1/me/sign-in-methods/{id} removes it */
+                                id: string;
+                                /**
+                                 * @description 'email': a code mailed to the address; else the identity provider's type
+                                 * @enum {unknown}
+                                 */
+                                type: "email" | "oidc" | "github" | "google" | "gitlab" | "microsoft";
+                                /** @description idp_<id> of the identity provider; null for email */
+                                provider_id: string | null;
+                                /** @description The provider's name as the site named it; null for email */
+                                provider_name: string | null;
+                                /** @description The address this way in gave, as the reader sees it (they are the only one to) */
+                                email: string | null;
+                                /**
+                                 * Format: date-time
+                                 * @description ISO 8601 UTC with milliseconds
+                                 */
+                                created_at: string;
+                                /**
+                                 * Format: date-time
+                                 * @description ISO 8601 UTC with milliseconds
+                                 */
+                                last_used_at: string;
+                            }[];
+                            mail: {
+                                /** @description Whether "Email me replies" starts ticked (PUT /v1/sessions/current/mail changes it) */
+                                notify_replies: boolean;
+                            };
+                            /** @description Comments the reader left as a guest on this site, before they had an account, that POST /v1/me/guest-comments/claim would make theirs: those whose "Email me replies" went to an address the reader proved by signing in, and whose confirmation link was followed */
+                            claimable_guest_comments: number;
+                            /** @description When the account is erased, after DELETE /v1/me; null when no deletion is pending */
+                            erase_after: string | null;
+                        };
+                    };
+                };
+                /** @description RFC 9457 problem details (application/problem+json) */
+                "4XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description RFC 9457 problem details (application/problem+json) */
+                "5XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Problem"];
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        /**
+         * Delete the reader's account (readers who signed in by themselves; a site's SSO or backend users: 403)
+         * @description Signs the reader out everywhere. The account is erased (as DELETE /api/sites/{id}/users/{user_id} does: addresses, subscriptions, ways of signing in, name; comments stay under "Deleted user") once PARLEY_ERASE_GRACE (7 days) has passed, unless the reader signs in again before, which keeps it; with PARLEY_ERASE_GRACE=0, at once.
+         */
+        delete: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description true: erased now (PARLEY_ERASE_GRACE 0); false: erased at erase_after unless the reader signs in before */
+                            erased: boolean;
+                            erase_after: string | null;
+                        };
+                    };
+                };
+                /** @description RFC 9457 problem details (application/problem+json) */
+                "4XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description RFC 9457 problem details (application/problem+json) */
+                "5XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Problem"];
+                    };
+                };
+            };
+        };
+        options?: never;
+        head?: never;
+        /**
+         * Change the reader's name (readers who signed in by themselves; a site's SSO or backend users: 403)
+         * @description The reader's earlier comments on the site show the new name too.
+         */
+        patch: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": {
+                        /** @description 1 to 100 characters; refused (400) with a bidirectional control or zero-width character. The reader's earlier comments show it too */
+                        name: string;
+                    };
+                };
+            };
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            user: {
+                                id: string;
+                                name: string;
+                                avatar_url: string | null;
+                                /** @description Signed in by themselves (email, identity providers): false for a site's SSO or backend users, whose name, sign-in and deletion are the site's */
+                                own_account: boolean;
+                            };
+                            email: string | null;
+                            /** @description Oldest first; empty for a site's users */
+                            sign_in_methods: {
+                                /** @description rid_<id>: DELETE /v1/me/sign-in-methods/{id} removes it */
+                                id: string;
+                                /**
+                                 * @description 'email': a code mailed to the address; else the identity provider's type
+                                 * @enum {unknown}
+                                 */
+                                type: "email" | "oidc" | "github" | "google" | "gitlab" | "microsoft";
+                                /** @description idp_<id> of the identity provider; null for email */
+                                provider_id: string | null;
+                                /** @description The provider's name as the site named it; null for email */
+                                provider_name: string | null;
+                                /** @description The address this way in gave, as the reader sees it (they are the only one to) */
+                                email: string | null;
+                                /**
+                                 * Format: date-time
+                                 * @description ISO 8601 UTC with milliseconds
+                                 */
+                                created_at: string;
+                                /**
+                                 * Format: date-time
+                                 * @description ISO 8601 UTC with milliseconds
+                                 */
+                                last_used_at: string;
+                            }[];
+                            mail: {
+                                /** @description Whether "Email me replies" starts ticked (PUT /v1/sessions/current/mail changes it) */
+                                notify_replies: boolean;
+                            };
+                            /** @description Comments the reader left as a guest on this site, before they had an account, that POST /v1/me/guest-comments/claim would make theirs: those whose "Email me replies" went to an address the reader proved by signing in, and whose confirmation link was followed */
+                            claimable_guest_comments: number;
+                            /** @description When the account is erased, after DELETE /v1/me; null when no deletion is pending */
+                            erase_after: string | null;
+                        };
+                    };
+                };
+                /** @description RFC 9457 problem details (application/problem+json) */
+                "4XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description RFC 9457 problem details (application/problem+json) */
+                "5XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Problem"];
+                    };
+                };
+            };
+        };
+        trace?: never;
+    };
+    "/v1/me/comments": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The reader's comments on the site, newest first */
+        get: {
+            parameters: {
+                query?: {
+                    /** @description next_cursor of the previous page */
+                    cursor?: string;
+                    limit?: number;
+                };
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description Newest first: published ones, and those only the reader sees yet (pending); not deleted ones, nor ones a moderator removed */
+                            comments: {
+                                /** @description cmt_<id> */
+                                id: string;
+                                /** @description Plain text; null once deleted */
+                                content: string | null;
+                                author_name: string;
+                                /** @description Posted without a credential, under a name the poster chose: nobody vouches for it */
+                                author_is_guest: boolean;
+                                upvotes: number;
+                                downvotes: number;
+                                reaction_counts: {
+                                    [key: string]: number;
+                                };
+                                /** @description The thread key: the page URL without fragment */
+                                thread_url: string;
+                                site_id: string;
+                                parent_id: string | null;
+                                /**
+                                 * Format: date-time
+                                 * @description ISO 8601 UTC with milliseconds
+                                 */
+                                created_at: string;
+                                is_edited: boolean;
+                                is_deleted: boolean;
+                                status: "published" | "pending" | "removed" | "spam";
+                                moderation_status: "pending" | "removed" | "spam" | "shadow_banned" | null;
+                                /** @description Replies below were left out of this answer; GET /v1/comments/{id} pages through them */
+                                has_more_replies: boolean;
+                                /** @description The caller's vote */
+                                user_vote: "up" | "down" | null;
+                                /** @description The caller's reaction */
+                                user_reaction: string | null;
+                                /** @description The caller wrote this comment (so may edit and delete it) */
+                                user_is_author: boolean;
+                                /** @description Always empty here: the thread shows them */
+                                replies: components["schemas"]["Comment"][];
+                                /** @description The thread's title, if the site gave one */
+                                thread_title: string | null;
+                            }[];
+                            /** @description Pass as cursor for the next page; null on the last page */
+                            next_cursor: string | null;
+                        };
+                    };
+                };
+                /** @description RFC 9457 problem details (application/problem+json) */
+                "4XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description RFC 9457 problem details (application/problem+json) */
+                "5XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Problem"];
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/me/export": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Download everything of the reader's on the site as one JSON file
+         * @description Profile, ways of signing in (no secrets), addresses, reply-mail subscriptions, and every comment (with its content, status and thread), vote, reaction and flag of theirs. Streamed as an attachment.
+         */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description The export, as an attachment */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": string;
+                    };
+                };
+                /** @description RFC 9457 problem details (application/problem+json) */
+                "4XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description RFC 9457 problem details (application/problem+json) */
+                "5XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Problem"];
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/me/sign-in-methods/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /** Remove one of the reader's ways of signing in (never the last one: 409) */
+        delete: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    id: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            user: {
+                                id: string;
+                                name: string;
+                                avatar_url: string | null;
+                                /** @description Signed in by themselves (email, identity providers): false for a site's SSO or backend users, whose name, sign-in and deletion are the site's */
+                                own_account: boolean;
+                            };
+                            email: string | null;
+                            /** @description Oldest first; empty for a site's users */
+                            sign_in_methods: {
+                                /** @description rid_<id>: DELETE /v1/me/sign-in-methods/{id} removes it */
+                                id: string;
+                                /**
+                                 * @description 'email': a code mailed to the address; else the identity provider's type
+                                 * @enum {unknown}
+                                 */
+                                type: "email" | "oidc" | "github" | "google" | "gitlab" | "microsoft";
+                                /** @description idp_<id> of the identity provider; null for email */
+                                provider_id: string | null;
+                                /** @description The provider's name as the site named it; null for email */
+                                provider_name: string | null;
+                                /** @description The address this way in gave, as the reader sees it (they are the only one to) */
+                                email: string | null;
+                                /**
+                                 * Format: date-time
+                                 * @description ISO 8601 UTC with milliseconds
+                                 */
+                                created_at: string;
+                                /**
+                                 * Format: date-time
+                                 * @description ISO 8601 UTC with milliseconds
+                                 */
+                                last_used_at: string;
+                            }[];
+                            mail: {
+                                /** @description Whether "Email me replies" starts ticked (PUT /v1/sessions/current/mail changes it) */
+                                notify_replies: boolean;
+                            };
+                            /** @description Comments the reader left as a guest on this site, before they had an account, that POST /v1/me/guest-comments/claim would make theirs: those whose "Email me replies" went to an address the reader proved by signing in, and whose confirmation link was followed */
+                            claimable_guest_comments: number;
+                            /** @description When the account is erased, after DELETE /v1/me; null when no deletion is pending */
+                            erase_after: string | null;
+                        };
+                    };
+                };
+                /** @description RFC 9457 problem details (application/problem+json) */
+                "4XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description RFC 9457 problem details (application/problem+json) */
+                "5XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Problem"];
+                    };
+                };
+            };
+        };
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/me/guest-comments/claim": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Make the reader's earlier guest comments theirs (claimable_guest_comments of GET /v1/me)
+         * @description They then show the reader's name, count as theirs, and the reader may edit and delete them.
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description Guest comments now the reader's */
+                            claimed: number;
+                        };
                     };
                 };
                 /** @description RFC 9457 problem details (application/problem+json) */
