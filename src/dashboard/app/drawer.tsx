@@ -1,10 +1,23 @@
 import { useState } from 'preact/hooks';
-import { api, errorText, must } from '../client/api.ts';
+import { api, errorText, must, type Answer } from '../client/api.ts';
 import { BanDialog } from './queue/ban-dialog.tsx';
 import { statusText } from './queue/card.tsx';
 import { href } from './router.ts';
 import { administers, useSession } from './session.ts';
 import { ago, Dialog, Link, Loaded, notify, useLoad, when } from './ui.tsx';
+
+type Commenter = Answer<'/api/sites/{id}/users/{user_id}'>;
+/** Readers' own accounts have this external id prefix (src/readers/sign-in.ts); any other is the site's. */
+const OWN_ACCOUNT = 'reader:';
+
+/** How the commenter gets in: their ways of signing in, or the site's single sign-on. */
+function waysIn(user: Commenter): string {
+  if (user.sign_in_methods.length > 0) {
+    const names = new Set(user.sign_in_methods.map((method) => (method.type === 'email' ? 'email code' : (method.provider_name ?? method.type))));
+    return `Signs in with: ${[...names].join(', ')}`;
+  }
+  return user.external_id.startsWith(OWN_ACCOUNT) ? 'Has no way to sign in left' : 'Signed in by the site (SSO or its backend)';
+}
 
 /**
  * A commenter seen from the queue: their counts, recent comments on the site, bans (lift them or
@@ -44,6 +57,7 @@ export function AuthorDrawer(props: { siteId: string; userId: string; onClose: (
               <p class="note">
                 {user.external_id} · first comment {when(user.first_comment_at)}
               </p>
+              <p class="ways-in">{waysIn(user)}</p>
               <dl class="figures">
                 {(['published', 'pending', 'removed', 'spam'] as const).map((status) => (
                   <div key={status}>
