@@ -1,7 +1,7 @@
 import { useState } from 'preact/hooks';
 import { api, errorText, must } from '../../client/api.ts';
-import { Dialog, Empty, notify } from '../ui.tsx';
-import { EditProvider } from './provider-form.tsx';
+import { Dialog, Empty, Loaded, notify, useLoad } from '../ui.tsx';
+import { AddProvider, CallbackUrl, EditProvider } from './provider-form.tsx';
 import { PROVIDER_TYPES, type Provider } from './provider-types.tsx';
 
 type TestResult = { ok: boolean; detail: string };
@@ -74,14 +74,57 @@ function ProviderRow(props: { provider: Provider; onChanged: (provider: Provider
   );
 }
 
-/** The site's identity providers, each with a test, an edit and a removal. */
-export function ProviderList(props: { providers: Provider[]; onChanged: (provider: Provider) => void; onRemoved: (provider: Provider) => void }) {
-  if (props.providers.length === 0) return <Empty>No identity provider yet: add one below to let readers sign in with GitHub, Google or any OpenID Connect provider.</Empty>;
+/**
+ * The address providers send readers back to. It is one for every provider of the server, so a
+ * provider already added gives the server's own (PARLEY_PUBLIC_URL); before the first one, the
+ * dashboard's origin is the best guess, and the added provider then shows the server's.
+ */
+const callbackUrlOf = (providers: Provider[]) => providers[0]?.callback_url ?? `${location.origin}/v1/auth/callback`;
+
+/** The site's identity providers, each with a test, an edit and a removal, and a form to add one. */
+export function IdentityProviders(props: { siteId: string }) {
+  const [load, reload, update] = useLoad(async () => (await must(api.GET('/api/sites/{id}/identity-providers', { params: { path: { id: props.siteId } } }))).identity_providers, [props.siteId]);
+  const [added, setAdded] = useState<Provider | null>(null);
   return (
-    <ul class="providers" aria-label="Identity providers">
-      {props.providers.map((provider) => (
-        <ProviderRow key={provider.id} provider={provider} onChanged={props.onChanged} onRemoved={props.onRemoved} />
-      ))}
-    </ul>
+    <Loaded load={load} retry={reload} what="the identity providers">
+      {(providers) => (
+        <>
+          {added && (
+            <div class="secret" role="status">
+              <span>{added.name} is added. If you have not yet, paste its callback URL into the provider’s console, then press Test.</span>
+              <CallbackUrl url={added.callback_url} />
+              <button type="button" class="plain" onClick={() => setAdded(null)}>Done</button>
+            </div>
+          )}
+          {providers.length === 0 ? (
+            <Empty>No identity provider yet: add one below to let readers sign in with GitHub, Google or any OpenID Connect provider.</Empty>
+          ) : (
+            <ul class="providers" aria-label="Identity providers">
+              {providers.map((provider) => (
+                <ProviderRow
+                  key={provider.id}
+                  provider={provider}
+                  onChanged={(changed) => update((list) => list.map((p) => (p.id === changed.id ? changed : p)))}
+                  onRemoved={(removed) => {
+                    if (added?.id === removed.id) setAdded(null);
+                    notify(`${removed.name} is removed`);
+                    update((list) => list.filter((p) => p.id !== removed.id));
+                  }}
+                />
+              ))}
+            </ul>
+          )}
+          <h3>Add a provider</h3>
+          <AddProvider
+            siteId={props.siteId}
+            callbackUrl={callbackUrlOf(providers)}
+            onAdded={(provider) => {
+              setAdded(provider);
+              update((list) => [...list, provider]);
+            }}
+          />
+        </>
+      )}
+    </Loaded>
   );
 }

@@ -9,19 +9,23 @@ type Setting = 'email_sign_in' | 'provider_avatars';
 
 const SAVED: Record<Setting, (on: boolean) => string> = {
   email_sign_in: (on) => (on ? 'Readers may sign in with a code mailed to them' : 'Sign-in by email code is off'),
-  provider_avatars: (on) => (on ? "Readers' pictures come from their provider" : "Readers' pictures are drawn from their id"),
+  provider_avatars: (on) => (on ? 'Readers’ pictures come from their provider' : 'Readers’ pictures are drawn from their id'),
 };
 
 /** A setting that saves as soon as it is switched (PATCH /api/sites/:id), with what it means below. */
 function Switch(props: { site: SiteDetail; name: Setting; label: string; children: ComponentChildren; onSaved: (site: SiteDetail) => void }) {
+  // Shown switched at once; put back if the server refuses.
+  const [on, setOn] = useState(props.site[props.name]);
   const [busy, setBusy] = useState(false);
   const describedBy = `${props.name}-about`;
-  const save = async (on: boolean) => {
+  const save = async (wanted: boolean) => {
+    setOn(wanted);
     setBusy(true);
     try {
-      props.onSaved(await must(api.PATCH('/api/sites/{id}', { params: { path: { id: props.site.id } }, body: { [props.name]: on } })));
-      notify(SAVED[props.name](on));
+      props.onSaved(await must(api.PATCH('/api/sites/{id}', { params: { path: { id: props.site.id } }, body: { [props.name]: wanted } })));
+      notify(SAVED[props.name](wanted));
     } catch (error) {
+      setOn(!wanted);
       notify(errorText(error), 'error');
     } finally {
       setBusy(false);
@@ -30,7 +34,7 @@ function Switch(props: { site: SiteDetail; name: Setting; label: string; childre
   return (
     <div class="switch">
       <label class="check">
-        <input type="checkbox" role="switch" checked={props.site[props.name]} disabled={busy} aria-describedby={describedBy} onChange={(event) => void save(event.currentTarget.checked)} />
+        <input type="checkbox" role="switch" checked={on} disabled={busy} aria-describedby={describedBy} onChange={(event) => void save(event.currentTarget.checked)} />
         {props.label}
       </label>
       <div id={describedBy} class="note">{props.children}</div>
