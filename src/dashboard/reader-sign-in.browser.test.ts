@@ -113,7 +113,7 @@ describe.skipIf(!CHROMIUM)("choosing how a site's readers sign in", () => {
     await added.getByText(`${PUBLIC_URL}/v1/auth/callback`).waitFor();
     await added.getByRole('button', { name: 'Copy the callback URL' }).click();
     expect(await page.evaluate(() => navigator.clipboard.readText())).toBe(`${PUBLIC_URL}/v1/auth/callback`);
-    const listed = (await parley.request('GET', `/api/sites/${site.site_id}/identity-providers`, { token: site.api_key })).body.identity_providers;
+    const listed = (await parley.request('GET', `/api/sites/${site.site_id}/identity-providers`, { token: site.api_key })).body.providers;
     expect(listed).toMatchObject([{ type: 'oidc', name: 'Harbour ID', client_id: 'parley-tide-blog', issuer: ISSUER_PLACEHOLDER }]);
     expect(JSON.stringify(listed)).not.toContain('a secret of the client');
     // The form is empty again, and now shows the server's own callback URL.
@@ -134,12 +134,12 @@ describe.skipIf(!CHROMIUM)("choosing how a site's readers sign in", () => {
     await dialog.getByRole('button', { name: 'Save the provider' }).click();
     await page.getByText('Harbour account is saved').waitFor();
     expect(await page.getByRole('dialog').count()).toBe(0);
-    const [saved] = (await parley.request('GET', `/api/sites/${site.site_id}/identity-providers`, { token: site.api_key })).body.identity_providers;
+    const [saved] = (await parley.request('GET', `/api/sites/${site.site_id}/identity-providers`, { token: site.api_key })).body.providers;
     expect(saved).toMatchObject({ name: 'Harbour account', client_id: 'parley-tide-blog', issuer: ISSUER_PLACEHOLDER });
 
     page.once('dialog', (confirm) => void confirm.dismiss());
     await page.getByRole('button', { name: 'Remove Harbour account' }).click();
-    expect((await parley.request('GET', `/api/sites/${site.site_id}/identity-providers`, { token: site.api_key })).body.identity_providers).toHaveLength(1);
+    expect((await parley.request('GET', `/api/sites/${site.site_id}/identity-providers`, { token: site.api_key })).body.providers).toHaveLength(1);
     page.once('dialog', (confirm) => {
       expect(confirm.message()).toBe('Remove Harbour account? Readers who sign in only through Harbour account lose that way in; their comments stay.');
       void confirm.accept();
@@ -147,7 +147,7 @@ describe.skipIf(!CHROMIUM)("choosing how a site's readers sign in", () => {
     await page.getByRole('button', { name: 'Remove Harbour account' }).click();
     await page.getByText('Harbour account is removed').waitFor();
     await page.getByText('No identity provider yet').waitFor();
-    expect((await parley.request('GET', `/api/sites/${site.site_id}/identity-providers`, { token: site.api_key })).body.identity_providers).toEqual([]);
+    expect((await parley.request('GET', `/api/sites/${site.site_id}/identity-providers`, { token: site.api_key })).body.providers).toEqual([]);
     await context.close();
   });
 

@@ -7,16 +7,13 @@ import { administers, useSession } from './session.ts';
 import { ago, Dialog, Link, Loaded, notify, useLoad, when } from './ui.tsx';
 
 type Commenter = Answer<'/api/sites/{id}/users/{user_id}'>;
-/** Readers' own accounts have this external id prefix (src/readers/sign-in.ts); any other is the site's. */
-const OWN_ACCOUNT = 'reader:';
 
-/** How the commenter gets in: their ways of signing in, or the site's single sign-on. */
+/** How the commenter gets in: their own ways of signing in, or the site's single sign-on. */
 function waysIn(user: Commenter): string {
-  if (user.sign_in_methods.length > 0) {
-    const names = new Set(user.sign_in_methods.map((method) => (method.type === 'email' ? 'email code' : (method.provider_name ?? method.type))));
-    return `Signs in with: ${[...names].join(', ')}`;
-  }
-  return user.external_id.startsWith(OWN_ACCOUNT) ? 'Has no way to sign in left' : 'Signed in by the site (SSO or its backend)';
+  if (!user.own_account) return 'Signed in by the site (SSO or its backend)';
+  if (user.sign_in_methods.length === 0) return 'Has no way left to sign in';
+  const names = new Set(user.sign_in_methods.map((method) => (method.type === 'email' ? 'email code' : (method.provider_name ?? method.type))));
+  return `Signs in with: ${[...names].join(', ')}`;
 }
 
 /**
@@ -57,7 +54,7 @@ export function AuthorDrawer(props: { siteId: string; userId: string; onClose: (
               <p class="note">
                 {user.external_id} · first comment {when(user.first_comment_at)}
               </p>
-              <p class="ways-in">{waysIn(user)}</p>
+              {!user.erased_at && <p class="ways-in">{waysIn(user)}</p>}
               <dl class="figures">
                 {(['published', 'pending', 'removed', 'spam'] as const).map((status) => (
                   <div key={status}>

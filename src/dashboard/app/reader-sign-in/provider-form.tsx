@@ -93,10 +93,18 @@ export function EditProvider(props: { provider: Provider; onSaved: (provider: Pr
       submit="Save the provider"
       onSubmit={async (data) => {
         const secret = String(data.get('client_secret') ?? '');
+        const issuer = text(data, 'issuer');
         const saved = await must(
           api.PATCH('/api/sites/{id}/identity-providers/{provider_id}', {
             params: { path: { id: provider.site_id, provider_id: provider.id } },
-            body: { name: text(data, 'name'), client_id: text(data, 'client_id'), issuer: text(data, 'issuer') || null, ...(secret && { client_secret: secret }) },
+            body: {
+              name: text(data, 'name'),
+              client_id: text(data, 'client_id'),
+              ...(secret && { client_secret: secret }),
+              // The issuer shown is the one in use, the type's own when none was given: sent only when
+              // changed, so saving a name does not pin the type's issuer; emptied, it goes back to the type's.
+              ...(issuer !== provider.issuer && { issuer: issuer || null }),
+            },
           }),
         );
         props.onSaved(saved);

@@ -63,7 +63,7 @@ export const PROVIDER_TYPES: Record<ProviderType, TypeGuide> = {
         <strong>Certificates &amp; secrets → New client secret</strong>.
       </>
     ),
-    issuer: optionalIssuer('Only to admit the accounts of one tenant: https://login.microsoftonline.com/<tenant id>/v2.0. Empty for any Microsoft account.', 'https://login.microsoftonline.com/…/v2.0'),
+    issuer: optionalIssuer('Only for the work or school accounts of one tenant: https://login.microsoftonline.com/<tenant id>/v2.0. Empty for personal Microsoft accounts.', 'https://login.microsoftonline.com/…/v2.0'),
   },
   oidc: {
     label: 'Any OpenID Connect provider',

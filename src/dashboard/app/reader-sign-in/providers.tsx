@@ -46,7 +46,7 @@ function ProviderRow(props: { provider: Provider; onChanged: (provider: Provider
         </div>
         <div>
           <dt>Issuer</dt>
-          <dd>{provider.issuer ? <code>{provider.issuer}</code> : <span class="note">the provider’s own</span>}</dd>
+          <dd><code>{provider.issuer}</code></dd>
         </div>
       </dl>
       <div class="actions">
@@ -83,7 +83,7 @@ const callbackUrlOf = (providers: Provider[]) => providers[0]?.callback_url ?? `
 
 /** The site's identity providers, each with a test, an edit and a removal, and a form to add one. */
 export function IdentityProviders(props: { siteId: string }) {
-  const [load, reload, update] = useLoad(async () => (await must(api.GET('/api/sites/{id}/identity-providers', { params: { path: { id: props.siteId } } }))).identity_providers, [props.siteId]);
+  const [load, reload, update] = useLoad(async () => (await must(api.GET('/api/sites/{id}/identity-providers', { params: { path: { id: props.siteId } } }))).providers, [props.siteId]);
   const [added, setAdded] = useState<Provider | null>(null);
   return (
     <Loaded load={load} retry={reload} what="the identity providers">
