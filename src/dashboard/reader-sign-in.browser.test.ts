@@ -4,6 +4,7 @@ import { seriousViolations } from '../../test/browser.ts';
 import { chromiumForTests } from '../../test/chromium.ts';
 import { artifact, DESKTOP, launchBrowser, PHONE, signedInDashboard } from '../../test/dashboard.ts';
 import { startParley, type TestParley } from '../../test/helper.ts';
+import { startOidcProvider, type TestOidcProvider } from '../../test/oidc-provider.ts';
 import { addStaff } from '../../test/staff.ts';
 import { EMAIL_PROVIDER, signInReader, type ProvenIdentity } from '../readers/sign-in.ts';
 import { findSite } from '../sites/repository.ts';
@@ -12,16 +13,19 @@ const CHROMIUM = chromiumForTests();
 const PUBLIC_URL = 'https://comments.example.com';
 let parley: TestParley;
 let browser: Browser;
+let idp: TestOidcProvider;
 
 beforeAll(async () => {
   if (!CHROMIUM) return;
   // The server's public address differs from the one the browser uses: the callback URL shown must be the server's.
   parley = await startParley({ PARLEY_PUBLIC_URL: PUBLIC_URL });
   browser = await launchBrowser(CHROMIUM);
+  idp = await startOidcProvider({ redirectUri: `${PUBLIC_URL}/v1/auth/callback` });
 });
 afterAll(async () => {
   await browser?.close();
   await parley?.close();
+  await idp?.close();
 });
 
 async function adminOfNewSite(options: { domains?: string[] } = {}) {
@@ -38,6 +42,8 @@ async function screenshots(page: Page, name: string) {
     await page.emulateMedia({ colorScheme: theme });
     await page.setViewportSize(viewport);
     expect(await seriousViolations(page), `${theme} ${size}`).toEqual([]);
+    // From the top: the sticky header would otherwise be drawn where the page was scrolled to.
+    await page.evaluate(() => window.scrollTo(0, 0));
     await page.screenshot({ path: artifact(`dashboard-${name}-${theme}-${size}.png`), fullPage: true });
   }
   await page.emulateMedia({ colorScheme: 'light' });
@@ -106,7 +112,7 @@ describe.skipIf(!CHROMIUM)("choosing how a site's readers sign in", () => {
     await page.getByLabel('Name on the sign-in button').fill('Harbour ID');
     await page.getByLabel('Client ID').fill('parley-tide-blog');
     await page.getByLabel(/^Client secret/).fill('a secret of the client');
-    await page.getByLabel('Issuer', { exact: true }).fill(ISSUER_PLACEHOLDER);
+    await page.getByLabel('Issuer', { exact: true }).fill(idp.issuer);
     await page.getByRole('button', { name: 'Add the provider' }).click();
 
     const added = page.getByRole('status').filter({ hasText: 'Harbour ID is added.' });
@@ -114,7 +120,7 @@ describe.skipIf(!CHROMIUM)("choosing how a site's readers sign in", () => {
     await added.getByRole('button', { name: 'Copy the callback URL' }).click();
     expect(await page.evaluate(() => navigator.clipboard.readText())).toBe(`${PUBLIC_URL}/v1/auth/callback`);
     const listed = (await parley.request('GET', `/api/sites/${site.site_id}/identity-providers`, { token: site.api_key })).body.providers;
-    expect(listed).toMatchObject([{ type: 'oidc', name: 'Harbour ID', client_id: 'parley-tide-blog', issuer: ISSUER_PLACEHOLDER }]);
+    expect(listed).toMatchObject([{ type: 'oidc', name: 'Harbour ID', client_id: 'parley-tide-blog', issuer: idp.issuer }]);
     expect(JSON.stringify(listed)).not.toContain('a secret of the client');
     // The form is empty again, and now shows the server's own callback URL.
     expect(await page.getByLabel('Client ID').inputValue()).toBe('');
@@ -125,17 +131,20 @@ describe.skipIf(!CHROMIUM)("choosing how a site's readers sign in", () => {
     await card.getByText('Any OpenID Connect provider').waitFor();
     await card.getByText('parley-tide-blog').waitFor();
     await card.getByRole('button', { name: 'Test Harbour ID' }).click();
-    await card.getByRole('status').getByText(TEST_ANSWER).waitFor();
+    await card.getByRole('status').getByText(`Works: Issuer ${idp.issuer} answered`).waitFor();
     await screenshots(page, 'reader-sign-in-providers');
 
     await card.getByRole('button', { name: 'Edit Harbour ID' }).click();
     const dialog = page.getByRole('dialog', { name: 'Edit Harbour ID' });
+    await dialog.getByText(`${PUBLIC_URL}/v1/auth/callback`).waitFor();
+    expect(await seriousViolations(page)).toEqual([]);
+    await page.screenshot({ path: artifact('dashboard-reader-sign-in-edit-light-desktop.png') });
     await dialog.getByLabel('Name on the sign-in button').fill('Harbour account');
     await dialog.getByRole('button', { name: 'Save the provider' }).click();
     await page.getByText('Harbour account is saved').waitFor();
     expect(await page.getByRole('dialog').count()).toBe(0);
     const [saved] = (await parley.request('GET', `/api/sites/${site.site_id}/identity-providers`, { token: site.api_key })).body.providers;
-    expect(saved).toMatchObject({ name: 'Harbour account', client_id: 'parley-tide-blog', issuer: ISSUER_PLACEHOLDER });
+    expect(saved).toMatchObject({ name: 'Harbour account', client_id: 'parley-tide-blog', issuer: idp.issuer });
 
     page.once('dialog', (confirm) => void confirm.dismiss());
     await page.getByRole('button', { name: 'Remove Harbour account' }).click();
@@ -169,6 +178,7 @@ describe.skipIf(!CHROMIUM)("choosing how a site's readers sign in", () => {
     await drawer.getByRole('heading', { name: 'Rita Reader' }).waitFor();
     await drawer.getByText('Signs in with: GitHub, email code').waitFor();
     expect(await seriousViolations(page)).toEqual([]);
+    await page.screenshot({ path: artifact('dashboard-reader-sign-in-drawer-light-desktop.png') });
     await page.goto(`/dashboard/queue?tab=all&author=${ssoUser.id}&author_site=${site.site_id}`);
     await drawer.getByRole('heading', { name: 'Sam Site' }).waitFor();
     await drawer.getByText('Signed in by the site (SSO or its backend)').waitFor();

@@ -18,6 +18,7 @@ export function CallbackUrl(props: { url: string }) {
 function Fields(props: { type: ProviderType; provider?: Provider; name: string; onName: (name: string) => void }) {
   const issuer = PROVIDER_TYPES[props.type].issuer;
   const editing = props.provider !== undefined;
+  const hintId = `issuer-hint-${props.provider?.id ?? 'new'}`;
   return (
     <>
       <label>
@@ -33,9 +34,9 @@ function Fields(props: { type: ProviderType; provider?: Provider; name: string; 
       </label>
       <label>
         {issuer.label}
-        <input name="issuer" type="url" required={issuer.required} maxLength={500} placeholder={issuer.placeholder} defaultValue={props.provider?.issuer ?? ''} aria-describedby="issuer-hint" />
-        <span id="issuer-hint" class="note">{issuer.hint}</span>
+        <input name="issuer" type="url" required={issuer.required} maxLength={500} placeholder={issuer.placeholder} defaultValue={props.provider?.issuer ?? ''} aria-describedby={hintId} />
       </label>
+      <span id={hintId} class="note hint">{issuer.hint}</span>
     </>
   );
 }
