@@ -1,10 +1,10 @@
 import { useState } from 'preact/hooks';
-import { api, errorText, must } from '../../client/api.ts';
+import { api, errorText, must, type Answer } from '../../client/api.ts';
 import { Dialog, Empty, Loaded, notify, useLoad } from '../ui.tsx';
 import { AddProvider, CallbackUrl, EditProvider } from './provider-form.tsx';
 import { PROVIDER_TYPES, type Provider } from './provider-types.tsx';
 
-type TestResult = { ok: boolean; detail: string };
+type TestResult = Answer<'/api/sites/{id}/identity-providers/{provider_id}/test', 'post'>;
 
 function ProviderRow(props: { provider: Provider; onChanged: (provider: Provider) => void; onRemoved: (provider: Provider) => void }) {
   const { provider } = props;
