@@ -27,6 +27,8 @@ import { Tally } from './metrics/tally.ts';
 import { moderationRoutes } from './moderation/routes.ts';
 import { openConfirmMailLimiter } from './ratelimits/confirm-mails.ts';
 import { registerRateLimits } from './ratelimits/limits.ts';
+import { identityProviderRoutes } from './readers/providers/management-routes.ts';
+import { providerSignInRoutes } from './readers/providers/routes.ts';
 import { sessionRoutes } from './sessions/routes.ts';
 import { registerStaffAuth, staffCallerOf } from './staff/cookie-auth.ts';
 import { staffAuthRoutes } from './staff/routes.ts';
@@ -180,6 +182,8 @@ export async function createApp(config: Config): Promise<FastifyInstance> {
   await app.register(transferRoutes, { db, runner });
   await app.register(dashboardRoutes, deps);
   await app.register(mailRoutes, deps);
+  await app.register(identityProviderRoutes, { db, config });
+  await app.register(providerSignInRoutes, { db, config });
 
   // Hooks run in reverse order on close: the worker drains its attempts before the database closes.
   let worker: DeliveryWorker | undefined;

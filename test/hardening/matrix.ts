@@ -3,6 +3,7 @@ import { hashSecret } from '../../src/auth/secrets.ts';
 import { newId } from '../../src/ids.ts';
 import { CONFIRM_LIFETIME_MS, newConfirmToken, newLinkKey, unsubscribeUrl } from '../../src/mail/links.ts';
 import { createLink } from '../../src/staff/links.ts';
+import { startGithubServer, type TestGithubServer } from '../github-server.ts';
 import { pageUrl, startParley, type ApiResponse } from '../helper.ts';
 import { startReceiver, subscribe, WEBHOOK_TEST_ENV, type Receiver } from '../receiver.ts';
 import { addStaff, signInStaff, staffEmail, STAFF_PASSWORD } from '../staff.ts';
@@ -127,6 +128,26 @@ async function roomForSecret(w: World): Promise<void> {
     await w.parley.request('DELETE', `/api/sites/${A(w)}/sso-secrets/${id}`, { token: w.adminKey });
   }
 }
+
+/** Site A's GitHub-shaped identity provider (a server on 127.0.0.1, one per world), for the reader sign-in rows. */
+const githubs = new Map<World, Promise<{ server: TestGithubServer; providerId: string }>>();
+afterAll(async () => {
+  for (const github of githubs.values()) await (await github).server.close();
+});
+function githubOf(w: World) {
+  if (!githubs.has(w)) {
+    githubs.set(w, (async () => {
+      const server = await startGithubServer();
+      const body = { type: 'github', name: 'GitHub', client_id: server.clientId, client_secret: server.clientSecret, issuer: server.url };
+      const made = await w.parley.request('POST', `/api/sites/${A(w)}/identity-providers`, { token: w.adminKey, body });
+      return { server, providerId: made.body.id as string };
+    })());
+  }
+  return githubs.get(w)!;
+}
+const providerPath = async (w: World) => `/api/sites/${A(w)}/identity-providers/${(await githubOf(w)).providerId}`;
+/** Where a reader starts signing in at site A's provider, coming back to a page of this server. */
+const startPath = async (w: World) => `/v1/auth/providers/${(await githubOf(w)).providerId}/start?${new URLSearchParams({ site_id: A(w), return_to: `${w.parley.config.publicUrl}/` })}`;
 
 //                       none guest user other otherSite integ mod admin otherAcct revoked expired | owner admin mod siteMod otherAcct (staff)
 export const MATRIX: Array<[string, number[], Target]> = [
@@ -402,6 +423,28 @@ export const MATRIX: Array<[string, number[], Target]> = [
       return { path: `/api/sites/${A(w)}/imports/${job.body.id}` };
     }],
   ['GET /api/sites/:id/export', adminRow(200), async (w) => ({ path: `/api/sites/${A(w)}/export` })],
+  // Reader sign-in at identity providers: site admins manage them; anyone may sign in (a refused credential is still 401).
+  ['POST /api/sites/:id/identity-providers', adminRow(201),
+    async (w) => ({ path: `/api/sites/${A(w)}/identity-providers`, body: { type: 'google', name: 'Google', client_id: 'c', client_secret: 's' } })],
+  ['GET /api/sites/:id/identity-providers', adminRow(200), async (w) => ({ path: `/api/sites/${A(w)}/identity-providers` })],
+  ['GET /api/sites/:id/identity-providers/:provider_id', adminRow(200), async (w) => ({ path: await providerPath(w) })],
+  ['PATCH /api/sites/:id/identity-providers/:provider_id', adminRow(200), async (w) => ({ path: await providerPath(w), body: { name: 'GitHub' } })],
+  ['POST /api/sites/:id/identity-providers/:provider_id/test', adminRow(200), async (w) => ({ path: `${await providerPath(w)}/test` })],
+  ['DELETE /api/sites/:id/identity-providers/:provider_id', adminRow(200),
+    async (w) => {
+      const made = await w.parley.request('POST', `/api/sites/${A(w)}/identity-providers`, { token: w.adminKey, body: { type: 'google', name: 'Gone', client_id: 'c', client_secret: 's' } });
+      return { path: `/api/sites/${A(w)}/identity-providers/${made.body.id}` };
+    }],
+  // Followed to the provider's authorization page, which answers 200.
+  ['GET /v1/auth/providers/:provider_id/start', v1([200, 200, 200, 200, 200, 200, 200, 200, 200, 401, 401]), async (w) => ({ path: await startPath(w) })],
+  // A sign-in approved at the provider: its callback signs the reader in (the pop-up page).
+  ['GET /v1/auth/callback', v1([200, 200, 200, 200, 200, 200, 200, 200, 200, 401, 401]),
+    async (w) => {
+      const { server } = await githubOf(w);
+      const started = await fetch(w.parley.url + (await startPath(w)), { redirect: 'manual' });
+      const back = await server.approve(started.headers.get('location')!, { id: 7, login: 'reader', emails: [] });
+      return { path: back.pathname + back.search };
+    }],
   // Last: they sign the session and staff callers out.
   ['DELETE /v1/sessions/current', v1([401, 401, 204, 204, 204, 403, 403, 403, 403, 401, 401]),
     async () => ({ path: '/v1/sessions/current' })],

@@ -6514,6 +6514,578 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/sites/{id}/identity-providers": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The site's identity providers, without their secrets */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    id: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            providers: {
+                                id: string;
+                                site_id: string;
+                                /**
+                                 * @description `oidc` (any OpenID Connect issuer; issuer required), `github` (issuer: a GitHub Enterprise Server's base URL; default https://github.com), `google`, `gitlab` (issuer: a self-managed GitLab; default https://gitlab.com), `microsoft` (issuer: a tenant's v2.0 issuer; default the personal accounts' tenant)
+                                 * @enum {unknown}
+                                 */
+                                type: "oidc" | "github" | "google" | "gitlab" | "microsoft";
+                                name: string;
+                                client_id: string;
+                                /** @description The issuer signed in at: the one given, else the type's */
+                                issuer: string;
+                                /** @description The redirect URI to register in the provider's console */
+                                callback_url: string;
+                                /**
+                                 * Format: date-time
+                                 * @description ISO 8601 UTC with milliseconds
+                                 */
+                                created_at: string;
+                                /**
+                                 * Format: date-time
+                                 * @description ISO 8601 UTC with milliseconds
+                                 */
+                                updated_at: string;
+                            }[];
+                        };
+                    };
+                };
+                /** @description RFC 9457 problem details (application/problem+json) */
+                "4XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description RFC 9457 problem details (application/problem+json) */
+                "5XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Problem"];
+                    };
+                };
+            };
+        };
+        put?: never;
+        /** Add an identity provider readers sign in with */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    id: string;
+                };
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": {
+                        /**
+                         * @description `oidc` (any OpenID Connect issuer; issuer required), `github` (issuer: a GitHub Enterprise Server's base URL; default https://github.com), `google`, `gitlab` (issuer: a self-managed GitLab; default https://gitlab.com), `microsoft` (issuer: a tenant's v2.0 issuer; default the personal accounts' tenant)
+                         * @enum {unknown}
+                         */
+                        type: "oidc" | "github" | "google" | "gitlab" | "microsoft";
+                        /** @description What the sign-in button says: "Sign in with <name>" */
+                        name: string;
+                        client_id: string;
+                        /** @description Never shown again */
+                        client_secret: string;
+                        issuer?: string | null;
+                    };
+                };
+            };
+            responses: {
+                /** @description Default Response */
+                201: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            id: string;
+                            site_id: string;
+                            /**
+                             * @description `oidc` (any OpenID Connect issuer; issuer required), `github` (issuer: a GitHub Enterprise Server's base URL; default https://github.com), `google`, `gitlab` (issuer: a self-managed GitLab; default https://gitlab.com), `microsoft` (issuer: a tenant's v2.0 issuer; default the personal accounts' tenant)
+                             * @enum {unknown}
+                             */
+                            type: "oidc" | "github" | "google" | "gitlab" | "microsoft";
+                            name: string;
+                            client_id: string;
+                            /** @description The issuer signed in at: the one given, else the type's */
+                            issuer: string;
+                            /** @description The redirect URI to register in the provider's console */
+                            callback_url: string;
+                            /**
+                             * Format: date-time
+                             * @description ISO 8601 UTC with milliseconds
+                             */
+                            created_at: string;
+                            /**
+                             * Format: date-time
+                             * @description ISO 8601 UTC with milliseconds
+                             */
+                            updated_at: string;
+                        };
+                    };
+                };
+                /** @description RFC 9457 problem details (application/problem+json) */
+                "4XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description RFC 9457 problem details (application/problem+json) */
+                "5XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Problem"];
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/sites/{id}/identity-providers/{provider_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** One identity provider, without its secret */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    id: string;
+                    provider_id: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            id: string;
+                            site_id: string;
+                            /**
+                             * @description `oidc` (any OpenID Connect issuer; issuer required), `github` (issuer: a GitHub Enterprise Server's base URL; default https://github.com), `google`, `gitlab` (issuer: a self-managed GitLab; default https://gitlab.com), `microsoft` (issuer: a tenant's v2.0 issuer; default the personal accounts' tenant)
+                             * @enum {unknown}
+                             */
+                            type: "oidc" | "github" | "google" | "gitlab" | "microsoft";
+                            name: string;
+                            client_id: string;
+                            /** @description The issuer signed in at: the one given, else the type's */
+                            issuer: string;
+                            /** @description The redirect URI to register in the provider's console */
+                            callback_url: string;
+                            /**
+                             * Format: date-time
+                             * @description ISO 8601 UTC with milliseconds
+                             */
+                            created_at: string;
+                            /**
+                             * Format: date-time
+                             * @description ISO 8601 UTC with milliseconds
+                             */
+                            updated_at: string;
+                        };
+                    };
+                };
+                /** @description RFC 9457 problem details (application/problem+json) */
+                "4XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description RFC 9457 problem details (application/problem+json) */
+                "5XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Problem"];
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        /**
+         * Remove an identity provider: nobody signs in through it any more
+         * @description Its readers' identities and sign-ins in progress go with it; the readers and their comments stay, and sign in again another way.
+         */
+        delete: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    id: string;
+                    provider_id: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            id: string;
+                            site_id: string;
+                            /**
+                             * @description `oidc` (any OpenID Connect issuer; issuer required), `github` (issuer: a GitHub Enterprise Server's base URL; default https://github.com), `google`, `gitlab` (issuer: a self-managed GitLab; default https://gitlab.com), `microsoft` (issuer: a tenant's v2.0 issuer; default the personal accounts' tenant)
+                             * @enum {unknown}
+                             */
+                            type: "oidc" | "github" | "google" | "gitlab" | "microsoft";
+                            name: string;
+                            client_id: string;
+                            /** @description The issuer signed in at: the one given, else the type's */
+                            issuer: string;
+                            /** @description The redirect URI to register in the provider's console */
+                            callback_url: string;
+                            /**
+                             * Format: date-time
+                             * @description ISO 8601 UTC with milliseconds
+                             */
+                            created_at: string;
+                            /**
+                             * Format: date-time
+                             * @description ISO 8601 UTC with milliseconds
+                             */
+                            updated_at: string;
+                        };
+                    };
+                };
+                /** @description RFC 9457 problem details (application/problem+json) */
+                "4XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description RFC 9457 problem details (application/problem+json) */
+                "5XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Problem"];
+                    };
+                };
+            };
+        };
+        options?: never;
+        head?: never;
+        /**
+         * Change an identity provider (its type stays; add another for another type)
+         * @description `issuer: null` goes back to the type's own issuer (not for `oidc`, which has none).
+         */
+        patch: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    id: string;
+                    provider_id: string;
+                };
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": {
+                        /** @description What the sign-in button says: "Sign in with <name>" */
+                        name?: string;
+                        client_id?: string;
+                        /** @description Never shown again */
+                        client_secret?: string;
+                        issuer?: string | null;
+                    };
+                };
+            };
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            id: string;
+                            site_id: string;
+                            /**
+                             * @description `oidc` (any OpenID Connect issuer; issuer required), `github` (issuer: a GitHub Enterprise Server's base URL; default https://github.com), `google`, `gitlab` (issuer: a self-managed GitLab; default https://gitlab.com), `microsoft` (issuer: a tenant's v2.0 issuer; default the personal accounts' tenant)
+                             * @enum {unknown}
+                             */
+                            type: "oidc" | "github" | "google" | "gitlab" | "microsoft";
+                            name: string;
+                            client_id: string;
+                            /** @description The issuer signed in at: the one given, else the type's */
+                            issuer: string;
+                            /** @description The redirect URI to register in the provider's console */
+                            callback_url: string;
+                            /**
+                             * Format: date-time
+                             * @description ISO 8601 UTC with milliseconds
+                             */
+                            created_at: string;
+                            /**
+                             * Format: date-time
+                             * @description ISO 8601 UTC with milliseconds
+                             */
+                            updated_at: string;
+                        };
+                    };
+                };
+                /** @description RFC 9457 problem details (application/problem+json) */
+                "4XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description RFC 9457 problem details (application/problem+json) */
+                "5XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Problem"];
+                    };
+                };
+            };
+        };
+        trace?: never;
+    };
+    "/api/sites/{id}/identity-providers/{provider_id}/test": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Check that the provider answers: discovery for OpenID Connect, the authorization page and API for GitHub */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    id: string;
+                    provider_id: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            ok: boolean;
+                            /** @description What was found, or what failed */
+                            detail: string;
+                        };
+                    };
+                };
+                /** @description RFC 9457 problem details (application/problem+json) */
+                "4XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description RFC 9457 problem details (application/problem+json) */
+                "5XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Problem"];
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/auth/providers/{provider_id}/start": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Start signing in at one of the site's identity providers: redirects (302) to the provider
+         * @description `return_to` must be a page of one of the site's domains (or of this server). `mode`: `popup` (default; the callback page hands the session to `window.opener` with postMessage, to return_to's origin only) or `redirect` (the callback redirects to return_to with `#parley_session=<token>`). The sign-in must come back within 10 minutes.
+         */
+        get: {
+            parameters: {
+                query: {
+                    site_id: string;
+                    return_to: string;
+                    mode?: "popup" | "redirect";
+                };
+                header?: never;
+                path: {
+                    provider_id: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description To the provider's authorization page */
+                302: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content?: never;
+                };
+                /** @description RFC 9457 problem details (application/problem+json) */
+                "4XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description RFC 9457 problem details (application/problem+json) */
+                "5XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Problem"];
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/auth/callback": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Where identity providers send readers back (the redirect URI to register at the provider)
+         * @description Pop-up sign-ins answer a page that posts `{type: "parley:session", session: {token, expires_at, user}}` to the opener (targetOrigin: return_to's origin) and closes; a refused sign-in posts `{type: "parley:sign-in-error", detail}` and shows the problem (4xx). Redirect sign-ins answer 303 to `return_to#parley_session=<token>`, or the problem page.
+         */
+        get: {
+            parameters: {
+                query?: {
+                    code?: string;
+                    state?: string;
+                    error?: string;
+                    error_description?: string;
+                };
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description A small HTML page */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "text/html": string;
+                    };
+                };
+                /** @description To return_to, the session token in its fragment */
+                303: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content?: never;
+                };
+                /** @description A small HTML page */
+                "4XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "text/html": string;
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export type webhooks = Record<string, never>;
 export interface components {
