@@ -8,17 +8,25 @@ export interface OpenerMessage {
   message: { type: 'parley:session'; session: unknown } | { type: 'parley:sign-in-error'; detail: string };
   /** The return_to page's origin: postMessage's targetOrigin, so no other page can read the session. */
   origin: string;
+  /**
+   * For a session: return_to with the token in its fragment. A provider whose pages send
+   * Cross-Origin-Opener-Policy cuts the pop-up off from its opener; the pop-up then opens the page
+   * itself, whose widget keeps the token in the site's storage (which the opener's widget hears) and
+   * closes the pop-up.
+   */
+  fallback?: string;
 }
 
 const STYLE = 'body{font-family:system-ui,sans-serif;max-width:32rem;margin:3rem auto;padding:0 1rem;line-height:1.5}';
 
 /**
  * The pop-up hands its message to the page that opened it, then closes once signed in (a failure
- * stays open to be read). Without an opener (the pop-up was opened as a tab) the text says what to do.
+ * stays open to be read). Without an opener, a session goes to the page itself (`fallback`).
  */
 const SCRIPT =
-  "(()=>{const{message,origin}=JSON.parse(document.getElementById('parley-message').textContent);" +
-  "if(window.opener){window.opener.postMessage(message,origin);if(message.type==='parley:session')window.close();}})();";
+  "(()=>{const{message,origin,fallback}=JSON.parse(document.getElementById('parley-message').textContent);" +
+  "if(window.opener){window.opener.postMessage(message,origin);if(message.type==='parley:session')window.close();}" +
+  "else if(fallback)location.replace(fallback);})();";
 
 /**
  * The page the callback answers: a title and a message, and, for a pop-up whose opener is known, its

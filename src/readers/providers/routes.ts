@@ -65,12 +65,12 @@ export const providerSignInRoutes: FastifyPluginAsyncTypebox<{ db: Db; config: C
       const origin = new URL(pending.return_to).origin;
       try {
         const session = await finishSignIn(db, config.publicUrl, pending, request.query, new URL(request.url, config.publicUrl));
+        const back = new URL(pending.return_to);
+        back.hash = `parley_session=${session.token}`;
         if (pending.mode === 'redirect') {
-          const back = new URL(pending.return_to);
-          back.hash = `parley_session=${session.token}`;
           return reply.header('cache-control', 'no-store').header('referrer-policy', 'no-referrer').redirect(back.href, 303);
         }
-        return sendCallbackPage(reply, 200, 'Signed in', SIGNED_IN, { message: { type: 'parley:session', session }, origin });
+        return sendCallbackPage(reply, 200, 'Signed in', SIGNED_IN, { message: { type: 'parley:session', session }, origin, fallback: back.href });
       } catch (error) {
         return failurePage(error, pending.mode === 'popup' ? origin : null);
       }
