@@ -29,6 +29,8 @@ import { openConfirmMailLimiter } from './ratelimits/confirm-mails.ts';
 import { registerRateLimits } from './ratelimits/limits.ts';
 import { identityProviderRoutes } from './readers/providers/management-routes.ts';
 import { providerSignInRoutes } from './readers/providers/routes.ts';
+import { openSignInLimiter } from './ratelimits/sign-in-mails.ts';
+import { readerEmailRoutes } from './readers/email/routes.ts';
 import { sessionRoutes } from './sessions/routes.ts';
 import { registerStaffAuth, staffCallerOf } from './staff/cookie-auth.ts';
 import { staffAuthRoutes } from './staff/routes.ts';
@@ -184,6 +186,9 @@ export async function createApp(config: Config): Promise<FastifyInstance> {
   await app.register(mailRoutes, deps);
   await app.register(identityProviderRoutes, { db, config });
   await app.register(providerSignInRoutes, { db, config });
+  const signInLimiter = config.mail ? await openSignInLimiter(config, app.log) : null;
+  app.addHook('onClose', () => signInLimiter?.close());
+  await app.register(readerEmailRoutes, { db, limiter: signInLimiter, publicUrl: config.publicUrl });
 
   // Hooks run in reverse order on close: the worker drains its attempts before the database closes.
   let worker: DeliveryWorker | undefined;

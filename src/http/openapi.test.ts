@@ -27,8 +27,8 @@ describe('the OpenAPI document', () => {
       const success = Object.entries(operation.responses).find(([status]) => status.startsWith('2') || status === '302');
       expect(success, name).toBeDefined();
       const [status, response] = success as [string, any];
-      // The pages a mail's links open (readers' and staff's) are HTML, and their buttons (and mail clients' one-click) post forms.
-      const mailPage = name.includes('/v1/mail/') || name.endsWith('/api/auth/verify-email') || name === 'GET /v1/auth/callback';
+      // The pages a mail's links open (readers' and staff's, and readers' sign-in links) are HTML, and their buttons (and mail clients' one-click) post forms.
+      const mailPage = name.includes('/v1/mail/') || name.endsWith('/api/auth/verify-email') || name.endsWith('/v1/auth/email/link') || name === 'GET /v1/auth/callback';
       const type = name.endsWith('/stream') ? 'text/event-stream' : name.endsWith('/export') ? 'application/x-ndjson' : mailPage ? 'text/html' : 'application/json';
       if (status !== '204' && status !== '302') expect(response.content?.[type]?.schema, name).toBeDefined();
       if (mailPage) expect(Object.keys(response.content), name).toEqual(['text/html']);

@@ -2,6 +2,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { hashSecret } from '../../src/auth/secrets.ts';
 import { newId } from '../../src/ids.ts';
 import { CONFIRM_LIFETIME_MS, newConfirmToken, newLinkKey, unsubscribeUrl } from '../../src/mail/links.ts';
+import { issueSignInCode } from '../../src/readers/email/service.ts';
+import { findSite, type Site } from '../../src/sites/repository.ts';
 import { createLink } from '../../src/staff/links.ts';
 import { startGithubServer, type TestGithubServer } from '../github-server.ts';
 import { pageUrl, startParley, type ApiResponse } from '../helper.ts';
@@ -108,6 +110,21 @@ async function mailState(w: World, email: string) {
 
 /** A reader's comment with "Email me replies" for `email`. */
 const subscribing = (w: World, email: string) => ({ path: '/v1/comments', body: { site_id: A(w), thread_url: w.thread, content: 'mail me', notify_replies: true, email } });
+
+/** A site readers sign in on by email (it lists a domain, as that needs), one per world. */
+const readerSites = new WeakMap<World, Promise<Site>>();
+function readerSite(w: World): Promise<Site> {
+  if (!readerSites.has(w)) readerSites.set(w, w.parley.newSite({ siteName: 'Readers', domains: ['blog.example.com'] }).then(async ({ site_id }) => (await findSite(w.parley.app.db.kysely, site_id))!));
+  return readerSites.get(w)!;
+}
+
+/** A sign-in code mailed (as POST /v1/auth/email does) to an address of its own, and its link's path. */
+async function signInCode(w: World, returnTo: string | null) {
+  const site = await readerSite(w);
+  const email = `reader-${Date.now()}-${Math.random().toString(36).slice(2)}@example.com`;
+  const { code, linkToken } = await issueSignInCode(w.parley.app.db, site, email, returnTo === null ? null : new URL(returnTo));
+  return { site_id: site.id, email, code, link: `/v1/auth/email/link?token=${linkToken}` };
+}
 
 /** The link a staff member's address confirmation mail holds, for a new moderator of account A. */
 async function verifyLink(w: World): Promise<string> {
@@ -231,6 +248,17 @@ export const MATRIX: Array<[string, number[], Target]> = [
   ['POST /v1/mail/confirm', v1([200, 200, 200, 200, 200, 200, 200, 200, 200, 401, 401]), async (w) => ({ path: (await mailLinks(w)).confirm })],
   ['GET /v1/mail/unsubscribe', v1([200, 200, 200, 200, 200, 200, 200, 200, 200, 401, 401]), async (w) => ({ path: (await mailLinks(w)).unsubscribe })],
   ['POST /v1/mail/unsubscribe', v1([200, 200, 200, 200, 200, 200, 200, 200, 200, 401, 401]), async (w) => ({ path: (await mailLinks(w)).unsubscribe })],
+  // Readers' email sign-in: anyone may ask and prove (the code does); only a refused credential is 401.
+  ['POST /v1/auth/email', v1([202, 202, 202, 202, 202, 202, 202, 202, 202, 401, 401]),
+    async (w) => ({ path: '/v1/auth/email', body: { site_id: (await readerSite(w)).id, email: `asks-${Math.random().toString(36).slice(2)}@example.com` } })],
+  ['POST /v1/auth/email/verify', v1([201, 201, 201, 201, 201, 201, 201, 201, 201, 401, 401]),
+    async (w) => {
+      const { site_id, email, code } = await signInCode(w, null);
+      return { path: '/v1/auth/email/verify', body: { site_id, email, code } };
+    }],
+  ['GET /v1/auth/email/link', v1([200, 200, 200, 200, 200, 200, 200, 200, 200, 401, 401]), async (w) => ({ path: (await signInCode(w, 'https://blog.example.com/post')).link })],
+  // A link asked for without return_to: its page says to type the code (with one, 303 to the site's page).
+  ['POST /v1/auth/email/link', v1([200, 200, 200, 200, 200, 200, 200, 200, 200, 401, 401]), async (w) => ({ path: (await signInCode(w, null)).link, form: '' })],
   // Double opt-in per subscription (issue 36, item 5). Readers only: an API key giving an address is
   // refused before any lookup. An address its owner confirmed on another comment: the new subscription
   // gets a confirmation mail of its own, and a reply to it mails nothing until that link is used.

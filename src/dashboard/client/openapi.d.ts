@@ -7086,6 +7086,303 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/auth/email": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Mail a reader a sign-in code and link
+         * @description The same answer for any address: there is no account to look up, as the first sign-in makes it. The code is 6 digits; it and the link work once, for 10 minutes; asking again makes the earlier ones stop working. 409 when the site does not offer it (email_sign_in off, no domains) or the server sends no mail; 429 past the limits per client network, per address and per site (PARLEY_RATE_LIMIT_SIGN_IN_MAILS_PER_*).
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": {
+                        site_id: string;
+                        /**
+                         * Format: email
+                         * @description The reader's address; compared lower-cased
+                         */
+                        email: string;
+                        /** @description The page to come back to, signed in, from the mail's link: a page of the site's domains (or of Parley itself). Without it the link only says to type the code. */
+                        return_to?: string;
+                    };
+                };
+            };
+            responses: {
+                /** @description Default Response */
+                202: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {boolean} */
+                            sent: true;
+                            /** @description Seconds the code and the link work */
+                            expires_in: number;
+                        };
+                    };
+                };
+                /** @description RFC 9457 problem details (application/problem+json) */
+                "4XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description RFC 9457 problem details (application/problem+json) */
+                "5XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Problem"];
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/auth/email/verify": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Sign a reader in with the code mailed to them
+         * @description Answers the body of POST /v1/sessions: the reader's own account on the site (made on their first sign-in, or the one that proved this address before). A wrong, used or expired code answers 401 with reason wrong_code; the 5th wrong code ends the code (reason too_many_attempts): ask for a new one. 429 past the wrong codes a client may try.
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": {
+                        site_id: string;
+                        /**
+                         * Format: email
+                         * @description The reader's address; compared lower-cased
+                         */
+                        email: string;
+                        /** @description The six digits of the mail (a space or dash in the middle is ignored) */
+                        code: string;
+                        /** @description The name a new account starts with (the reader changes it later); else "Reader" */
+                        name?: string;
+                    };
+                };
+            };
+            responses: {
+                /** @description Default Response */
+                201: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description sess_<random>; send as Authorization: Bearer */
+                            token: string;
+                            /**
+                             * Format: date-time
+                             * @description ISO 8601 UTC with milliseconds
+                             */
+                            expires_at: string;
+                            user: {
+                                /** @description usr_<id> */
+                                id: string;
+                                /** @description The site's own user id */
+                                external_id: string;
+                                name: string;
+                                avatar_url: string | null;
+                                moderator: boolean;
+                            };
+                        };
+                    };
+                };
+                /** @description RFC 9457 problem details (application/problem+json) */
+                "4XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description RFC 9457 problem details (application/problem+json) */
+                "5XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Problem"];
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/auth/email/link": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The page of a sign-in mail's link: a button that signs in (nothing is spent yet) */
+        get: {
+            parameters: {
+                query: {
+                    /** @description sil_<random>, from the mail's link */
+                    token: string;
+                };
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description A small HTML page */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "text/html": string;
+                    };
+                };
+                /** @description RFC 9457 problem details (application/problem+json) */
+                "4XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description RFC 9457 problem details (application/problem+json) */
+                "5XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Problem"];
+                    };
+                };
+            };
+        };
+        put?: never;
+        /**
+         * Sign in with a sign-in mail's link
+         * @description Spends the link and its code, and answers 303 to the page the code was asked from, with `#parley_session=<session token>`. A link asked for without return_to signs nobody in: its page says to type the code.
+         */
+        post: {
+            parameters: {
+                query: {
+                    /** @description sil_<random>, from the mail's link */
+                    token: string;
+                };
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/x-www-form-urlencoded": {
+                        /** @description `address` on a link for every mail: delete the address instead */
+                        forget?: string;
+                        /** @description `mail` on a link for every mail: lift an earlier "stop all mail" instead */
+                        resume?: string;
+                        /** @description `One-Click`, from a mail client (RFC 8058) */
+                        "List-Unsubscribe"?: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                    "multipart/form-data": {
+                        /** @description `address` on a link for every mail: delete the address instead */
+                        forget?: string;
+                        /** @description `mail` on a link for every mail: lift an earlier "stop all mail" instead */
+                        resume?: string;
+                        /** @description `One-Click`, from a mail client (RFC 8058) */
+                        "List-Unsubscribe"?: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            responses: {
+                /** @description A small HTML page */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "text/html": string;
+                    };
+                };
+                /** @description Signed in: back to the page, the session token in the fragment */
+                303: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": unknown;
+                    };
+                };
+                /** @description RFC 9457 problem details (application/problem+json) */
+                "4XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description RFC 9457 problem details (application/problem+json) */
+                "5XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Problem"];
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export type webhooks = Record<string, never>;
 export interface components {
