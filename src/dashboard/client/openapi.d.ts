@@ -6587,6 +6587,8 @@ export interface paths {
                                  */
                                 updated_at: string;
                             }[];
+                            /** @description The redirect URI to register in every provider's console, the same for all */
+                            callback_url: string;
                         };
                     };
                 };

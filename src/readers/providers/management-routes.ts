@@ -8,7 +8,7 @@ import { managedSite } from '../../sites/repository.ts';
 import { checkGithub } from './github.ts';
 import { PROVIDER_TYPES } from './kinds.ts';
 import { checkOidc } from './oidc.ts';
-import { createProvider, deleteProvider, listProviders, providerOfSite, providerView, updateProvider } from './service.ts';
+import { callbackUrl, createProvider, deleteProvider, listProviders, providerOfSite, providerView, updateProvider } from './service.ts';
 
 const TAGS = { tags: ['reader sign-in'] };
 
@@ -56,10 +56,14 @@ export const identityProviderRoutes: FastifyPluginAsyncTypebox<{ db: Db; config:
   });
 
   app.get('/api/sites/:id/identity-providers', {
-    schema: { ...TAGS, summary: "The site's identity providers, without their secrets", security: ManagementRead, params: IdParams, response: { 200: Type.Object({ providers: Type.Array(ProviderView) }), ...errors } },
+    schema: { ...TAGS, summary: "The site's identity providers, without their secrets", security: ManagementRead, params: IdParams, response: {
+        200: Type.Object({ providers: Type.Array(ProviderView), callback_url: Type.String({ description: "The redirect URI to register in every provider's console, the same for all" }) }),
+        ...errors,
+      },
+    },
     handler: async (request) => {
       const site = await managedSite(db.kysely, request.caller, request.params.id, 'administer');
-      return { providers: (await listProviders(db.kysely, site.id)).map(view) };
+      return { providers: (await listProviders(db.kysely, site.id)).map(view), callback_url: callbackUrl(config.publicUrl) };
     },
   });
 

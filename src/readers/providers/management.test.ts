@@ -43,7 +43,9 @@ describe('identity providers of a site', () => {
       updated_at: expect.any(String),
     });
     const one = `${path()}/${created.body.id}`;
-    expect((await parley.request('GET', path(), { token: site.api_key })).body.providers).toContainEqual(created.body);
+    const listed = (await parley.request('GET', path(), { token: site.api_key })).body;
+    expect(listed.providers).toContainEqual(created.body);
+    expect(listed.callback_url).toBe(`${parley.config.publicUrl}/v1/auth/callback`);
     expect((await parley.request('GET', one, { token: site.api_key })).body).toEqual(created.body);
 
     const changed = await parley.request('PATCH', one, { token: site.api_key, body: { name: 'Staff ID', client_secret: 'another-secret' } });

@@ -74,20 +74,14 @@ function ProviderRow(props: { provider: Provider; onChanged: (provider: Provider
   );
 }
 
-/**
- * The address providers send readers back to. It is one for every provider of the server, so a
- * provider already added gives the server's own (PARLEY_PUBLIC_URL); before the first one, the
- * dashboard's origin is the best guess, and the added provider then shows the server's.
- */
-const callbackUrlOf = (providers: Provider[]) => providers[0]?.callback_url ?? `${location.origin}/v1/auth/callback`;
-
 /** The site's identity providers, each with a test, an edit and a removal, and a form to add one. */
 export function IdentityProviders(props: { siteId: string }) {
-  const [load, reload, update] = useLoad(async () => (await must(api.GET('/api/sites/{id}/identity-providers', { params: { path: { id: props.siteId } } }))).providers, [props.siteId]);
+  const [load, reload, updateAnswer] = useLoad(async () => must(api.GET('/api/sites/{id}/identity-providers', { params: { path: { id: props.siteId } } })), [props.siteId]);
+  const update = (change: (providers: Provider[]) => Provider[]) => updateAnswer((answer) => ({ ...answer, providers: change(answer.providers) }));
   const [added, setAdded] = useState<Provider | null>(null);
   return (
     <Loaded load={load} retry={reload} what="the identity providers">
-      {(providers) => (
+      {({ providers, callback_url: callbackUrl }) => (
         <>
           {added && (
             <div class="secret" role="status">
@@ -117,7 +111,7 @@ export function IdentityProviders(props: { siteId: string }) {
           <h3>Add a provider</h3>
           <AddProvider
             siteId={props.siteId}
-            callbackUrl={callbackUrlOf(providers)}
+            callbackUrl={callbackUrl}
             onAdded={(provider) => {
               setAdded(provider);
               update((list) => [...list, provider]);
