@@ -100,8 +100,8 @@ describe.skipIf(!CHROMIUM)("choosing how a site's readers sign in", () => {
     await page.getByText('Settings → Developer settings → OAuth Apps').waitFor();
     expect(await page.getByLabel('Name on the sign-in button').inputValue()).toBe('GitHub');
     expect(await page.getByLabel('Issuer (optional)').getAttribute('required')).toBeNull();
-    // Before the first provider the dashboard can only guess the callback URL from its own address.
-    await page.locator('.callback code').getByText(`${parley.url}/v1/auth/callback`).waitFor();
+    // Before the first provider, the server's own callback URL (PARLEY_PUBLIC_URL), not the dashboard's address.
+    await page.locator('.callback code').getByText(`${PUBLIC_URL}/v1/auth/callback`).waitFor();
 
     await page.getByLabel('Type').selectOption('google');
     await page.getByText('APIs & Services → Credentials').waitFor();
