@@ -204,6 +204,27 @@ export const ENDPOINTS: Endpoint[] = [
   { method: 'GET', path: '/api/accounts/:id/audit-log', ids: 'account', query: () => ({ page: field(fc.integer({ min: 1, max: 3 })), limit: field(fc.integer({ min: 1, max: 100 })) }) },
   // Signed sign-on. (The live stream stays open until the client leaves, so it is left out here.)
   { method: 'POST', path: '/v1/sso/exchange', body: () => ({ token: field(oneOf(['a.b.c', 'eyJhbGciOiJub25lIn0.e30.'])) }) },
+  // Readers signing in by themselves, and their own page.
+  { method: 'POST', path: '/v1/auth/email', body: (ids) => ({
+    site_id: field(oneOf(ids.site)), email: field(oneOf(['reader@example.com', 'not an address'])), return_to: field(oneOf(['https://blog.example.com/p', 'https://evil.example/', 'javascript:alert(1)'])),
+  }) },
+  { method: 'POST', path: '/v1/auth/email/verify', body: (ids) => ({
+    site_id: field(oneOf(ids.site)), email: field(oneOf(['reader@example.com'])), code: field(oneOf(['000000', '12 34 56', 'x'])), name: field(text),
+  }) },
+  { method: 'GET', path: '/v1/auth/email/link', query: () => ({ token: field(oneOf(['sil_x', 'x'])) }) },
+  { method: 'GET', path: '/v1/auth/providers/:id/start', ids: 'site', query: (ids) => ({
+    site_id: field(oneOf(ids.site)), return_to: field(oneOf(['https://blog.example.com/p', 'http://evil.example/'])), mode: field(oneOf(['popup', 'redirect', 'tab'])),
+  }) },
+  { method: 'GET', path: '/v1/auth/callback', query: () => ({ code: field(text), state: field(oneOf(['x', ''])), error: field(oneOf(['access_denied'])) }) },
+  { method: 'GET', path: '/api/sites/:id/identity-providers', ids: 'site' },
+  { method: 'POST', path: '/api/sites/:id/identity-providers', ids: 'site', body: () => ({
+    type: field(oneOf(['oidc', 'github', 'google', 'gitlab', 'microsoft', 'saml'])), name: field(text), client_id: field(text), client_secret: field(text),
+    issuer: field(oneOf(['https://accounts.example.com', 'http://idp.example.com', 'http://127.0.0.1:9', 'ftp://x', null as unknown as string])),
+  }) },
+  { method: 'GET', path: '/v1/me' },
+  { method: 'PATCH', path: '/v1/me', body: () => ({ name: field(text) }) },
+  { method: 'GET', path: '/v1/me/comments', query: () => ({ cursor: field(oneOf(['x', ''])), limit: field(fc.integer({ min: -1, max: 60 })) }) },
+  { method: 'POST', path: '/v1/me/guest-comments/claim' },
   { method: 'GET', path: '/api/sites/:id/sso-secrets', ids: 'site' },
   { method: 'POST', path: '/api/sites/:id/sso-secrets', ids: 'site' },
   // Imports take any body as the file: mostly a line Parley's format would start with (a job that fails at once).

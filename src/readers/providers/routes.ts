@@ -3,7 +3,7 @@ import { Type } from 'typebox';
 import type { Config } from '../../config.ts';
 import type { Db } from '../../db/connect.ts';
 import { AppError } from '../../errors.ts';
-import { errors } from '../../http/schemas.ts';
+import { errors, ProblemRef } from '../../http/schemas.ts';
 import { sendCallbackPage, type OpenerMessage } from './callback-page.ts';
 import { finishSignIn, SIGN_IN_MODES, startSignIn, takePendingSignIn, type PendingSignIn } from './flow.ts';
 import { CALLBACK_PATH } from './service.ts';
@@ -11,6 +11,10 @@ import { CALLBACK_PATH } from './service.ts';
 const AUTH = { tags: ['reader sign-in'] };
 const Param = Type.String({ maxLength: 2000 });
 const HtmlPage = { description: 'A small HTML page', content: { 'text/html': { schema: Type.String() } } };
+const FailurePage = {
+  description: 'Why the sign-in failed: a page for a browser (which asks for text/html), problem+json for any other client',
+  content: { 'text/html': { schema: Type.String() }, 'application/problem+json': { schema: ProblemRef } },
+};
 
 const SIGNED_IN = 'You are signed in. This window closes by itself; if it stays open, close it and reload the page with the comments.';
 const FAILED = 'Sign-in failed';
@@ -51,9 +55,9 @@ export const providerSignInRoutes: FastifyPluginAsyncTypebox<{ db: Db; config: C
       description:
         'Pop-up sign-ins answer a page that posts `{type: "parley:session", session: {token, expires_at, user}}` to the opener (targetOrigin: ' +
         'return_to\'s origin) and closes; a refused sign-in posts `{type: "parley:sign-in-error", detail}` and shows the problem (4xx). ' +
-        'Redirect sign-ins answer 303 to `return_to#parley_session=<token>`, or the problem page.',
+        'Redirect sign-ins answer 303 to `return_to#parley_session=<token>`, or the problem page (problem+json to a client that does not ask for text/html).',
       querystring: Type.Object({ code: Type.Optional(Param), state: Type.Optional(Param), error: Type.Optional(Param), error_description: Type.Optional(Param) }),
-      response: { 200: HtmlPage, 303: Type.Null({ description: 'To return_to, the session token in its fragment' }), '4xx': HtmlPage },
+      response: { 200: HtmlPage, 303: Type.Null({ description: 'To return_to, the session token in its fragment' }), '4xx': FailurePage },
     },
     handler: async (request, reply) => {
       let pending: PendingSignIn;
@@ -76,7 +80,8 @@ export const providerSignInRoutes: FastifyPluginAsyncTypebox<{ db: Db; config: C
       }
 
       function failurePage(error: unknown, openerOrigin: string | null) {
-        if (!(error instanceof AppError)) throw error;
+        // A browser (which asks for HTML) gets a page to read; any other client the problem as JSON.
+        if (!(error instanceof AppError) || !request.headers.accept?.includes('text/html')) throw error;
         const opener: OpenerMessage | null = openerOrigin ? { message: { type: 'parley:sign-in-error', detail: error.message }, origin: openerOrigin } : null;
         return sendCallbackPage(reply, error.status, FAILED, error.message, opener);
       }

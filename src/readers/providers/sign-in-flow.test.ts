@@ -60,7 +60,7 @@ async function authorizationUrl(providerId: string, query: Record<string, string
 }
 
 /** The provider sent the reader back to Parley's callback: the browser opens it. */
-const callback = (url: URL) => fetch(`${parley.url}${url.pathname}${url.search}`, { redirect: 'manual' });
+const callback = (url: URL) => fetch(`${parley.url}${url.pathname}${url.search}`, { redirect: 'manual', headers: { accept: 'text/html,application/xhtml+xml' } });
 
 /** What the pop-up page hands its opener, read from the page. */
 function openerMessage(html: string) {
@@ -131,6 +131,16 @@ describe('signing in at an OpenID provider', () => {
     expect(html).toContain('unknown or was already used');
     expect(openerMessage(html)).toBeNull();
     expect(await written()).toEqual(before);
+  });
+
+  it('answers a client that does not ask for HTML with problem+json', async () => {
+    const provider = await oidcProvider();
+    const returned = await op.signIn(await authorizationUrl(provider.id), 'jason');
+    returned.searchParams.set('state', 'not-a-state-of-ours');
+    const refused = await fetch(`${parley.url}${returned.pathname}${returned.search}`, { redirect: 'manual' });
+    expect(refused.status).toBe(400);
+    expect(refused.headers.get('content-type')).toMatch(/^application\/problem\+json/);
+    expect((await refused.json()).detail).toContain('unknown or was already used');
   });
 
   it('refuses a tampered state, writing nothing and posting nothing (no page is known to post to)', async () => {
