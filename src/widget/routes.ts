@@ -31,6 +31,7 @@ const WidgetSettings = Type.Object({
       providers: Type.Array(Type.Object({ id: Type.String(), name: Type.String(), type: Type.String() }), {
         description: "The site's identity providers, by name; none while the site lists no domains",
       }),
+      erase_grace_seconds: Type.Integer({ description: "How long the deletion of a reader's own account waits (PARLEY_ERASE_GRACE); signing in before then cancels it. 0: at once" }),
     },
     { description: 'How a reader signs in from the widget' },
   ),
@@ -71,10 +72,11 @@ function sessionUser(db: Db, caller: Caller, signedIn: boolean) {
  * Readers sign in only on a site that lists its domains: a sign-in comes back to a page of the site,
  * and without domains no page can be told apart from an attacker's (src/readers/sign-in.ts).
  */
-async function signInFor(db: Db, site: Site) {
-  if (site.domains.length === 0) return { email: false, providers: [] };
+async function signInFor(db: Db, site: Site, eraseGraceMs: number) {
+  const erase_grace_seconds = Math.round(eraseGraceMs / 1000);
+  if (site.domains.length === 0) return { email: false, providers: [], erase_grace_seconds };
   const providers = await db.kysely.selectFrom('identity_providers').select(['id', 'name', 'type']).where('site_id', '=', site.id).orderBy('name').orderBy('id').execute();
-  return { email: site.emailSignIn && db.mail !== null, providers };
+  return { email: site.emailSignIn && db.mail !== null, providers, erase_grace_seconds };
 }
 
 /** A guest's form: its signed issue time, and a proof-of-work challenge where the site asks for one. */
@@ -85,7 +87,7 @@ async function guestForm(db: Db, site: Site) {
   return { token: issueFormToken(secret, site.id), min_submit_seconds: checked ? site.spam.min_submit_seconds : 0, challenge };
 }
 
-export const widgetRoutes: FastifyPluginAsyncTypebox<{ db: Db }> = async (app, { db }) => {
+export const widgetRoutes: FastifyPluginAsyncTypebox<{ db: Db; eraseGraceMs: number }> = async (app, { db, eraseGraceMs }) => {
   app.get('/v1/widget', {
     schema: {
       tags: ['widget'],
@@ -111,7 +113,7 @@ export const widgetRoutes: FastifyPluginAsyncTypebox<{ db: Db }> = async (app, {
           avatar_url: user?.avatar_url ?? null,
           own_account: user !== undefined && isOwnAccount(user.external_id),
         },
-        sign_in: await signInFor(db, site),
+        sign_in: await signInFor(db, site, eraseGraceMs),
         // Only with mail on is a signed-in reader's address or default worth telling.
         mail: { enabled: db.mail !== null, address_known: db.mail !== null && Boolean(user?.email), notify_replies: db.mail !== null && user?.notify_replies === 1 },
       };
