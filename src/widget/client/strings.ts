@@ -93,7 +93,9 @@ export const ENGLISH = {
   downloadHint: 'Everything of yours on this site, as a JSON file: comments, votes, reactions, addresses and subscriptions.',
   deleteAccount: 'Delete my account',
   deleteWarning:
-    'Your name, your email addresses, the ways you sign in and your mail subscriptions are erased. Your comments stay, shown under "Deleted user": delete the ones you want gone first. The deletion waits a few days: sign in again before then to keep your account.',
+    'Your name, your email addresses, the ways you sign in and your mail subscriptions are erased. Your comments stay, shown under "Deleted user": delete the ones you want gone first.',
+  deleteGrace: 'Your account is deleted {when}; signing in again before then keeps it.',
+  deleteAtOnce: 'Your account is deleted at once; this cannot be undone.',
   yesDeleteAccount: 'Yes, delete my account',
   deletionPending: 'Your account will be deleted on {date}; sign in before then to keep it.',
   deletedNow: 'Your account was deleted.',
