@@ -125,7 +125,7 @@ export function openAccount(host: DialogHost): void {
     const load = async () => {
       try {
         const query = new URLSearchParams({ limit: String(COMMENTS_PAGE), ...(cursor && { cursor }) });
-        const page = await host.api.call<{ comments: Comment[]; next_cursor: string | null }>('GET', `/v1/me/comments?${query}`);
+        const page = await host.api.call<{ comments: Array<Comment & { thread_title: string | null }>; next_cursor: string | null }>('GET', `/v1/me/comments?${query}`);
         const first = list.childElementCount;
         list.append(...page.comments.map((comment) => mine(comment)));
         if (first > 0) (list.children[first]?.querySelector('a') as HTMLElement | null)?.focus();
@@ -136,11 +136,12 @@ export function openAccount(host: DialogHost): void {
         showProblem(message, error, t);
       }
     };
-    const mine = (comment: Comment) =>
+    const mine = (comment: Comment & { thread_title: string | null }) =>
       h(
         'li',
         {},
         h('a', { href: comment.thread_url }, comment.is_deleted ? t.deleted : excerpt(comment.content ?? '')),
+        comment.thread_title && h('span', { class: 'when' }, comment.thread_title),
         h('span', { class: 'when' }, h('time', { datetime: comment.created_at, title: fullDate(comment.created_at, host.lang) }, relativeTime(comment.created_at, host.lang))),
         comment.status === 'pending' && h('span', { class: 'badge' }, t.status_pending),
       );
@@ -186,7 +187,7 @@ export function openAccount(host: DialogHost): void {
     const grace = host.settings.sign_in.erase_grace_seconds;
     confirmation.append(
       h('p', {}, t.deleteWarning),
-      h('p', {}, grace > 0 ? format(t.deleteGrace, { when: relativeTime(new Date(Date.now() + grace * 1000).toISOString(), host.lang) }) : t.deleteAtOnce),
+      h('p', {}, grace > 0 ? format(t.deleteGrace, { when: inTime(grace, host.lang) }) : t.deleteAtOnce),
       h('button', { type: 'button', class: 'danger', onclick: () => void remove() }, t.yesDeleteAccount),
       h('button', { type: 'button', onclick: () => toggle(false) }, t.cancel),
     );
@@ -215,6 +216,12 @@ export function openAccount(host: DialogHost): void {
     },
     (error) => showProblem(status, error, t),
   );
+}
+
+/** "in 7 days", "in 12 hours": the grace period as it is set, not rounded to weeks as relative times are. */
+function inTime(seconds: number, lang: string): string {
+  const [value, unit]: [number, Intl.RelativeTimeFormatUnit] = seconds >= 86_400 ? [Math.round(seconds / 86_400), 'day'] : seconds >= 3_600 ? [Math.round(seconds / 3_600), 'hour'] : [Math.ceil(seconds / 60), 'minute'];
+  return new Intl.RelativeTimeFormat(lang, { numeric: 'always' }).format(value, unit);
 }
 
 /** A comment's first words, for the list of the reader's comments. */

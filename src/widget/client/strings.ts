@@ -68,7 +68,6 @@ export const ENGLISH = {
   otherAddress: 'Use another address',
   signInFailed: 'Signing in did not work: {detail}',
   error_code_refused: 'That code is not right, or it has expired. Check the email, or ask for a new code.',
-  signedInNow: 'You are signed in.',
   close: 'Close',
   yourAccount: 'Your account',
   signOut: 'Sign out',
