@@ -27,6 +27,12 @@ import { Tally } from './metrics/tally.ts';
 import { moderationRoutes } from './moderation/routes.ts';
 import { openConfirmMailLimiter } from './ratelimits/confirm-mails.ts';
 import { registerRateLimits } from './ratelimits/limits.ts';
+import { identityProviderRoutes } from './readers/providers/management-routes.ts';
+import { providerSignInRoutes } from './readers/providers/routes.ts';
+import { openSignInLimiter } from './ratelimits/sign-in-mails.ts';
+import { readerEmailRoutes } from './readers/email/routes.ts';
+import { startErasureSweeper, type ErasureSweeper } from './readers/me/erasure.ts';
+import { meRoutes } from './readers/me/routes.ts';
 import { sessionRoutes } from './sessions/routes.ts';
 import { registerStaffAuth, staffCallerOf } from './staff/cookie-auth.ts';
 import { staffAuthRoutes } from './staff/routes.ts';
@@ -180,22 +186,31 @@ export async function createApp(config: Config): Promise<FastifyInstance> {
   await app.register(transferRoutes, { db, runner });
   await app.register(dashboardRoutes, deps);
   await app.register(mailRoutes, deps);
+  await app.register(identityProviderRoutes, { db, config });
+  await app.register(providerSignInRoutes, { db, config });
+  const signInLimiter = config.mail ? await openSignInLimiter(config, app.log) : null;
+  app.addHook('onClose', () => signInLimiter?.close());
+  await app.register(readerEmailRoutes, { db, limiter: signInLimiter, publicUrl: config.publicUrl });
+  await app.register(meRoutes, { db, eraseGraceMs: config.eraseGraceMs });
 
   // Hooks run in reverse order on close: the worker drains its attempts before the database closes.
   let worker: DeliveryWorker | undefined;
   let mailWorker: MailWorker | undefined;
   let indexer: SearchIndexer | undefined;
+  let erasures: ErasureSweeper | undefined;
   readiness.whenReady(() => {
     worker = startDeliveryWorker(db, deliveryPolicy(config), app.log, webhookOutcomes);
     if (config.mail) mailWorker = startMailWorker(db, config.mail, app.log);
     indexer = startSearchIndexer(db, (err) => app.log.warn({ err }, 'indexing comments for search failed; retried in a moment'));
     db.spamSignals.reportErrorsTo((err) => app.log.warn({ err }, 'writing or reading spam signals failed; tried again in a moment'));
     keyUse.start(db.kysely, (err) => app.log.warn({ err }, "recording when API keys were last used failed; retried in a minute"));
+    erasures = startErasureSweeper(db, app.log);
     runner.start().catch((err) => app.log.error({ err }, 'import jobs left behind by stopped instances could not be checked'));
   });
   app.addHook('onClose', () => worker?.stop());
   app.addHook('onClose', () => runner.stop());
   app.addHook('onClose', () => mailWorker?.stop());
+  app.addHook('onClose', async () => erasures?.stop());
   app.addHook('onClose', async () => {
     await indexer?.stop();
     await keyUse.stop(db.kysely);

@@ -108,7 +108,8 @@ export async function startParley(env: Record<string, string> = {}): Promise<Tes
   const database = env.DATABASE_URL ? { url: env.DATABASE_URL, drop: async () => undefined } : await freshDatabaseUrl();
   const config = loadConfig({ LOG_LEVEL: 'silent', PORT: '0', ...RATE_LIMITS_OFF, ...env, DATABASE_URL: database.url });
   const app = await buildApp(config);
-  await app.listen({ port: 0, host: '127.0.0.1' });
+  // PORT 0 (the default) is a free port; a test that needs Parley's address before it starts names one.
+  await app.listen({ port: config.port, host: '127.0.0.1' });
   const url = `http://127.0.0.1:${(app.server.address() as { port: number }).port}`;
 
   async function request<T>(method: string, path: string, options: RequestOptions = {}): Promise<ApiResponse<T>> {

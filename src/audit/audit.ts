@@ -14,6 +14,11 @@ export interface Actor {
 
 export const CLI_ACTOR: Actor = { ref: 'cli', name: 'parley CLI' };
 
+/** A reader who deleted their own account (DELETE /v1/me): named by their user id alone, as what is left of them is. */
+export function readerActor(userId: string): Actor {
+  return { ref: userId, name: 'the reader themselves' };
+}
+
 export function actorOf(caller: Caller): Actor {
   if (caller.kind === 'key' || caller.kind === 'staff') return { ref: actorRef(caller)!, name: caller.name };
   throw new Error(`a ${caller.kind} caller changes nothing in an account`);

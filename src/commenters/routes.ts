@@ -1,5 +1,6 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
+import { actorOf } from '../audit/audit.ts';
 import type { Db } from '../db/connect.ts';
 import { errors, IdParams, ManagementRead, ManagementWrite } from '../http/schemas.ts';
 import { managedSite } from '../sites/repository.ts';
@@ -49,7 +50,7 @@ export const commenterRoutes: FastifyPluginAsyncTypebox<{ db: Db }> = async (app
     },
     handler: async (request, reply) => {
       const site = await managedSite(db.kysely, request.caller, request.params.id, 'administer');
-      await eraseUser(db, request.caller, site, request.params.user_id);
+      await eraseUser(db, actorOf(request.caller), site, request.params.user_id);
       return reply.code(204).send(null);
     },
   });

@@ -3,6 +3,7 @@ import { NextCursor, PageQuery } from '../http/cursor.ts';
 import { IdParams, Nullable, Timestamp } from '../http/schemas.ts';
 import { BAN_TYPES } from '../moderation/bans.ts';
 import { Actor, QueueItem, Reason } from '../moderation/schemas.ts';
+import { SIGN_IN_TYPES } from '../readers/me/schemas.ts';
 
 const Id = IdParams.properties.id;
 export const UserParams = Type.Object({ id: Id, user_id: Id });
@@ -56,6 +57,16 @@ export const Profile = Type.Object({
   created_at: Timestamp,
   first_comment_at: Nullable(Timestamp),
   erased_at: Nullable(Timestamp, { description: 'When an admin erased the personal data (DELETE /api/sites/{id}/users/{user_id}); null if never' }),
+  own_account: Type.Boolean({ description: "Signed in by themselves (a mailed code, the site's identity providers); false for the site's SSO or backend users, who sign in through the site" }),
+  sign_in_methods: Type.Array(
+    Type.Object({
+      type: Type.Enum([...SIGN_IN_TYPES], { description: "'email': a code mailed to their address; else the identity provider's type" }),
+      provider_name: Nullable(Type.String(), { description: "The identity provider's name; null for email" }),
+      created_at: Timestamp,
+      last_used_at: Timestamp,
+    }),
+    { description: 'How the reader signs in, oldest first; empty for the site\'s users (own_account false) and once erased' },
+  ),
   comments: Type.Object({ published: Count, pending: Count, removed: Count, spam: Count }),
   recent_comments: Type.Array(QueueItem, { description: 'The newest 10, as the moderation queue shows them' }),
   bans: Type.Array(ListedBan),

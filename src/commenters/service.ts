@@ -8,6 +8,8 @@ import { newId } from '../ids.ts';
 import { describeActors } from '../moderation/actors.ts';
 import { queueItems } from '../moderation/queue.ts';
 import { applyModeration, moderatorOf } from '../moderation/service.ts';
+import { signInMethodsOf } from '../readers/me/sign-in-methods.ts';
+import { isOwnAccount } from '../readers/sign-in.ts';
 import type { Site } from '../sites/repository.ts';
 import { listBans } from './bans.ts';
 import { notesOf, siteUser } from './repository.ts';
@@ -20,7 +22,7 @@ const MODERATE_BATCH = 100;
 /** Everything a moderator looks at before acting on a user: record, recent comments, bans, notes. */
 export async function commenterProfile(db: Db, site: Site, userId: string) {
   const user = await siteUser(db, site, userId);
-  const [counts, recent, bans, notes] = await Promise.all([
+  const [counts, recent, bans, notes, methods] = await Promise.all([
     db.kysely.selectFrom('author_counts').select(['published', 'pending', 'removed', 'spam']).where('site_id', '=', site.id).where('author_ref', '=', userId).executeTakeFirst(),
     db.kysely
       .selectFrom('comments')
@@ -33,6 +35,7 @@ export async function commenterProfile(db: Db, site: Site, userId: string) {
       .execute(),
     listBans(db, site, { user_id: userId, limit: 100 }),
     notesOf(db, site, userId),
+    signInMethodsOf(db.kysely, site.id, userId),
   ]);
   return {
     id: user.id,
@@ -42,6 +45,9 @@ export async function commenterProfile(db: Db, site: Site, userId: string) {
     created_at: user.created_at,
     first_comment_at: user.first_comment_at,
     erased_at: user.erased_at,
+    own_account: isOwnAccount(user.external_id),
+    // How they sign in, not where: their addresses are theirs to see.
+    sign_in_methods: methods.map((method) => ({ type: method.type, provider_name: method.provider_name, created_at: method.created_at, last_used_at: method.last_used_at })),
     comments: {
       published: Number(counts?.published ?? 0),
       pending: Number(counts?.pending ?? 0),

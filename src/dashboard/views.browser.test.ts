@@ -47,6 +47,7 @@ beforeAll(async () => {
     ['site-settings', `/dashboard/sites/${site.site_id}`, 'The Harbour Gazette'],
     ['keys', '/dashboard/keys', 'API keys'],
     ['webhooks', '/dashboard/webhooks', 'Webhooks of The Harbour Gazette'],
+    ['reader-sign-in', '/dashboard/reader-sign-in', 'How readers sign in to The Harbour Gazette'],
     ['team', '/dashboard/team', 'Team'],
     ['profile', '/dashboard/profile', 'Your profile'],
   ];

@@ -30,6 +30,7 @@ import * as liveEventsIdsOnly from './migrations/0027_live_events_ids_only.ts';
 import * as mailSubscriptionConfirmation from './migrations/0028_mail_subscription_confirmation.ts';
 import * as staffEmailVerified from './migrations/0029_staff_email_verified.ts';
 import * as readerAccounts from './migrations/0030_reader_accounts.ts';
+import * as readerSelfService from './migrations/0031_reader_self_service.ts';
 
 /**
  * Migrations are listed here explicitly (no directory scan), in order. They are additive only (new
@@ -70,6 +71,7 @@ const MIGRATIONS: Record<string, Migration> = {
   '0028_mail_subscription_confirmation': mailSubscriptionConfirmation,
   '0029_staff_email_verified': staffEmailVerified,
   '0030_reader_accounts': readerAccounts,
+  '0031_reader_self_service': readerSelfService,
 };
 
 const provider: MigrationProvider = { getMigrations: async () => MIGRATIONS };

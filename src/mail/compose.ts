@@ -26,18 +26,26 @@ function excerpt(text: string | null): string {
   return whole.length > EXCERPT ? `${whole.slice(0, EXCERPT)}…` : whole;
 }
 
-/** A body as parts: paragraphs of text, quotes and links, written out as plain text and as simple HTML. */
-type Part = { p: string } | { quote: string } | { link: string; href: string };
+/** A body as parts: paragraphs of text, quotes, links and a code to type, written out as plain text and as simple HTML. */
+type Part = { p: string } | { quote: string } | { link: string; href: string } | { code: string };
+
+function textOf(part: Part): string {
+  if ('p' in part) return part.p;
+  if ('quote' in part) return part.quote.replace(/^/gm, '> ');
+  if ('code' in part) return `    ${part.code}`;
+  return `${part.link}: ${part.href}`;
+}
+
+function htmlOf(part: Part): string {
+  if ('p' in part) return `<p>${escapeHtml(part.p)}</p>`;
+  if ('quote' in part) return `<blockquote style="margin:0 0 1em;padding-left:1em;border-left:3px solid #ccc;white-space:pre-wrap">${escapeHtml(part.quote)}</blockquote>`;
+  if ('code' in part) return `<p style="font-size:2em;font-weight:bold;letter-spacing:.2em;font-family:monospace">${escapeHtml(part.code)}</p>`;
+  return `<p><a href="${escapeHtml(part.href)}">${escapeHtml(part.link)}</a></p>`;
+}
 
 function render(parts: Part[]): { text: string; html: string } {
-  const text = parts.map((part) => ('p' in part ? part.p : 'quote' in part ? part.quote.replace(/^/gm, '> ') : `${part.link}: ${part.href}`)).join('\n\n');
-  const html = parts
-    .map((part) => {
-      if ('p' in part) return `<p>${escapeHtml(part.p)}</p>`;
-      if ('quote' in part) return `<blockquote style="margin:0 0 1em;padding-left:1em;border-left:3px solid #ccc;white-space:pre-wrap">${escapeHtml(part.quote)}</blockquote>`;
-      return `<p><a href="${escapeHtml(part.href)}">${escapeHtml(part.link)}</a></p>`;
-    })
-    .join('\n');
+  const text = parts.map(textOf).join('\n\n');
+  const html = parts.map(htmlOf).join('\n');
   return { text: `${text}\n`, html: `<!doctype html><html><body style="font-family:sans-serif;line-height:1.5">\n${html}\n</body></html>\n` };
 }
 
@@ -134,7 +142,7 @@ async function composeModeration(db: Kysely<Database>, mail: MailConfig, rows: M
 export async function compose(db: Kysely<Database>, mail: MailConfig, rows: MailRow[]): Promise<Composed | null> {
   const row = rows[0];
   const sender = await siteName(db, row.site_id);
-  const data = JSON.parse(row.data) as { url?: string };
+  const data = JSON.parse(row.data) as { url?: string; code?: string; minutes?: number };
   switch (row.kind) {
     case 'reply':
       return composeReplies(db, mail, rows, sender);
@@ -146,6 +154,10 @@ export async function compose(db: Kysely<Database>, mail: MailConfig, rows: Mail
       return { senderName: sender, subject: S.resetSubject, ...render([{ p: S.resetIntro }, { link: S.resetSubject, href: data.url! }, { p: S.resetIgnore }]), unsubscribe: null };
     case 'verify':
       return { senderName: sender, subject: S.verifySubject, ...render([{ p: S.verifyIntro }, { link: S.verifyAction, href: data.url! }, { p: S.verifyIgnore }]), unsubscribe: null };
+    case 'sign_in': {
+      const parts: Part[] = [{ p: S.signInIntro(sender) }, { code: data.code! }, { link: S.signInAction, href: data.url! }, { p: S.signInExpiry(data.minutes!) }, { p: S.signInIgnore }];
+      return { senderName: sender, subject: S.signInSubject(sender), ...render(parts), unsubscribe: null };
+    }
     default:
       return null;
   }

@@ -5,11 +5,11 @@ import { preparedQuery } from '../db/prepared.ts';
 import type { Database, MailOutboxTable } from '../db/schema.ts';
 import { newId } from '../ids.ts';
 
-export const MAIL_KINDS = ['confirm', 'reply', 'moderation', 'reset', 'verify'] as const;
+export const MAIL_KINDS = ['confirm', 'reply', 'moderation', 'reset', 'verify', 'sign_in'] as const;
 export type MailKind = (typeof MAIL_KINDS)[number];
 
-/** Kinds whose data holds a link's secret: it is wiped once the mail is sent. */
-export const SECRET_KINDS: readonly MailKind[] = ['confirm', 'reset', 'verify'];
+/** Kinds whose data holds a link's secret (or a reader's sign-in code): it is wiped once the mail is sent. */
+export const SECRET_KINDS: readonly MailKind[] = ['confirm', 'reset', 'verify', 'sign_in'];
 
 export interface QueuedMail {
   kind: MailKind;

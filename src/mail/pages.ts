@@ -45,3 +45,6 @@ const DONE = { stop: S.pageUnsubscribeDone, forget: S.pageForgetDone, resume: S.
 export const unsubscribedPage = (action: keyof typeof DONE) => page(S.pageUnsubscribeTitle, DONE[action]);
 export const verifyPage = () => page(S.pageVerifyTitle, S.pageVerifyAsk, [{ button: S.pageVerifyButton }]);
 export const verifiedPage = () => page(S.pageVerifyTitle, S.verifyDone);
+/** A sign-in link's page: a button that signs in and goes back to the page the reader came from, or, with none, what to do instead. */
+export const signInPage = (site: string, returns: boolean) =>
+  returns ? page(S.pageSignInTitle, S.pageSignInAsk(site), [{ button: S.pageSignInButton }]) : page(S.pageSignInTitle, S.pageSignInTypeCode(site));

@@ -265,7 +265,7 @@ export async function unsubscribe(db: Kysely<Database>, what: UnsubscribeTarget,
 }
 
 /** The mails a reader's address gets (a staff member's moderation and reset mails are theirs, not a reader's). */
-const READER_MAIL_KINDS: MailKind[] = ['confirm', 'reply'];
+const READER_MAIL_KINDS: MailKind[] = ['confirm', 'reply', 'sign_in'];
 
 /**
  * Deletes readers' addresses with everything tied to them: their subscriptions, and the reader mails

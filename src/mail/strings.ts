@@ -37,6 +37,12 @@ export const MAIL_STRINGS = {
   verifyAction: 'Confirm this address',
   verifyIgnore: 'If that was not you, ignore this mail: the address stays unconfirmed.',
 
+  signInSubject: (site: string) => `Your sign-in code for ${site}`,
+  signInIntro: (site: string) => `Someone (probably you) asked to sign in to the comments on ${site} with this address. Your code:`,
+  signInAction: 'Or sign in with this link',
+  signInExpiry: (minutes: number) => `The code and the link work once, for ${minutes} minutes: either one signs you in.`,
+  signInIgnore: 'If you did not ask for this, ignore this mail: nobody signs in without the code or the link.',
+
   unsubscribeComment: 'Stop replies to this comment',
   unsubscribeThread: 'Stop replies from this page',
   unsubscribeAll: 'Stop all mail from this site',
@@ -48,6 +54,11 @@ export const MAIL_STRINGS = {
   pageVerifyAsk: 'Confirm that this address is yours, for your Parley sign-in?',
   pageVerifyButton: 'Confirm',
   verifyDone: 'Thank you: your address is confirmed.',
+  pageSignInTitle: 'Sign in',
+  pageSignInAsk: (site: string) => `Sign in to the comments on ${site}? You will be taken back to the page you came from.`,
+  pageSignInButton: 'Sign in',
+  pageSignInTypeCode: (site: string) =>
+    `This link has no page to take you back to, signed in. To sign in to the comments on ${site}, type the code from the same mail into the page where you asked for it.`,
   pageUnsubscribeTitle: 'Unsubscribe',
   pageUnsubscribeAsk: {
     comment: 'Stop mails about replies to this comment?',

@@ -4,11 +4,13 @@ import type { Config } from '../config.ts';
 import { clientKey } from './client-key.ts';
 
 /** The names also appear to clients, in the RateLimit-Policy and RateLimit fields. */
-export type PolicyName = 'api-key' | 'session-comments' | 'guest-comments' | 'guest-votes' | 'ip' | LoginPolicyName | ConfirmMailPolicyName | AddressMailPolicyName;
+export type PolicyName = 'api-key' | 'session-comments' | 'guest-comments' | 'guest-votes' | 'ip' | LoginPolicyName | ConfirmMailPolicyName | AddressMailPolicyName | SignInPolicyName;
 /** Confirmation mails of "Email me replies" (src/ratelimits/confirm-mails.ts). */
 export type ConfirmMailPolicyName = 'confirm-mails-reader' | 'confirm-mails-site';
 /** New links a staff member asks for to confirm their address (src/ratelimits/address-mails.ts). */
 export type AddressMailPolicyName = 'address-mails-minute' | 'address-mails-hour';
+/** Readers' sign-in codes: mails asked for, and wrong codes tried (src/ratelimits/sign-in-mails.ts). */
+export type SignInPolicyName = 'sign-in-mails-client' | 'sign-in-mails-address' | 'sign-in-mails-site' | 'sign-in-codes-client';
 /** Failed staff sign-ins (src/ratelimits/login.ts). */
 export type LoginPolicyName = 'login-account' | 'login-delay' | 'login-device' | 'login-ip';
 

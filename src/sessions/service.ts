@@ -87,7 +87,11 @@ export async function openSession(
   const now = new Date();
   const token = newSessionToken();
   const expiresAt = new Date(now.getTime() + SESSION_LIFETIME_MS).toISOString();
-  if (user.erase_after !== null) await trx.updateTable('site_users').set({ erase_after: null }).where('id', '=', user.id).execute();
+  if (user.erase_after !== null) {
+    // Erased meanwhile (the sweeper's transaction committed after the user was read): no session for a deleted account.
+    const kept = await trx.updateTable('site_users').set({ erase_after: null }).where('id', '=', user.id).where('erased_at', 'is', null).executeTakeFirst();
+    if (Number(kept.numUpdatedRows) === 0) throw new AppError('conflict', 'This account has just been deleted; sign in again to start a new one');
+  }
   await trx
     .insertInto('sessions')
     .values({

@@ -2,7 +2,10 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { hashSecret } from '../../src/auth/secrets.ts';
 import { newId } from '../../src/ids.ts';
 import { CONFIRM_LIFETIME_MS, newConfirmToken, newLinkKey, unsubscribeUrl } from '../../src/mail/links.ts';
+import { issueSignInCode } from '../../src/readers/email/service.ts';
+import { findSite, type Site } from '../../src/sites/repository.ts';
 import { createLink } from '../../src/staff/links.ts';
+import { startGithubServer, type TestGithubServer } from '../github-server.ts';
 import { pageUrl, startParley, type ApiResponse } from '../helper.ts';
 import { startReceiver, subscribe, WEBHOOK_TEST_ENV, type Receiver } from '../receiver.ts';
 import { addStaff, signInStaff, staffEmail, STAFF_PASSWORD } from '../staff.ts';
@@ -108,6 +111,21 @@ async function mailState(w: World, email: string) {
 /** A reader's comment with "Email me replies" for `email`. */
 const subscribing = (w: World, email: string) => ({ path: '/v1/comments', body: { site_id: A(w), thread_url: w.thread, content: 'mail me', notify_replies: true, email } });
 
+/** A site readers sign in on by email (it lists a domain, as that needs), one per world. */
+const readerSites = new WeakMap<World, Promise<Site>>();
+function readerSite(w: World): Promise<Site> {
+  if (!readerSites.has(w)) readerSites.set(w, w.parley.newSite({ siteName: 'Readers', domains: ['blog.example.com'] }).then(async ({ site_id }) => (await findSite(w.parley.app.db.kysely, site_id))!));
+  return readerSites.get(w)!;
+}
+
+/** A sign-in code mailed (as POST /v1/auth/email does) to an address of its own, and its link's path. */
+async function signInCode(w: World, returnTo: string | null) {
+  const site = await readerSite(w);
+  const email = `reader-${Date.now()}-${Math.random().toString(36).slice(2)}@example.com`;
+  const { code, linkToken } = await issueSignInCode(w.parley.app.db, site, email, returnTo === null ? null : new URL(returnTo));
+  return { site_id: site.id, email, code, link: `/v1/auth/email/link?token=${linkToken}` };
+}
+
 /** The link a staff member's address confirmation mail holds, for a new moderator of account A. */
 async function verifyLink(w: World): Promise<string> {
   const { id, email } = await newModerator(w);
@@ -127,6 +145,26 @@ async function roomForSecret(w: World): Promise<void> {
     await w.parley.request('DELETE', `/api/sites/${A(w)}/sso-secrets/${id}`, { token: w.adminKey });
   }
 }
+
+/** Site A's GitHub-shaped identity provider (a server on 127.0.0.1, one per world), for the reader sign-in rows. */
+const githubs = new Map<World, Promise<{ server: TestGithubServer; providerId: string }>>();
+afterAll(async () => {
+  for (const github of githubs.values()) await (await github).server.close();
+});
+function githubOf(w: World) {
+  if (!githubs.has(w)) {
+    githubs.set(w, (async () => {
+      const server = await startGithubServer();
+      const body = { type: 'github', name: 'GitHub', client_id: server.clientId, client_secret: server.clientSecret, issuer: server.url };
+      const made = await w.parley.request('POST', `/api/sites/${A(w)}/identity-providers`, { token: w.adminKey, body });
+      return { server, providerId: made.body.id as string };
+    })());
+  }
+  return githubs.get(w)!;
+}
+const providerPath = async (w: World) => `/api/sites/${A(w)}/identity-providers/${(await githubOf(w)).providerId}`;
+/** Where a reader starts signing in at site A's provider, coming back to a page of this server. */
+const startPath = async (w: World) => `/v1/auth/providers/${(await githubOf(w)).providerId}/start?${new URLSearchParams({ site_id: A(w), return_to: `${w.parley.config.publicUrl}/` })}`;
 
 //                       none guest user other otherSite integ mod admin otherAcct revoked expired | owner admin mod siteMod otherAcct (staff)
 export const MATRIX: Array<[string, number[], Target]> = [
@@ -210,6 +248,17 @@ export const MATRIX: Array<[string, number[], Target]> = [
   ['POST /v1/mail/confirm', v1([200, 200, 200, 200, 200, 200, 200, 200, 200, 401, 401]), async (w) => ({ path: (await mailLinks(w)).confirm })],
   ['GET /v1/mail/unsubscribe', v1([200, 200, 200, 200, 200, 200, 200, 200, 200, 401, 401]), async (w) => ({ path: (await mailLinks(w)).unsubscribe })],
   ['POST /v1/mail/unsubscribe', v1([200, 200, 200, 200, 200, 200, 200, 200, 200, 401, 401]), async (w) => ({ path: (await mailLinks(w)).unsubscribe })],
+  // Readers' email sign-in: anyone may ask and prove (the code does); only a refused credential is 401.
+  ['POST /v1/auth/email', v1([202, 202, 202, 202, 202, 202, 202, 202, 202, 401, 401]),
+    async (w) => ({ path: '/v1/auth/email', body: { site_id: (await readerSite(w)).id, email: `asks-${Math.random().toString(36).slice(2)}@example.com` } })],
+  ['POST /v1/auth/email/verify', v1([201, 201, 201, 201, 201, 201, 201, 201, 201, 401, 401]),
+    async (w) => {
+      const { site_id, email, code } = await signInCode(w, null);
+      return { path: '/v1/auth/email/verify', body: { site_id, email, code } };
+    }],
+  ['GET /v1/auth/email/link', v1([200, 200, 200, 200, 200, 200, 200, 200, 200, 401, 401]), async (w) => ({ path: (await signInCode(w, 'https://blog.example.com/post')).link })],
+  // A link asked for without return_to: its page says to type the code (with one, 303 to the site's page).
+  ['POST /v1/auth/email/link', v1([200, 200, 200, 200, 200, 200, 200, 200, 200, 401, 401]), async (w) => ({ path: (await signInCode(w, null)).link, form: '' })],
   // Double opt-in per subscription (issue 36, item 5). Readers only: an API key giving an address is
   // refused before any lookup. An address its owner confirmed on another comment: the new subscription
   // gets a confirmation mail of its own, and a reply to it mails nothing until that link is used.
@@ -265,6 +314,15 @@ export const MATRIX: Array<[string, number[], Target]> = [
   ['GET /v1/sessions/current/mail', v1([401, 401, 200, 200, 200, 403, 403, 403, 403, 401, 401]), async () => ({ path: '/v1/sessions/current/mail' })],
   ['PUT /v1/sessions/current/mail', v1([401, 401, 200, 200, 200, 403, 403, 403, 403, 401, 401]),
     async () => ({ path: '/v1/sessions/current/mail', body: { notify_replies: true } })],
+  // A reader's own page: sessions only. The world's sessions are the site's users (SSO or backend),
+  // whose name, sign-in methods and deletion are the site's: 403 there (src/readers/me tests own accounts).
+  ['GET /v1/me', v1([401, 401, 200, 200, 200, 403, 403, 403, 403, 401, 401]), async () => ({ path: '/v1/me' })],
+  ['PATCH /v1/me', v1([401, 401, 403, 403, 403, 403, 403, 403, 403, 401, 401]), async () => ({ path: '/v1/me', body: { name: 'Renamed' } })],
+  ['GET /v1/me/comments', v1([401, 401, 200, 200, 200, 403, 403, 403, 403, 401, 401]), async () => ({ path: '/v1/me/comments' })],
+  ['GET /v1/me/export', v1([401, 401, 200, 200, 200, 403, 403, 403, 403, 401, 401]), async () => ({ path: '/v1/me/export' })],
+  ['DELETE /v1/me/sign-in-methods/:id', v1([401, 401, 403, 403, 403, 403, 403, 403, 403, 401, 401]), async () => ({ path: '/v1/me/sign-in-methods/rid_none' })],
+  ['POST /v1/me/guest-comments/claim', v1([401, 401, 200, 200, 200, 403, 403, 403, 403, 401, 401]), async () => ({ path: '/v1/me/guest-comments/claim' })],
+  ['DELETE /v1/me', v1([401, 401, 403, 403, 403, 403, 403, 403, 403, 401, 401]), async () => ({ path: '/v1/me' })],
   ['GET /api/auth/sessions', staffRow(200), async () => ({ path: '/api/auth/sessions' })],
   // Another session of the owner's: only the owner may end it; other people do not see it.
   ['DELETE /api/auth/sessions/:id', [401, 401, 403, 403, 403, 403, 403, 403, 403, 401, 401, 200, 404, 404, 404, 404],
@@ -402,6 +460,28 @@ export const MATRIX: Array<[string, number[], Target]> = [
       return { path: `/api/sites/${A(w)}/imports/${job.body.id}` };
     }],
   ['GET /api/sites/:id/export', adminRow(200), async (w) => ({ path: `/api/sites/${A(w)}/export` })],
+  // Reader sign-in at identity providers: site admins manage them; anyone may sign in (a refused credential is still 401).
+  ['POST /api/sites/:id/identity-providers', adminRow(201),
+    async (w) => ({ path: `/api/sites/${A(w)}/identity-providers`, body: { type: 'google', name: 'Google', client_id: 'c', client_secret: 's' } })],
+  ['GET /api/sites/:id/identity-providers', adminRow(200), async (w) => ({ path: `/api/sites/${A(w)}/identity-providers` })],
+  ['GET /api/sites/:id/identity-providers/:provider_id', adminRow(200), async (w) => ({ path: await providerPath(w) })],
+  ['PATCH /api/sites/:id/identity-providers/:provider_id', adminRow(200), async (w) => ({ path: await providerPath(w), body: { name: 'GitHub' } })],
+  ['POST /api/sites/:id/identity-providers/:provider_id/test', adminRow(200), async (w) => ({ path: `${await providerPath(w)}/test` })],
+  ['DELETE /api/sites/:id/identity-providers/:provider_id', adminRow(200),
+    async (w) => {
+      const made = await w.parley.request('POST', `/api/sites/${A(w)}/identity-providers`, { token: w.adminKey, body: { type: 'google', name: 'Gone', client_id: 'c', client_secret: 's' } });
+      return { path: `/api/sites/${A(w)}/identity-providers/${made.body.id}` };
+    }],
+  // Followed to the provider's authorization page, which answers 200.
+  ['GET /v1/auth/providers/:provider_id/start', v1([200, 200, 200, 200, 200, 200, 200, 200, 200, 401, 401]), async (w) => ({ path: await startPath(w) })],
+  // A sign-in approved at the provider: its callback signs the reader in (the pop-up page).
+  ['GET /v1/auth/callback', v1([200, 200, 200, 200, 200, 200, 200, 200, 200, 401, 401]),
+    async (w) => {
+      const { server } = await githubOf(w);
+      const started = await fetch(w.parley.url + (await startPath(w)), { redirect: 'manual' });
+      const back = await server.approve(started.headers.get('location')!, { id: 7, login: 'reader', emails: [] });
+      return { path: back.pathname + back.search };
+    }],
   // Last: they sign the session and staff callers out.
   ['DELETE /v1/sessions/current', v1([401, 401, 204, 204, 204, 403, 403, 403, 403, 401, 401]),
     async () => ({ path: '/v1/sessions/current' })],

@@ -1,10 +1,20 @@
 import { useState } from 'preact/hooks';
-import { api, errorText, must } from '../client/api.ts';
+import { api, errorText, must, type Answer } from '../client/api.ts';
 import { BanDialog } from './queue/ban-dialog.tsx';
 import { statusText } from './queue/card.tsx';
 import { href } from './router.ts';
 import { administers, useSession } from './session.ts';
 import { ago, Dialog, Link, Loaded, notify, useLoad, when } from './ui.tsx';
+
+type Commenter = Answer<'/api/sites/{id}/users/{user_id}'>;
+
+/** How the commenter gets in: their own ways of signing in, or the site's single sign-on. */
+function waysIn(user: Commenter): string {
+  if (!user.own_account) return 'Signed in by the site (SSO or its backend)';
+  if (user.sign_in_methods.length === 0) return 'Has no way left to sign in';
+  const names = new Set(user.sign_in_methods.map((method) => (method.type === 'email' ? 'email code' : (method.provider_name ?? method.type))));
+  return `Signs in with: ${[...names].join(', ')}`;
+}
 
 /**
  * A commenter seen from the queue: their counts, recent comments on the site, bans (lift them or
@@ -44,6 +54,7 @@ export function AuthorDrawer(props: { siteId: string; userId: string; onClose: (
               <p class="note">
                 {user.external_id} · first comment {when(user.first_comment_at)}
               </p>
+              {!user.erased_at && <p class="ways-in">{waysIn(user)}</p>}
               <dl class="figures">
                 {(['published', 'pending', 'removed', 'spam'] as const).map((status) => (
                   <div key={status}>

@@ -5,6 +5,7 @@ import { KeysView } from './keys.tsx';
 import { OverviewView } from './overview.tsx';
 import { ProfileView } from './profile.tsx';
 import { QueueView } from './queue/queue.tsx';
+import { ReaderSignInView } from './reader-sign-in/view.tsx';
 import { href, navigate, useUrl, viewPath, withQuery } from './router.ts';
 import { administers, loadMe, loadSites, SessionContext, useSession, type Me, type Site } from './session.ts';
 import { SitesView, SiteSettingsView } from './sites.tsx';
@@ -26,6 +27,7 @@ const NAV: NavItem[] = [
   { path: 'sites', label: 'Sites', adminOnly: true },
   { path: 'keys', label: 'API keys', adminOnly: true },
   { path: 'webhooks', label: 'Webhooks', adminOnly: true },
+  { path: 'reader-sign-in', label: 'Reader sign-in', adminOnly: true },
   { path: 'team', label: 'Team' },
 ];
 /** Views reached from elsewhere than the navigation: the profile, from the signed-in name. */
@@ -143,6 +145,8 @@ function View(props: { top: string; second?: string; url: URL }) {
       return <KeysView />;
     case 'webhooks':
       return <WebhooksView url={props.url} />;
+    case 'reader-sign-in':
+      return <ReaderSignInView url={props.url} />;
     case 'team':
       return <TeamView url={props.url} />;
     case 'profile':

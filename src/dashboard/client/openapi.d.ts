@@ -2691,6 +2691,28 @@ export interface paths {
                             first_comment_at: string | null;
                             /** @description When an admin erased the personal data (DELETE /api/sites/{id}/users/{user_id}); null if never */
                             erased_at: string | null;
+                            /** @description Signed in by themselves (a mailed code, the site's identity providers); false for the site's SSO or backend users, who sign in through the site */
+                            own_account: boolean;
+                            /** @description How the reader signs in, oldest first; empty for the site's users (own_account false) and once erased */
+                            sign_in_methods: {
+                                /**
+                                 * @description 'email': a code mailed to their address; else the identity provider's type
+                                 * @enum {unknown}
+                                 */
+                                type: "email" | "oidc" | "github" | "google" | "gitlab" | "microsoft";
+                                /** @description The identity provider's name; null for email */
+                                provider_name: string | null;
+                                /**
+                                 * Format: date-time
+                                 * @description ISO 8601 UTC with milliseconds
+                                 */
+                                created_at: string;
+                                /**
+                                 * Format: date-time
+                                 * @description ISO 8601 UTC with milliseconds
+                                 */
+                                last_used_at: string;
+                            }[];
                             comments: {
                                 published: number;
                                 pending: number;
@@ -6527,6 +6549,1425 @@ export interface paths {
             };
         };
         post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/sites/{id}/identity-providers": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The site's identity providers, without their secrets */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    id: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            providers: {
+                                id: string;
+                                site_id: string;
+                                /**
+                                 * @description `oidc` (any OpenID Connect issuer; issuer required), `github` (issuer: a GitHub Enterprise Server's base URL; default https://github.com), `google`, `gitlab` (issuer: a self-managed GitLab; default https://gitlab.com), `microsoft` (issuer: a tenant's v2.0 issuer; default the personal accounts' tenant)
+                                 * @enum {unknown}
+                                 */
+                                type: "oidc" | "github" | "google" | "gitlab" | "microsoft";
+                                name: string;
+                                client_id: string;
+                                /** @description The issuer signed in at: the one given, else the type's */
+                                issuer: string;
+                                /** @description The redirect URI to register in the provider's console */
+                                callback_url: string;
+                                /**
+                                 * Format: date-time
+                                 * @description ISO 8601 UTC with milliseconds
+                                 */
+                                created_at: string;
+                                /**
+                                 * Format: date-time
+                                 * @description ISO 8601 UTC with milliseconds
+                                 */
+                                updated_at: string;
+                            }[];
+                        };
+                    };
+                };
+                /** @description RFC 9457 problem details (application/problem+json) */
+                "4XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description RFC 9457 problem details (application/problem+json) */
+                "5XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Problem"];
+                    };
+                };
+            };
+        };
+        put?: never;
+        /** Add an identity provider readers sign in with */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    id: string;
+                };
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": {
+                        /**
+                         * @description `oidc` (any OpenID Connect issuer; issuer required), `github` (issuer: a GitHub Enterprise Server's base URL; default https://github.com), `google`, `gitlab` (issuer: a self-managed GitLab; default https://gitlab.com), `microsoft` (issuer: a tenant's v2.0 issuer; default the personal accounts' tenant)
+                         * @enum {unknown}
+                         */
+                        type: "oidc" | "github" | "google" | "gitlab" | "microsoft";
+                        /** @description What the sign-in button says: "Sign in with <name>" */
+                        name: string;
+                        client_id: string;
+                        /** @description Never shown again */
+                        client_secret: string;
+                        issuer?: string | null;
+                    };
+                };
+            };
+            responses: {
+                /** @description Default Response */
+                201: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            id: string;
+                            site_id: string;
+                            /**
+                             * @description `oidc` (any OpenID Connect issuer; issuer required), `github` (issuer: a GitHub Enterprise Server's base URL; default https://github.com), `google`, `gitlab` (issuer: a self-managed GitLab; default https://gitlab.com), `microsoft` (issuer: a tenant's v2.0 issuer; default the personal accounts' tenant)
+                             * @enum {unknown}
+                             */
+                            type: "oidc" | "github" | "google" | "gitlab" | "microsoft";
+                            name: string;
+                            client_id: string;
+                            /** @description The issuer signed in at: the one given, else the type's */
+                            issuer: string;
+                            /** @description The redirect URI to register in the provider's console */
+                            callback_url: string;
+                            /**
+                             * Format: date-time
+                             * @description ISO 8601 UTC with milliseconds
+                             */
+                            created_at: string;
+                            /**
+                             * Format: date-time
+                             * @description ISO 8601 UTC with milliseconds
+                             */
+                            updated_at: string;
+                        };
+                    };
+                };
+                /** @description RFC 9457 problem details (application/problem+json) */
+                "4XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description RFC 9457 problem details (application/problem+json) */
+                "5XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Problem"];
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/sites/{id}/identity-providers/{provider_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** One identity provider, without its secret */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    id: string;
+                    provider_id: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            id: string;
+                            site_id: string;
+                            /**
+                             * @description `oidc` (any OpenID Connect issuer; issuer required), `github` (issuer: a GitHub Enterprise Server's base URL; default https://github.com), `google`, `gitlab` (issuer: a self-managed GitLab; default https://gitlab.com), `microsoft` (issuer: a tenant's v2.0 issuer; default the personal accounts' tenant)
+                             * @enum {unknown}
+                             */
+                            type: "oidc" | "github" | "google" | "gitlab" | "microsoft";
+                            name: string;
+                            client_id: string;
+                            /** @description The issuer signed in at: the one given, else the type's */
+                            issuer: string;
+                            /** @description The redirect URI to register in the provider's console */
+                            callback_url: string;
+                            /**
+                             * Format: date-time
+                             * @description ISO 8601 UTC with milliseconds
+                             */
+                            created_at: string;
+                            /**
+                             * Format: date-time
+                             * @description ISO 8601 UTC with milliseconds
+                             */
+                            updated_at: string;
+                        };
+                    };
+                };
+                /** @description RFC 9457 problem details (application/problem+json) */
+                "4XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description RFC 9457 problem details (application/problem+json) */
+                "5XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Problem"];
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        /**
+         * Remove an identity provider: nobody signs in through it any more
+         * @description Its readers' identities and sign-ins in progress go with it; the readers and their comments stay, and sign in again another way.
+         */
+        delete: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    id: string;
+                    provider_id: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            id: string;
+                            site_id: string;
+                            /**
+                             * @description `oidc` (any OpenID Connect issuer; issuer required), `github` (issuer: a GitHub Enterprise Server's base URL; default https://github.com), `google`, `gitlab` (issuer: a self-managed GitLab; default https://gitlab.com), `microsoft` (issuer: a tenant's v2.0 issuer; default the personal accounts' tenant)
+                             * @enum {unknown}
+                             */
+                            type: "oidc" | "github" | "google" | "gitlab" | "microsoft";
+                            name: string;
+                            client_id: string;
+                            /** @description The issuer signed in at: the one given, else the type's */
+                            issuer: string;
+                            /** @description The redirect URI to register in the provider's console */
+                            callback_url: string;
+                            /**
+                             * Format: date-time
+                             * @description ISO 8601 UTC with milliseconds
+                             */
+                            created_at: string;
+                            /**
+                             * Format: date-time
+                             * @description ISO 8601 UTC with milliseconds
+                             */
+                            updated_at: string;
+                        };
+                    };
+                };
+                /** @description RFC 9457 problem details (application/problem+json) */
+                "4XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description RFC 9457 problem details (application/problem+json) */
+                "5XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Problem"];
+                    };
+                };
+            };
+        };
+        options?: never;
+        head?: never;
+        /**
+         * Change an identity provider (its type stays; add another for another type)
+         * @description `issuer: null` goes back to the type's own issuer (not for `oidc`, which has none).
+         */
+        patch: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    id: string;
+                    provider_id: string;
+                };
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": {
+                        /** @description What the sign-in button says: "Sign in with <name>" */
+                        name?: string;
+                        client_id?: string;
+                        /** @description Never shown again */
+                        client_secret?: string;
+                        issuer?: string | null;
+                    };
+                };
+            };
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            id: string;
+                            site_id: string;
+                            /**
+                             * @description `oidc` (any OpenID Connect issuer; issuer required), `github` (issuer: a GitHub Enterprise Server's base URL; default https://github.com), `google`, `gitlab` (issuer: a self-managed GitLab; default https://gitlab.com), `microsoft` (issuer: a tenant's v2.0 issuer; default the personal accounts' tenant)
+                             * @enum {unknown}
+                             */
+                            type: "oidc" | "github" | "google" | "gitlab" | "microsoft";
+                            name: string;
+                            client_id: string;
+                            /** @description The issuer signed in at: the one given, else the type's */
+                            issuer: string;
+                            /** @description The redirect URI to register in the provider's console */
+                            callback_url: string;
+                            /**
+                             * Format: date-time
+                             * @description ISO 8601 UTC with milliseconds
+                             */
+                            created_at: string;
+                            /**
+                             * Format: date-time
+                             * @description ISO 8601 UTC with milliseconds
+                             */
+                            updated_at: string;
+                        };
+                    };
+                };
+                /** @description RFC 9457 problem details (application/problem+json) */
+                "4XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description RFC 9457 problem details (application/problem+json) */
+                "5XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Problem"];
+                    };
+                };
+            };
+        };
+        trace?: never;
+    };
+    "/api/sites/{id}/identity-providers/{provider_id}/test": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Check that the provider answers: discovery for OpenID Connect, the authorization page and API for GitHub */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    id: string;
+                    provider_id: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            ok: boolean;
+                            /** @description What was found, or what failed */
+                            detail: string;
+                        };
+                    };
+                };
+                /** @description RFC 9457 problem details (application/problem+json) */
+                "4XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description RFC 9457 problem details (application/problem+json) */
+                "5XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Problem"];
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/auth/providers/{provider_id}/start": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Start signing in at one of the site's identity providers: redirects (302) to the provider
+         * @description `return_to` must be a page of one of the site's domains (or of this server). `mode`: `popup` (default; the callback page hands the session to `window.opener` with postMessage, to return_to's origin only) or `redirect` (the callback redirects to return_to with `#parley_session=<token>`). The sign-in must come back within 10 minutes.
+         */
+        get: {
+            parameters: {
+                query: {
+                    site_id: string;
+                    return_to: string;
+                    mode?: "popup" | "redirect";
+                };
+                header?: never;
+                path: {
+                    provider_id: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description To the provider's authorization page */
+                302: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content?: never;
+                };
+                /** @description RFC 9457 problem details (application/problem+json) */
+                "4XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description RFC 9457 problem details (application/problem+json) */
+                "5XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Problem"];
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/auth/callback": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Where identity providers send readers back (the redirect URI to register at the provider)
+         * @description Pop-up sign-ins answer a page that posts `{type: "parley:session", session: {token, expires_at, user}}` to the opener (targetOrigin: return_to's origin) and closes; a refused sign-in posts `{type: "parley:sign-in-error", detail}` and shows the problem (4xx). Redirect sign-ins answer 303 to `return_to#parley_session=<token>`, or the problem page.
+         */
+        get: {
+            parameters: {
+                query?: {
+                    code?: string;
+                    state?: string;
+                    error?: string;
+                    error_description?: string;
+                };
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description A small HTML page */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "text/html": string;
+                    };
+                };
+                /** @description To return_to, the session token in its fragment */
+                303: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content?: never;
+                };
+                /** @description A small HTML page */
+                "4XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "text/html": string;
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/auth/email": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Mail a reader a sign-in code and link
+         * @description The same answer for any address: there is no account to look up, as the first sign-in makes it. The code is 6 digits; it and the link work once, for 10 minutes; asking again makes the earlier ones stop working. 409 when the site does not offer it (email_sign_in off, no domains) or the server sends no mail; 429 past the limits per client network, per address and per site (PARLEY_RATE_LIMIT_SIGN_IN_MAILS_PER_*).
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": {
+                        site_id: string;
+                        /**
+                         * Format: email
+                         * @description The reader's address; compared lower-cased
+                         */
+                        email: string;
+                        /** @description The page to come back to, signed in, from the mail's link: a page of the site's domains (or of Parley itself). Without it the link only says to type the code. */
+                        return_to?: string;
+                    };
+                };
+            };
+            responses: {
+                /** @description Default Response */
+                202: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {boolean} */
+                            sent: true;
+                            /** @description Seconds the code and the link work */
+                            expires_in: number;
+                        };
+                    };
+                };
+                /** @description RFC 9457 problem details (application/problem+json) */
+                "4XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description RFC 9457 problem details (application/problem+json) */
+                "5XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Problem"];
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/auth/email/verify": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Sign a reader in with the code mailed to them
+         * @description Answers the body of POST /v1/sessions: the reader's own account on the site (made on their first sign-in, or the one that proved this address before). A wrong, used or expired code answers 401 with reason wrong_code; the 5th wrong code ends the code (reason too_many_attempts): ask for a new one. 429 past the wrong codes a client may try.
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": {
+                        site_id: string;
+                        /**
+                         * Format: email
+                         * @description The reader's address; compared lower-cased
+                         */
+                        email: string;
+                        /** @description The six digits of the mail (a space or dash in the middle is ignored) */
+                        code: string;
+                        /** @description The name a new account starts with (the reader changes it later); else "Reader" */
+                        name?: string;
+                    };
+                };
+            };
+            responses: {
+                /** @description Default Response */
+                201: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description sess_<random>; send as Authorization: Bearer */
+                            token: string;
+                            /**
+                             * Format: date-time
+                             * @description ISO 8601 UTC with milliseconds
+                             */
+                            expires_at: string;
+                            user: {
+                                /** @description usr_<id> */
+                                id: string;
+                                /** @description The site's own user id */
+                                external_id: string;
+                                name: string;
+                                avatar_url: string | null;
+                                moderator: boolean;
+                            };
+                        };
+                    };
+                };
+                /** @description RFC 9457 problem details (application/problem+json) */
+                "4XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description RFC 9457 problem details (application/problem+json) */
+                "5XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Problem"];
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/auth/email/link": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The page of a sign-in mail's link: a button that signs in (nothing is spent yet) */
+        get: {
+            parameters: {
+                query: {
+                    /** @description sil_<random>, from the mail's link */
+                    token: string;
+                };
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description A small HTML page */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "text/html": string;
+                    };
+                };
+                /** @description RFC 9457 problem details (application/problem+json) */
+                "4XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description RFC 9457 problem details (application/problem+json) */
+                "5XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Problem"];
+                    };
+                };
+            };
+        };
+        put?: never;
+        /**
+         * Sign in with a sign-in mail's link
+         * @description Spends the link and its code, and answers 303 to the page the code was asked from, with `#parley_session=<session token>`. A link asked for without return_to signs nobody in: its page says to type the code.
+         */
+        post: {
+            parameters: {
+                query: {
+                    /** @description sil_<random>, from the mail's link */
+                    token: string;
+                };
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/x-www-form-urlencoded": {
+                        /** @description `address` on a link for every mail: delete the address instead */
+                        forget?: string;
+                        /** @description `mail` on a link for every mail: lift an earlier "stop all mail" instead */
+                        resume?: string;
+                        /** @description `One-Click`, from a mail client (RFC 8058) */
+                        "List-Unsubscribe"?: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                    "multipart/form-data": {
+                        /** @description `address` on a link for every mail: delete the address instead */
+                        forget?: string;
+                        /** @description `mail` on a link for every mail: lift an earlier "stop all mail" instead */
+                        resume?: string;
+                        /** @description `One-Click`, from a mail client (RFC 8058) */
+                        "List-Unsubscribe"?: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            responses: {
+                /** @description A small HTML page */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "text/html": string;
+                    };
+                };
+                /** @description Signed in: back to the page, the session token in the fragment */
+                303: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": unknown;
+                    };
+                };
+                /** @description RFC 9457 problem details (application/problem+json) */
+                "4XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description RFC 9457 problem details (application/problem+json) */
+                "5XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Problem"];
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/me": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The signed-in reader: name, ways of signing in, mail settings, guest comments they may claim */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            user: {
+                                id: string;
+                                name: string;
+                                avatar_url: string | null;
+                                /** @description Signed in by themselves (email, identity providers): false for a site's SSO or backend users, whose name, sign-in and deletion are the site's */
+                                own_account: boolean;
+                            };
+                            email: string | null;
+                            /** @description Oldest first; empty for a site's users */
+                            sign_in_methods: {
+                                /** @description rid_<id>: DELETE /v1/me/sign-in-methods/{id} removes it */
+                                id: string;
+                                /**
+                                 * @description 'email': a code mailed to the address; else the identity provider's type
+                                 * @enum {unknown}
+                                 */
+                                type: "email" | "oidc" | "github" | "google" | "gitlab" | "microsoft";
+                                /** @description idp_<id> of the identity provider; null for email */
+                                provider_id: string | null;
+                                /** @description The provider's name as the site named it; null for email */
+                                provider_name: string | null;
+                                /** @description The address this way in gave, as the reader sees it (they are the only one to) */
+                                email: string | null;
+                                /**
+                                 * Format: date-time
+                                 * @description ISO 8601 UTC with milliseconds
+                                 */
+                                created_at: string;
+                                /**
+                                 * Format: date-time
+                                 * @description ISO 8601 UTC with milliseconds
+                                 */
+                                last_used_at: string;
+                            }[];
+                            mail: {
+                                /** @description Whether "Email me replies" starts ticked (PUT /v1/sessions/current/mail changes it) */
+                                notify_replies: boolean;
+                            };
+                            /** @description Comments the reader left as a guest on this site, before they had an account, that POST /v1/me/guest-comments/claim would make theirs: those whose "Email me replies" went to an address the reader proved by signing in, and whose confirmation link was followed */
+                            claimable_guest_comments: number;
+                            /** @description When the account is erased, after DELETE /v1/me; null when no deletion is pending */
+                            erase_after: string | null;
+                        };
+                    };
+                };
+                /** @description RFC 9457 problem details (application/problem+json) */
+                "4XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description RFC 9457 problem details (application/problem+json) */
+                "5XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Problem"];
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        /**
+         * Delete the reader's account (readers who signed in by themselves; a site's SSO or backend users: 403)
+         * @description Signs the reader out everywhere. The account is erased (as DELETE /api/sites/{id}/users/{user_id} does: addresses, subscriptions, ways of signing in, name; comments stay under "Deleted user") once PARLEY_ERASE_GRACE (7 days) has passed, unless the reader signs in again before, which keeps it; with PARLEY_ERASE_GRACE=0, at once.
+         */
+        delete: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description true: erased now (PARLEY_ERASE_GRACE 0); false: erased at erase_after unless the reader signs in before */
+                            erased: boolean;
+                            erase_after: string | null;
+                        };
+                    };
+                };
+                /** @description RFC 9457 problem details (application/problem+json) */
+                "4XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description RFC 9457 problem details (application/problem+json) */
+                "5XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Problem"];
+                    };
+                };
+            };
+        };
+        options?: never;
+        head?: never;
+        /**
+         * Change the reader's name (readers who signed in by themselves; a site's SSO or backend users: 403)
+         * @description The reader's earlier comments on the site show the new name too.
+         */
+        patch: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": {
+                        /** @description 1 to 100 characters; refused (400) with a bidirectional control or zero-width character. The reader's earlier comments show it too */
+                        name: string;
+                    };
+                };
+            };
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            user: {
+                                id: string;
+                                name: string;
+                                avatar_url: string | null;
+                                /** @description Signed in by themselves (email, identity providers): false for a site's SSO or backend users, whose name, sign-in and deletion are the site's */
+                                own_account: boolean;
+                            };
+                            email: string | null;
+                            /** @description Oldest first; empty for a site's users */
+                            sign_in_methods: {
+                                /** @description rid_<id>: DELETE /v1/me/sign-in-methods/{id} removes it */
+                                id: string;
+                                /**
+                                 * @description 'email': a code mailed to the address; else the identity provider's type
+                                 * @enum {unknown}
+                                 */
+                                type: "email" | "oidc" | "github" | "google" | "gitlab" | "microsoft";
+                                /** @description idp_<id> of the identity provider; null for email */
+                                provider_id: string | null;
+                                /** @description The provider's name as the site named it; null for email */
+                                provider_name: string | null;
+                                /** @description The address this way in gave, as the reader sees it (they are the only one to) */
+                                email: string | null;
+                                /**
+                                 * Format: date-time
+                                 * @description ISO 8601 UTC with milliseconds
+                                 */
+                                created_at: string;
+                                /**
+                                 * Format: date-time
+                                 * @description ISO 8601 UTC with milliseconds
+                                 */
+                                last_used_at: string;
+                            }[];
+                            mail: {
+                                /** @description Whether "Email me replies" starts ticked (PUT /v1/sessions/current/mail changes it) */
+                                notify_replies: boolean;
+                            };
+                            /** @description Comments the reader left as a guest on this site, before they had an account, that POST /v1/me/guest-comments/claim would make theirs: those whose "Email me replies" went to an address the reader proved by signing in, and whose confirmation link was followed */
+                            claimable_guest_comments: number;
+                            /** @description When the account is erased, after DELETE /v1/me; null when no deletion is pending */
+                            erase_after: string | null;
+                        };
+                    };
+                };
+                /** @description RFC 9457 problem details (application/problem+json) */
+                "4XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description RFC 9457 problem details (application/problem+json) */
+                "5XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Problem"];
+                    };
+                };
+            };
+        };
+        trace?: never;
+    };
+    "/v1/me/comments": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The reader's comments on the site, newest first */
+        get: {
+            parameters: {
+                query?: {
+                    /** @description next_cursor of the previous page */
+                    cursor?: string;
+                    limit?: number;
+                };
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description Newest first: published ones, and those only the reader sees yet (pending); not deleted ones, nor ones a moderator removed */
+                            comments: {
+                                /** @description cmt_<id> */
+                                id: string;
+                                /** @description Plain text; null once deleted */
+                                content: string | null;
+                                author_name: string;
+                                /** @description Posted without a credential, under a name the poster chose: nobody vouches for it */
+                                author_is_guest: boolean;
+                                upvotes: number;
+                                downvotes: number;
+                                reaction_counts: {
+                                    [key: string]: number;
+                                };
+                                /** @description The thread key: the page URL without fragment */
+                                thread_url: string;
+                                site_id: string;
+                                parent_id: string | null;
+                                /**
+                                 * Format: date-time
+                                 * @description ISO 8601 UTC with milliseconds
+                                 */
+                                created_at: string;
+                                is_edited: boolean;
+                                is_deleted: boolean;
+                                status: "published" | "pending" | "removed" | "spam";
+                                moderation_status: "pending" | "removed" | "spam" | "shadow_banned" | null;
+                                /** @description Replies below were left out of this answer; GET /v1/comments/{id} pages through them */
+                                has_more_replies: boolean;
+                                /** @description The caller's vote */
+                                user_vote: "up" | "down" | null;
+                                /** @description The caller's reaction */
+                                user_reaction: string | null;
+                                /** @description The caller wrote this comment (so may edit and delete it) */
+                                user_is_author: boolean;
+                                /** @description Always empty here: the thread shows them */
+                                replies: components["schemas"]["Comment"][];
+                                /** @description The thread's title, if the site gave one */
+                                thread_title: string | null;
+                            }[];
+                            /** @description Pass as cursor for the next page; null on the last page */
+                            next_cursor: string | null;
+                        };
+                    };
+                };
+                /** @description RFC 9457 problem details (application/problem+json) */
+                "4XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description RFC 9457 problem details (application/problem+json) */
+                "5XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Problem"];
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/me/export": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Download everything of the reader's on the site as one JSON file
+         * @description Profile, ways of signing in (no secrets), addresses, reply-mail subscriptions, and every comment (with its content, status and thread), vote, reaction and flag of theirs. Streamed as an attachment.
+         */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description The export, as an attachment */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": string;
+                    };
+                };
+                /** @description RFC 9457 problem details (application/problem+json) */
+                "4XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description RFC 9457 problem details (application/problem+json) */
+                "5XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Problem"];
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/me/sign-in-methods/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /** Remove one of the reader's ways of signing in (never the last one: 409) */
+        delete: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    id: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            user: {
+                                id: string;
+                                name: string;
+                                avatar_url: string | null;
+                                /** @description Signed in by themselves (email, identity providers): false for a site's SSO or backend users, whose name, sign-in and deletion are the site's */
+                                own_account: boolean;
+                            };
+                            email: string | null;
+                            /** @description Oldest first; empty for a site's users */
+                            sign_in_methods: {
+                                /** @description rid_<id>: DELETE /v1/me/sign-in-methods/{id} removes it */
+                                id: string;
+                                /**
+                                 * @description 'email': a code mailed to the address; else the identity provider's type
+                                 * @enum {unknown}
+                                 */
+                                type: "email" | "oidc" | "github" | "google" | "gitlab" | "microsoft";
+                                /** @description idp_<id> of the identity provider; null for email */
+                                provider_id: string | null;
+                                /** @description The provider's name as the site named it; null for email */
+                                provider_name: string | null;
+                                /** @description The address this way in gave, as the reader sees it (they are the only one to) */
+                                email: string | null;
+                                /**
+                                 * Format: date-time
+                                 * @description ISO 8601 UTC with milliseconds
+                                 */
+                                created_at: string;
+                                /**
+                                 * Format: date-time
+                                 * @description ISO 8601 UTC with milliseconds
+                                 */
+                                last_used_at: string;
+                            }[];
+                            mail: {
+                                /** @description Whether "Email me replies" starts ticked (PUT /v1/sessions/current/mail changes it) */
+                                notify_replies: boolean;
+                            };
+                            /** @description Comments the reader left as a guest on this site, before they had an account, that POST /v1/me/guest-comments/claim would make theirs: those whose "Email me replies" went to an address the reader proved by signing in, and whose confirmation link was followed */
+                            claimable_guest_comments: number;
+                            /** @description When the account is erased, after DELETE /v1/me; null when no deletion is pending */
+                            erase_after: string | null;
+                        };
+                    };
+                };
+                /** @description RFC 9457 problem details (application/problem+json) */
+                "4XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description RFC 9457 problem details (application/problem+json) */
+                "5XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Problem"];
+                    };
+                };
+            };
+        };
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/me/guest-comments/claim": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Make the reader's earlier guest comments theirs (claimable_guest_comments of GET /v1/me)
+         * @description They then show the reader's name, count as theirs, and the reader may edit and delete them.
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description Guest comments now the reader's */
+                            claimed: number;
+                        };
+                    };
+                };
+                /** @description RFC 9457 problem details (application/problem+json) */
+                "4XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description RFC 9457 problem details (application/problem+json) */
+                "5XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Problem"];
+                    };
+                };
+            };
+        };
         delete?: never;
         options?: never;
         head?: never;

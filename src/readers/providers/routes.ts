@@ -1,0 +1,85 @@
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import { Type } from 'typebox';
+import type { Config } from '../../config.ts';
+import type { Db } from '../../db/connect.ts';
+import { AppError } from '../../errors.ts';
+import { errors } from '../../http/schemas.ts';
+import { sendCallbackPage, type OpenerMessage } from './callback-page.ts';
+import { finishSignIn, SIGN_IN_MODES, startSignIn, takePendingSignIn, type PendingSignIn } from './flow.ts';
+import { CALLBACK_PATH } from './service.ts';
+
+const AUTH = { tags: ['reader sign-in'] };
+const Param = Type.String({ maxLength: 2000 });
+const HtmlPage = { description: 'A small HTML page', content: { 'text/html': { schema: Type.String() } } };
+
+const SIGNED_IN = 'You are signed in. This window closes by itself; if it stays open, close it and reload the page with the comments.';
+const FAILED = 'Sign-in failed';
+
+/**
+ * A reader signs in at one of the site's identity providers: the start sends them there, the
+ * callback takes them back, signed in, to the page they came from. Public: the provider proves who
+ * the reader is; nothing here needs a credential.
+ */
+export const providerSignInRoutes: FastifyPluginAsyncTypebox<{ db: Db; config: Config }> = async (app, { db, config }) => {
+  app.get('/v1/auth/providers/:provider_id/start', {
+    schema: {
+      ...AUTH,
+      summary: "Start signing in at one of the site's identity providers: redirects (302) to the provider",
+      description:
+        '`return_to` must be a page of one of the site\'s domains (or of this server). `mode`: `popup` (default; the callback page hands the ' +
+        'session to `window.opener` with postMessage, to return_to\'s origin only) or `redirect` (the callback redirects to return_to with ' +
+        '`#parley_session=<token>`). The sign-in must come back within 10 minutes.',
+      params: Type.Object({ provider_id: Type.String({ minLength: 1, maxLength: 100 }) }),
+      querystring: Type.Object({
+        site_id: Type.String({ minLength: 1, maxLength: 100 }),
+        return_to: Type.String({ minLength: 1, maxLength: 2000 }),
+        mode: Type.Optional(Type.Enum([...SIGN_IN_MODES], { default: 'popup' })),
+      }),
+      response: { 302: Type.Null({ description: "To the provider's authorization page" }), ...errors },
+    },
+    handler: async (request, reply) => {
+      const { site_id, return_to, mode = 'popup' } = request.query;
+      const url = await startSignIn(db, config.publicUrl, { providerId: request.params.provider_id, siteId: site_id, returnTo: return_to, mode });
+      return reply.header('cache-control', 'no-store').redirect(url.href, 302);
+    },
+  });
+
+  app.get(CALLBACK_PATH, {
+    schema: {
+      ...AUTH,
+      summary: 'Where identity providers send readers back (the redirect URI to register at the provider)',
+      description:
+        'Pop-up sign-ins answer a page that posts `{type: "parley:session", session: {token, expires_at, user}}` to the opener (targetOrigin: ' +
+        'return_to\'s origin) and closes; a refused sign-in posts `{type: "parley:sign-in-error", detail}` and shows the problem (4xx). ' +
+        'Redirect sign-ins answer 303 to `return_to#parley_session=<token>`, or the problem page.',
+      querystring: Type.Object({ code: Type.Optional(Param), state: Type.Optional(Param), error: Type.Optional(Param), error_description: Type.Optional(Param) }),
+      response: { 200: HtmlPage, 303: Type.Null({ description: 'To return_to, the session token in its fragment' }), '4xx': HtmlPage },
+    },
+    handler: async (request, reply) => {
+      let pending: PendingSignIn;
+      try {
+        pending = await takePendingSignIn(db, request.query.state);
+      } catch (error) {
+        return failurePage(error, null);
+      }
+      const origin = new URL(pending.return_to).origin;
+      try {
+        const session = await finishSignIn(db, config.publicUrl, pending, request.query, new URL(request.url, config.publicUrl));
+        const back = new URL(pending.return_to);
+        back.hash = `parley_session=${session.token}`;
+        if (pending.mode === 'redirect') {
+          return reply.header('cache-control', 'no-store').header('referrer-policy', 'no-referrer').redirect(back.href, 303);
+        }
+        return sendCallbackPage(reply, 200, 'Signed in', SIGNED_IN, { message: { type: 'parley:session', session }, origin, fallback: back.href });
+      } catch (error) {
+        return failurePage(error, pending.mode === 'popup' ? origin : null);
+      }
+
+      function failurePage(error: unknown, openerOrigin: string | null) {
+        if (!(error instanceof AppError)) throw error;
+        const opener: OpenerMessage | null = openerOrigin ? { message: { type: 'parley:sign-in-error', detail: error.message }, origin: openerOrigin } : null;
+        return sendCallbackPage(reply, error.status, FAILED, error.message, opener);
+      }
+    },
+  });
+};
