@@ -181,7 +181,7 @@ export async function createApp(config: Config): Promise<FastifyInstance> {
   await app.register(webhookRoutes, deps);
   await app.register(staffAuthRoutes, deps);
   await app.register(teamRoutes, deps);
-  await app.register(widgetRoutes, deps);
+  await app.register(widgetRoutes, { db, eraseGraceMs: config.eraseGraceMs });
   const runner = new ImportRunner(db, config, app.log);
   await app.register(transferRoutes, { db, runner });
   await app.register(dashboardRoutes, deps);

@@ -126,9 +126,31 @@ describe('CORS for the widget', () => {
     expect(badToken.headers.get('access-control-allow-origin')).toBe('*');
   });
 
+  it("answers a reader's own session (sign out, mail settings) for the pages of the session's site only", async () => {
+    const session = await parley.signIn(listed.api_key, listed.site_id, { id: 'cors-reader', name: 'Reader' });
+    // A preflight carries no credential: it is answered for any origin, PUT included, and the request itself is checked.
+    const pre = await preflight('/v1/sessions/current/mail', 'https://evil.test', 'PUT');
+    expect(pre.headers.get('access-control-allow-origin')).toBe('*');
+    expect(pre.headers.get('access-control-allow-methods')).toContain('PUT');
+    const settings = (origin: string) => parley.request('GET', '/v1/sessions/current/mail', { token: session, headers: { origin } });
+    expect((await settings('https://blog.example.com')).headers.get('access-control-allow-origin')).toBe('https://blog.example.com');
+    expect((await settings('https://evil.test')).headers.get('access-control-allow-origin')).toBeNull();
+    const elsewhere = await parley.request('DELETE', '/v1/sessions/current', { token: session, headers: { origin: 'https://evil.test' } });
+    expect(elsewhere.status).toBe(403);
+    const signOut = await parley.request('DELETE', '/v1/sessions/current', { token: session, headers: { origin: 'https://blog.example.com' } });
+    expect(signOut.status).toBe(204);
+    expect(signOut.headers.get('access-control-allow-origin')).toBe('https://blog.example.com');
+    // The session is over: the widget reads the 401 and forgets its token.
+    const ended = await settings('https://blog.example.com');
+    expect(ended.status).toBe(401);
+    expect(ended.headers.get('access-control-allow-origin')).toBe('*');
+  });
+
   it('leaves the management API and same-origin requests without CORS headers', async () => {
     const sites = await parley.request('GET', '/v1/sites', { token: open.api_key, headers: { origin: 'https://anywhere.test' } });
     expect(sites.headers.get('access-control-allow-origin')).toBeNull();
+    const mint = await preflight('/v1/sessions', 'https://anywhere.test');
+    expect(mint.headers.get('access-control-allow-origin')).toBeNull();
     const manage = await preflight(`/api/sites/${open.site_id}`, 'https://anywhere.test', 'PATCH');
     expect(manage.headers.get('access-control-allow-origin')).toBeNull();
     const same = await parley.request('GET', `/v1/widget?site_id=${open.site_id}`, { headers: { origin: parley.url } });

@@ -3,16 +3,19 @@ import type { Db } from '../db/connect.ts';
 import { AppError } from '../errors.ts';
 
 /**
- * CORS for the widget's endpoints only; the management API (/api/..., /v1/sites, /v1/sessions) is
- * called with API keys from servers and answers browsers on other origins with no CORS headers.
+ * CORS for the widget's endpoints only (with a reader's sign-in and own page); the management API
+ * (/api/..., /v1/sites, minting /v1/sessions) is called with API keys from servers and answers
+ * browsers on other origins with no CORS headers.
  */
-const WIDGET_PATH = /^\/v1\/(comments|widget|sso)(?=[/?]|$)/;
+const WIDGET_PATH = /^\/v1\/(comments|widget|sso|auth\/email|me|sessions\/current)(?=[/?]|$)/;
+/** What a reader's session does to itself: its site is the session's. */
+const SESSION_PATH = /^\/v1\/(me|sessions\/current)(?=[/?]|$)/;
 /** A comment named in the path; the live stream (/v1/comments/stream) names its site in the query. */
 const COMMENT_PATH = /^\/v1\/comments\/(?!stream(?:\?|$))([^/?]+)/;
 const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
 
 const PREFLIGHT_HEADERS = {
-  'access-control-allow-methods': 'GET, POST, PATCH, DELETE',
+  'access-control-allow-methods': 'GET, POST, PUT, PATCH, DELETE',
   'access-control-allow-headers': 'Authorization, Content-Type',
   'access-control-max-age': '600',
 };
@@ -56,9 +59,11 @@ function allowedOrigin(origin: string, domains: Domains): string | null {
 /**
  * The site a widget request acts on, read where its route reads it: the comment named in the path
  * (/v1/comments/:id and below), the JSON body's site_id when posting, the query's site_id for lists
- * and the widget settings. Never a site_id the route ignores: that would let any site without
- * domains lift another site's restriction. A preflight carries neither body nor credential, so a
- * preflight for posting is answered for any origin and the post itself is checked once its body is read.
+ * and the widget settings, the session's own site for a reader's own page and session. Never a
+ * site_id the route ignores: that would let any site without domains lift another site's
+ * restriction. A preflight carries neither body nor credential, so a preflight for posting or for a
+ * session's own page is answered for any origin and the request itself is checked once its body or
+ * credential is read.
  */
 async function siteDomains(db: Db, request: FastifyRequest): Promise<Domains> {
   const site = await siteActedOn(db, request);
@@ -68,6 +73,10 @@ async function siteDomains(db: Db, request: FastifyRequest): Promise<Domains> {
 // Each lookup runs for refused requests too (onSend): an id with U+0000 names nothing, and
 // PostgreSQL would fail the lookup rather than find nothing.
 function siteActedOn(db: Db, request: FastifyRequest): Promise<{ domains: string } | undefined> | undefined {
+  if (SESSION_PATH.test(request.url)) {
+    const caller = request.caller as FastifyRequest['caller'] | null;
+    return caller?.kind === 'session' ? db.kysely.selectFrom('sites').select('domains').where('id', '=', caller.siteId).executeTakeFirst() : undefined;
+  }
   const inPath = COMMENT_PATH.exec(request.url)?.[1];
   if (inPath !== undefined) {
     const commentId = decodeURIComponent(inPath);

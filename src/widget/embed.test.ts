@@ -1,5 +1,9 @@
 import { gzipSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { newId } from '../ids.ts';
+import { signInReader } from '../readers/sign-in.ts';
+import { findSite } from '../sites/repository.ts';
+import { startMailbox, type Mailbox } from '../../test/mailbox.ts';
 import { pageUrl, startParley, type TestParley } from '../../test/helper.ts';
 
 let parley: TestParley;
@@ -83,7 +87,9 @@ describe('GET /v1/widget', () => {
     expect(response.status).toBe(200);
     expect(response.body).toEqual({
       site: { id: site.site_id, name: 'Test site', allow_guests: true, reactions: ['funny', 'interesting', 'insightful'], live_updates: true },
-      viewer: { signed_in: false, name: null, moderator: false },
+      viewer: { signed_in: false, name: null, moderator: false, user_id: null, avatar_url: null, own_account: false },
+      // This site lists no domains: a sign-in would have no page of the site to come back to.
+      sign_in: { email: false, providers: [], erase_grace_seconds: 7 * 24 * 3600 },
       mail: { enabled: false, address_known: false, notify_replies: false },
       // What the widget sends back with a guest's comment (src/spam).
       form: { token: expect.stringMatching(/^ft1\.\d+\.[\w-]{43}$/), min_submit_seconds: 2, challenge: null },
@@ -93,19 +99,93 @@ describe('GET /v1/widget', () => {
   it('tells a session who it is and whether it moderates', async () => {
     const reader = await session({ id: 'w-1', name: 'Reader' });
     const moderator = await session({ id: 'w-2', name: 'Mod', moderator: true });
-    expect((await parley.request('GET', `/v1/widget?site_id=${site.site_id}`, { token: reader })).body.viewer).toEqual({ signed_in: true, name: 'Reader', moderator: false });
-    expect((await parley.request('GET', `/v1/widget?site_id=${site.site_id}`, { token: moderator })).body.viewer).toEqual({ signed_in: true, name: 'Mod', moderator: true });
+    const viewer = (token: string) => parley.request('GET', `/v1/widget?site_id=${site.site_id}`, { token }).then((response) => response.body.viewer);
+    // A site's own users (backend sessions, SSO) are not accounts the reader made: not theirs to rename or delete.
+    expect(await viewer(reader)).toEqual({ signed_in: true, name: 'Reader', moderator: false, user_id: expect.stringMatching(/^usr_/), avatar_url: null, own_account: false });
+    expect(await viewer(moderator)).toMatchObject({ signed_in: true, name: 'Mod', moderator: true, own_account: false });
+    expect(await viewer(site.api_key)).toMatchObject({ signed_in: true, user_id: null, own_account: false });
   });
 
   it("treats another site's session as the public, and an unknown site as 404", async () => {
     const other = await parley.newSite({ allowGuests: false });
     const foreign = await session({ id: 'w-3', name: 'Elsewhere' }, other.site_id, other.api_key);
     const response = await parley.request('GET', `/v1/widget?site_id=${site.site_id}`, { token: foreign });
-    expect(response.body.viewer).toEqual({ signed_in: false, name: null, moderator: false });
+    expect(response.body.viewer).toEqual({ signed_in: false, name: null, moderator: false, user_id: null, avatar_url: null, own_account: false });
     expect((await parley.request('GET', `/v1/widget?site_id=${other.site_id}`)).body.site.allow_guests).toBe(false);
     const missing = await parley.request('GET', '/v1/widget?site_id=site_nope');
     expect(missing.status).toBe(404);
     expect(missing.body.code).toBe('not_found');
+  });
+});
+
+describe('GET /v1/widget: how readers sign in', () => {
+  let mailbox: Mailbox;
+  let mailing: TestParley;
+  beforeAll(async () => {
+    mailbox = await startMailbox();
+    mailing = await startParley({ PARLEY_SMTP_URL: mailbox.url, PARLEY_MAIL_FROM: 'comments@example.com', PARLEY_ERASE_GRACE: '2d' });
+  });
+  afterAll(async () => {
+    await mailing.close();
+    await mailbox.close();
+  });
+
+  const signIn = (server: TestParley, siteId: string) => server.request('GET', `/v1/widget?site_id=${siteId}`).then((response) => response.body.sign_in);
+
+  async function addProvider(server: TestParley, siteId: string, type: string, name: string) {
+    const now = new Date().toISOString();
+    const id = newId('idp');
+    await server.app.db.kysely
+      .insertInto('identity_providers')
+      .values({ id, site_id: siteId, type, name, client_id: 'client', client_secret: 'secret', issuer: null, created_at: now, updated_at: now })
+      .execute();
+    return id;
+  }
+
+  it("offers email codes where the server mails and the site lists its domains, and the site's providers by name", async () => {
+    const blog = await mailing.newSite({ domains: ['blog.example.com'] });
+    const gitlab = await addProvider(mailing, blog.site_id, 'gitlab', 'GitLab');
+    const github = await addProvider(mailing, blog.site_id, 'github', 'GitHub');
+    await addProvider(mailing, (await mailing.newSite({ domains: ['other.example.com'] })).site_id, 'google', 'Google');
+    expect(await signIn(mailing, blog.site_id)).toEqual({
+      email: true,
+      // Said before a reader confirms deleting their account.
+      erase_grace_seconds: 2 * 24 * 3600,
+      providers: [
+        { id: github, name: 'GitHub', type: 'github' },
+        { id: gitlab, name: 'GitLab', type: 'gitlab' },
+      ],
+    });
+  });
+
+  it('offers no email codes where the site turned them off or the server sends no mail', async () => {
+    const quiet = await mailing.newSite({ domains: ['quiet.example.com'] });
+    expect((await mailing.request('PATCH', `/api/sites/${quiet.site_id}`, { token: quiet.api_key, body: { email_sign_in: false } })).status).toBe(200);
+    expect(await signIn(mailing, quiet.site_id)).toMatchObject({ email: false, providers: [] });
+    const mailless = await parley.newSite({ domains: ['mailless.example.com'] });
+    await addProvider(parley, mailless.site_id, 'oidc', 'Example ID');
+    expect(await signIn(parley, mailless.site_id)).toMatchObject({ email: false, providers: [{ id: expect.stringMatching(/^idp_/), name: 'Example ID', type: 'oidc' }] });
+  });
+
+  it('offers no way in on a site that lists no domains, not even its providers', async () => {
+    const anywhere = await mailing.newSite();
+    await addProvider(mailing, anywhere.site_id, 'github', 'GitHub');
+    expect(await signIn(mailing, anywhere.site_id)).toMatchObject({ email: false, providers: [] });
+  });
+
+  it("tells a reader who signed in by themselves that the account is theirs, with the provider's picture", async () => {
+    const blog = await mailing.newSite({ domains: ['pictures.example.com'] });
+    const site = (await findSite(mailing.app.db.kysely, blog.site_id))!;
+    const { token, user } = await signInReader(mailing.app.db, { ...site, providerAvatars: true }, {
+      provider: 'idp_test',
+      subject: 'ada',
+      email: null,
+      emailVerified: false,
+      name: 'Ada',
+      pictureUrl: 'https://avatars.example.com/ada.png',
+    });
+    const viewer = (await mailing.request('GET', `/v1/widget?site_id=${blog.site_id}`, { token })).body.viewer;
+    expect(viewer).toEqual({ signed_in: true, name: 'Ada', moderator: false, user_id: user.id, avatar_url: 'https://avatars.example.com/ada.png', own_account: true });
   });
 });
 

@@ -6,6 +6,7 @@ import { AppError } from '../errors.ts';
 import { sendBundle } from '../http/bundle.ts';
 import { sendHtmlPage } from '../http/html-page.ts';
 import { errors, OptionalCredential } from '../http/schemas.ts';
+import { isOwnAccount } from '../readers/sign-in.ts';
 import { findSite, type Site } from '../sites/repository.ts';
 import { PublicSiteSchema } from '../sites/schemas.ts';
 import { publicSiteView } from '../sites/view.ts';
@@ -20,7 +21,20 @@ const WidgetSettings = Type.Object({
     signed_in: Type.Boolean({ description: 'The request carried a session (or key) of this site' }),
     name: Type.Union([Type.String(), Type.Null()]),
     moderator: Type.Boolean(),
+    user_id: Type.Union([Type.String(), Type.Null()], { description: "A session's user (the widget draws their identicon from it); null for a guest or a key" }),
+    avatar_url: Type.Union([Type.String(), Type.Null()], { description: "A session's user's picture, where there is one" }),
+    own_account: Type.Boolean({ description: "The session's user signed in by themselves (email or an identity provider), so may rename and delete their account; false for a site's SSO or backend users" }),
   }),
+  sign_in: Type.Object(
+    {
+      email: Type.Boolean({ description: 'Readers may sign in with a code mailed to them (the site allows it, this server mails, and the site lists its domains)' }),
+      providers: Type.Array(Type.Object({ id: Type.String(), name: Type.String(), type: Type.String() }), {
+        description: "The site's identity providers, by name; none while the site lists no domains",
+      }),
+      erase_grace_seconds: Type.Integer({ description: "How long the deletion of a reader's own account waits (PARLEY_ERASE_GRACE); signing in before then cancels it. 0: at once" }),
+    },
+    { description: 'How a reader signs in from the widget' },
+  ),
   mail: Type.Object(
     {
       enabled: Type.Boolean({ description: 'Whether this server mails replies: the widget offers "Email me replies" only then' }),
@@ -48,13 +62,21 @@ const WidgetSettings = Type.Object({
   ]),
 });
 
-/** Only with mail on, and for a signed-in reader: their address and default are read then. */
-async function mailFor(db: Db, caller: Caller, signedIn: boolean) {
-  const user =
-    db.mail !== null && signedIn && caller.kind === 'session'
-      ? await db.kysely.selectFrom('site_users').select(['email', 'notify_replies']).where('id', '=', caller.userId).executeTakeFirst()
-      : undefined;
-  return { enabled: db.mail !== null, address_known: Boolean(user?.email), notify_replies: user?.notify_replies === 1 };
+/** The session's user, for a session of this site; undefined for a guest or a key. */
+function sessionUser(db: Db, caller: Caller, signedIn: boolean) {
+  if (!signedIn || caller.kind !== 'session') return undefined;
+  return db.kysely.selectFrom('site_users').select(['id', 'external_id', 'avatar_url', 'email', 'notify_replies']).where('id', '=', caller.userId).executeTakeFirst();
+}
+
+/**
+ * Readers sign in only on a site that lists its domains: a sign-in comes back to a page of the site,
+ * and without domains no page can be told apart from an attacker's (src/readers/sign-in.ts).
+ */
+async function signInFor(db: Db, site: Site, eraseGraceMs: number) {
+  const erase_grace_seconds = Math.round(eraseGraceMs / 1000);
+  if (site.domains.length === 0) return { email: false, providers: [], erase_grace_seconds };
+  const providers = await db.kysely.selectFrom('identity_providers').select(['id', 'name', 'type']).where('site_id', '=', site.id).orderBy('name').orderBy('id').execute();
+  return { email: site.emailSignIn && db.mail !== null, providers, erase_grace_seconds };
 }
 
 /** A guest's form: its signed issue time, and a proof-of-work challenge where the site asks for one. */
@@ -65,7 +87,7 @@ async function guestForm(db: Db, site: Site) {
   return { token: issueFormToken(secret, site.id), min_submit_seconds: checked ? site.spam.min_submit_seconds : 0, challenge };
 }
 
-export const widgetRoutes: FastifyPluginAsyncTypebox<{ db: Db }> = async (app, { db }) => {
+export const widgetRoutes: FastifyPluginAsyncTypebox<{ db: Db; eraseGraceMs: number }> = async (app, { db, eraseGraceMs }) => {
   app.get('/v1/widget', {
     schema: {
       tags: ['widget'],
@@ -79,6 +101,7 @@ export const widgetRoutes: FastifyPluginAsyncTypebox<{ db: Db }> = async (app, {
       if (!site) throw new AppError('not_found', `No site ${request.query.site_id}`);
       const caller = request.caller;
       const signedIn = canAccessSite(caller, site);
+      const user = await sessionUser(db, caller, signedIn);
       return {
         form: signedIn ? null : await guestForm(db, site),
         site: publicSiteView(site),
@@ -86,8 +109,13 @@ export const widgetRoutes: FastifyPluginAsyncTypebox<{ db: Db }> = async (app, {
           signed_in: signedIn,
           name: !signedIn ? null : caller.kind === 'session' ? caller.userName : caller.kind === 'key' ? caller.name : null,
           moderator: isModerator(caller, site),
+          user_id: user?.id ?? null,
+          avatar_url: user?.avatar_url ?? null,
+          own_account: user !== undefined && isOwnAccount(user.external_id),
         },
-        mail: await mailFor(db, caller, signedIn),
+        sign_in: await signInFor(db, site, eraseGraceMs),
+        // Only with mail on is a signed-in reader's address or default worth telling.
+        mail: { enabled: db.mail !== null, address_known: db.mail !== null && Boolean(user?.email), notify_replies: db.mail !== null && user?.notify_replies === 1 },
       };
     },
   });

@@ -5644,6 +5644,25 @@ export interface paths {
                                 signed_in: boolean;
                                 name: string | null;
                                 moderator: boolean;
+                                /** @description A session's user (the widget draws their identicon from it); null for a guest or a key */
+                                user_id: string | null;
+                                /** @description A session's user's picture, where there is one */
+                                avatar_url: string | null;
+                                /** @description The session's user signed in by themselves (email or an identity provider), so may rename and delete their account; false for a site's SSO or backend users */
+                                own_account: boolean;
+                            };
+                            /** @description How a reader signs in from the widget */
+                            sign_in: {
+                                /** @description Readers may sign in with a code mailed to them (the site allows it, this server mails, and the site lists its domains) */
+                                email: boolean;
+                                /** @description The site's identity providers, by name; none while the site lists no domains */
+                                providers: {
+                                    id: string;
+                                    name: string;
+                                    type: string;
+                                }[];
+                                /** @description How long the deletion of a reader's own account waits (PARLEY_ERASE_GRACE); signing in before then cancels it. 0: at once */
+                                erase_grace_seconds: number;
                             };
                             /** @description What the widget needs for "Email me replies" */
                             mail: {

@@ -1,6 +1,6 @@
 import type { CommentView } from '../../comments/view.ts';
 import type { GuestFormSettings } from './guest-form.ts';
-import { retryAfterSeconds, type ProblemLike } from './strings.ts';
+import { problemMessage, retryAfterSeconds, type ProblemLike, type Strings } from './strings.ts';
 
 /**
  * The API's comment, as the server defines it (a type only: nothing of the server is bundled). A
@@ -16,7 +16,8 @@ export interface CommentPage {
 
 export interface WidgetSettings {
   site: { id: string; name: string; allow_guests: boolean; reactions: string[]; live_updates: boolean };
-  viewer: { signed_in: boolean; name: string | null; moderator: boolean };
+  viewer: { signed_in: boolean; name: string | null; moderator: boolean; user_id: string | null; avatar_url: string | null; own_account: boolean };
+  sign_in: { email: boolean; providers: Array<{ id: string; name: string; type: string }>; erase_grace_seconds: number };
   mail: { enabled: boolean; address_known: boolean; notify_replies: boolean };
   /** What a guest's comment is sent with; null for a signed-in reader. */
   form: GuestFormSettings | null;
@@ -34,14 +35,22 @@ export class ApiProblem extends Error implements ProblemLike {
   }
 }
 
+/** A failed call as the reader reads it, in `target`; `words` picks other words for some problems. */
+export function showProblem(target: HTMLElement, error: unknown, t: Strings, words: (problem: ApiProblem) => string | null = () => null): void {
+  const problem = error instanceof ApiProblem ? error : new ApiProblem(0, 'network', String(error), null);
+  target.className = 'msg error';
+  target.textContent = words(problem) ?? problemMessage(problem, t);
+}
+
 /** The widget's only channel to Parley: bearer token in a header, never cookies. */
 export class Api {
   constructor(
-    private readonly base: string,
+    readonly base: string,
     private readonly token: string | null,
   ) {}
 
-  async call<T>(method: string, path: string, body?: unknown): Promise<T> {
+  /** The answer itself, for a call whose body is not JSON to read (a download); fails as `call` does. */
+  async fetch(method: string, path: string, body?: unknown): Promise<Response> {
     const headers: Record<string, string> = {};
     if (this.token) headers.authorization = `Bearer ${this.token}`;
     if (body !== undefined) headers['content-type'] = 'application/json';
@@ -57,10 +66,31 @@ export class Api {
     } catch {
       throw new ApiProblem(0, 'network', '', null);
     }
+    if (response.ok) return response;
     const data = await response.json().catch(() => null);
-    if (!response.ok) {
-      throw new ApiProblem(response.status, data?.code ?? 'error', data?.detail ?? '', retryAfterSeconds(response.headers.get('retry-after')), data?.errors);
-    }
-    return data as T;
+    throw new ApiProblem(response.status, data?.code ?? 'error', data?.detail ?? '', retryAfterSeconds(response.headers.get('retry-after')), data?.errors);
   }
+
+  async call<T>(method: string, path: string, body?: unknown): Promise<T> {
+    const response = await this.fetch(method, path, body);
+    return (await response.json().catch(() => null)) as T;
+  }
+}
+
+/** What the sign-in and account dialogs need of the widget that opened them. */
+export interface DialogHost {
+  api: Api;
+  t: Strings;
+  lang: string;
+  siteId: string;
+  settings: WidgetSettings;
+  root: ShadowRoot;
+  /** The session is the one the widget keeps (not one the page gave it), so the reader can sign out. */
+  ownSession: boolean;
+  /** The reader signed in: the widgets of the site keep the session and draw themselves again. */
+  signedIn(token: string): void;
+  /** Ends the reader's session, here and on the server; `notice` is said once the widget is drawn again. */
+  signOut(notice: string | null): void;
+  /** Draws the widget again (the reader's name or comments changed). */
+  refresh(): void;
 }

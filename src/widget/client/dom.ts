@@ -13,6 +13,53 @@ export function h<K extends keyof HTMLElementTagNameMap>(tag: K, attrs: Attrs = 
   return element;
 }
 
+/**
+ * A form's submit handler: the page does not navigate, one submission runs at a time (the form is
+ * aria-busy meanwhile), and a failure goes to `failed`.
+ */
+export function submitted(run: () => Promise<void>, failed: (error: unknown) => void): (event: Event) => Promise<void> {
+  let busy = false;
+  return async (event) => {
+    event.preventDefault();
+    const form = event.currentTarget as HTMLFormElement;
+    if (busy) return;
+    busy = true;
+    form.setAttribute('aria-busy', 'true');
+    try {
+      await run();
+    } catch (error) {
+      failed(error);
+    } finally {
+      busy = false;
+      form.removeAttribute('aria-busy');
+    }
+  };
+}
+
+let dialogs = 0;
+
+/**
+ * Opens a modal dialog in the widget (the browser keeps the focus in it, and Escape closes it) with
+ * a heading and a Close button; closed, it goes away and the focus goes back where it was.
+ */
+export function modal(root: ShadowRoot, title: string, closeLabel: string, ...content: Child[]): HTMLDialogElement {
+  const id = `parley-dialog-${++dialogs}`;
+  const opener = root.activeElement as HTMLElement | null;
+  const dialog = h(
+    'dialog',
+    { 'aria-labelledby': id },
+    h('div', { class: 'head' }, h('h3', { id }, title), h('button', { type: 'button', class: 'close', onclick: () => dialog.close() }, closeLabel)),
+    ...content,
+  );
+  dialog.addEventListener('close', () => {
+    dialog.remove();
+    if (opener?.isConnected) opener.focus();
+  });
+  root.append(dialog);
+  dialog.showModal();
+  return dialog;
+}
+
 const LINK = /\bhttps?:\/\/[^\s<>"'`]+/g;
 
 /** Comment text as text nodes, with http(s) addresses turned into links that pass no authority on. */

@@ -1,10 +1,14 @@
 /// <reference lib="dom" />
 import type { ReactionResult, VoteResult } from '../../votes/service.ts';
-import { Api, ApiProblem, type Comment, type CommentPage, type WidgetSettings } from './api.ts';
-import { fullDate, h, relativeTime, richText } from './dom.ts';
+import { openAccount } from './account.ts';
+import { Api, ApiProblem, showProblem, type Comment, type CommentPage, type DialogHost, type WidgetSettings } from './api.ts';
+import { fullDate, h, relativeTime, richText, submitted } from './dom.ts';
 import { GuestForm } from './guest-form.ts';
+import { identicon } from './identicon.ts';
 import { LiveConnection, type LiveMessage } from './live.ts';
-import { format, problemMessage, setStrings, stringsFor, type Strings } from './strings.ts';
+import { siteOfKey, storedSession, storeSession, takeSessionFromUrl } from './session.ts';
+import { openSignIn } from './sign-in.ts';
+import { format, setStrings, stringsFor, type Strings } from './strings.ts';
 import { STYLES } from './styles.ts';
 
 const SORTS = ['newest', 'oldest', 'top', 'best'] as const;
@@ -49,11 +53,14 @@ const ssoSessions = new Map<string, Promise<string>>();
 const TIMES_REFRESH_MS = 30_000;
 /** One timer for every widget of the page, running while any is in the document. */
 let timesRefresh: ReturnType<typeof setInterval> | undefined;
+/** A sign-in or sign-out in another tab reaches this page's widgets through the storage event. */
+let watchingSessions = false;
 
 /**
  * `<parley-comments site-id=… [thread-url] [session-token | sso-token] [theme] [lang]>`: one thread,
  * drawn in its own shadow root. Every widget on a page keeps its own state; they share only the
- * strings and the sessions of sign-on tokens.
+ * strings, the sessions of sign-on tokens, and the session of a reader who signed in through a
+ * widget (kept in the page's storage per site, used where the page gives no token of its own).
  */
 export class ParleyComments extends HTMLElement {
   static observedAttributes = ['site-id', 'thread-url', 'session-token', 'sso-token', 'lang'];
@@ -73,7 +80,13 @@ export class ParleyComments extends HTMLElement {
   #t: Strings = stringsFor('en').strings;
   #lang = 'en';
   #api = new Api('', null);
-  #settings: WidgetSettings = { site: { id: '', name: '', allow_guests: false, reactions: [], live_updates: false }, viewer: { signed_in: false, name: null, moderator: false }, mail: { enabled: false, address_known: false, notify_replies: false }, form: null };
+  #settings: WidgetSettings = {
+    site: { id: '', name: '', allow_guests: false, reactions: [], live_updates: false },
+    viewer: { signed_in: false, name: null, moderator: false, user_id: null, avatar_url: null, own_account: false },
+    sign_in: { email: false, providers: [], erase_grace_seconds: 0 },
+    mail: { enabled: false, address_known: false, notify_replies: false },
+    form: null,
+  };
   #guestForm: GuestForm | null = null;
   #sort: Sort = 'newest';
   #page = 1;
@@ -88,11 +101,32 @@ export class ParleyComments extends HTMLElement {
   /** New top-level comments that arrived live, shown when the reader asks (the page does not jump under them). */
   #incoming: Comment[] = [];
   #newButton = h('button');
+  /** Said above the form once, after the widget is drawn again (the account's deletion date). */
+  #notice: string | null = null;
+  /** The control (its data-k) that takes the focus once the widget is drawn again after a sign-in or out. */
+  #focusAfterLoad: string | null = null;
 
   connectedCallback(): void {
     instances.add(this);
     timesRefresh ??= setInterval(() => instances.forEach((widget) => widget.#refreshTimes()), TIMES_REFRESH_MS);
+    if (!watchingSessions) {
+      watchingSessions = true;
+      addEventListener('storage', (event) => {
+        const siteId = siteOfKey(event.key);
+        if (siteId !== null) ParleyComments.#sessionChanged(siteId);
+      });
+    }
     this.#schedule();
+  }
+
+  /** Every widget of the site on the stored session draws itself again as the reader now is. */
+  static #sessionChanged(siteId: string): void {
+    for (const widget of instances) if (widget.#siteId === siteId && widget.#keepsSession) widget.#schedule();
+  }
+
+  /** Where the page gives no token, the widget keeps the reader's own sign-in. */
+  get #keepsSession(): boolean {
+    return !this.getAttribute('session-token') && !this.getAttribute('sso-token');
   }
 
   disconnectedCallback(): void {
@@ -146,7 +180,10 @@ export class ParleyComments extends HTMLElement {
     this.#live = null;
     this.#incoming = [];
     ({ lang: this.#lang, strings: this.#t } = stringsFor(this.getAttribute('lang') || this.closest('[lang]')?.getAttribute('lang') || 'en'));
-    this.#api = new Api(ParleyComments.apiBase, this.getAttribute('session-token'));
+    const arriving = takeSessionFromUrl();
+    if (arriving) storeSession(this.#siteId, arriving);
+    const stored = this.#keepsSession ? storedSession(this.#siteId) : null;
+    this.#api = new Api(ParleyComments.apiBase, this.getAttribute('session-token') || stored);
     const t = this.#t;
     const sortId = `parley-sort-${++uniqueId}`;
     const sort = h(
@@ -174,7 +211,7 @@ export class ParleyComments extends HTMLElement {
       ),
     );
     try {
-      this.#api = new Api(ParleyComments.apiBase, this.getAttribute('session-token') ?? (await this.#ssoSession()));
+      if (!this.getAttribute('session-token') && this.getAttribute('sso-token')) this.#api = new Api(ParleyComments.apiBase, await this.#ssoSession());
       const [settings, page] = await Promise.all([
         this.#widgetSettings(),
         this.#api.call<CommentPage>('GET', this.#listPath(1)),
@@ -184,12 +221,19 @@ export class ParleyComments extends HTMLElement {
       this.#settings = settings;
       this.#guestForm = settings.form && new GuestForm(settings.form, () => this.#widgetSettings().then((fresh) => fresh.form));
       composer.append(this.#composer());
+      if (this.#focusAfterLoad) composer.querySelector<HTMLElement>(`[data-k="${this.#focusAfterLoad}"]`)?.focus();
+      this.#focusAfterLoad = null;
       this.#showPage(page, true);
       this.renderTime = performance.now() - arrived;
       performance.measure('parley:render', { start: arrived, duration: this.renderTime });
       if (settings.site.live_updates) this.#live = new LiveConnection(this.#streamUrl(), (message) => this.#onLive(message), () => this.#pollNew());
     } catch (error) {
       if (generation !== this.#generation) return;
+      // A kept session the server no longer knows (signed out elsewhere, expired): the reader is a guest again.
+      if (stored && error instanceof ApiProblem && error.status === 401) {
+        storeSession(this.#siteId, null);
+        return ParleyComments.#sessionChanged(this.#siteId);
+      }
       this.#showProblem(this.#status, error);
       this.#status.append(' ', h('button', { type: 'button', onclick: () => this.#schedule() }, t.retry));
     }
@@ -325,11 +369,14 @@ export class ParleyComments extends HTMLElement {
 
   #composer(): Node {
     const { viewer, site } = this.#settings;
-    if (!viewer.signed_in && !site.allow_guests) return h('p', { class: 'who' }, this.#t.signInToComment);
+    const notice = this.#notice && h('p', { class: 'notice', role: 'status', tabindex: -1, 'data-k': 'notice' }, this.#notice);
+    this.#notice = null;
+    if (!viewer.signed_in && !site.allow_guests) return h('div', {}, notice, this.#reader());
     return h(
       'div',
       {},
-      viewer.name && h('p', { class: 'who' }, format(this.#t.signedInAs, { name: viewer.name })),
+      notice,
+      this.#reader(),
       this.#form({
         label: this.#t.write,
         submit: this.#t.post,
@@ -347,6 +394,62 @@ export class ParleyComments extends HTMLElement {
         },
       }),
     );
+  }
+
+  /** Who is commenting, with their account and sign-out; or, for a guest, the way to sign in where the site offers one. */
+  #reader(): Node | null {
+    const t = this.#t;
+    const { viewer, site, sign_in: signIn } = this.#settings;
+    const button = (key: string, label: string, onclick: () => void, dialog = true) =>
+      h('button', { type: 'button', 'data-k': key, 'aria-haspopup': dialog ? 'dialog' : null, onclick }, label);
+    if (viewer.signed_in) {
+      const picture = viewer.avatar_url
+        ? h('img', { class: 'avatar', src: viewer.avatar_url, alt: '', width: 32, height: 32, referrerpolicy: 'no-referrer' })
+        : viewer.user_id && identicon(viewer.user_id, 32);
+      return h(
+        'div',
+        { class: 'reader' },
+        picture,
+        viewer.name && h('p', { class: 'who' }, format(t.signedInAs, { name: viewer.name })),
+        viewer.user_id && button('account', t.yourAccount, () => openAccount(this.#dialogHost())),
+        viewer.user_id && this.#keepsSession && button('sign-out', t.signOut, () => this.#signOut(null), false),
+      );
+    }
+    const offered = this.#keepsSession && (signIn.email || signIn.providers.length > 0);
+    if (!offered) return site.allow_guests ? null : h('p', { class: 'who' }, t.signInToComment);
+    const sign = button('sign-in', t.signIn, () => openSignIn(this.#dialogHost()));
+    sign.className = 'primary';
+    return h('div', { class: 'reader' }, h('p', { class: 'who' }, site.allow_guests ? t.signInHint : t.signInToComment), sign);
+  }
+
+  #dialogHost(): DialogHost {
+    const siteId = this.#siteId;
+    return {
+      api: this.#api,
+      t: this.#t,
+      lang: this.#lang,
+      siteId,
+      settings: this.#settings,
+      root: this.#root,
+      ownSession: this.#keepsSession,
+      signedIn: (token) => {
+        this.#focusAfterLoad = 'account';
+        storeSession(siteId, token);
+        ParleyComments.#sessionChanged(siteId);
+      },
+      signOut: (notice) => void this.#signOut(notice),
+      refresh: () => this.#schedule(),
+    };
+  }
+
+  /** Ends the session on the server; the token goes from the page whatever the server said (it may have ended it already). */
+  async #signOut(notice: string | null): Promise<void> {
+    const siteId = this.#siteId;
+    await this.#api.call('DELETE', '/v1/sessions/current').catch(() => undefined);
+    this.#notice = notice;
+    this.#focusAfterLoad = notice ? 'notice' : 'sign-in';
+    storeSession(siteId, null);
+    ParleyComments.#sessionChanged(siteId);
   }
 
   #widgetSettings(): Promise<WidgetSettings> {
@@ -376,27 +479,14 @@ export class ParleyComments extends HTMLElement {
     // The honeypot: out of sight and out of the tab order, so people leave it empty; form-filling bots fill it in.
     const website = options.guestName ? h('input', { id: `${id}-website`, name: 'website', type: 'text', tabindex: -1, autocomplete: 'off' }) : null;
     const message = h('p', { class: 'msg', role: 'status' });
-    let busy = false;
+    const send = async () => {
+      message.textContent = '';
+      await options.onSubmit(text.value, name?.value.trim() ?? '', website?.value ?? '', notify?.wish() ?? {});
+      text.value = '';
+    };
     const form = h(
       'form',
-      {
-        onsubmit: async (event: Event) => {
-          event.preventDefault();
-          if (busy) return;
-          busy = true;
-          form.setAttribute('aria-busy', 'true');
-          message.textContent = '';
-          try {
-            await options.onSubmit(text.value, name?.value.trim() ?? '', website?.value ?? '', notify?.wish() ?? {});
-            text.value = '';
-          } catch (error) {
-            this.#showProblem(message, error);
-          } finally {
-            busy = false;
-            form.removeAttribute('aria-busy');
-          }
-        },
-      },
+      { onsubmit: submitted(send, (error) => this.#showProblem(message, error)) },
       name && h('label', { for: name.id }, t.guestName),
       name,
       website && h('div', { class: 'hp', 'aria-hidden': 'true' }, h('label', { for: website.id }, 'Website'), website),
@@ -734,8 +824,6 @@ export class ParleyComments extends HTMLElement {
   }
 
   #showProblem(target: HTMLElement, error: unknown): void {
-    const problem = error instanceof ApiProblem ? error : new ApiProblem(0, 'network', String(error), null);
-    target.className = 'msg error';
-    target.textContent = problemMessage(problem, this.#t);
+    showProblem(target, error, this.#t);
   }
 }

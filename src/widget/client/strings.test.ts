@@ -7,6 +7,8 @@ describe('widget messages', () => {
   it('tells a rate-limited reader how long to wait', () => {
     expect(problemMessage(problem('rate_limited', { status: 429, retryAfter: 42 }), ENGLISH)).toBe('You are doing that too often. Try again in 42 s.');
     expect(problemMessage(problem('rate_limited', { status: 429 }), ENGLISH)).toBe(ENGLISH.error_rate_limited_later);
+    // Sign-in mails are limited per hour: a long wait reads in minutes.
+    expect(problemMessage(problem('rate_limited', { status: 429, retryAfter: 1_750 }), ENGLISH)).toBe('You are doing that too often. Try again in 30 minutes.');
   });
 
   it('reads Retry-After as seconds or as a date', () => {

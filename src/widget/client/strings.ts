@@ -54,7 +54,52 @@ export const ENGLISH = {
   reaction_funny: 'Funny',
   reaction_interesting: 'Interesting',
   reaction_insightful: 'Insightful',
+  signIn: 'Sign in',
+  signInTitle: 'Sign in to comment',
+  signInHint: 'Sign in to vote, get replies by email and edit your comments from any device.',
+  continueWith: 'Continue with {provider}',
+  or: 'or',
+  yourEmail: 'Your email address',
+  emailCode: 'Email me a sign-in code',
+  codeSent: 'We sent a 6-digit code to {email}. It works for {minutes} minutes; the link in the email signs you in too.',
+  code: 'Code from the email',
+  firstName: 'Your name (if this is your first sign-in)',
+  verify: 'Sign in',
+  otherAddress: 'Use another address',
+  signInFailed: 'Signing in did not work: {detail}',
+  error_code_refused: 'That code is not right, or it has expired. Check the email, or ask for a new code.',
+  close: 'Close',
+  yourAccount: 'Your account',
+  signOut: 'Sign out',
+  yourName: 'Your name',
+  nameSaved: 'Saved.',
+  waysIn: 'How you sign in',
+  wayEmail: 'Email code to {email}',
+  wayProviderEmail: '{provider} ({email})',
+  lastUsed: 'last used {date}',
+  remove: 'Remove',
+  removeWay: 'Remove {way}',
+  mailDefault: 'Email me replies to my comments',
+  claimOne: 'Claim 1 earlier comment',
+  claimMany: 'Claim {count} earlier comments',
+  claimHint: 'Comments you posted as a guest with your confirmed address can be yours.',
+  claimed: '{count} comments are now yours.',
+  yourComments: 'Your comments',
+  noComments: 'You have not commented on this site yet.',
+  more: 'More',
+  yourData: 'Your data',
+  download: 'Download my data',
+  downloadHint: 'Everything of yours on this site, as a JSON file: comments, votes, reactions, addresses and subscriptions.',
+  deleteAccount: 'Delete my account',
+  deleteWarning:
+    'Your name, your email addresses, the ways you sign in and your mail subscriptions are erased. Your comments stay, shown under "Deleted user": delete the ones you want gone first.',
+  deleteGrace: 'Your account is deleted {when}; signing in again before then keeps it.',
+  deleteAtOnce: 'Your account is deleted at once; this cannot be undone.',
+  yesDeleteAccount: 'Yes, delete my account',
+  deletionPending: 'Your account will be deleted on {date}; sign in before then to keep it.',
+  deletedNow: 'Your account was deleted.',
   error_rate_limited: 'You are doing that too often. Try again in {seconds} s.',
+  error_rate_limited_minutes: 'You are doing that too often. Try again in {minutes} minutes.',
   error_rate_limited_later: 'You are doing that too often. Try again in a moment.',
   error_validation_failed: 'Please check your text: {detail}',
   error_banned: 'You are banned from commenting on this site.',
@@ -103,9 +148,11 @@ export interface ProblemLike {
 export function problemMessage(problem: ProblemLike, strings: Strings): string {
   switch (problem.code) {
     case 'rate_limited':
-      return problem.retryAfter === null
-        ? strings.error_rate_limited_later
-        : format(strings.error_rate_limited, { seconds: problem.retryAfter });
+      if (problem.retryAfter === null) return strings.error_rate_limited_later;
+      // Limits per hour (sign-in mails) can ask for a long wait: minutes read better than thousands of seconds.
+      return problem.retryAfter < 120
+        ? format(strings.error_rate_limited, { seconds: problem.retryAfter })
+        : format(strings.error_rate_limited_minutes, { minutes: Math.ceil(problem.retryAfter / 60) });
     case 'validation_failed':
     case 'invalid_json': {
       const detail = problem.errors?.length ? problem.errors.map((e) => `${e.path.split('/').pop()} ${e.message}`).join('; ') : problem.detail;

@@ -51,6 +51,40 @@ a{color:var(--parley-accent)}
 .more{margin-top:14px}
 .new{display:block;min-height:32px;margin:4px 0;color:var(--parley-accent);border-color:var(--parley-accent)}
 .new[aria-hidden=true]{visibility:hidden}
+.reader{display:flex;flex-wrap:wrap;align-items:center;gap:6px 10px;margin:0 0 8px}
+.reader .who{margin:0;flex:1 1 14em}
+.reader button,dialog button{color:var(--parley-fg);border-color:var(--parley-border);min-height:32px;padding:4px 10px}
+.reader button.primary,dialog button.primary{color:var(--parley-accent-fg);border-color:var(--parley-accent);padding:6px 14px}
+.avatar{width:32px;height:32px;border-radius:50%;flex:none;object-fit:cover}
+.notice{border:1px solid var(--parley-border);background:var(--parley-surface);border-radius:var(--parley-radius);padding:8px 12px;margin:0 0 10px}
+dialog{color:var(--parley-fg);background:var(--parley-bg);border:1px solid var(--parley-border);border-radius:10px;padding:16px 20px;
+width:min(32em,calc(100vw - 16px));max-height:calc(100vh - 16px);box-shadow:0 10px 40px rgb(0 0 0/.35)}
+dialog::backdrop{background:rgb(0 0 0/.5)}
+.head{display:flex;align-items:center;justify-content:space-between;gap:8px;margin:0 0 14px}
+h3{font-size:1.15em;margin:0}
+h4{font-size:1em;margin:0 0 6px}
+dialog input{max-width:none}
+dialog form{margin:0}
+dialog form button{margin:0 8px 0 0}
+.providers{display:grid;gap:8px}
+button.provider{width:100%;min-height:42px;font-size:1em;font-weight:600}
+.or{display:flex;align-items:center;gap:10px;color:var(--parley-muted);margin:14px 0}
+.or::before,.or::after{content:"";flex:1;border-top:1px solid var(--parley-border)}
+dialog section{border-top:1px solid var(--parley-border);padding:12px 0}
+dialog section:first-child{border-top:0;padding-top:0}
+dialog section p{margin:0 0 8px}
+.inline{display:flex;flex-wrap:wrap;align-items:end;gap:4px 8px}
+.inline label{flex-basis:100%}
+.inline input{flex:1 1 12em;margin:0}
+.ways,.mine{list-style:none;margin:0;padding:0}
+.ways li,.mine li{display:flex;flex-wrap:wrap;gap:2px 10px;align-items:baseline;padding:4px 0}
+.ways li button{margin-left:auto}
+.mine a{overflow-wrap:anywhere}
+.when{font-size:.85em;color:var(--parley-muted)}
+.leave .actions{gap:8px}
+button.danger,dialog button.danger{color:var(--parley-danger);border-color:var(--parley-danger)}
+.confirm{margin:10px 0 0;padding:10px 12px;border:1px solid var(--parley-danger);border-radius:var(--parley-radius)}
+.confirm button{margin:0 8px 0 0}
 .hp{position:absolute;left:-10000px;width:1px;height:1px;overflow:hidden}
 .sr{position:absolute;width:1px;height:1px;overflow:hidden;clip-path:inset(50%);white-space:nowrap}
 `;
