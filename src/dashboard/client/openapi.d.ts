@@ -7078,7 +7078,7 @@ export interface paths {
         };
         /**
          * Where identity providers send readers back (the redirect URI to register at the provider)
-         * @description Pop-up sign-ins answer a page that posts `{type: "parley:session", session: {token, expires_at, user}}` to the opener (targetOrigin: return_to's origin) and closes; a refused sign-in posts `{type: "parley:sign-in-error", detail}` and shows the problem (4xx). Redirect sign-ins answer 303 to `return_to#parley_session=<token>`, or the problem page.
+         * @description Pop-up sign-ins answer a page that posts `{type: "parley:session", session: {token, expires_at, user}}` to the opener (targetOrigin: return_to's origin) and closes; a refused sign-in posts `{type: "parley:sign-in-error", detail}` and shows the problem (4xx). Redirect sign-ins answer 303 to `return_to#parley_session=<token>`, or the problem page (problem+json to a client that does not ask for text/html).
          */
         get: {
             parameters: {
@@ -7110,13 +7110,14 @@ export interface paths {
                     };
                     content?: never;
                 };
-                /** @description A small HTML page */
+                /** @description Why the sign-in failed: a page for a browser (which asks for text/html), problem+json for any other client */
                 "4XX": {
                     headers: {
                         [name: string]: unknown;
                     };
                     content: {
                         "text/html": string;
+                        "application/problem+json": components["schemas"]["Problem"];
                     };
                 };
             };
