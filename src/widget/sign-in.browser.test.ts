@@ -283,6 +283,20 @@ describe.skipIf(!CHROMIUM)('signing in through the widget, with third-party cook
     await page.close();
   });
 
+  it("signs a reader in through a pop-up that the provider's pages cut off from the page that opened it", async () => {
+    op.accounts.set('cut-off-reader', { name: 'Cora Cutoff' });
+    const page = await open(await browser.newPage(), newThread());
+    await page.getByRole('button', { name: 'Sign in', exact: true }).click();
+    const [popup] = await Promise.all([page.waitForEvent('popup'), page.getByRole('button', { name: 'Continue with Example ID' }).click()]);
+    // As a provider's Cross-Origin-Opener-Policy does: the pop-up no longer knows its opener.
+    await popup.evaluate(() => (window.opener = null));
+    await signInAtProvider(popup, 'cut-off-reader');
+    // The pop-up opens the reader's page, whose widget keeps the session where this page hears of it, and closes.
+    await expect.poll(() => page.getByText('Commenting as Cora Cutoff').count(), { timeout: 10_000 }).toBe(1);
+    await expect.poll(() => popup.isClosed(), { timeout: 10_000 }).toBe(true);
+    await page.close();
+  });
+
   it('goes to the provider in the page itself where pop-ups are blocked, and comes back signed in', async () => {
     op.accounts.set('redirect-reader', { name: 'Rex Redirect' });
     const page = await browser.newPage();

@@ -181,7 +181,12 @@ export class ParleyComments extends HTMLElement {
     this.#incoming = [];
     ({ lang: this.#lang, strings: this.#t } = stringsFor(this.getAttribute('lang') || this.closest('[lang]')?.getAttribute('lang') || 'en'));
     const arriving = takeSessionFromUrl();
-    if (arriving) storeSession(this.#siteId, arriving);
+    if (arriving) {
+      storeSession(this.#siteId, arriving);
+      // The sign-in pop-up, cut off from its opener by a provider's Cross-Origin-Opener-Policy, came
+      // back here: the opener's widget hears of the stored session, and this window has done its part.
+      if (window.name === 'parley-sign-in' && !window.opener) window.close();
+    }
     const stored = this.#keepsSession ? storedSession(this.#siteId) : null;
     this.#api = new Api(ParleyComments.apiBase, this.getAttribute('session-token') || stored);
     const t = this.#t;
