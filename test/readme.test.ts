@@ -23,11 +23,15 @@ const SERVER_ENV: Record<string, Record<string, string>> = {
   'docs/webhooks.md': { PARLEY_WEBHOOK_ALLOW_PRIVATE: 'true' },
   // The guide reads the mails in the server's log, which shows them at info level (the default).
   'docs/mail.md': { PARLEY_SMTP_URL: 'log:', PARLEY_MAIL_FROM: 'parley@localhost', LOG_LEVEL: 'info' },
+  // These guides read readers' sign-in codes in the server's log, as docs/mail.md reads its mails.
+  'docs/sign-in.md': { PARLEY_SMTP_URL: 'log:', PARLEY_MAIL_FROM: 'parley@localhost', LOG_LEVEL: 'info' },
+  'docs/static-site.md': { PARLEY_SMTP_URL: 'log:', PARLEY_MAIL_FROM: 'parley@localhost', LOG_LEVEL: 'info' },
 };
 
 /** The blocks not run, by the start of their first line, and why. */
 const NOT_RUN: Record<string, string> = {
   'npm install && npm start': 'installs and starts the server that this test starts itself',
+  'PARLEY_SMTP_URL=log: PARLEY_MAIL_FROM=': 'starts the server that this test starts itself, with these settings (SERVER_ENV)',
   'npm test': 'runs the whole suite, this test among it',
   'PARLEY_SKIP_BROWSER=1 npm test': 'runs the whole suite, this test among it',
   'PARLEY_TEST_DATABASE_URL=': 'needs a PostgreSQL server and runs the whole suite',
