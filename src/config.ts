@@ -37,6 +37,8 @@ export interface Config {
   webhookRetryDelaysMs: number[];
   webhookTimeoutMs: number;
   webhookAllowPrivate: boolean;
+  /** Whether readers' identity providers may be at private or link-local addresses (PARLEY_IDENTITY_ALLOW_PRIVATE, false); this machine's own are always allowed. */
+  identityAllowPrivate: boolean;
   /** Memory for cached public responses (lists and single comments), in MB (PARLEY_RESPONSE_CACHE_MB, 32); 0 turns the cache off. */
   responseCacheMb: number;
   /**
@@ -310,6 +312,7 @@ export function loadConfig(env: Env = process.env): Config {
     webhookRetryDelaysMs: durations(env, 'PARLEY_WEBHOOK_RETRY_DELAYS', '30s,2m,10m'),
     webhookTimeoutMs: durations(env, 'PARLEY_WEBHOOK_TIMEOUT', '10s')[0],
     webhookAllowPrivate: boolean(env, 'PARLEY_WEBHOOK_ALLOW_PRIVATE', false),
+    identityAllowPrivate: boolean(env, 'PARLEY_IDENTITY_ALLOW_PRIVATE', false),
     responseCacheMb: integer(env, 'PARLEY_RESPONSE_CACHE_MB', 32),
     subtreeCacheMb: integer(env, 'PARLEY_SUBTREE_CACHE_MB', 16),
     live: Object.freeze({

@@ -10,6 +10,7 @@ import { returnTarget, signInReader } from '../sign-in.ts';
 import { githubAuthorizationUrl, githubClaims } from './github.ts';
 import { oidcAuthorizationUrl, oidcClaims } from './oidc.ts';
 import { signInRefused, type SignInChecks } from './protocol.ts';
+import { assertReachableIssuer, issuerOf } from './kinds.ts';
 import { callbackUrl, providerOfSite } from './service.ts';
 
 export const SIGN_IN_MODES = ['popup', 'redirect'] as const;
@@ -24,11 +25,17 @@ export type PendingSignIn = Selectable<ProviderSignInTable>;
  * GET /v1/auth/providers/:provider_id/start: remembers the sign-in (under the hash of its state,
  * with its PKCE verifier, nonce and return page) and answers the provider's authorization URL.
  */
-export async function startSignIn(db: Db, publicUrl: string, input: { providerId: string; siteId: string; returnTo: string; mode: SignInMode }): Promise<URL> {
+export async function startSignIn(
+  db: Db,
+  reach: { publicUrl: string; allowPrivate: boolean },
+  input: { providerId: string; siteId: string; returnTo: string; mode: SignInMode },
+): Promise<URL> {
+  const { publicUrl } = reach;
   const site = await findSite(db.kysely, input.siteId);
   if (!site) throw new AppError('not_found', `No site ${input.siteId}`);
   const provider = await providerOfSite(db.kysely, site.id, input.providerId);
   const returnTo = returnTarget(site, publicUrl, input.returnTo);
+  await assertReachableIssuer(issuerOf(provider), reach.allowPrivate);
   const checks: SignInChecks = { redirectUri: callbackUrl(publicUrl), state: randomState(), nonce: randomNonce(), codeVerifier: randomPKCECodeVerifier() };
   const url = provider.type === 'github' ? await githubAuthorizationUrl(provider, checks) : await oidcAuthorizationUrl(provider, checks);
   const now = Date.now();

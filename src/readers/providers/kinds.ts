@@ -1,4 +1,5 @@
-import { invalid } from '../../errors.ts';
+import { AppError, invalid } from '../../errors.ts';
+import { resolveTarget, TargetError } from '../../webhooks/address.ts';
 
 /** `oidc`: any OpenID Connect issuer; `github`: GitHub's OAuth 2 and its user APIs; the rest are OpenID issuers Parley knows. */
 export const PROVIDER_TYPES = ['oidc', 'github', 'google', 'gitlab', 'microsoft'] as const;
@@ -50,4 +51,25 @@ export function checkedIssuer(type: ProviderType, issuer: string | null | undefi
 /** Where a provider signs readers in: its own issuer, else its type's. */
 export function issuerOf(provider: { type: string; issuer: string | null }): string {
   return provider.issuer ?? DEFAULT_ISSUERS[provider.type as ProviderType]!;
+}
+
+/**
+ * Before Parley's server fetches anything of an issuer: its host must not be, nor resolve to, a
+ * private or link-local address (a cloud's metadata service, the operator's internal network), or
+ * a site admin could have the server probe them through discovery and the provider test. This
+ * machine's own addresses are allowed, as the issuer checks allow them for tests and local
+ * development; PARLEY_IDENTITY_ALLOW_PRIVATE allows the rest (an identity server on the operator's
+ * own network). A name that does not resolve is left to the fetch, which then says so.
+ */
+export async function assertReachableIssuer(issuer: string, allowPrivate: boolean): Promise<void> {
+  const { hostname } = new URL(issuer);
+  if (allowPrivate || LOOPBACK_HOSTS.has(hostname)) return;
+  try {
+    await resolveTarget(hostname, false);
+  } catch (error) {
+    if (error instanceof TargetError && error.code === 'blocked_address') {
+      throw new AppError('conflict', `The provider's issuer ${error.message}: Parley does not reach such addresses unless PARLEY_IDENTITY_ALLOW_PRIVATE is set`);
+    }
+    if (!(error instanceof TargetError)) throw error;
+  }
 }

@@ -6,7 +6,7 @@ import type { Db } from '../../db/connect.ts';
 import { errors, IdParams, ManagementRead, ManagementWrite, Nullable, Timestamp } from '../../http/schemas.ts';
 import { managedSite } from '../../sites/repository.ts';
 import { checkGithub } from './github.ts';
-import { PROVIDER_TYPES } from './kinds.ts';
+import { assertReachableIssuer, issuerOf, PROVIDER_TYPES } from './kinds.ts';
 import { checkOidc } from './oidc.ts';
 import { callbackUrl, createProvider, deleteProvider, listProviders, providerOfSite, providerView, updateProvider } from './service.ts';
 
@@ -117,6 +117,7 @@ export const identityProviderRoutes: FastifyPluginAsyncTypebox<{ db: Db; config:
     handler: async (request) => {
       const site = await managedSite(db.kysely, request.caller, request.params.id, 'administer');
       const provider = await providerOfSite(db.kysely, site.id, request.params.provider_id);
+      await assertReachableIssuer(issuerOf(provider), config.identityAllowPrivate);
       return provider.type === 'github' ? checkGithub(provider) : checkOidc(provider);
     },
   });

@@ -102,6 +102,21 @@ describe('identity providers of a site', () => {
     expect(await test(wrongClient.body.id)).toEqual({ ok: false, detail: expect.stringContaining('answered 404') });
   });
 
+  it("never has the server fetch an issuer at a private or link-local address (a cloud's metadata service): test and sign-in are refused", async () => {
+    await parley.request('PATCH', `/api/sites/${site.site_id}`, { token: site.api_key, body: { domains: ['blog.example.com'] } });
+    for (const issuer of ['https://169.254.169.254', 'https://10.0.0.1/realms/staff']) {
+      const created = await add({ type: 'oidc', name: 'Inside', client_id: 'parley', client_secret: 'secret', issuer });
+      expect(created.status).toBe(201);
+      const tested = await parley.request('POST', `${path()}/${created.body.id}/test`, { token: site.api_key });
+      expect(tested.status).toBe(409);
+      expect(tested.body.detail).toContain('PARLEY_IDENTITY_ALLOW_PRIVATE');
+      const query = new URLSearchParams({ site_id: site.site_id, return_to: 'https://blog.example.com/post' });
+      const started = await fetch(`${parley.url}/v1/auth/providers/${created.body.id}/start?${query}`, { redirect: 'manual' });
+      expect(started.status).toBe(409);
+      expect(await parley.app.db.kysely.selectFrom('provider_sign_ins').select('state_hash').where('provider_id', '=', created.body.id).execute()).toEqual([]);
+    }
+  });
+
   it("removing a provider removes its readers' identities but keeps the readers", async () => {
     const created = await add({ type: 'google', name: 'Google', client_id: 'c', client_secret: 's' });
     const s = (await findSite(parley.app.db.kysely, site.site_id))!;

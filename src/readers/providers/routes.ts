@@ -43,7 +43,7 @@ export const providerSignInRoutes: FastifyPluginAsyncTypebox<{ db: Db; config: C
     },
     handler: async (request, reply) => {
       const { site_id, return_to, mode = 'popup' } = request.query;
-      const url = await startSignIn(db, config.publicUrl, { providerId: request.params.provider_id, siteId: site_id, returnTo: return_to, mode });
+      const url = await startSignIn(db, { publicUrl: config.publicUrl, allowPrivate: config.identityAllowPrivate }, { providerId: request.params.provider_id, siteId: site_id, returnTo: return_to, mode });
       return reply.header('cache-control', 'no-store').redirect(url.href, 302);
     },
   });
