@@ -38,8 +38,8 @@ export async function buildBundle(entry: string, options: BuildOptions = {}): Pr
 }
 
 /** Built on first use and kept in memory for the life of the process (the sources do not change). */
-export function builtOnce(make: () => Promise<Bundle>): () => Promise<Bundle> {
-  let cached: Promise<Bundle> | null = null;
+export function builtOnce<B extends Bundle>(make: () => Promise<B>): () => Promise<B> {
+  let cached: Promise<B> | null = null;
   return () => {
     cached ??= make().catch((error: unknown) => {
       cached = null;

@@ -3,6 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { newId } from '../ids.ts';
 import { signInReader } from '../readers/sign-in.ts';
 import { findSite } from '../sites/repository.ts';
+import { ENGLISH } from './client/strings.ts';
 import { startMailbox, type Mailbox } from '../../test/mailbox.ts';
 import { pageUrl, startParley, type TestParley } from '../../test/helper.ts';
 
@@ -43,8 +44,56 @@ describe('embed.js', () => {
   it('is not part of the API reference', async () => {
     const spec = await parley.request('GET', '/openapi.json');
     expect(Object.keys(spec.body.paths)).not.toContain('/embed.js');
+    expect(Object.keys(spec.body.paths).filter((path) => path.startsWith('/embed'))).toEqual([]);
     expect(Object.keys(spec.body.paths)).not.toContain('/');
     expect(Object.keys(spec.body.paths)).toContain('/v1/widget');
+  });
+});
+
+describe("the dialogs' module", () => {
+  /** The path embed.js imports the sign-in and account dialogs from. */
+  async function chunkPath(): Promise<string> {
+    const script = await (await fetch(`${parley.url}/embed.js`)).text();
+    const path = /embed\/account\.[0-9a-f]{16}\.js/.exec(script)?.[0];
+    expect(path).toBeDefined();
+    return `/${path}`;
+  }
+
+  it('is an ES module named by its hash, cached for good, that pages of other origins may import', async () => {
+    const response = await fetch(parley.url + (await chunkPath()), { headers: { 'accept-encoding': 'identity', origin: 'https://blog.example.com' } });
+    expect(response.status).toBe(200);
+    expect(response.headers.get('content-type')).toMatch(/^application\/javascript/);
+    expect(response.headers.get('cache-control')).toBe('public, max-age=31536000, immutable');
+    expect(response.headers.get('access-control-allow-origin')).toBe('*');
+    expect(response.headers.get('cross-origin-resource-policy')).toBe('cross-origin');
+    expect(response.headers.get('etag')).toMatch(/^"[^"]+"$/);
+    const code = await response.text();
+    expect(code).toMatch(/\bexport\s*\{/);
+    expect(code).toContain('Sign in to comment');
+    // The widget lends it its helpers: no second copy of them, nor of the widget's words.
+    expect(code).not.toContain('customElements');
+    expect(code).not.toContain(ENGLISH.error_network);
+    expect(gzipSync(code, { level: 9 }).length).toBeLessThanOrEqual(6 * 1024);
+  });
+
+  it('answers a matching If-None-Match with 304 and sends gzip to clients that accept it, with CORS headers on both', async () => {
+    const path = await chunkPath();
+    const first = await fetch(parley.url + path);
+    const etag = first.headers.get('etag')!;
+    const again = await fetch(parley.url + path, { headers: { 'if-none-match': etag } });
+    expect(again.status).toBe(304);
+    expect(again.headers.get('access-control-allow-origin')).toBe('*');
+    const gzipped = await parley.request('GET', path, { headers: { 'accept-encoding': 'gzip' } });
+    expect(gzipped.status).toBe(200);
+    expect(gzipped.headers.get('content-encoding')).toBe('gzip');
+    expect(gzipped.headers.get('vary')).toBe('Accept-Encoding');
+    expect(gzipped.headers.get('etag')).toBe(etag);
+    expect(gzipped.headers.get('access-control-allow-origin')).toBe('*');
+  });
+
+  it("is 404 under another hash: an earlier build's module is not this one", async () => {
+    const response = await fetch(`${parley.url}/embed/account.0000000000000000.js`);
+    expect(response.status).toBe(404);
   });
 });
 

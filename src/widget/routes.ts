@@ -12,7 +12,7 @@ import { PublicSiteSchema } from '../sites/schemas.ts';
 import { publicSiteView } from '../sites/view.ts';
 import { formSecretOf, issueFormToken } from '../spam/form-token.ts';
 import { newChallenge } from '../spam/proof.ts';
-import { widgetBundle } from './bundle.ts';
+import { dialogsBundle, widgetBundle } from './bundle.ts';
 import { DEMO_POLICY, demoPage } from './demo.ts';
 
 const WidgetSettings = Type.Object({
@@ -123,6 +123,18 @@ export const widgetRoutes: FastifyPluginAsyncTypebox<{ db: Db; eraseGraceMs: num
   app.get('/embed.js', { schema: { hide: true } }, async (request, reply) => {
     const bundle = await widgetBundle();
     reply.header('cache-control', 'public, max-age=300, stale-while-revalidate=86400').header('cross-origin-resource-policy', 'cross-origin');
+    return sendBundle(request, reply, bundle, 'application/javascript; charset=utf-8');
+  });
+
+  // The dialogs' module, named by its hash: it never changes under its name. Module scripts are
+  // fetched in CORS mode, from the sites' pages. Another hash (an embed.js of an earlier build) is 404.
+  app.get('/embed/:file', { schema: { hide: true, params: Type.Object({ file: Type.String({ maxLength: 100 }) }) } }, async (request, reply) => {
+    const bundle = await dialogsBundle();
+    if (`embed/${request.params.file}` !== bundle.path) throw new AppError('not_found', `No ${request.params.file} in this version of Parley`);
+    reply
+      .header('cache-control', 'public, max-age=31536000, immutable')
+      .header('cross-origin-resource-policy', 'cross-origin')
+      .header('access-control-allow-origin', '*');
     return sendBundle(request, reply, bundle, 'application/javascript; charset=utf-8');
   });
 

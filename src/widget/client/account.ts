@@ -1,6 +1,4 @@
-import { showProblem, type Comment, type DialogHost } from './api.ts';
-import { fullDate, h, modal, relativeTime, submitted } from './dom.ts';
-import { format } from './strings.ts';
+import type { Comment, OpenDialogHost } from './api.ts';
 
 /** GET /v1/me (src/readers). */
 interface Me {
@@ -26,7 +24,8 @@ let fieldIds = 0;
  * their guest comments to claim, their data to download, signing out and deleting the account.
  * What changes the thread (a new name, claimed comments) draws the widget again once it closes.
  */
-export function openAccount(host: DialogHost): void {
+export function openAccount(host: OpenDialogHost): void {
+  const { h, modal, submitted, fullDate, relativeTime, format, showProblem } = host.kit;
   const t = host.t;
   const status = h('p', { class: 'msg', role: 'status' });
   const body = h('div', { class: 'account' }, status);

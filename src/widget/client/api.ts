@@ -1,6 +1,7 @@
 import type { CommentView } from '../../comments/view.ts';
+import type { fullDate, h, modal, relativeTime, submitted } from './dom.ts';
 import type { GuestFormSettings } from './guest-form.ts';
-import { problemMessage, retryAfterSeconds, type ProblemLike, type Strings } from './strings.ts';
+import { problemMessage, retryAfterSeconds, type format, type ProblemLike, type Strings, type WidgetStrings } from './strings.ts';
 
 /**
  * The API's comment, as the server defines it (a type only: nothing of the server is bundled). A
@@ -36,7 +37,7 @@ export class ApiProblem extends Error implements ProblemLike {
 }
 
 /** A failed call as the reader reads it, in `target`; `words` picks other words for some problems. */
-export function showProblem(target: HTMLElement, error: unknown, t: Strings, words: (problem: ApiProblem) => string | null = () => null): void {
+export function showProblem(target: HTMLElement, error: unknown, t: WidgetStrings, words: (problem: ApiProblem) => string | null = () => null): void {
   const problem = error instanceof ApiProblem ? error : new ApiProblem(0, 'network', String(error), null);
   target.className = 'msg error';
   target.textContent = words(problem) ?? problemMessage(problem, t);
@@ -77,10 +78,25 @@ export class Api {
   }
 }
 
+/**
+ * The widget's helpers, lent to the dialogs' module (loaded on demand, src/widget/bundle.ts) so it
+ * carries no copy of them: a copy's ApiProblem would not be the class the widget's Api throws.
+ */
+export interface DialogKit {
+  h: typeof h;
+  modal: typeof modal;
+  submitted: typeof submitted;
+  fullDate: typeof fullDate;
+  relativeTime: typeof relativeTime;
+  format: typeof format;
+  showProblem: typeof showProblem;
+}
+
 /** What the sign-in and account dialogs need of the widget that opened them. */
 export interface DialogHost {
+  kit: DialogKit;
   api: Api;
-  t: Strings;
+  t: WidgetStrings;
   lang: string;
   siteId: string;
   settings: WidgetSettings;
@@ -94,3 +110,6 @@ export interface DialogHost {
   /** Draws the widget again (the reader's name or comments changed). */
   refresh(): void;
 }
+
+/** The host as a dialog sees it: with every word it shows (the site's, over the English ones of the dialogs' module). */
+export type OpenDialogHost = DialogHost & { t: Strings };

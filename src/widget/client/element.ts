@@ -1,14 +1,13 @@
 /// <reference lib="dom" />
 import type { ReactionResult, VoteResult } from '../../votes/service.ts';
-import { openAccount } from './account.ts';
 import { Api, ApiProblem, showProblem, type Comment, type CommentPage, type DialogHost, type WidgetSettings } from './api.ts';
-import { fullDate, h, relativeTime, richText, submitted } from './dom.ts';
+import { fullDate, h, modal, relativeTime, richText, submitted } from './dom.ts';
 import { GuestForm } from './guest-form.ts';
 import { identicon } from './identicon.ts';
 import { LiveConnection, type LiveMessage } from './live.ts';
+import { loadDialogs, type DialogsModule } from './load-dialogs.ts';
 import { siteOfKey, storedSession, storeSession, takeSessionFromUrl } from './session.ts';
-import { openSignIn } from './sign-in.ts';
-import { format, setStrings, stringsFor, type Strings } from './strings.ts';
+import { format, setStrings, stringsFor, type Strings, type WidgetStrings } from './strings.ts';
 import { STYLES } from './styles.ts';
 
 const SORTS = ['newest', 'oldest', 'top', 'best'] as const;
@@ -66,6 +65,8 @@ export class ParleyComments extends HTMLElement {
   static observedAttributes = ['site-id', 'thread-url', 'session-token', 'sso-token', 'lang'];
   /** Where embed.js came from; the API lives there too. */
   static apiBase = '';
+  /** The sign-in and account dialogs' module (embed/account.<hash>.js), beside embed.js. */
+  static dialogsUrl = '';
 
   /** Adds or replaces the words for a language (`en` replaces the built-in English). */
   static setStrings(lang: string, strings: Partial<Strings>): void {
@@ -77,7 +78,7 @@ export class ParleyComments extends HTMLElement {
   renderTime: number | null = null;
 
   #root = this.attachShadow({ mode: 'open' });
-  #t: Strings = stringsFor('en').strings;
+  #t: WidgetStrings = stringsFor('en').strings;
   #lang = 'en';
   #api = new Api('', null);
   #settings: WidgetSettings = {
@@ -405,8 +406,13 @@ export class ParleyComments extends HTMLElement {
   #reader(): Node | null {
     const t = this.#t;
     const { viewer, site, sign_in: signIn } = this.#settings;
+    const message = h('p', { class: 'msg', role: 'alert' });
     const button = (key: string, label: string, onclick: () => void, dialog = true) =>
       h('button', { type: 'button', 'data-k': key, 'aria-haspopup': dialog ? 'dialog' : null, onclick }, label);
+    const dialogButton = (key: string, label: string, open: (dialogs: DialogsModule) => void): HTMLButtonElement => {
+      const opener = button(key, label, () => void this.#openDialog(opener, message, open));
+      return opener;
+    };
     if (viewer.signed_in) {
       const picture = viewer.avatar_url
         ? h('img', { class: 'avatar', src: viewer.avatar_url, alt: '', width: 32, height: 32, referrerpolicy: 'no-referrer' })
@@ -416,20 +422,44 @@ export class ParleyComments extends HTMLElement {
         { class: 'reader' },
         picture,
         viewer.name && h('p', { class: 'who' }, format(t.signedInAs, { name: viewer.name })),
-        viewer.user_id && button('account', t.yourAccount, () => openAccount(this.#dialogHost())),
+        viewer.user_id && dialogButton('account', t.yourAccount, (dialogs) => dialogs.openAccount(this.#dialogHost())),
         viewer.user_id && this.#keepsSession && button('sign-out', t.signOut, () => this.#signOut(null), false),
+        message,
       );
     }
     const offered = this.#keepsSession && (signIn.email || signIn.providers.length > 0);
     if (!offered) return site.allow_guests ? null : h('p', { class: 'who' }, t.signInToComment);
-    const sign = button('sign-in', t.signIn, () => openSignIn(this.#dialogHost()));
+    const sign = dialogButton('sign-in', t.signIn, (dialogs) => dialogs.openSignIn(this.#dialogHost()));
     sign.className = 'primary';
-    return h('div', { class: 'reader' }, h('p', { class: 'who' }, site.allow_guests ? t.signInHint : t.signInToComment), sign);
+    return h('div', { class: 'reader' }, h('p', { class: 'who' }, site.allow_guests ? t.signInHint : t.signInToComment), sign, message);
+  }
+
+  /**
+   * Opens a dialog from the dialogs' module, which is loaded the first time (most readers never open
+   * one, so embed.js does not carry it). The button is busy meanwhile; a failure says so under it,
+   * and the button tries again.
+   */
+  async #openDialog(button: HTMLButtonElement, message: HTMLElement, open: (dialogs: DialogsModule) => void): Promise<void> {
+    if (button.hasAttribute('aria-busy')) return;
+    button.setAttribute('aria-busy', 'true');
+    message.textContent = '';
+    let dialogs: DialogsModule;
+    try {
+      dialogs = await loadDialogs(ParleyComments.dialogsUrl);
+    } catch {
+      message.className = 'msg error';
+      message.textContent = this.#t.dialogUnavailable;
+      return;
+    } finally {
+      button.removeAttribute('aria-busy');
+    }
+    if (this.isConnected) open(dialogs);
   }
 
   #dialogHost(): DialogHost {
     const siteId = this.#siteId;
     return {
+      kit: { h, modal, submitted, fullDate, relativeTime, format, showProblem },
       api: this.#api,
       t: this.#t,
       lang: this.#lang,

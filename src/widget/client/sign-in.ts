@@ -1,6 +1,4 @@
-import { showProblem, type DialogHost } from './api.ts';
-import { h, modal, submitted } from './dom.ts';
-import { format } from './strings.ts';
+import type { OpenDialogHost } from './api.ts';
 
 /** The page a sign-in comes back to (redirect mode and the email's link): this one, without its fragment. */
 const thisPage = () => location.href.split('#')[0];
@@ -8,7 +6,7 @@ const thisPage = () => location.href.split('#')[0];
 let fieldIds = 0;
 
 /** The sign-in waiting for a pop-up's answer; the pop-up's page posts it to this page's origin. */
-let waiting: { host: DialogHost; message: HTMLElement } | null = null;
+let waiting: { host: OpenDialogHost; message: HTMLElement } | null = null;
 
 function fromPopup(event: MessageEvent): void {
   if (!waiting || event.origin !== new URL(waiting.host.api.base).origin) return;
@@ -19,7 +17,7 @@ function fromPopup(event: MessageEvent): void {
     host.signedIn(data.session.token);
   } else if (data?.type === 'parley:sign-in-error') {
     waiting.message.className = 'msg error';
-    waiting.message.textContent = format(waiting.host.t.signInFailed, { detail: String(data.detail ?? '') });
+    waiting.message.textContent = waiting.host.kit.format(waiting.host.t.signInFailed, { detail: String(data.detail ?? '') });
   }
 }
 
@@ -28,7 +26,7 @@ function fromPopup(event: MessageEvent): void {
  * with postMessage: no cookie of Parley's is needed in this page. Where pop-ups are blocked, the
  * whole page goes to the provider and comes back with the session in its fragment.
  */
-function startProvider(host: DialogHost, providerId: string, message: HTMLElement): void {
+function startProvider(host: OpenDialogHost, providerId: string, message: HTMLElement): void {
   const start = (mode: string) =>
     `${host.api.base}/v1/auth/providers/${encodeURIComponent(providerId)}/start?${new URLSearchParams({ site_id: host.siteId, return_to: thisPage(), mode })}`;
   const popup = window.open(start('popup'), 'parley-sign-in', 'popup,width=500,height=650');
@@ -40,7 +38,8 @@ function startProvider(host: DialogHost, providerId: string, message: HTMLElemen
 }
 
 /** The address, then the code mailed to it (and a name, for a reader who is new here). */
-function emailSteps(host: DialogHost, message: HTMLElement, first: boolean): HTMLElement {
+function emailSteps(host: OpenDialogHost, message: HTMLElement, first: boolean): HTMLElement {
+  const { h, submitted, showProblem, format } = host.kit;
   const t = host.t;
   const steps = h('div');
   const failed = (error: unknown) => showProblem(message, error, t);
@@ -95,7 +94,8 @@ function emailSteps(host: DialogHost, message: HTMLElement, first: boolean): HTM
 }
 
 /** The "Sign in" dialog: the site's providers, then a code by email where the site offers it. */
-export function openSignIn(host: DialogHost): void {
+export function openSignIn(host: OpenDialogHost): void {
+  const { h, modal, format } = host.kit;
   const t = host.t;
   const { providers, email } = host.settings.sign_in;
   const message = h('p', { class: 'msg', role: 'alert' });

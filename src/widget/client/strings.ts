@@ -1,4 +1,9 @@
-/** Every word the widget shows, in English; `ParleyComments.setStrings(lang, {...})` adds or replaces. */
+import type { DialogStrings } from './dialog-strings.ts';
+
+/**
+ * Every word the widget shows, in English; `ParleyComments.setStrings(lang, {...})` adds or replaces
+ * them, and those of the sign-in and account dialogs (dialog-strings.ts, loaded with the dialogs).
+ */
 export const ENGLISH = {
   heading: 'Comments',
   sortBy: 'Sort by',
@@ -55,49 +60,10 @@ export const ENGLISH = {
   reaction_interesting: 'Interesting',
   reaction_insightful: 'Insightful',
   signIn: 'Sign in',
-  signInTitle: 'Sign in to comment',
   signInHint: 'Sign in to vote, get replies by email and edit your comments from any device.',
-  continueWith: 'Continue with {provider}',
-  or: 'or',
-  yourEmail: 'Your email address',
-  emailCode: 'Email me a sign-in code',
-  codeSent: 'We sent a 6-digit code to {email}. It works for {minutes} minutes; the link in the email signs you in too.',
-  code: 'Code from the email',
-  firstName: 'Your name (if this is your first sign-in)',
-  verify: 'Sign in',
-  otherAddress: 'Use another address',
-  signInFailed: 'Signing in did not work: {detail}',
-  error_code_refused: 'That code is not right, or it has expired. Check the email, or ask for a new code.',
-  close: 'Close',
+  dialogUnavailable: 'That did not open: the comment service could not be reached. Check your connection and try again.',
   yourAccount: 'Your account',
   signOut: 'Sign out',
-  yourName: 'Your name',
-  nameSaved: 'Saved.',
-  waysIn: 'How you sign in',
-  wayEmail: 'Email code to {email}',
-  wayProviderEmail: '{provider} ({email})',
-  lastUsed: 'last used {date}',
-  remove: 'Remove',
-  removeWay: 'Remove {way}',
-  mailDefault: 'Email me replies to my comments',
-  claimOne: 'Claim 1 earlier comment',
-  claimMany: 'Claim {count} earlier comments',
-  claimHint: 'Comments you posted as a guest with your confirmed address can be yours.',
-  claimed: '{count} comments are now yours.',
-  yourComments: 'Your comments',
-  noComments: 'You have not commented on this site yet.',
-  more: 'More',
-  yourData: 'Your data',
-  download: 'Download my data',
-  downloadHint: 'Everything of yours on this site, as a JSON file: comments, votes, reactions, addresses and subscriptions.',
-  deleteAccount: 'Delete my account',
-  deleteWarning:
-    'Your name, your email addresses, the ways you sign in and your mail subscriptions are erased. Your comments stay, shown under "Deleted user": delete the ones you want gone first.',
-  deleteGrace: 'Your account is deleted {when}; signing in again before then keeps it.',
-  deleteAtOnce: 'Your account is deleted at once; this cannot be undone.',
-  yesDeleteAccount: 'Yes, delete my account',
-  deletionPending: 'Your account will be deleted on {date}; sign in before then to keep it.',
-  deletedNow: 'Your account was deleted.',
   error_rate_limited: 'You are doing that too often. Try again in {seconds} s.',
   error_rate_limited_minutes: 'You are doing that too often. Try again in {minutes} minutes.',
   error_rate_limited_later: 'You are doing that too often. Try again in a moment.',
@@ -112,7 +78,10 @@ export const ENGLISH = {
   error_other: 'Something went wrong ({detail}). Please try again.',
 };
 
-export type Strings = typeof ENGLISH;
+/** Every word a site can set: the widget's and its dialogs'. */
+export type Strings = typeof ENGLISH & DialogStrings;
+/** The words embed.js holds: its own, and whichever of the dialogs' the site set. */
+export type WidgetStrings = typeof ENGLISH & Partial<DialogStrings>;
 export type StringKey = keyof Strings;
 
 const tables = new Map<string, Partial<Strings>>([['en', {}]]);
@@ -123,7 +92,7 @@ export function setStrings(lang: string, strings: Partial<Strings>): void {
 }
 
 /** The table for a language tag (`fr-CA` falls back to `fr`), over English; and the tag it resolved to. */
-export function stringsFor(lang: string): { lang: string; strings: Strings } {
+export function stringsFor(lang: string): { lang: string; strings: WidgetStrings } {
   const tag = lang.toLowerCase();
   for (const candidate of [tag, tag.split('-')[0]]) {
     const table = tables.get(candidate);
@@ -145,7 +114,7 @@ export interface ProblemLike {
 }
 
 /** The inline message for a failed call: the problem's code picks the words, its details fill them in. */
-export function problemMessage(problem: ProblemLike, strings: Strings): string {
+export function problemMessage(problem: ProblemLike, strings: WidgetStrings): string {
   switch (problem.code) {
     case 'rate_limited':
       if (problem.retryAfter === null) return strings.error_rate_limited_later;

@@ -53,6 +53,8 @@ a{color:var(--parley-accent)}
 .new[aria-hidden=true]{visibility:hidden}
 .reader{display:flex;flex-wrap:wrap;align-items:center;gap:6px 10px;margin:0 0 8px}
 .reader .who{margin:0;flex:1 1 14em}
+.reader .msg{margin:0;flex:1 1 100%}
+.reader button[aria-busy=true]{cursor:progress}
 .reader button,dialog button{color:var(--parley-fg);border-color:var(--parley-border);min-height:32px;padding:4px 10px}
 .reader button.primary,dialog button.primary{color:var(--parley-accent-fg);border-color:var(--parley-accent);padding:6px 14px}
 .avatar{width:32px;height:32px;border-radius:50%;flex:none;object-fit:cover}
