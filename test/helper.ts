@@ -68,6 +68,8 @@ export interface RequestOptions {
   headers?: Record<string, string>;
   /** A raw body sent as is (for malformed-input tests). */
   raw?: string;
+  /** `manual`: Parley's own redirect is the answer, not the page it leads to. */
+  redirect?: RequestRedirect;
 }
 
 export interface TestParley {
@@ -120,7 +122,7 @@ export async function startParley(env: Record<string, string> = {}): Promise<Tes
       body = JSON.stringify(options.body);
       headers['content-type'] ??= 'application/json';
     }
-    const response = await fetch(url + path, { method, headers, body });
+    const response = await fetch(url + path, { method, headers, body, redirect: options.redirect });
     const text = await response.text();
     let parsed: unknown = text;
     try {

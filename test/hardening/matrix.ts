@@ -25,6 +25,8 @@ type Target = (w: World) => Promise<{
   body?: unknown;
   /** A form body (urlencoded), as a mail page's button posts it. */
   form?: string;
+  /** `manual` for an endpoint that redirects away from Parley: its own answer is checked, not the page it leads to. */
+  redirect?: RequestRedirect;
   /** What must hold after a successful answer, beyond its status (a lifecycle case). */
   verify?: (response: ApiResponse) => Promise<void>;
 }>;
@@ -472,8 +474,8 @@ export const MATRIX: Array<[string, number[], Target]> = [
       const made = await w.parley.request('POST', `/api/sites/${A(w)}/identity-providers`, { token: w.adminKey, body: { type: 'google', name: 'Gone', client_id: 'c', client_secret: 's' } });
       return { path: `/api/sites/${A(w)}/identity-providers/${made.body.id}` };
     }],
-  // Followed to the provider's authorization page, which answers 200.
-  ['GET /v1/auth/providers/:provider_id/start', v1([200, 200, 200, 200, 200, 200, 200, 200, 200, 401, 401]), async (w) => ({ path: await startPath(w) })],
+  // To the provider's authorization page: anyone may start, but a refused credential is 401.
+  ['GET /v1/auth/providers/:provider_id/start', v1([302, 302, 302, 302, 302, 302, 302, 302, 302, 401, 401]), async (w) => ({ path: await startPath(w), redirect: 'manual' })],
   // A sign-in approved at the provider: its callback signs the reader in (the pop-up page).
   ['GET /v1/auth/callback', v1([200, 200, 200, 200, 200, 200, 200, 200, 200, 401, 401]),
     async (w) => {
@@ -532,7 +534,7 @@ export function describeMatrix(title: string, env: Record<string, string>, check
     describe.each(MATRIX)('%s', (endpoint, statuses, target) => {
       const cells = CALLERS.map((caller, i) => [caller, statuses[i]] as [CallerName, number]).filter(([caller]) => !skip?.(endpoint, caller));
       it.each(cells)('as %s answers %i', async (caller, status) => {
-        const { path, body, form, verify } = await target(world);
+        const { path, body, form, redirect, verify } = await target(world);
         const token = world.credential[caller] ?? undefined;
         const sentAt = Date.now();
         const address: Record<string, string> = addressed ? { 'x-forwarded-for': `203.0.113.${CALLERS.indexOf(caller) + 1}` } : {};
@@ -541,7 +543,7 @@ export function describeMatrix(title: string, env: Record<string, string>, check
           ? await streamAnswer(world.parley.url + path, token, headers)
           : form !== undefined
             ? await world.parley.request(endpoint.split(' ')[0], path, { token, raw: form, headers: { ...headers, 'content-type': 'application/x-www-form-urlencoded' } })
-            : await world.parley.request(endpoint.split(' ')[0], path, { token, body, headers });
+            : await world.parley.request(endpoint.split(' ')[0], path, { token, body, headers, redirect });
         expect(response.status, JSON.stringify(response.body)).toBe(status);
         if (status >= 400) {
           expect(response.headers.get('content-type')).toMatch(/^application\/problem\+json/);
