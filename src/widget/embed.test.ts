@@ -1,6 +1,6 @@
 import { gzipSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { newId } from '../ids.ts';
+import { identityProvider } from '../readers/me/readers.fixture.ts';
 import { signInReader } from '../readers/sign-in.ts';
 import { findSite } from '../sites/repository.ts';
 import { ENGLISH } from './client/strings.ts';
@@ -181,21 +181,11 @@ describe('GET /v1/widget: how readers sign in', () => {
 
   const signIn = (server: TestParley, siteId: string) => server.request('GET', `/v1/widget?site_id=${siteId}`).then((response) => response.body.sign_in);
 
-  async function addProvider(server: TestParley, siteId: string, type: string, name: string) {
-    const now = new Date().toISOString();
-    const id = newId('idp');
-    await server.app.db.kysely
-      .insertInto('identity_providers')
-      .values({ id, site_id: siteId, type, name, client_id: 'client', client_secret: 'secret', issuer: null, created_at: now, updated_at: now })
-      .execute();
-    return id;
-  }
-
   it("offers email codes where the server mails and the site lists its domains, and the site's providers by name", async () => {
     const blog = await mailing.newSite({ domains: ['blog.example.com'] });
-    const gitlab = await addProvider(mailing, blog.site_id, 'gitlab', 'GitLab');
-    const github = await addProvider(mailing, blog.site_id, 'github', 'GitHub');
-    await addProvider(mailing, (await mailing.newSite({ domains: ['other.example.com'] })).site_id, 'google', 'Google');
+    const gitlab = await identityProvider(mailing, blog.site_id, 'gitlab', 'GitLab');
+    const github = await identityProvider(mailing, blog.site_id, 'github', 'GitHub');
+    await identityProvider(mailing, (await mailing.newSite({ domains: ['other.example.com'] })).site_id, 'google', 'Google');
     expect(await signIn(mailing, blog.site_id)).toEqual({
       email: true,
       // Said before a reader confirms deleting their account.
@@ -212,13 +202,13 @@ describe('GET /v1/widget: how readers sign in', () => {
     expect((await mailing.request('PATCH', `/api/sites/${quiet.site_id}`, { token: quiet.api_key, body: { email_sign_in: false } })).status).toBe(200);
     expect(await signIn(mailing, quiet.site_id)).toMatchObject({ email: false, providers: [] });
     const mailless = await parley.newSite({ domains: ['mailless.example.com'] });
-    await addProvider(parley, mailless.site_id, 'oidc', 'Example ID');
+    await identityProvider(parley, mailless.site_id, 'oidc', 'Example ID');
     expect(await signIn(parley, mailless.site_id)).toMatchObject({ email: false, providers: [{ id: expect.stringMatching(/^idp_/), name: 'Example ID', type: 'oidc' }] });
   });
 
   it('offers no way in on a site that lists no domains, not even its providers', async () => {
     const anywhere = await mailing.newSite();
-    await addProvider(mailing, anywhere.site_id, 'github', 'GitHub');
+    await identityProvider(mailing, anywhere.site_id, 'github', 'GitHub');
     expect(await signIn(mailing, anywhere.site_id)).toMatchObject({ email: false, providers: [] });
   });
 

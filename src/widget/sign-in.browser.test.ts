@@ -10,8 +10,7 @@ import { startParley, type TestParley } from '../../test/helper.ts';
 import { startMailbox, type Mailbox } from '../../test/mailbox.ts';
 import { freePort, startOidcProvider, type TestOidcProvider } from '../../test/oidc-provider.ts';
 import { signInMail } from '../../test/sign-in-codes.ts';
-import { EMAIL_PROVIDER, signInReader } from '../readers/sign-in.ts';
-import { findSite } from '../sites/repository.ts';
+import { signedInReader } from '../readers/me/readers.fixture.ts';
 import { ENGLISH } from './client/strings.ts';
 import { escapeHtml } from './demo.ts';
 
@@ -116,10 +115,7 @@ const newThread = () => `/thread/${Date.now()}-${++threadCounter}`;
 const storageKey = () => `parley:session:${site.site_id}`;
 
 /** A reader who signed in by themselves before (by a code mailed to them), with a session token. */
-async function reader(name: string, email = `${name.toLowerCase()}-${Date.now()}@example.com`) {
-  const found = (await findSite(parley.app.db.kysely, site.site_id))!;
-  return signInReader(parley.app.db, found, { provider: EMAIL_PROVIDER, subject: email, email, emailVerified: true, name, pictureUrl: null });
-}
+const reader = (name: string, email = `${name.toLowerCase()}-${Date.now()}@example.com`) => signedInReader(parley, site.site_id, { email, name });
 
 /** Opens a page and waits until every widget on it has drawn its first page. */
 async function open(page: Page, thread: string, params: Record<string, string> = {}, hash = ''): Promise<Page> {
