@@ -14,8 +14,8 @@ import type { Viewer } from './visibility.ts';
  */
 const PAGE_REPLIES = 1000;
 const PAGE_REPLY_BYTES = 1024 * 1024;
-/** A reply's JSON besides its text, name and thread URL (about 520 bytes with three kinds of reaction counted), rounded up. */
-const REPLY_BYTES = 560;
+/** A reply's JSON besides its text, its HTML, its mentions, badges, name and thread URL (about 600 bytes with three kinds of reaction counted), rounded up. */
+const REPLY_BYTES = 640;
 
 /** How much of its subtree each top-level comment of a page of `limit` nests: replies, and bytes of them. */
 export function replyShare(limit: number): { replies: number; bytes: number } {
@@ -72,7 +72,8 @@ function fitting(replies: ViewRow[], bytes: number, threadUrl: string): number {
   const each = REPLY_BYTES + Buffer.byteLength(threadUrl);
   let used = 0;
   for (const [index, reply] of replies.entries()) {
-    used += each + Buffer.byteLength(reply.author_name) + (reply.content === null || reply.is_deleted ? 0 : Buffer.byteLength(reply.content));
+    const text = reply.content === null || reply.is_deleted ? 0 : Buffer.byteLength(reply.content) + Buffer.byteLength(reply.content_html ?? '') + reply.mentions.length;
+    used += each + Buffer.byteLength(reply.author_name) + reply.author_badges.length + text;
     if (used > bytes) return Math.max(1, index);
   }
   return replies.length;

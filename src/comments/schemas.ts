@@ -6,13 +6,26 @@ import { NAME_PATTERN } from './text.ts';
 import { EMAIL_PATTERN } from '../mail/schemas.ts';
 import type { CommentView } from './view.ts';
 
+export const MentionSchema = Type.Object({ user_id: Type.String({ description: 'usr_<id>' }), name: Type.String() });
+
 /** Registered once with addSchema so replies can refer to it recursively. */
 export const CommentSchema = Type.Object(
   {
     id: Type.String({ description: 'cmt_<id>' }),
-    content: Type.Union([Type.String(), Type.Null()], { description: 'Plain text; null once deleted' }),
+    content: Type.Union([Type.String(), Type.Null()], { description: "The author's source, as written (Markdown or plain text, as the site's `formatting` was); null once deleted" }),
+    content_html: Type.Union([Type.String(), Type.Null()], {
+      description:
+        'The content as sanitized HTML, rendered when it was written or edited: only p, br, strong, em, s, a (href http(s) or mailto, rel "nofollow ugc noopener"), ' +
+        'code, pre, span (highlighted code, mentions), blockquote, ul, ol, li and hr. Safe to insert into a page as it is; null once deleted',
+    }),
+    mentions: Type.Array(MentionSchema, { description: 'The site users the comment mentions (`@[Name](usr_…)` in its source), named as they were when it was written' }),
     author_name: Type.String(),
     author_is_guest: Type.Boolean({ description: 'Posted without a credential, under a name the poster chose: nobody vouches for it' }),
+    author_badges: Type.Array(Type.String(), {
+      description:
+        '`staff` (written by a staff member from the dashboard), `moderator` (by a moderator session), `verified` (by a signed-in reader: SSO, an identity provider or an emailed code), ' +
+        "then the labels a moderator gave the author (PATCH /api/sites/{id}/users/{user_id})",
+    }),
     upvotes: Type.Integer(),
     downvotes: Type.Integer(),
     reaction_counts: Type.Record(Type.String(), Type.Integer()),
@@ -22,6 +35,7 @@ export const CommentSchema = Type.Object(
     created_at: Timestamp,
     is_edited: Type.Boolean(),
     is_deleted: Type.Boolean(),
+    pinned: Type.Boolean({ description: 'A moderator pinned it: pinned top-level comments come first on the first page of every sort' }),
     status: Type.Union([Type.Literal('published'), Type.Literal('pending'), Type.Literal('removed'), Type.Literal('spam')]),
     moderation_status: Type.Union([
       Type.Literal('pending'),

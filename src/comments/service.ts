@@ -20,6 +20,8 @@ import { assertAllowedHost, threadKey } from './thread-url.ts';
 import { readCommentPage, type CommentPage, type SubtreeQuery } from './subtree-page.ts';
 import type { CachedResponse } from './response-cache.ts';
 import { isEmptyPlaceholder } from './tree.ts';
+import { authorBadges } from './badges.ts';
+import { renderForSite } from '../formatting/render.ts';
 import { authorMarks, eventComment, markableRow, toView, type CommentRow, type CommentView, type ViewerMarks } from './view.ts';
 import { viewerFor, type Viewer } from './visibility.ts';
 import { nowIso } from '../clock.ts';
@@ -213,6 +215,7 @@ export async function createComment(db: Db, caller: Caller, input: CreateInput, 
     const status = verdict.action === 'hold' || heldForApproval(site, caller, moderator) ? 'pending' : 'published';
     const moderationStatus = status === 'pending' ? 'pending' : shadowBanned ? 'shadow_banned' : null;
     const listedPublic = parent ? 0 : listedPublicly({ status, moderation_status: moderationStatus });
+    const rendered = await renderForSite(trx, site, content);
     const row: CommentRow = {
       id,
       site_id: site.id,
@@ -223,6 +226,10 @@ export async function createComment(db: Db, caller: Caller, input: CreateInput, 
       author_ref: author,
       author_name: authorName,
       content,
+      content_html: rendered.content_html,
+      mentions: JSON.stringify(rendered.mentions),
+      author_badges: JSON.stringify(authorBadges(caller, moderator)),
+      pinned_at: null,
       status,
       moderation_status: moderationStatus,
       is_deleted: 0,
@@ -329,9 +336,10 @@ export async function editComment(db: Db, caller: Caller, id: string, rawContent
     if (verdict.action === 'reject') throw verdict.problem;
     const hold = held || verdict.action === 'hold';
     const before = await seenByPublic(trx, comment);
+    const rendered = await renderForSite(trx, site, content);
     const updated = await trx
       .updateTable('comments')
-      .set({ content, is_edited: 1, updated_at: nowIso(), ...(hold && HELD_AGAIN), ...(verdict.action === 'hold' && { spam_reasons: JSON.stringify(verdict.reasons) }) })
+      .set({ content, content_html: rendered.content_html, mentions: JSON.stringify(rendered.mentions), is_edited: 1, updated_at: nowIso(), ...(hold && HELD_AGAIN), ...(verdict.action === 'hold' && { spam_reasons: JSON.stringify(verdict.reasons) }) })
       .where('id', '=', id)
       .where('is_deleted', '=', 0)
       .returningAll()
@@ -356,7 +364,7 @@ export async function deleteComment(db: Db, caller: Caller, id: string): Promise
     const before = await seenByPublic(trx, comment);
     const deleted = await trx
       .updateTable('comments')
-      .set({ is_deleted: 1, content: null, updated_at: nowIso() })
+      .set({ is_deleted: 1, content: null, content_html: null, mentions: '[]', updated_at: nowIso() })
       .where('id', '=', id)
       .where('is_deleted', '=', 0)
       .returningAll()

@@ -1,5 +1,6 @@
 import type { Selectable } from 'kysely';
 import type { CommentTable } from '../db/schema.ts';
+import type { Mention } from '../formatting/render.ts';
 
 export type CommentRow = Selectable<CommentTable>;
 
@@ -19,6 +20,10 @@ export const VIEW_COLUMNS = [
   'author_ref',
   'author_name',
   'content',
+  'content_html',
+  'mentions',
+  'author_badges',
+  'pinned_at',
   'status',
   'moderation_status',
   'is_deleted',
@@ -35,8 +40,11 @@ export type ViewRow = Pick<CommentRow, (typeof VIEW_COLUMNS)[number]>;
 export interface CommentView {
   id: string;
   content: string | null;
+  content_html: string | null;
+  mentions: Mention[];
   author_name: string;
   author_is_guest: boolean;
+  author_badges: string[];
   upvotes: number;
   downvotes: number;
   reaction_counts: Record<string, number>;
@@ -46,6 +54,7 @@ export interface CommentView {
   created_at: string;
   is_edited: boolean;
   is_deleted: boolean;
+  pinned: boolean;
   status: string;
   moderation_status: string | null;
   has_more_replies: boolean;
@@ -82,9 +91,12 @@ export function toView(row: ViewRow, threadUrl: string, marks: ViewerMarks = NO_
   return {
     id: row.id,
     content: row.is_deleted ? null : row.content,
+    content_html: row.is_deleted ? null : row.content_html,
+    mentions: row.is_deleted ? [] : JSON.parse(row.mentions),
     author_name: row.author_name,
     // Guests are the only authors without an identity (actorRef).
     author_is_guest: row.author_ref === null,
+    author_badges: JSON.parse(row.author_badges),
     upvotes: Number(row.upvotes),
     downvotes: Number(row.downvotes),
     reaction_counts: JSON.parse(row.reaction_counts),
@@ -94,6 +106,7 @@ export function toView(row: ViewRow, threadUrl: string, marks: ViewerMarks = NO_
     created_at: row.created_at,
     is_edited: row.is_edited === 1,
     is_deleted: row.is_deleted === 1,
+    pinned: row.pinned_at !== null,
     status: row.status,
     moderation_status: row.moderation_status,
     has_more_replies: false,
@@ -111,6 +124,8 @@ export function eventComment(row: CommentRow, threadUrl: string) {
     thread_url: threadUrl,
     author_name: row.author_name,
     content: row.is_deleted ? null : row.content,
+    content_html: row.is_deleted ? null : row.content_html,
+    mentions: row.is_deleted ? [] : (JSON.parse(row.mentions) as Mention[]),
     status: row.status,
     parent_id: row.parent_id,
     created_at: row.created_at,

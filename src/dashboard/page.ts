@@ -1,5 +1,6 @@
 import type { PagePolicy } from '../http/html-page.ts';
-import { escapeHtml, WIDGET_PAGE_SOURCES } from '../widget/demo.ts';
+import { escapeHtml } from '../formatting/escape.ts';
+import { WIDGET_PAGE_SOURCES } from '../widget/demo.ts';
 
 /**
  * Only this server's own files: no inline script or style, no other origin. The widget preview is

@@ -9,7 +9,7 @@ import { migrateToLatest } from './migrate.ts';
 import type { Database } from './schema.ts';
 
 const run = promisify(execFile);
-const ALL_MIGRATIONS = ['0001_initial', '0002_webhook_deliveries', '0003_top_level_indexes', '0004_thread_listing', '0005_comments_only_author_sees', '0006_webhook_site_due', '0007_list_revisions', '0008_marks_revision', '0009_comments_only_they_see', '0010_vote_order_listing', '0011_session_keys', '0012_staff', '0013_management', '0014_live_and_sso', '0015_import_sources', '0016_mail', '0017_spam_defence', '0018_import_jobs', '0020_queue_events_and_live_counts', '0021_erased_users', '0022_spam_signals_ip_partial', '0023_spam_signals_lean', '0024_queue_counts', '0025_mail_outbox_site', '0026_spam_signals_by_time', '0027_live_events_ids_only', '0028_mail_subscription_confirmation', '0029_staff_email_verified', '0030_reader_accounts', '0031_reader_self_service'];
+const ALL_MIGRATIONS = ['0001_initial', '0002_webhook_deliveries', '0003_top_level_indexes', '0004_thread_listing', '0005_comments_only_author_sees', '0006_webhook_site_due', '0007_list_revisions', '0008_marks_revision', '0009_comments_only_they_see', '0010_vote_order_listing', '0011_session_keys', '0012_staff', '0013_management', '0014_live_and_sso', '0015_import_sources', '0016_mail', '0017_spam_defence', '0018_import_jobs', '0020_queue_events_and_live_counts', '0021_erased_users', '0022_spam_signals_ip_partial', '0023_spam_signals_lean', '0024_queue_counts', '0025_mail_outbox_site', '0026_spam_signals_by_time', '0027_live_events_ids_only', '0028_mail_subscription_confirmation', '0029_staff_email_verified', '0030_reader_accounts', '0031_reader_self_service', '0032_rich_comments'];
 
 let database: FreshDatabase | undefined;
 const opened: Db[] = [];

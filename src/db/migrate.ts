@@ -31,6 +31,7 @@ import * as mailSubscriptionConfirmation from './migrations/0028_mail_subscripti
 import * as staffEmailVerified from './migrations/0029_staff_email_verified.ts';
 import * as readerAccounts from './migrations/0030_reader_accounts.ts';
 import * as readerSelfService from './migrations/0031_reader_self_service.ts';
+import * as richComments from './migrations/0032_rich_comments.ts';
 
 /**
  * Migrations are listed here explicitly (no directory scan), in order. They are additive only (new
@@ -72,6 +73,7 @@ const MIGRATIONS: Record<string, Migration> = {
   '0029_staff_email_verified': staffEmailVerified,
   '0030_reader_accounts': readerAccounts,
   '0031_reader_self_service': readerSelfService,
+  '0032_rich_comments': richComments,
 };
 
 const provider: MigrationProvider = { getMigrations: async () => MIGRATIONS };

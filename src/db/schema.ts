@@ -37,6 +37,10 @@ export interface SiteTable {
   email_sign_in: Generated<Flag>;
   /** Whether a reader's picture at their identity provider becomes their avatar (migration 0030). */
   provider_avatars: Generated<Flag>;
+  /** How comments are written: `markdown` or `plain` (migration 0032). */
+  formatting: Generated<string>;
+  /** How long an author may edit their comment, in seconds; null: always (migration 0032). */
+  edit_window_seconds: number | null;
 }
 
 export interface ApiKeyTable {
@@ -76,6 +80,10 @@ export interface SiteUserTable {
   erased_at: Generated<string | null>;
   /** The reader asked to delete their account: erased then, unless they sign in before (migration 0030). */
   erase_after: Generated<string | null>;
+  /** Labels a moderator gave the user, shown as badges on their comments: a JSON array (migration 0032). */
+  labels: Generated<string>;
+  /** Whether the user is mailed when a comment mentions them (migration 0032). */
+  mention_mail: Generated<Flag>;
 }
 
 export interface SessionTable {
@@ -179,6 +187,28 @@ export interface CommentTable {
   counts_changed_at: Generated<string | null>;
   /** Why the spam pipeline held the comment: a JSON array of {check, detail}; null when it held nothing (migration 0017). */
   spam_reasons: string | null;
+  /** `content` rendered and sanitized when it was written (src/formatting); null once deleted (migration 0032). */
+  content_html: string | null;
+  /** The users the comment mentions, JSON [{user_id, name}] (migration 0032). */
+  mentions: Generated<string>;
+  /** The author's badges when it was written, and their labels since: JSON array of strings (migration 0032). */
+  author_badges: Generated<string>;
+  /** When a moderator pinned it; null when it is not pinned (migration 0032). */
+  pinned_at: Generated<string | null>;
+}
+
+/** A comment's earlier texts, kept for moderators when its author edits it (migration 0032). */
+export interface CommentRevisionTable {
+  id: string;
+  comment_id: string;
+  site_id: string;
+  content: string;
+  content_html: string;
+  /** When this text was written (the comment's creation or an earlier edit). */
+  written_at: string;
+  /** When an edit replaced it, and by whom (the editor's ref). */
+  replaced_at: string;
+  replaced_by: string | null;
 }
 
 /** What the spam pipeline's duplicate and velocity checks count: one row per comment, kept a day (migration 0017). */
@@ -556,6 +586,7 @@ export interface Database {
   sso_secrets: SsoSecretTable;
   sso_used_tokens: SsoUsedTokenTable;
   comments: CommentTable;
+  comment_revisions: CommentRevisionTable;
   votes: VoteTable;
   reactions: ReactionTable;
   flags: FlagTable;

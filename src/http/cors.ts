@@ -10,8 +10,11 @@ import { AppError } from '../errors.ts';
 const WIDGET_PATH = /^\/v1\/(comments|widget|sso|auth\/email|me|sessions\/current)(?=[/?]|$)/;
 /** What a reader's session does to itself: its site is the session's. */
 const SESSION_PATH = /^\/v1\/(me|sessions\/current)(?=[/?]|$)/;
-/** A comment named in the path; the live stream (/v1/comments/stream) names its site in the query. */
-const COMMENT_PATH = /^\/v1\/comments\/(?!stream(?:\?|$))([^/?]+)/;
+/**
+ * A comment named in the path; the live stream (/v1/comments/stream) and a thread's participants
+ * (/v1/comments/participants) name their site in the query, a preview (/v1/comments/preview) in its body.
+ */
+const COMMENT_PATH = /^\/v1\/comments\/(?!(?:stream|participants|preview)(?:\?|$))([^/?]+)/;
 const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
 
 const PREFLIGHT_HEADERS = {

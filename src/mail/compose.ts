@@ -5,7 +5,7 @@ import { unsubscribeUrl, type UnsubscribeTarget } from './links.ts';
 import { dashboardUrl, queueUrl, type ModerationMailData } from './moderators.ts';
 import { shownName } from './shown-name.ts';
 import { MAIL_STRINGS as S } from './strings.ts';
-import { escapeHtml } from '../widget/demo.ts';
+import { escapeHtml } from '../formatting/escape.ts';
 
 export type MailRow = Selectable<MailOutboxTable>;
 

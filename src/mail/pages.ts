@@ -1,4 +1,4 @@
-import { escapeHtml } from '../widget/demo.ts';
+import { escapeHtml } from '../formatting/escape.ts';
 import { MAIL_STRINGS as S } from './strings.ts';
 
 /** A button a page offers: it posts the page's own address, with `field` (name, value) in the form when given. */

@@ -5,6 +5,7 @@ import { preparedQuery } from '../db/prepared.ts';
 import type { Database, SiteTable } from '../db/schema.ts';
 import { AppError } from '../errors.ts';
 import { decodeSpamSettings, type SpamSettings } from '../spam/settings.ts';
+import type { Formatting } from '../formatting/render.ts';
 
 export const MODERATION_MODES = ['none', 'guests', 'all'] as const;
 export type ModerationMode = (typeof MODERATION_MODES)[number];
@@ -37,6 +38,10 @@ export interface Site {
   emailSignIn: boolean;
   /** Whether a reader's picture at their identity provider becomes their avatar; else the widget draws one. */
   providerAvatars: boolean;
+  /** How comments are written and rendered (src/formatting). */
+  formatting: Formatting;
+  /** How long after writing it an author may edit a comment, in seconds; null: always. */
+  editWindowSeconds: number | null;
 }
 
 export function toSite(row: Selectable<SiteTable>): Site {
@@ -59,6 +64,8 @@ export function toSite(row: Selectable<SiteTable>): Site {
     formSecret: row.form_secret,
     emailSignIn: row.email_sign_in === 1,
     providerAvatars: row.provider_avatars === 1,
+    formatting: row.formatting as Formatting,
+    editWindowSeconds: row.edit_window_seconds === null ? null : Number(row.edit_window_seconds),
   };
 }
 

@@ -3,6 +3,14 @@ import { EVENT_TYPES } from '../events/record.ts';
 import { Timestamp } from '../http/schemas.ts';
 import { MODERATION_MODES } from './repository.ts';
 import { SpamSettingsPatch, SpamSettingsSchema } from '../spam/settings.ts';
+import { FORMATTINGS } from '../formatting/render.ts';
+
+const Formatting = Type.Enum([...FORMATTINGS], {
+  description: "How comments are written: `markdown` (CommonMark with strikethrough and bare links; no raw HTML, images or headings) or `plain` (text with links). Default `markdown` for new sites",
+});
+const EditWindow = Type.Union([Type.Integer({ minimum: 0, maximum: 31_536_000 }), Type.Null()], {
+  description: "How long after writing it an author may edit a comment, in seconds: 0, never; null, always. Default 900. Moderators are never limited",
+});
 
 export const SiteSchema = Type.Object({
   id: Type.String({ description: 'site_<uuid>' }),
@@ -22,6 +30,8 @@ export const SiteSchema = Type.Object({
   sso_moderators: Type.Boolean({ description: "Whether an SSO token's moderator claim is honoured (default false)" }),
   email_sign_in: Type.Boolean({ description: 'Whether readers may sign in with a code mailed to them (default true; needs mail)' }),
   provider_avatars: Type.Boolean({ description: "Whether a reader's picture at their identity provider is shown; else the widget draws one from their id (default false)" }),
+  formatting: Formatting,
+  edit_window_seconds: EditWindow,
   spam: SpamSettingsSchema,
   created_at: Timestamp,
 });
@@ -33,6 +43,8 @@ export const PublicSiteSchema = Type.Object({
   allow_guests: Type.Boolean({ description: 'Whether readers without a session may post' }),
   reactions: Type.Array(Type.String(), { description: 'The reaction types the site accepts' }),
   live_updates: Type.Boolean({ description: 'Whether the widget streams changes (GET /v1/comments/stream)' }),
+  formatting: Formatting,
+  edit_window_seconds: EditWindow,
 });
 
 const Reaction = Type.String({ minLength: 1, maxLength: 32, pattern: '^[a-z0-9_-]+$' });
@@ -47,6 +59,8 @@ const GeneralSettings = {
   sso_moderators: Type.Optional(Type.Boolean()),
   email_sign_in: Type.Optional(Type.Boolean()),
   provider_avatars: Type.Optional(Type.Boolean()),
+  formatting: Type.Optional(Formatting),
+  edit_window_seconds: Type.Optional(EditWindow),
   spam: Type.Optional({ ...SpamSettingsPatch, description: 'Spam checks: the thresholds given change, the others stay' }),
 };
 

@@ -11,6 +11,7 @@ import { requireWebhookPlan, touchesWebhooks, webhookColumns, type WebhookColumn
 import { DEFAULT_REACTIONS, findSite, type ModerationMode, type Site } from './repository.ts';
 import { nowIso } from '../clock.ts';
 import { encodeSpamSettings, type SpamSettingsPatch } from '../spam/settings.ts';
+import type { Formatting } from '../formatting/render.ts';
 
 export interface SiteSettings {
   name?: string;
@@ -22,6 +23,8 @@ export interface SiteSettings {
   sso_moderators?: boolean;
   email_sign_in?: boolean;
   provider_avatars?: boolean;
+  formatting?: Formatting;
+  edit_window_seconds?: number | null;
   spam?: SpamSettingsPatch;
 }
 
@@ -56,6 +59,8 @@ function settingsColumns(settings: SiteSettings, spamColumn = '{}') {
     ...(settings.sso_moderators !== undefined && { sso_moderators: settings.sso_moderators ? (1 as const) : (0 as const) }),
     ...(settings.email_sign_in !== undefined && { email_sign_in: settings.email_sign_in ? (1 as const) : (0 as const) }),
     ...(settings.provider_avatars !== undefined && { provider_avatars: settings.provider_avatars ? (1 as const) : (0 as const) }),
+    ...(settings.formatting !== undefined && { formatting: settings.formatting }),
+    ...(settings.edit_window_seconds !== undefined && { edit_window_seconds: settings.edit_window_seconds }),
     ...(settings.spam !== undefined && { spam_settings: encodeSpamSettings(spamColumn, settings.spam) }),
   };
 }

@@ -12,7 +12,15 @@ export function maskSecret(secret: string | null): string | null {
 
 /** A site as a session or the widget sees it (PublicSiteSchema). */
 export function publicSiteView(site: Site) {
-  return { id: site.id, name: site.name, allow_guests: site.allowGuests, reactions: site.reactions, live_updates: site.liveUpdates };
+  return {
+    id: site.id,
+    name: site.name,
+    allow_guests: site.allowGuests,
+    reactions: site.reactions,
+    live_updates: site.liveUpdates,
+    formatting: site.formatting,
+    edit_window_seconds: site.editWindowSeconds,
+  };
 }
 
 export function siteView(site: Site) {
@@ -30,6 +38,8 @@ export function siteView(site: Site) {
     sso_moderators: site.ssoModerators,
     email_sign_in: site.emailSignIn,
     provider_avatars: site.providerAvatars,
+    formatting: site.formatting,
+    edit_window_seconds: site.editWindowSeconds,
     spam: site.spam,
     created_at: site.createdAt,
   };

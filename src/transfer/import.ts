@@ -109,7 +109,7 @@ export async function importFile(db: Db, options: ImportOptions): Promise<Import
       report.reparented++;
       warn(report, row.source_id, `parent ${row.parent_source} is missing or was skipped: imported as a top-level comment`);
     }
-    await publish(db, staging, { siteId: site.id, format, dryRun: report.dry_run, batchSize: options.batchSize ?? 2000, onBatch: (n) => options.onProgress?.('written', n) }, report);
+    await publish(db, staging, { siteId: site.id, formatting: site.formatting, format, dryRun: report.dry_run, batchSize: options.batchSize ?? 2000, onBatch: (n) => options.onProgress?.('written', n) }, report);
     // Cached lists of the site's pages are stale now (in this process, and with Redis in every instance).
     if (report.comments.imported > 0 && !report.dry_run) db.changes.siteChanged(site.id);
     return report;

@@ -1,4 +1,5 @@
 import type { Db } from '../db/connect.ts';
+import { renderContent, type Formatting } from '../formatting/render.ts';
 import type { Insertable, Kysely } from 'kysely';
 import type { CommentTable, Database, ThreadTable } from '../db/schema.ts';
 import { refreshListing, totalsPlus } from '../comments/listing.ts';
@@ -44,13 +45,15 @@ interface Placed {
 
 export interface PublishOptions {
   siteId: string;
+  /** The site's formatting, which imported comments are rendered with as new ones are. */
+  formatting: Formatting;
   format: Format;
   dryRun: boolean;
   batchSize: number;
   onBatch?: (written: number) => void;
 }
 
-/** Rows per multi-row INSERT at most: 21 columns each stays under SQLite's and PostgreSQL's bound-value limits. */
+/** Rows per multi-row INSERT at most: 22 columns each stays under SQLite's and PostgreSQL's bound-value limits. */
 const INSERT_ROWS = 128;
 
 /**
@@ -171,6 +174,7 @@ async function writeBatch(trx: Kysely<Database>, staging: Staging, rows: StagedR
       author_ref: authorRefOf(row, format, authors),
       author_name: row.author_name,
       content: row.deleted ? null : row.content,
+      content_html: row.deleted ? null : renderContent(row.content!, options.formatting),
       status: row.status,
       moderation_status: row.moderation_status,
       is_deleted: row.deleted ? 1 : 0,

@@ -1,10 +1,5 @@
+import { escapeHtml } from '../formatting/escape.ts';
 import type { PagePolicy } from '../http/html-page.ts';
-
-const ESCAPES: Record<string, string> = { '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' };
-
-export function escapeHtml(text: string): string {
-  return text.replace(/[&<>"']/g, (char) => ESCAPES[char]);
-}
 
 /**
  * A page of this server that shows the widget (the demo, the dashboard's preview): this server's

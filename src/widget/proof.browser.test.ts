@@ -8,7 +8,7 @@ import { CHROMIUM_ARGS } from '../../test/browser.ts';
 import { chromiumForTests } from '../../test/chromium.ts';
 import { startParley, type TestParley } from '../../test/helper.ts';
 import { PROOF_MAX_NUMBER } from '../spam/proof.ts';
-import { escapeHtml } from './demo.ts';
+import { escapeHtml } from '../formatting/escape.ts';
 
 /**
  * How long a guest waits for the widget's proof of work (ALTCHA, src/spam/proof.ts) on a phone: a

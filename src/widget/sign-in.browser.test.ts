@@ -12,7 +12,7 @@ import { freePort, startOidcProvider, type TestOidcProvider } from '../../test/o
 import { signInMail } from '../../test/sign-in-codes.ts';
 import { signedInReader } from '../readers/me/readers.fixture.ts';
 import { ENGLISH } from './client/strings.ts';
-import { escapeHtml } from './demo.ts';
+import { escapeHtml } from '../formatting/escape.ts';
 
 /**
  * Readers signing in through the widget, in a real Chromium that blocks third-party cookies: the

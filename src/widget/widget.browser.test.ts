@@ -8,7 +8,7 @@ import { ARTIFACTS, CHROMIUM_ARGS, seriousViolations } from '../../test/browser.
 import { chromiumForTests } from '../../test/chromium.ts';
 import { startParley, type TestParley } from '../../test/helper.ts';
 import { startMailbox, type Mailbox } from '../../test/mailbox.ts';
-import { escapeHtml } from './demo.ts';
+import { escapeHtml } from '../formatting/escape.ts';
 import { createHmac, randomUUID } from 'node:crypto';
 
 /**

@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import type { FastifyReply } from 'fastify';
 import { sendHtmlPage } from '../../http/html-page.ts';
-import { escapeHtml } from '../../widget/demo.ts';
+import { escapeHtml } from '../../formatting/escape.ts';
 
 /** What the pop-up tells the page that opened it, and to which origin only. */
 export interface OpenerMessage {
