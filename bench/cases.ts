@@ -1,4 +1,4 @@
-import type { Seeded } from './seed.ts';
+import { markdownText, type Seeded } from './seed.ts';
 
 /** Which Parley process a case runs against. */
 export type Server = 'default' | 'no-cache' | 'cold' | 'no-rate-limits' | 'memory-limits' | 'metrics' | 'mail';
@@ -83,7 +83,44 @@ export function casesFor(seeded: Seeded): Case[] {
     headers: json(writers[n % writers.length]),
     body: JSON.stringify({ thread_url: threads.writes, site_id: seeded.siteId, content: `Benchmark comment ${n}: a few words about the article.` }),
   });
+  /** Writes in the site's formatting (spam checks off, as in post-comment-spam-off): Markdown texts, half with a code block. */
+  const formatting = (value: 'markdown' | 'plain') => async (base: string) => {
+    const response = await fetch(`${base}/api/sites/${seeded.siteId}`, { method: 'PATCH', headers: json(seeded.apiKey), body: JSON.stringify({ formatting: value, spam: { enabled: false } }) });
+    if (!response.ok) throw new Error(`setting the formatting (${value}): ${response.status} ${await response.text()}`);
+  };
+  const postMarkdown = (n: number): Request => ({
+    method: 'POST',
+    path: list,
+    headers: json(writers[n % writers.length]),
+    body: JSON.stringify({ thread_url: threads.writes, site_id: seeded.siteId, content: `${n}: ${markdownText(() => (n % 7) / 7)}` }),
+  });
   return [
+    // Rendering happens when a comment is written: a page of Markdown comments with code blocks
+    // reads as fast as the same texts shown as plain text (goal ≥ 90 %), and writing one costs
+    // little more (goal ≥ 75 %).
+    { id: 'list-plain', title: 'public list, 100 Markdown texts written as plain text, limit=20', server: 'default', route: list, request: get(listPath(seeded, threads.plain, 'limit=20')), variable: false },
+    {
+      id: 'list-markdown',
+      title: 'public list, the same 100 texts rendered as Markdown (code blocks highlighted), limit=20',
+      server: 'default',
+      route: list,
+      compareWith: 'list-plain',
+      shareTarget: 0.9,
+      request: get(listPath(seeded, threads.markdown, 'limit=20')),
+      variable: false,
+    },
+    { id: 'post-comment-plain', title: 'POST /v1/comments of Markdown texts on a plain site (spam checks off)', server: 'default', route: list, variable: true, prepare: formatting('plain'), request: postMarkdown },
+    {
+      id: 'post-comment-markdown',
+      title: 'POST /v1/comments of the same texts rendered as Markdown, half with a highlighted code block',
+      server: 'default',
+      route: list,
+      variable: true,
+      prepare: formatting('markdown'),
+      compareWith: 'post-comment-plain',
+      shareTarget: 0.75,
+      request: postMarkdown,
+    },
     { id: 'list-100', title: 'public list, 100-comment thread, page 1, limit=20', server: 'default', route: list, target: { kind: 'ratio', min: 0.6 }, request: get(small), variable: false },
     { id: 'whole-200', title: 'public list, whole 200-comment thread (50 top-level), limit=50', server: 'default', route: list, target: { kind: 'ratio', min: 0.6 }, request: get(whole), variable: false },
     { id: 'huge-page-1', title: 'public list, 100,000-comment thread, page 1', server: 'default', route: list, target: { kind: 'latency', of: 'list-100', factor: 1.5 }, request: get(hugeFirst), variable: false },

@@ -24,6 +24,9 @@ export interface Seeded {
     /** 100 top-level comments with 500 replies each: more than a list page nests. */
     bushy: string;
     writes: string;
+    /** Two 100-comment threads of the same Markdown texts (code blocks included), written while the site rendered Markdown, and plain text. */
+    markdown: string;
+    plain: string;
   };
   /** A comment of the 10,000-comment thread with 500 replies below it. */
   subtreeRoot: string;
@@ -66,6 +69,8 @@ interface Context {
   rand: () => number;
   comments: number;
   votes: number;
+  /** A comment's text: a sentence, unless a thread asks for other texts. */
+  text: (rand: () => number) => string;
 }
 
 /**
@@ -92,7 +97,7 @@ async function seedThread(ctx: Context, url: string, total: number, topLevel: nu
         parentId = (depth.get(recent) ?? 0) < 8 ? recent : ids[Math.floor(ctx.rand() * ids.length)];
         if ((depth.get(parentId) ?? 0) >= 8) parentId = ids[0];
       }
-      return { author, parentId, content: sentence(ctx.rand) };
+      return { author, parentId, content: ctx.text(ctx.rand) };
     });
     const created = await Promise.all(
       batch.map(({ author, parentId, content }) => createComment(ctx.db, author, { thread_url: url, site_id: ctx.siteId, content, parent_id: parentId })),
@@ -105,6 +110,30 @@ async function seedThread(ctx: Context, url: string, total: number, topLevel: nu
     await Promise.all(created.filter(() => ctx.rand() < 0.1).map((comment) => voteOn(ctx, comment.id, 1 + Math.floor(ctx.rand() * 3))));
   }
   return ids;
+}
+
+/**
+ * A Markdown comment as readers write them: a paragraph with emphasis, inline code and a link, and
+ * (every other one) a fenced block of code, which the server highlights.
+ */
+export function markdownText(rand: () => number): string {
+  const words = sentence(rand);
+  const code = 'function score(votes) {\n  const up = votes.filter((v) => v > 0).length;\n  return up / Math.max(1, votes.length);\n}';
+  const paragraph = `**${words.slice(0, 12)}** ${words.slice(12)} Try \`score(votes)\`, as [the docs](https://docs.example.com/score) say.`;
+  return rand() < 0.5 ? `${paragraph}\n\n\`\`\`js\n${code}\n\`\`\`` : paragraph;
+}
+
+/** The same Markdown texts in two threads: one written while the site rendered Markdown, one while it showed plain text. */
+async function seedFormattedThreads(ctx: Context, markdownUrl: string, plainUrl: string): Promise<void> {
+  const { rand, text } = ctx;
+  ctx.text = markdownText;
+  for (const [url, formatting] of [[markdownUrl, 'markdown'], [plainUrl, 'plain']] as const) {
+    await ctx.db.kysely.updateTable('sites').set({ formatting }).where('id', '=', ctx.siteId).execute();
+    ctx.rand = random(7);
+    await seedThread(ctx, url, 100, 40);
+  }
+  Object.assign(ctx, { rand, text });
+  await ctx.db.kysely.updateTable('sites').set({ formatting: 'markdown' }).where('id', '=', ctx.siteId).execute();
 }
 
 async function voteOn(ctx: Context, commentId: string, voters: number): Promise<void> {
@@ -168,7 +197,7 @@ export async function seed(options: SeedOptions): Promise<Seeded> {
       sessions.push(session.token);
       users.push(await resolveCaller(db, session.token, '127.0.0.1'));
     }
-    const ctx: Context = { db, siteId: site.site_id, key, users, rand: random(42), comments: 0, votes: 0 };
+    const ctx: Context = { db, siteId: site.site_id, key, users, rand: random(42), comments: 0, votes: 0, text: sentence };
     const threads = {
       small: `${BASE}/hundred`,
       whole200: `${BASE}/two-hundred`,
@@ -176,6 +205,8 @@ export async function seed(options: SeedOptions): Promise<Seeded> {
       huge: `${BASE}/hundred-thousand`,
       bushy: `${BASE}/hundred-times-five-hundred`,
       writes: `${BASE}/writes`,
+      markdown: `${BASE}/markdown`,
+      plain: `${BASE}/plain`,
     };
     const progress = (label: string) => options.log(`  ${label}: ${ctx.comments} comments, ${ctx.votes} votes, ${((Date.now() - started) / 1000).toFixed(1)} s`);
 
@@ -202,6 +233,10 @@ export async function seed(options: SeedOptions): Promise<Seeded> {
     }
 
     const voteTargets = await seedThread(ctx, threads.writes, 200, 200);
+    if (!options.writesOnly) {
+      await seedFormattedThreads(ctx, threads.markdown, threads.plain);
+      progress('Markdown and plain threads');
+    }
     if (options.full) {
       for (let t = 0; ctx.comments < 1_000_000; t++) {
         await seedThread(ctx, `${BASE}/archive-${t}`, Math.min(10_000, 1_000_000 - ctx.comments), 2_500);
