@@ -56,6 +56,8 @@ describe('a delivery', () => {
           thread_url: created.body.thread_url,
           author_name: created.body.author_name,
           content: 'Signed and sealed',
+          content_html: '<p>Signed and sealed</p>\n',
+          mentions: [],
           status: 'published',
           parent_id: null,
           created_at: created.body.created_at,
