@@ -25,6 +25,8 @@ const comment = {
   thread_url: expect.any(String),
   author_name: expect.any(String),
   content: expect.any(String),
+  content_html: expect.stringMatching(/^<p>/),
+  mentions: [],
   status: 'published',
   parent_id: null,
   created_at: expect.any(String),
@@ -94,7 +96,7 @@ it('delivers each of the eleven events from its real trigger, with the documente
   expect(of('comment.flagged')[0].data).toEqual({ comment: { ...comment, id: adaComment.id }, reason: 'rude' });
   expect(of('comment.approved')[0].data).toEqual({ comment: { ...comment, id: guestComment.id, status: 'published' } });
   expect(of('comment.rejected')[0].data).toEqual({ comment: { ...comment, id: bobSecond.id, status: 'removed' } });
-  expect(of('comment.deleted')[0].data).toEqual({ comment: { ...comment, id: adaComment.id, content: null } });
+  expect(of('comment.deleted')[0].data).toEqual({ comment: { ...comment, id: adaComment.id, content: null, content_html: null } });
 
   const actions = of('moderation.action').map((b) => b.data);
   expect(actions.map((a) => [a.action, a.reason, a.comment.id])).toEqual([
