@@ -3,8 +3,9 @@ import { LINK_SCHEMES } from './markdown.ts';
 
 /**
  * The elements and attributes a comment's HTML may hold: what the renderers draw, nothing else.
- * The renderers escape everything they are given, so this pass removes nothing today; it is there
- * so that a mistake in them, or in a parser upgrade, cannot reach a page.
+ * The renderers escape everything they are given, so this pass removes little (the highlighter's
+ * sub-scope classes); it is there so that a mistake in them, or in a
+ * parser upgrade, cannot reach a page.
  */
 export const ALLOWED_ELEMENTS: Record<string, string[]> = {
   p: [],
@@ -27,12 +28,13 @@ export const ALLOWED_ELEMENTS: Record<string, string[]> = {
 const CLASS_NAME = /^(?:language-[\w+#.-]+|hljs-[a-z-]+|parley-mention)$/;
 
 /**
- * Values the allowlist alone would let through: only the renderers' own class names (the
- * highlighter's sub-scope names, as `function_`, go too), links to http(s) and mailto, mention
- * ids as they are written and numbers as a list's start. Returns the attribute as it is to be
- * written, '' to drop it, or undefined for the allowlist's usual treatment.
+ * An allowed attribute's value as the renderers write it: only their own class names (the
+ * highlighter's sub-scope names, as `function_`, go too), links to http(s) and mailto, mention ids
+ * as they are written and numbers as a list's start. Returns the attribute as it is to be written,
+ * '' to drop it, or undefined for the allowlist's usual treatment (other attributes are dropped).
  */
-function checkedAttribute(tag: string, name: string, value: string): string | undefined {
+function checkedAttribute(_tag: string, name: string, value: string, allowed: boolean): string | undefined {
+  if (!allowed) return undefined;
   switch (name) {
     case 'class': {
       const kept = value.split(/\s+/).filter((token) => CLASS_NAME.test(token));

@@ -179,6 +179,8 @@ const HTML_VECTORS: XssVector[] = [
   { name: 'event handler after a slash', source: '<img src=x/onerror=alert(1)>' },
   { name: 'event handler with entities', source: '<img src=x onerror=&#97;lert(1)>' },
   { name: 'event handler on an allowed element', source: '<p onclick="alert(1)">x</p> <a onmouseover="alert(1)">y</a> <code onfocus=alert(1)>z</code>' },
+  { name: 'allowed attributes on other elements', source: '<p class="parley-mention" data-user-id="usr_x" href="https://a.example" start="1">x</p><ol start="1 onclick=alert(1)"><li>y</li></ol>' },
+  { name: 'allowed attributes with hostile values', source: '<code class="x onmouseover=alert(1)">a</code><span data-user-id="usr_x&quot; onclick=&quot;alert(1)">b</span><a href="&#106;avascript:alert(1)" rel="opener">c</a>' },
   { name: 'class on an allowed element', source: '<span class="parley-mention" data-user-id="usr_x">@Admin</span>', shows: ['<span class='] },
   { name: 'unclosed image', source: '<img src=x onerror=alert(1)//', shows: ['onerror=alert(1)'] },
   { name: 'unclosed script', source: '<script>alert(1)', shows: ['<script>alert(1)'] },
@@ -295,7 +297,8 @@ export function offences(element: DrawnElement, allowed: Record<string, string[]
   }
   if (element.name === 'a') {
     const href = element.attributes.find(([name]) => name === 'href')?.[1];
-    if (href === undefined || !LINK_PROTOCOLS.includes(element.protocol ?? '')) found.push(`link to "${href}" (${element.protocol})`);
+    // A link without href leads nowhere (the sanitizer leaves one where it drops a hostile target).
+    if (href !== undefined && !LINK_PROTOCOLS.includes(element.protocol ?? '')) found.push(`link to "${href}" (${element.protocol})`);
     if (element.attributes.find(([name]) => name === 'rel')?.[1] !== rel) found.push(`link without rel "${rel}"`);
   }
   return found;
