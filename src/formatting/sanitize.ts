@@ -29,7 +29,7 @@ const CLASS_NAME = /^(?:language-[\w+#.-]+|hljs-[a-z-]+|parley-mention)$/;
 
 /**
  * An allowed attribute's value as the renderers write it: only their own class names (the
- * highlighter's sub-scope names, as `function_`, go too), links to http(s) and mailto, mention ids
+ * highlighter's sub-scope names, as `function_`, are dropped), links to http(s) and mailto, mention ids
  * as they are written and numbers as a list's start. Returns the attribute as it is to be written,
  * '' to drop it, or undefined for the allowlist's usual treatment (other attributes are dropped).
  */
