@@ -1,5 +1,5 @@
 import hljs from 'highlight.js/lib/common';
-import MarkdownIt from 'markdown-it';
+import MarkdownIt, { type StateCore } from 'markdown-it';
 import { mentionRule, renderMention, type MentionNames } from './mentions.ts';
 
 /** Schemes a link may have; everything else (javascript:, data:, vbscript:, file:, …) stays text. */
@@ -19,6 +19,21 @@ function highlight(code: string, language: string): string {
   return hljs.highlight(code, { language, ignoreIllegals: true }).value;
 }
 
+/** What a fence's info string may name as its language: a word, as `js`, `c++`, `objective-c` or `f#` are. */
+const LANGUAGE_NAME = /^[\w+#.-]{1,40}$/;
+
+/**
+ * A fence keeps only the first word of its info string, and only when it reads as a language
+ * name: it becomes the code's class, and quotes, angle brackets or entities have no place there.
+ */
+function fenceLanguages(state: StateCore): void {
+  for (const token of state.tokens) {
+    if (token.type !== 'fence') continue;
+    const [language = ''] = token.info.trim().split(/\s+/);
+    token.info = LANGUAGE_NAME.test(language) ? language : '';
+  }
+}
+
 /**
  * CommonMark with strikethrough and bare links, as a comment needs it: raw HTML is shown as text,
  * images and headings are not drawn (a comment is not a document, and must not add to the page's
@@ -29,6 +44,7 @@ function commentMarkdown(): MarkdownIt {
   md.enable(['strikethrough', 'linkify']);
   md.disable(['image', 'heading', 'lheading', 'html_block', 'html_inline']);
   md.linkify.set({ fuzzyEmail: false });
+  md.core.ruler.after('block', 'fence_language', fenceLanguages);
   md.validateLink = (url) => LINK_SCHEMES.test(url.trim());
   md.normalizeLinkText = (url) => url;
   md.inline.ruler.before('link', 'mention', mentionRule);

@@ -118,6 +118,7 @@ export const ENDPOINTS: Endpoint[] = [
     form_token: field(oneOf(['ft1.1.AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA', 'ft1.99999999999999999999.x', ''])), website: field(text),
     altcha: field(oneOf(['bm90IGEgcHJvb2Y=', Buffer.from('{"signature":1}').toString('base64'), Buffer.from('{"algorithm":"SHA-256","challenge":"x","number":-1,"salt":"?expires=x","signature":"y"}').toString('base64')])),
   }) },
+  { method: 'POST', path: '/v1/comments/preview', body: (ids) => ({ site_id: field(oneOf(ids.site)), content: field(text) }) },
   { method: 'PATCH', path: '/v1/comments/:id', ids: 'comment', body: () => ({ content: field(text) }) },
   { method: 'DELETE', path: '/v1/comments/:id', ids: 'comment' },
   { method: 'POST', path: '/v1/comments/:id/vote', ids: 'comment', body: () => ({ vote_type: field(oneOf(['up', 'down'])) }) },

@@ -196,6 +196,9 @@ export const MATRIX: Array<[string, number[], Target]> = [
     async () => ({ path: '/metrics' })],
   ['GET /v1/widget', v1([200, 200, 200, 200, 200, 200, 200, 200, 200, 401, 401]),
     async (w) => ({ path: `/v1/widget?site_id=${A(w)}` })],
+  // Anyone may preview a comment on any site: it stores nothing, and is limited as reads are.
+  ['POST /v1/comments/preview', v1([200, 200, 200, 200, 200, 200, 200, 200, 200, 401, 401]),
+    async (w) => ({ path: '/v1/comments/preview', body: { site_id: A(w), content: 'a **preview**' } })],
   ['POST /v1/comments', v1([201, 201, 201, 201, 404, 201, 201, 201, 404, 401, 401]),
     async (w) => ({ path: '/v1/comments', body: { site_id: A(w), thread_url: w.thread, content: 'hello' } })],
   ['PATCH /v1/comments/:id', v1([401, 401, 200, 403, 404, 403, 403, 403, 404, 401, 401]),
