@@ -48,7 +48,7 @@ const userAndAddress = preparedQuery((db, _shape: null, userId: string | null, s
     left join mail_addresses as a on a.site_id = ${siteId} and a.email = ${email}`.compile(db),
 );
 
-export type Address = { id: string; email: string; confirmedAt: string | null; confirmExpiresAt: string | null; unsubscribedAt: string | null };
+type Address = { id: string; email: string; confirmedAt: string | null; confirmExpiresAt: string | null; unsubscribedAt: string | null };
 
 /** The site's row for an address, made on its first use (another request may make it at the same moment). */
 async function keptAddress(trx: Transaction<Database>, siteId: string, email: string, userId: string | null, verified: boolean, now: string, found: UserAndAddress): Promise<Address> {

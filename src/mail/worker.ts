@@ -53,8 +53,8 @@ async function claimDue(db: Db, now: string, leaseUntil: string): Promise<MailRo
 
 /**
  * Mails that roll into one: a recipient's reply mails of one thread, their mention mails of one
- * thread, and a staff member's moderation mails of one site. At most one mail of a group goes per interval; those queued meanwhile go
- * together in the next.
+ * thread, and a staff member's moderation mails of one site. At most one mail of a group goes per
+ * interval; those queued meanwhile go together in the next.
  */
 interface MailGroup {
   kind: 'reply' | 'mention' | 'moderation';
