@@ -1,4 +1,4 @@
-import { describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import { pageUrl, parleysPerTest, type TestParley } from '../../test/helper.ts';
 import { headerOf, linkIn, mailingParleysPerTest, pathOf, type Mailbox } from '../../test/mailbox.ts';
 import { sleep } from '../../test/receiver.ts';
@@ -6,6 +6,9 @@ import { signedInReader } from '../readers/me/readers.fixture.ts';
 import { MAIL_STRINGS as S } from './strings.ts';
 
 const mailingParley = mailingParleysPerTest(parleysPerTest());
+afterEach(() => {
+  vi.useRealTimers();
+});
 
 /** Longer than two polls of the mail worker: what it would have sent by now, it has. */
 const SETTLE_MS = 2_500;
@@ -142,6 +145,27 @@ describe('mention mails', () => {
     expect(mailsTo(box, 'ann@example.com')).toHaveLength(1);
     expect(mailsTo(box, 'dee@example.com')).toHaveLength(1);
     expect(box.mails).toHaveLength(3);
+  }, 30_000);
+
+  it('rolls the mentions of one reader on one page within ten minutes into one mail', async () => {
+    const { parley, box } = await mailingParley();
+    const { bob, carl, url, reader, post } = await thread(parley);
+    const ann = await reader('Ann');
+    await post(bob, `First, ${ann.mention}`);
+    await box.waitFor(1);
+
+    vi.useFakeTimers({ toFake: ['Date'], now: Date.now() });
+    await post(carl, `Second, ${ann.mention}`);
+    await post(bob, `Third, ${ann.mention}`);
+    await sleep(SETTLE_MS);
+    expect(box.mails).toHaveLength(1);
+    vi.setSystemTime(Date.now() + 10 * 60_000);
+    const [, rolled] = await box.waitFor(2);
+    expect(rolled.subject).toBe(S.mentionSubject(2, url));
+    expect(rolled.text).toContain(`${S.mentionBy('Carl')}\n\n> Second, @Ann`);
+    expect(rolled.text).toContain(`${S.mentionBy('Bob')}\n\n> Third, @Ann`);
+    await sleep(SETTLE_MS);
+    expect(box.mails).toHaveLength(2);
   }, 30_000);
 
   it("mails an address the reader's site gave, and none once that address stopped all mail", async () => {
