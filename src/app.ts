@@ -3,6 +3,7 @@ import { resolveCaller, credentialOf } from './auth/caller.ts';
 import { commenterRoutes } from './commenters/routes.ts';
 import { commentRoutes } from './comments/routes.ts';
 import { formattingRoutes } from './formatting/routes.ts';
+import { mentionRoutes } from './mentions/routes.ts';
 import { commentCaches, responseCacheCounts } from './comments/caches.ts';
 import { CommentSchema } from './comments/schemas.ts';
 import type { Config } from './config.ts';
@@ -170,6 +171,7 @@ export async function createApp(config: Config): Promise<FastifyInstance> {
   app.addHook('onClose', () => confirmMails?.close());
   await app.register(commentRoutes, { db, caches, confirmMails });
   await app.register(formattingRoutes, deps);
+  await app.register(mentionRoutes, deps);
   await app.register(voteRoutes, deps);
   await app.register(moderationRoutes, deps);
   await app.register(sessionRoutes, deps);

@@ -116,7 +116,7 @@ describe('erasing a site user', () => {
     const audit = await parley.request('GET', `/api/accounts/${site.account_id}/audit-log`, { token: site.api_key });
     const entries = audit.body.entries.filter((entry: { action: string }) => entry.action === 'user.erased');
     expect(entries).toEqual([
-      expect.objectContaining({ target: userId, data: { site_id: site.site_id, addresses: 3, sign_in_methods: 0, sessions_ended: 1, comments_renamed: 2 } }),
+      expect.objectContaining({ target: userId, data: { site_id: site.site_id, addresses: 3, sign_in_methods: 0, sessions_ended: 1, comments_renamed: 2, mentions_renamed: 0 } }),
     ]);
     expect(JSON.stringify(audit.body)).not.toMatch(/bob@example|Bob Example|bob-42/);
   }, 60_000);

@@ -2,6 +2,7 @@ import { recordAudit, type Actor } from '../audit/audit.ts';
 import { nowIso } from '../clock.ts';
 import type { Db } from '../db/connect.ts';
 import { forgetAddresses } from '../mail/readers.ts';
+import { unmentionErasedUser } from '../mentions/erased.ts';
 import { endSessions } from '../sessions/service.ts';
 import { ownAddresses } from '../readers/me/sign-in-methods.ts';
 import type { Site } from '../sites/repository.ts';
@@ -26,7 +27,8 @@ export interface ErasureOptions {
  * sign-in codes for their addresses go; their sessions end; moderators' notes on them go; their name
  * becomes ERASED_NAME and their avatar, address and the site's id for them are cleared, so a later
  * sign-in with that id (or that address) is a new user. Their comments stay, under ERASED_NAME
- * (delete or remove them first if they should go too); votes and bans stay, tied to nothing
+ * (delete or remove them first if they should go too), and comments that mention them name
+ * ERASED_NAME instead, unlinked; votes and bans stay, tied to nothing
  * personal. The audit entry holds counts, not what was erased. Doing it again changes nothing and
  * records nothing. Answers whether this call erased the user.
  */
@@ -67,6 +69,7 @@ export async function eraseUser(db: Db, actor: Actor, site: Site, userId: string
     const sessions = await endSessions(trx, { siteId: site.id, userId: user.id });
     await trx.deleteFrom('commenter_notes').where('site_id', '=', site.id).where('user_id', '=', user.id).execute();
     const comments = await trx.updateTable('comments').set({ author_name: ERASED_NAME }).where('site_id', '=', site.id).where('author_ref', '=', user.id).executeTakeFirst();
+    const unmentioned = await unmentionErasedUser(trx, site, user.id, ERASED_NAME);
     await recordAudit(trx, {
       accountId: site.accountId,
       actor,
@@ -78,12 +81,13 @@ export async function eraseUser(db: Db, actor: Actor, site: Site, userId: string
         sign_in_methods: Number(identities.numDeletedRows),
         sessions_ended: sessions,
         comments_renamed: Number(comments.numUpdatedRows),
+        mentions_renamed: unmentioned,
       },
     });
-    return Number(comments.numUpdatedRows);
+    return Number(comments.numUpdatedRows) + unmentioned;
   });
   if (renamed === null) return false;
-  // Cached lists and comments show author names: every thread the user wrote in may hold one.
+  // Cached lists and comments show author names and mentions: every thread the user wrote in, or was mentioned in, may hold one.
   if (renamed > 0) db.changes.siteChanged(site.id);
   return true;
 }

@@ -26,6 +26,7 @@ import { authorMarks, eventComment, markableRow, toView, type CommentRow, type C
 import { viewerFor, type Viewer } from './visibility.ts';
 import { nowIso } from '../clock.ts';
 import { insertNewTopLevel, recordCommentChange, seenByPublic } from '../live/record.ts';
+import { queueMentionMails } from '../mail/mentions.ts';
 import { queueModerationMails } from '../mail/moderators.ts';
 import { queueReplyMail, refuseKeyMailWish, subscribeToReplies } from '../mail/readers.ts';
 import type { ConfirmMailLimiter } from '../ratelimits/confirm-mails.ts';
@@ -271,6 +272,8 @@ export async function createComment(db: Db, caller: Caller, input: CreateInput, 
     // A reply the public sees: its parent's author may want a mail (not if the reply's own address
     // is theirs: a guest answering their own comment, known by the subscription made above).
     if (replySeen) await queueReplyMail(trx, db.mail, row);
+    // Readers it mentions hear of it once the public sees it (then, or when it is approved).
+    if (parent ? replySeen : listedPublic) await queueMentionMails(trx, db.mail, row);
     return { created: toView(row, url.href, authorMarks(author)), siteId: site.id, threadUrl: url.href, heldCopies };
   });
   const { created, siteId, threadUrl, heldCopies } = await written.catch((error: unknown) => {
@@ -347,7 +350,8 @@ export async function editComment(db: Db, caller: Caller, id: string, rawContent
     if (!updated) throw new AppError('conflict', 'A deleted comment cannot be edited');
     // Held, it may leave the public's list (or take its deleted top-level comment out of it).
     if (hold) await refreshListing(trx, [updated.root_id]);
-    await recordCommentChange(trx, before, updated);
+    // Readers the edit newly mentions hear of it, if the public sees it (a held edit: once approved).
+    if (await recordCommentChange(trx, before, updated)) await queueMentionMails(trx, db.mail, updated, comment);
     await recordEvent(trx, { accountId: site.accountId, siteId: site.id, type: 'comment.updated', data: { comment: eventComment(updated, comment.thread_url) } }, site);
     return toView(updated, comment.thread_url, authorMarks(comment.author_ref));
   });

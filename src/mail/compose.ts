@@ -6,6 +6,9 @@ import { dashboardUrl, queueUrl, type ModerationMailData } from './moderators.ts
 import { shownName } from './shown-name.ts';
 import { MAIL_STRINGS as S } from './strings.ts';
 import { escapeHtml } from '../formatting/escape.ts';
+import { MENTION } from '../formatting/mentions.ts';
+import type { Mention } from '../formatting/render.ts';
+import type { MentionMailData } from './mentions.ts';
 
 export type MailRow = Selectable<MailOutboxTable>;
 
@@ -24,6 +27,17 @@ const EXCERPT = 500;
 function excerpt(text: string | null): string {
   const whole = text ?? '';
   return whole.length > EXCERPT ? `${whole.slice(0, EXCERPT)}…` : whole;
+}
+
+/** A comment's source as a mail quotes it: its mentions as the names they show (`@Name`), the rest as written. */
+function sourceText(content: string | null, mentions: string): string {
+  const names = new Map((JSON.parse(mentions) as Mention[]).map((mention) => [mention.user_id, mention.name]));
+  return (content ?? '').replace(MENTION, (_whole, typed: string, userId: string) => `@${names.get(userId) ?? typed}`);
+}
+
+/** Where a comment is read on its page: the widget there scrolls to the comment the fragment names. */
+function commentLink(threadUrl: string, commentId: string): string {
+  return `${threadUrl}#parley_comment=${commentId}`;
 }
 
 /** A body as parts: paragraphs of text, quotes, links and a code to type, written out as plain text and as simple HTML. */
@@ -65,7 +79,7 @@ async function composeReplies(db: Kysely<Database>, mail: MailConfig, rows: Mail
   const replies = await db
     .selectFrom('comments as c')
     .innerJoin('threads as t', 't.id', 'c.thread_id')
-    .select(['c.id', 'c.author_name', 'c.content', 't.url_key', 't.title'])
+    .select(['c.id', 'c.author_name', 'c.content', 'c.mentions', 't.url_key', 't.title'])
     .where('c.id', 'in', wanted.map((w) => w.reply_id))
     .where('c.status', '=', 'published')
     .where('c.moderation_status', 'is', null)
@@ -78,7 +92,7 @@ async function composeReplies(db: Kysely<Database>, mail: MailConfig, rows: Mail
   const page = shownName(replies[0].title ?? '', replies[0].url_key);
   const link = (scope: UnsubscribeTarget['scope'], target: string) => unsubscribeUrl(mail.publicUrl, address.link_key, { address: address.id, scope, target });
   const parts: Part[] = [{ p: S.replyIntro(replies.length) }];
-  for (const reply of replies) parts.push({ p: S.replyBy(reply.author_name) }, { quote: excerpt(reply.content) });
+  for (const reply of replies) parts.push({ p: S.replyBy(reply.author_name) }, { quote: excerpt(sourceText(reply.content, reply.mentions)) });
   parts.push(
     { link: S.replyOpen, href: replies[0].url_key },
     { link: S.unsubscribeComment, href: link('comment', first.comment_id) },
@@ -88,13 +102,45 @@ async function composeReplies(db: Kysely<Database>, mail: MailConfig, rows: Mail
   return { senderName: sender, subject: S.replySubject(replies.length, page), ...render(parts), unsubscribe: link('all', '') };
 }
 
-/** Comments a moderation mail lists; the others it counts ("and N more"), with a link to the queue. */
-const MODERATION_LISTED = 20;
+/** Comments a moderation or mention mail lists; the others it counts ("and N more"). */
+const LISTED = 20;
+
+/**
+ * A reader's mention mails of a thread, rolled into one: the comments the public still sees, in the
+ * order they came, each with who wrote it, its text and its link; then the links that turn mention
+ * mail off (also the one-click unsubscribe) or stop all mail.
+ */
+async function composeMentions(db: Kysely<Database>, mail: MailConfig, rows: MailRow[], sender: string): Promise<Composed | null> {
+  const wanted = rows.map((row) => JSON.parse(row.data) as MentionMailData);
+  const comments = await db
+    .selectFrom('comments as c')
+    .innerJoin('threads as t', 't.id', 'c.thread_id')
+    .select(['c.id', 'c.author_name', 'c.content', 'c.mentions', 't.url_key', 't.title'])
+    .where('c.id', 'in', [...new Set(wanted.map((w) => w.comment_id))])
+    .where('c.status', '=', 'published')
+    .where('c.moderation_status', 'is', null)
+    .where('c.is_deleted', '=', 0)
+    .orderBy('c.created_at')
+    .execute();
+  const first = wanted[0];
+  const address = await db.selectFrom('mail_addresses').select(['id', 'link_key']).where('id', '=', first.address_id).executeTakeFirst();
+  if (comments.length === 0 || !address) return null;
+  const page = shownName(comments[0].title ?? '', comments[0].url_key);
+  const link = (scope: UnsubscribeTarget['scope'], target: string) => unsubscribeUrl(mail.publicUrl, address.link_key, { address: address.id, scope, target });
+  const parts: Part[] = [];
+  for (const comment of comments.slice(0, LISTED)) {
+    parts.push({ p: S.mentionBy(comment.author_name) }, { quote: excerpt(sourceText(comment.content, comment.mentions)) }, { link: S.mentionOpen, href: commentLink(comment.url_key, comment.id) });
+  }
+  if (comments.length > LISTED) parts.push({ p: S.mentionMore(comments.length - LISTED) });
+  const mentionsOff = link('mentions', first.user_id);
+  parts.push({ p: S.mentionWhy }, { link: S.unsubscribeMentions, href: mentionsOff }, { link: S.unsubscribeAll, href: link('all', '') });
+  return { senderName: sender, subject: S.mentionSubject(comments.length, page), ...render(parts), unsubscribe: mentionsOff };
+}
 
 /**
  * A staff member's moderation mails of a site, rolled into one (their comments still wait: see the
  * worker): those waiting for approval, then those flagged (each once, with the reasons of its flags),
- * in the order they came, the first MODERATION_LISTED of them with their author, an excerpt and
+ * in the order they came, the first LISTED of them with their author, an excerpt and
  * their link.
  */
 async function composeModeration(db: Kysely<Database>, mail: MailConfig, rows: MailRow[], sender: string): Promise<Composed | null> {
@@ -109,7 +155,7 @@ async function composeModeration(db: Kysely<Database>, mail: MailConfig, rows: M
       flagged.set(data.comment_id, reasons);
     }
   }
-  const listed = [...[...pending].map((id) => ({ id, why: 'pending' as const })), ...[...flagged.keys()].map((id) => ({ id, why: 'flagged' as const }))].slice(0, MODERATION_LISTED);
+  const listed = [...[...pending].map((id) => ({ id, why: 'pending' as const })), ...[...flagged.keys()].map((id) => ({ id, why: 'flagged' as const }))].slice(0, LISTED);
   if (listed.length === 0 || rows[0].site_id === null) return null;
   const comments = await db
     .selectFrom('comments as c')
@@ -146,6 +192,8 @@ export async function compose(db: Kysely<Database>, mail: MailConfig, rows: Mail
   switch (row.kind) {
     case 'reply':
       return composeReplies(db, mail, rows, sender);
+    case 'mention':
+      return composeMentions(db, mail, rows, sender);
     case 'moderation':
       return composeModeration(db, mail, rows, sender);
     case 'confirm':

@@ -5,7 +5,7 @@ import { preparedQuery } from '../db/prepared.ts';
 import type { Database, MailOutboxTable } from '../db/schema.ts';
 import { newId } from '../ids.ts';
 
-export const MAIL_KINDS = ['confirm', 'reply', 'moderation', 'reset', 'verify', 'sign_in'] as const;
+export const MAIL_KINDS = ['confirm', 'reply', 'mention', 'moderation', 'reset', 'verify', 'sign_in'] as const;
 export type MailKind = (typeof MAIL_KINDS)[number];
 
 /** Kinds whose data holds a link's secret (or a reader's sign-in code): it is wiped once the mail is sent. */
@@ -16,6 +16,8 @@ export interface QueuedMail {
   /** What caused it, unique per kind (a reply's id, a link's id...); with the recipient, the idempotency key. */
   cause: string;
   recipient: string;
+  /** Whom the mail is once for, when that is not its address: a mention is mailed once per comment and reader, whichever address they have then. */
+  reader?: string;
   siteId: string | null;
   threadId?: string | null;
   data: Record<string, unknown>;
@@ -63,7 +65,7 @@ export async function queueMails(trx: Kysely<Database>, mails: QueuedMail[]): Pr
   for (const mail of mails) {
     const row: Record<(typeof QUEUED_COLUMNS)[number], unknown> = {
       id: newId('mail'),
-      idempotency_key: idempotencyKey(mail.kind, mail.cause, mail.recipient),
+      idempotency_key: idempotencyKey(mail.kind, mail.cause, mail.reader ?? mail.recipient),
       kind: mail.kind,
       recipient: mail.recipient,
       site_id: mail.siteId,

@@ -53,6 +53,11 @@ type Address = { id: string; email: string; confirmedAt: string | null; confirmE
 /** The site's row for an address, made on its first use (another request may make it at the same moment). */
 async function keptAddress(trx: Transaction<Database>, siteId: string, email: string, userId: string | null, verified: boolean, now: string, found: UserAndAddress): Promise<Address> {
   if (found.id !== null) return found as Address;
+  return madeAddress(trx, siteId, email, userId, verified, now);
+}
+
+/** Makes the site's row for an address that has none yet (or that another request makes at the same moment). */
+export async function madeAddress(trx: Transaction<Database>, siteId: string, email: string, userId: string | null, verified: boolean, now: string): Promise<Address> {
   await trx
     .insertInto('mail_addresses')
     .values({
@@ -173,7 +178,7 @@ export async function queueReplyMail(trx: Transaction<Database>, mail: MailConfi
   // A guest who answers themselves under the same address.
   const own = await trx.selectFrom('mail_subscriptions').select('address_id').where('comment_id', '=', reply.id).executeTakeFirst();
   if (own?.address_id === subscription.address_id) return;
-  const last = await lastReplyMailAt(trx, subscription.email, reply.thread_id);
+  const last = await lastThreadMailAt(trx, 'reply', subscription.email, reply.thread_id);
   await queueMail(trx, {
     kind: 'reply',
     cause: reply.id,
@@ -185,14 +190,15 @@ export async function queueReplyMail(trx: Transaction<Database>, mail: MailConfi
   });
 }
 
-/** When the last reply mail of a thread went to this address; null if none did. */
-export async function lastReplyMailAt(db: Kysely<Database>, recipient: string, threadId: string): Promise<string | null> {
+/** When the last mail of this kind (reply or mention) about a thread went to this address; null if none did. */
+export async function lastThreadMailAt(db: Kysely<Database>, kind: 'reply' | 'mention', recipient: string, threadId: string): Promise<string | null> {
   const row = await db
     .selectFrom('mail_outbox')
     .select((eb) => eb.fn.max('sent_at').as('last'))
     .where('recipient', '=', recipient)
     .where('thread_id', '=', threadId)
     .where('state', '=', 'sent')
+    .where('kind', '=', kind)
     .executeTakeFirst();
   return (row?.last as string | null | undefined) ?? null;
 }
@@ -227,7 +233,7 @@ export async function confirmAddress(db: Kysely<Database>, token: string): Promi
 
 /** The address an unsubscribe link names, when its signature holds; 404 otherwise (the answer tells nothing more). */
 export async function signedAddress(db: Kysely<Database>, what: UnsubscribeTarget, signature: string) {
-  const row = await db.selectFrom('mail_addresses').select(['id', 'link_key', 'unsubscribed_at']).where('id', '=', what.address).executeTakeFirst();
+  const row = await db.selectFrom('mail_addresses').select(['id', 'site_id', 'link_key', 'unsubscribed_at']).where('id', '=', what.address).executeTakeFirst();
   if (!row || !validSignature(row.link_key, what, signature)) throw new AppError('not_found', 'This unsubscribe link is unknown');
   return row;
 }
@@ -254,6 +260,11 @@ export async function unsubscribe(db: Kysely<Database>, what: UnsubscribeTarget,
     await (action === 'stop' ? row.set({ unsubscribed_at: now }).where('unsubscribed_at', 'is', null) : row.set({ unsubscribed_at: null })).execute();
     return;
   }
+  if (what.scope === 'mentions') {
+    // The reader's own switch, as PATCH /v1/me {mention_mail: false} sets it.
+    await db.updateTable('site_users').set({ mention_mail: 0 }).where('id', '=', what.target).where('site_id', '=', address.site_id).execute();
+    return;
+  }
   const column = what.scope === 'comment' ? 'comment_id' : 'thread_id';
   await db
     .updateTable('mail_subscriptions')
@@ -265,7 +276,7 @@ export async function unsubscribe(db: Kysely<Database>, what: UnsubscribeTarget,
 }
 
 /** The mails a reader's address gets (a staff member's moderation and reset mails are theirs, not a reader's). */
-const READER_MAIL_KINDS: MailKind[] = ['confirm', 'reply', 'sign_in'];
+const READER_MAIL_KINDS: MailKind[] = ['confirm', 'reply', 'mention', 'sign_in'];
 
 /**
  * Deletes readers' addresses with everything tied to them: their subscriptions, and the reader mails

@@ -55,7 +55,7 @@ export const mailRoutes: FastifyPluginAsyncTypebox<{ db: Db }> = async (app, { d
   app.post('/v1/mail/unsubscribe', {
     schema: {
       ...MAIL,
-      summary: 'Unsubscribe (one comment, one page, or everything from the site), without signing in; RFC 8058 one-click posts here',
+      summary: 'Unsubscribe (one comment, one page, mentions, or everything from the site), without signing in; RFC 8058 one-click posts here',
       description:
         'On a link for every mail (scope all), a form field forget=address deletes the address instead, with every subscription it made; ' +
         'resume=mail lifts an earlier "stop all mail" (only the link of a mail sent to the address can: nothing else lifts it).',

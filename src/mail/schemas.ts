@@ -9,8 +9,8 @@ export const ConfirmQuery = Type.Object({ token: Type.String({ minLength: 1, max
 
 export const UnsubscribeQuery = Type.Object({
   address: Type.String({ minLength: 1, maxLength: 100 }),
-  scope: Type.Enum([...UNSUBSCRIBE_SCOPES], { description: 'comment: replies to one comment; thread: replies on one page; all: every mail from the site' }),
-  target: Type.String({ maxLength: 100, description: 'The comment or thread id; empty for `all`' }),
+  scope: Type.Enum([...UNSUBSCRIBE_SCOPES], { description: 'comment: replies to one comment; thread: replies on one page; mentions: mails when someone mentions the reader (turns their mention_mail off); all: every mail from the site' }),
+  target: Type.String({ maxLength: 100, description: 'The comment or thread id, the user id for `mentions`; empty for `all`' }),
   sig: Type.String({ minLength: 1, maxLength: 100, description: 'The signature from the mail' }),
 });
 

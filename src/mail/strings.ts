@@ -13,6 +13,12 @@ export const MAIL_STRINGS = {
   replyBy: (name: string) => `${name} wrote:`,
   replyOpen: 'Read and answer on the page',
 
+  mentionSubject: (count: number, page: string) => (count === 1 ? `You were mentioned on ${page}` : `You were mentioned in ${count} comments on ${page}`),
+  mentionBy: (name: string) => `${name} mentioned you:`,
+  mentionOpen: 'Read it on the page',
+  mentionMore: (count: number) => `And ${count} more.`,
+  mentionWhy: 'You get this mail because a comment on this site mentions you. Your account on the site can turn these mails off, or the link below.',
+
   moderationSubject: (site: string, pending: number, flagged: number) => {
     const waiting = pending === 1 ? 'A comment waits for moderation' : `${pending} comments wait for moderation`;
     if (flagged === 0) return `[${site}] ${waiting}`;
@@ -45,6 +51,7 @@ export const MAIL_STRINGS = {
 
   unsubscribeComment: 'Stop replies to this comment',
   unsubscribeThread: 'Stop replies from this page',
+  unsubscribeMentions: 'Stop mails when someone mentions me',
   unsubscribeAll: 'Stop all mail from this site',
 
   pageConfirmTitle: 'Confirm your address',
@@ -63,6 +70,7 @@ export const MAIL_STRINGS = {
   pageUnsubscribeAsk: {
     comment: 'Stop mails about replies to this comment?',
     thread: 'Stop mails about replies on this page?',
+    mentions: 'Stop mails when someone mentions you on this site? Your account on the site can turn them on again.',
     all: 'Stop all mail from this site to this address?',
   },
   pageUnsubscribeButton: 'Unsubscribe',

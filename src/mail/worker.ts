@@ -12,6 +12,7 @@ import { compose, type Composed, type MailRow } from './compose.ts';
 import { SECRET_KINDS, type MailKind } from './outbox.ts';
 import { MODERATION_MAIL_INTERVAL_MS, type ModerationMailData } from './moderators.ts';
 import { REPLY_MAIL_INTERVAL_MS } from './readers.ts';
+import { MENTION_MAIL_INTERVAL_MS, stillMentioned } from './mentions.ts';
 
 const POLL_MS = 1_000;
 
@@ -51,12 +52,12 @@ async function claimDue(db: Db, now: string, leaseUntil: string): Promise<MailRo
 }
 
 /**
- * Mails that roll into one: a recipient's reply mails of one thread, and a staff member's moderation
- * mails of one site. At most one mail of a group goes per interval; those queued meanwhile go
- * together in the next.
+ * Mails that roll into one: a recipient's reply mails of one thread, their mention mails of one
+ * thread, and a staff member's moderation mails of one site. At most one mail of a group goes per
+ * interval; those queued meanwhile go together in the next.
  */
 interface MailGroup {
-  kind: 'reply' | 'moderation';
+  kind: 'reply' | 'mention' | 'moderation';
   recipient: string;
   by: 'thread_id' | 'site_id';
   key: string;
@@ -65,6 +66,7 @@ interface MailGroup {
 
 function groupOf(row: MailRow): MailGroup | null {
   if (row.kind === 'reply' && row.thread_id !== null) return { kind: 'reply', recipient: row.recipient, by: 'thread_id', key: row.thread_id, intervalMs: REPLY_MAIL_INTERVAL_MS };
+  if (row.kind === 'mention' && row.thread_id !== null) return { kind: 'mention', recipient: row.recipient, by: 'thread_id', key: row.thread_id, intervalMs: MENTION_MAIL_INTERVAL_MS };
   if (row.kind === 'moderation' && row.site_id !== null) return { kind: 'moderation', recipient: row.recipient, by: 'site_id', key: row.site_id, intervalMs: MODERATION_MAIL_INTERVAL_MS };
   return null;
 }
@@ -182,7 +184,7 @@ async function stillWaiting(db: Kysely<Database>, rows: MailRow[]): Promise<Mail
 
 async function stillWanted(db: Kysely<Database>, rows: MailRow[]): Promise<{ wanted: MailRow[]; unwanted: MailRow[] }> {
   const kind = rows[0].kind as MailKind;
-  const wanted = kind === 'reply' ? await subscribed(db, rows) : kind === 'moderation' ? await stillWaiting(db, rows) : rows;
+  const wanted = kind === 'reply' ? await subscribed(db, rows) : kind === 'mention' ? await stillMentioned(db, rows) : kind === 'moderation' ? await stillWaiting(db, rows) : rows;
   const kept = new Set(wanted);
   return { wanted, unwanted: rows.filter((row) => !kept.has(row)) };
 }

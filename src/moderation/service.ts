@@ -6,6 +6,7 @@ import { AppError } from '../errors.ts';
 import { recordEvent, withEvents } from '../events/record.ts';
 import { recordCommentChange, recordRepliesShown, seenByPublic } from '../live/record.ts';
 import { queueModerationMails } from '../mail/moderators.ts';
+import { queueMentionMails } from '../mail/mentions.ts';
 import { queueReplyMail } from '../mail/readers.ts';
 import { newId } from '../ids.ts';
 import { commentWithSite, visibleComment } from '../comments/service.ts';
@@ -139,8 +140,10 @@ export async function applyModeration(
       const seenAfter = await recordCommentChange(trx, seenBefore, updated);
       if (!seenBefore && seenAfter) {
         await recordRepliesShown(trx, updated);
-        // A reply the public sees from now on (approved, unhidden): its parent's author may want a mail.
+        // A reply the public sees from now on (approved, unhidden): its parent's author may want a mail,
+        // and the readers any comment mentions hear of it (each once: one mentioned before was mailed then).
         await queueReplyMail(trx, db.mail, updated);
+        await queueMentionMails(trx, db.mail, updated);
       }
       await recordModeration(trx, site, moderator, action, reason, updated);
     }

@@ -176,6 +176,8 @@ export const MATRIX: Array<[string, number[], Target]> = [
     async (w) => ({ path: comment(w) })],
   ['GET /v1/comments/stream', v1([200, 200, 200, 200, 200, 200, 200, 200, 200, 401, 401]),
     async (w) => ({ path: `/v1/comments/stream?site_id=${A(w)}&thread_url=${encodeURIComponent(w.thread)}` })],
+  ['GET /v1/comments/participants', v1([200, 200, 200, 200, 200, 200, 200, 200, 200, 401, 401]),
+    async (w) => ({ path: `/v1/comments/participants?site_id=${A(w)}&thread_url=${encodeURIComponent(w.thread)}` })],
   ['POST /v1/sso/exchange', v1([401, 401, 401, 401, 401, 401, 401, 401, 401, 401, 401]),
     async () => ({ path: '/v1/sso/exchange', body: { token: 'not.a.token' } })],
   ['POST /api/sites/:id/sso-secrets', adminRow(201),
@@ -323,6 +325,7 @@ export const MATRIX: Array<[string, number[], Target]> = [
   // whose name, sign-in methods and deletion are the site's: 403 there (src/readers/me tests own accounts).
   ['GET /v1/me', v1([401, 401, 200, 200, 200, 403, 403, 403, 403, 401, 401]), async () => ({ path: '/v1/me' })],
   ['PATCH /v1/me', v1([401, 401, 403, 403, 403, 403, 403, 403, 403, 401, 401]), async () => ({ path: '/v1/me', body: { name: 'Renamed' } })],
+  ['PATCH /v1/me (mention mail)', v1([401, 401, 200, 200, 200, 403, 403, 403, 403, 401, 401]), async () => ({ path: '/v1/me', body: { mention_mail: true } })],
   ['GET /v1/me/comments', v1([401, 401, 200, 200, 200, 403, 403, 403, 403, 401, 401]), async () => ({ path: '/v1/me/comments' })],
   ['GET /v1/me/export', v1([401, 401, 200, 200, 200, 403, 403, 403, 403, 401, 401]), async () => ({ path: '/v1/me/export' })],
   ['DELETE /v1/me/sign-in-methods/:id', v1([401, 401, 403, 403, 403, 403, 403, 403, 403, 401, 401]), async () => ({ path: '/v1/me/sign-in-methods/rid_none' })],

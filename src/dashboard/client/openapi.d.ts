@@ -170,11 +170,21 @@ export interface paths {
                             comments: {
                                 /** @description cmt_<id> */
                                 id: string;
-                                /** @description Plain text; null once deleted */
+                                /** @description The author's source, as written (Markdown or plain text, as the site's `formatting` was); null once deleted */
                                 content: string | null;
+                                /** @description The content as sanitized HTML, rendered when it was written or edited: only p, br, strong, em, s, a (href http(s) or mailto, rel "nofollow ugc noopener"), code, pre, span (highlighted code, mentions), blockquote, ul, ol, li and hr. Safe to insert into a page as it is; null once deleted */
+                                content_html: string | null;
+                                /** @description The site users the comment mentions (`@[Name](usr_…)` in its source), named as they were when it was written */
+                                mentions: {
+                                    /** @description usr_<id> */
+                                    user_id: string;
+                                    name: string;
+                                }[];
                                 author_name: string;
                                 /** @description Posted without a credential, under a name the poster chose: nobody vouches for it */
                                 author_is_guest: boolean;
+                                /** @description `staff` (written by a staff member from the dashboard), `moderator` (by a moderator session), `verified` (by a signed-in reader: SSO, an identity provider or an emailed code), then the labels a moderator gave the author (PATCH /api/sites/{id}/users/{user_id}) */
+                                author_badges: string[];
                                 upvotes: number;
                                 downvotes: number;
                                 reaction_counts: {
@@ -191,6 +201,8 @@ export interface paths {
                                 created_at: string;
                                 is_edited: boolean;
                                 is_deleted: boolean;
+                                /** @description A moderator pinned it: pinned top-level comments come first on the first page of every sort */
+                                pinned: boolean;
                                 status: "published" | "pending" | "removed" | "spam";
                                 moderation_status: "pending" | "removed" | "spam" | "shadow_banned" | null;
                                 /** @description Replies below were left out of this answer; GET /v1/comments/{id} pages through them */
@@ -344,11 +356,21 @@ export interface paths {
                         "application/json": {
                             /** @description cmt_<id> */
                             id: string;
-                            /** @description Plain text; null once deleted */
+                            /** @description The author's source, as written (Markdown or plain text, as the site's `formatting` was); null once deleted */
                             content: string | null;
+                            /** @description The content as sanitized HTML, rendered when it was written or edited: only p, br, strong, em, s, a (href http(s) or mailto, rel "nofollow ugc noopener"), code, pre, span (highlighted code, mentions), blockquote, ul, ol, li and hr. Safe to insert into a page as it is; null once deleted */
+                            content_html: string | null;
+                            /** @description The site users the comment mentions (`@[Name](usr_…)` in its source), named as they were when it was written */
+                            mentions: {
+                                /** @description usr_<id> */
+                                user_id: string;
+                                name: string;
+                            }[];
                             author_name: string;
                             /** @description Posted without a credential, under a name the poster chose: nobody vouches for it */
                             author_is_guest: boolean;
+                            /** @description `staff` (written by a staff member from the dashboard), `moderator` (by a moderator session), `verified` (by a signed-in reader: SSO, an identity provider or an emailed code), then the labels a moderator gave the author (PATCH /api/sites/{id}/users/{user_id}) */
+                            author_badges: string[];
                             upvotes: number;
                             downvotes: number;
                             reaction_counts: {
@@ -365,6 +387,8 @@ export interface paths {
                             created_at: string;
                             is_edited: boolean;
                             is_deleted: boolean;
+                            /** @description A moderator pinned it: pinned top-level comments come first on the first page of every sort */
+                            pinned: boolean;
                             status: "published" | "pending" | "removed" | "spam";
                             moderation_status: "pending" | "removed" | "spam" | "shadow_banned" | null;
                             /** @description Replies below were left out of this answer; GET /v1/comments/{id} pages through them */
@@ -504,6 +528,147 @@ export interface paths {
                 };
             };
         };
+        trace?: never;
+    };
+    "/v1/comments/preview": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * A comment's text as the site would show it, without posting it
+         * @description Rendered with the site's `formatting`, as a comment posted now would be. Stores nothing; limited as reads are.
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": {
+                        site_id: string;
+                        /** @description 1 to 10,000 characters after trimming, as a comment */
+                        content: string;
+                    };
+                };
+            };
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description The HTML a comment with this content would carry (content_html), sanitized alike */
+                            content_html: string;
+                            mentions: {
+                                /** @description usr_<id> */
+                                user_id: string;
+                                name: string;
+                            }[];
+                        };
+                    };
+                };
+                /** @description RFC 9457 problem details (application/problem+json) */
+                "4XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description RFC 9457 problem details (application/problem+json) */
+                "5XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Problem"];
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/comments/participants": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The people a comment in this thread can mention: the site users whose comments the public sees there
+         * @description What the widget suggests after `@`, to be written into a comment as `@[Name](usr_…)`. Guests, API keys, staff and erased users are not listed. The same for every caller; limited as reads are.
+         */
+        get: {
+            parameters: {
+                query: {
+                    site_id: string;
+                    /** @description Absolute http(s) URL of the page, without a user name or password */
+                    thread_url: string;
+                };
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description Most recent first, each once, at most 50; empty for a thread without comments */
+                            participants: {
+                                /** @description usr_<id> */
+                                user_id: string;
+                                name: string;
+                            }[];
+                        };
+                    };
+                };
+                /** @description RFC 9457 problem details (application/problem+json) */
+                "4XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description RFC 9457 problem details (application/problem+json) */
+                "5XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Problem"];
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
         trace?: never;
     };
     "/v1/comments/{id}/vote": {
@@ -1224,6 +1389,13 @@ export interface paths {
                                 email_sign_in: boolean;
                                 /** @description Whether a reader's picture at their identity provider is shown; else the widget draws one from their id (default false) */
                                 provider_avatars: boolean;
+                                /**
+                                 * @description How comments are written: `markdown` (CommonMark with strikethrough and bare links; no raw HTML, images or headings) or `plain` (text with links). Default `markdown` for new sites
+                                 * @enum {unknown}
+                                 */
+                                formatting: "markdown" | "plain";
+                                /** @description How long after writing it an author may edit a comment, in seconds: 0, never; null, always. Default 900. Moderators are never limited */
+                                edit_window_seconds: number | null;
                                 spam: {
                                     /** @description Whether new comments and edits go through the checks at all (default true) */
                                     enabled: boolean;
@@ -1274,6 +1446,13 @@ export interface paths {
                                 reactions: string[];
                                 /** @description Whether the widget streams changes (GET /v1/comments/stream) */
                                 live_updates: boolean;
+                                /**
+                                 * @description How comments are written: `markdown` (CommonMark with strikethrough and bare links; no raw HTML, images or headings) or `plain` (text with links). Default `markdown` for new sites
+                                 * @enum {unknown}
+                                 */
+                                formatting: "markdown" | "plain";
+                                /** @description How long after writing it an author may edit a comment, in seconds: 0, never; null, always. Default 900. Moderators are never limited */
+                                edit_window_seconds: number | null;
                             })[];
                         };
                     };
@@ -1352,6 +1531,13 @@ export interface paths {
                                 email_sign_in: boolean;
                                 /** @description Whether a reader's picture at their identity provider is shown; else the widget draws one from their id (default false) */
                                 provider_avatars: boolean;
+                                /**
+                                 * @description How comments are written: `markdown` (CommonMark with strikethrough and bare links; no raw HTML, images or headings) or `plain` (text with links). Default `markdown` for new sites
+                                 * @enum {unknown}
+                                 */
+                                formatting: "markdown" | "plain";
+                                /** @description How long after writing it an author may edit a comment, in seconds: 0, never; null, always. Default 900. Moderators are never limited */
+                                edit_window_seconds: number | null;
                                 spam: {
                                     /** @description Whether new comments and edits go through the checks at all (default true) */
                                     enabled: boolean;
@@ -1438,6 +1624,13 @@ export interface paths {
                         sso_moderators?: boolean;
                         email_sign_in?: boolean;
                         provider_avatars?: boolean;
+                        /**
+                         * @description How comments are written: `markdown` (CommonMark with strikethrough and bare links; no raw HTML, images or headings) or `plain` (text with links). Default `markdown` for new sites
+                         * @enum {unknown}
+                         */
+                        formatting?: "markdown" | "plain";
+                        /** @description How long after writing it an author may edit a comment, in seconds: 0, never; null, always. Default 900. Moderators are never limited */
+                        edit_window_seconds?: number | null;
                         /** @description Spam checks: the thresholds given change, the others stay */
                         spam?: {
                             /** @description Whether new comments and edits go through the checks at all (default true) */
@@ -1508,6 +1701,13 @@ export interface paths {
                             email_sign_in: boolean;
                             /** @description Whether a reader's picture at their identity provider is shown; else the widget draws one from their id (default false) */
                             provider_avatars: boolean;
+                            /**
+                             * @description How comments are written: `markdown` (CommonMark with strikethrough and bare links; no raw HTML, images or headings) or `plain` (text with links). Default `markdown` for new sites
+                             * @enum {unknown}
+                             */
+                            formatting: "markdown" | "plain";
+                            /** @description How long after writing it an author may edit a comment, in seconds: 0, never; null, always. Default 900. Moderators are never limited */
+                            edit_window_seconds: number | null;
                             spam: {
                                 /** @description Whether new comments and edits go through the checks at all (default true) */
                                 enabled: boolean;
@@ -1624,6 +1824,13 @@ export interface paths {
                             email_sign_in: boolean;
                             /** @description Whether a reader's picture at their identity provider is shown; else the widget draws one from their id (default false) */
                             provider_avatars: boolean;
+                            /**
+                             * @description How comments are written: `markdown` (CommonMark with strikethrough and bare links; no raw HTML, images or headings) or `plain` (text with links). Default `markdown` for new sites
+                             * @enum {unknown}
+                             */
+                            formatting: "markdown" | "plain";
+                            /** @description How long after writing it an author may edit a comment, in seconds: 0, never; null, always. Default 900. Moderators are never limited */
+                            edit_window_seconds: number | null;
                             spam: {
                                 /** @description Whether new comments and edits go through the checks at all (default true) */
                                 enabled: boolean;
@@ -1771,6 +1978,13 @@ export interface paths {
                         sso_moderators?: boolean;
                         email_sign_in?: boolean;
                         provider_avatars?: boolean;
+                        /**
+                         * @description How comments are written: `markdown` (CommonMark with strikethrough and bare links; no raw HTML, images or headings) or `plain` (text with links). Default `markdown` for new sites
+                         * @enum {unknown}
+                         */
+                        formatting?: "markdown" | "plain";
+                        /** @description How long after writing it an author may edit a comment, in seconds: 0, never; null, always. Default 900. Moderators are never limited */
+                        edit_window_seconds?: number | null;
                         /** @description Spam checks: the thresholds given change, the others stay */
                         spam?: {
                             /** @description Whether new comments and edits go through the checks at all (default true) */
@@ -1845,6 +2059,13 @@ export interface paths {
                             email_sign_in: boolean;
                             /** @description Whether a reader's picture at their identity provider is shown; else the widget draws one from their id (default false) */
                             provider_avatars: boolean;
+                            /**
+                             * @description How comments are written: `markdown` (CommonMark with strikethrough and bare links; no raw HTML, images or headings) or `plain` (text with links). Default `markdown` for new sites
+                             * @enum {unknown}
+                             */
+                            formatting: "markdown" | "plain";
+                            /** @description How long after writing it an author may edit a comment, in seconds: 0, never; null, always. Default 900. Moderators are never limited */
+                            edit_window_seconds: number | null;
                             spam: {
                                 /** @description Whether new comments and edits go through the checks at all (default true) */
                                 enabled: boolean;
@@ -2238,11 +2459,21 @@ export interface paths {
                             comments: {
                                 /** @description cmt_<id> */
                                 id: string;
-                                /** @description Plain text; null once deleted */
+                                /** @description The author's source, as written (Markdown or plain text, as the site's `formatting` was); null once deleted */
                                 content: string | null;
+                                /** @description The content as sanitized HTML, rendered when it was written or edited: only p, br, strong, em, s, a (href http(s) or mailto, rel "nofollow ugc noopener"), code, pre, span (highlighted code, mentions), blockquote, ul, ol, li and hr. Safe to insert into a page as it is; null once deleted */
+                                content_html: string | null;
+                                /** @description The site users the comment mentions (`@[Name](usr_…)` in its source), named as they were when it was written */
+                                mentions: {
+                                    /** @description usr_<id> */
+                                    user_id: string;
+                                    name: string;
+                                }[];
                                 author_name: string;
                                 /** @description Posted without a credential, under a name the poster chose: nobody vouches for it */
                                 author_is_guest: boolean;
+                                /** @description `staff` (written by a staff member from the dashboard), `moderator` (by a moderator session), `verified` (by a signed-in reader: SSO, an identity provider or an emailed code), then the labels a moderator gave the author (PATCH /api/sites/{id}/users/{user_id}) */
+                                author_badges: string[];
                                 upvotes: number;
                                 downvotes: number;
                                 reaction_counts: {
@@ -2259,6 +2490,8 @@ export interface paths {
                                 created_at: string;
                                 is_edited: boolean;
                                 is_deleted: boolean;
+                                /** @description A moderator pinned it: pinned top-level comments come first on the first page of every sort */
+                                pinned: boolean;
                                 status: "published" | "pending" | "removed" | "spam";
                                 moderation_status: "pending" | "removed" | "spam" | "shadow_banned" | null;
                                 thread: {
@@ -2723,11 +2956,21 @@ export interface paths {
                             recent_comments: {
                                 /** @description cmt_<id> */
                                 id: string;
-                                /** @description Plain text; null once deleted */
+                                /** @description The author's source, as written (Markdown or plain text, as the site's `formatting` was); null once deleted */
                                 content: string | null;
+                                /** @description The content as sanitized HTML, rendered when it was written or edited: only p, br, strong, em, s, a (href http(s) or mailto, rel "nofollow ugc noopener"), code, pre, span (highlighted code, mentions), blockquote, ul, ol, li and hr. Safe to insert into a page as it is; null once deleted */
+                                content_html: string | null;
+                                /** @description The site users the comment mentions (`@[Name](usr_…)` in its source), named as they were when it was written */
+                                mentions: {
+                                    /** @description usr_<id> */
+                                    user_id: string;
+                                    name: string;
+                                }[];
                                 author_name: string;
                                 /** @description Posted without a credential, under a name the poster chose: nobody vouches for it */
                                 author_is_guest: boolean;
+                                /** @description `staff` (written by a staff member from the dashboard), `moderator` (by a moderator session), `verified` (by a signed-in reader: SSO, an identity provider or an emailed code), then the labels a moderator gave the author (PATCH /api/sites/{id}/users/{user_id}) */
+                                author_badges: string[];
                                 upvotes: number;
                                 downvotes: number;
                                 reaction_counts: {
@@ -2744,6 +2987,8 @@ export interface paths {
                                 created_at: string;
                                 is_edited: boolean;
                                 is_deleted: boolean;
+                                /** @description A moderator pinned it: pinned top-level comments come first on the first page of every sort */
+                                pinned: boolean;
                                 status: "published" | "pending" | "removed" | "spam";
                                 moderation_status: "pending" | "removed" | "spam" | "shadow_banned" | null;
                                 thread: {
@@ -5638,6 +5883,13 @@ export interface paths {
                                 reactions: string[];
                                 /** @description Whether the widget streams changes (GET /v1/comments/stream) */
                                 live_updates: boolean;
+                                /**
+                                 * @description How comments are written: `markdown` (CommonMark with strikethrough and bare links; no raw HTML, images or headings) or `plain` (text with links). Default `markdown` for new sites
+                                 * @enum {unknown}
+                                 */
+                                formatting: "markdown" | "plain";
+                                /** @description How long after writing it an author may edit a comment, in seconds: 0, never; null, always. Default 900. Moderators are never limited */
+                                edit_window_seconds: number | null;
                             };
                             viewer: {
                                 /** @description The request carried a session (or key) of this site */
@@ -6206,9 +6458,9 @@ export interface paths {
             parameters: {
                 query: {
                     address: string;
-                    /** @description comment: replies to one comment; thread: replies on one page; all: every mail from the site */
-                    scope: "comment" | "thread" | "all";
-                    /** @description The comment or thread id; empty for `all` */
+                    /** @description comment: replies to one comment; thread: replies on one page; mentions: mails when someone mentions the reader (turns their mention_mail off); all: every mail from the site */
+                    scope: "comment" | "thread" | "mentions" | "all";
+                    /** @description The comment or thread id, the user id for `mentions`; empty for `all` */
                     target: string;
                     /** @description The signature from the mail */
                     sig: string;
@@ -6250,16 +6502,16 @@ export interface paths {
         };
         put?: never;
         /**
-         * Unsubscribe (one comment, one page, or everything from the site), without signing in; RFC 8058 one-click posts here
+         * Unsubscribe (one comment, one page, mentions, or everything from the site), without signing in; RFC 8058 one-click posts here
          * @description On a link for every mail (scope all), a form field forget=address deletes the address instead, with every subscription it made; resume=mail lifts an earlier "stop all mail" (only the link of a mail sent to the address can: nothing else lifts it).
          */
         post: {
             parameters: {
                 query: {
                     address: string;
-                    /** @description comment: replies to one comment; thread: replies on one page; all: every mail from the site */
-                    scope: "comment" | "thread" | "all";
-                    /** @description The comment or thread id; empty for `all` */
+                    /** @description comment: replies to one comment; thread: replies on one page; mentions: mails when someone mentions the reader (turns their mention_mail off); all: every mail from the site */
+                    scope: "comment" | "thread" | "mentions" | "all";
+                    /** @description The comment or thread id, the user id for `mentions`; empty for `all` */
                     target: string;
                     /** @description The signature from the mail */
                     sig: string;
@@ -7488,6 +7740,8 @@ export interface paths {
                             mail: {
                                 /** @description Whether "Email me replies" starts ticked (PUT /v1/sessions/current/mail changes it) */
                                 notify_replies: boolean;
+                                /** @description Whether the reader gets a mail when a comment mentions them (PATCH /v1/me changes it; the link in those mails turns it off) */
+                                mention_mail: boolean;
                             };
                             /** @description Comments the reader left as a guest on this site, before they had an account, that POST /v1/me/guest-comments/claim would make theirs: those whose "Email me replies" went to an address the reader proved by signing in, and whose confirmation link was followed */
                             claimable_guest_comments: number;
@@ -7567,8 +7821,8 @@ export interface paths {
         options?: never;
         head?: never;
         /**
-         * Change the reader's name (readers who signed in by themselves; a site's SSO or backend users: 403)
-         * @description The reader's earlier comments on the site show the new name too.
+         * Change the reader's name (readers who signed in by themselves; a site's SSO or backend users: 403) or whether mentions mail them
+         * @description The reader's earlier comments on the site show the new name too. Nothing changes unless all of it may.
          */
         patch: {
             parameters: {
@@ -7580,8 +7834,10 @@ export interface paths {
             requestBody: {
                 content: {
                     "application/json": {
-                        /** @description 1 to 100 characters; refused (400) with a bidirectional control or zero-width character. The reader's earlier comments show it too */
-                        name: string;
+                        /** @description 1 to 100 characters; refused (400) with a bidirectional control or zero-width character. The reader's earlier comments show it too. Readers who signed in by themselves only: a site's SSO or backend users are renamed by the site (403) */
+                        name?: string;
+                        /** @description Whether to get a mail when a comment mentions the reader (any reader, a site's users included) */
+                        mention_mail?: boolean;
                     };
                 };
             };
@@ -7630,6 +7886,8 @@ export interface paths {
                             mail: {
                                 /** @description Whether "Email me replies" starts ticked (PUT /v1/sessions/current/mail changes it) */
                                 notify_replies: boolean;
+                                /** @description Whether the reader gets a mail when a comment mentions them (PATCH /v1/me changes it; the link in those mails turns it off) */
+                                mention_mail: boolean;
                             };
                             /** @description Comments the reader left as a guest on this site, before they had an account, that POST /v1/me/guest-comments/claim would make theirs: those whose "Email me replies" went to an address the reader proved by signing in, and whose confirmation link was followed */
                             claimable_guest_comments: number;
@@ -7692,11 +7950,21 @@ export interface paths {
                             comments: {
                                 /** @description cmt_<id> */
                                 id: string;
-                                /** @description Plain text; null once deleted */
+                                /** @description The author's source, as written (Markdown or plain text, as the site's `formatting` was); null once deleted */
                                 content: string | null;
+                                /** @description The content as sanitized HTML, rendered when it was written or edited: only p, br, strong, em, s, a (href http(s) or mailto, rel "nofollow ugc noopener"), code, pre, span (highlighted code, mentions), blockquote, ul, ol, li and hr. Safe to insert into a page as it is; null once deleted */
+                                content_html: string | null;
+                                /** @description The site users the comment mentions (`@[Name](usr_…)` in its source), named as they were when it was written */
+                                mentions: {
+                                    /** @description usr_<id> */
+                                    user_id: string;
+                                    name: string;
+                                }[];
                                 author_name: string;
                                 /** @description Posted without a credential, under a name the poster chose: nobody vouches for it */
                                 author_is_guest: boolean;
+                                /** @description `staff` (written by a staff member from the dashboard), `moderator` (by a moderator session), `verified` (by a signed-in reader: SSO, an identity provider or an emailed code), then the labels a moderator gave the author (PATCH /api/sites/{id}/users/{user_id}) */
+                                author_badges: string[];
                                 upvotes: number;
                                 downvotes: number;
                                 reaction_counts: {
@@ -7713,6 +7981,8 @@ export interface paths {
                                 created_at: string;
                                 is_edited: boolean;
                                 is_deleted: boolean;
+                                /** @description A moderator pinned it: pinned top-level comments come first on the first page of every sort */
+                                pinned: boolean;
                                 status: "published" | "pending" | "removed" | "spam";
                                 moderation_status: "pending" | "removed" | "spam" | "shadow_banned" | null;
                                 /** @description Replies below were left out of this answer; GET /v1/comments/{id} pages through them */
@@ -7884,6 +8154,8 @@ export interface paths {
                             mail: {
                                 /** @description Whether "Email me replies" starts ticked (PUT /v1/sessions/current/mail changes it) */
                                 notify_replies: boolean;
+                                /** @description Whether the reader gets a mail when a comment mentions them (PATCH /v1/me changes it; the link in those mails turns it off) */
+                                mention_mail: boolean;
                             };
                             /** @description Comments the reader left as a guest on this site, before they had an account, that POST /v1/me/guest-comments/claim would make theirs: those whose "Email me replies" went to an address the reader proved by signing in, and whose confirmation link was followed */
                             claimable_guest_comments: number;
@@ -8004,11 +8276,21 @@ export interface components {
         Comment: {
             /** @description cmt_<id> */
             id: string;
-            /** @description Plain text; null once deleted */
+            /** @description The author's source, as written (Markdown or plain text, as the site's `formatting` was); null once deleted */
             content: string | null;
+            /** @description The content as sanitized HTML, rendered when it was written or edited: only p, br, strong, em, s, a (href http(s) or mailto, rel "nofollow ugc noopener"), code, pre, span (highlighted code, mentions), blockquote, ul, ol, li and hr. Safe to insert into a page as it is; null once deleted */
+            content_html: string | null;
+            /** @description The site users the comment mentions (`@[Name](usr_…)` in its source), named as they were when it was written */
+            mentions: {
+                /** @description usr_<id> */
+                user_id: string;
+                name: string;
+            }[];
             author_name: string;
             /** @description Posted without a credential, under a name the poster chose: nobody vouches for it */
             author_is_guest: boolean;
+            /** @description `staff` (written by a staff member from the dashboard), `moderator` (by a moderator session), `verified` (by a signed-in reader: SSO, an identity provider or an emailed code), then the labels a moderator gave the author (PATCH /api/sites/{id}/users/{user_id}) */
+            author_badges: string[];
             upvotes: number;
             downvotes: number;
             reaction_counts: {
@@ -8025,6 +8307,8 @@ export interface components {
             created_at: string;
             is_edited: boolean;
             is_deleted: boolean;
+            /** @description A moderator pinned it: pinned top-level comments come first on the first page of every sort */
+            pinned: boolean;
             status: "published" | "pending" | "removed" | "spam";
             moderation_status: "pending" | "removed" | "spam" | "shadow_banned" | null;
             /** @description Replies below were left out of this answer; GET /v1/comments/{id} pages through them */

@@ -30,7 +30,7 @@ describe("a reader's own page", () => {
         { id: expect.stringMatching(/^rid_/), type: 'email', provider_id: null, provider_name: null, email: 'ann@example.com', created_at: expect.any(String), last_used_at: expect.any(String) },
         { id: expect.stringMatching(/^rid_/), type: 'github', provider_id: github, provider_name: 'GitHub', email: 'ann@example.com', created_at: expect.any(String), last_used_at: expect.any(String) },
       ],
-      mail: { notify_replies: false },
+      mail: { notify_replies: false, mention_mail: true },
       claimable_guest_comments: 0,
       erase_after: null,
     });

@@ -9,8 +9,8 @@ import { myComments } from './comments.ts';
 import { deleteMyAccount } from './erasure.ts';
 import { exportFileName, readerExport } from './export.ts';
 import { readerOf } from './reader.ts';
-import { Claimed, Deletion, MethodParams, MyComments, MyCommentsQuery, MyPage, Rename } from './schemas.ts';
-import { myPage, removeSignInMethod, rename } from './service.ts';
+import { Claimed, Deletion, MethodParams, MyChange, MyComments, MyCommentsQuery, MyPage } from './schemas.ts';
+import { changeMe, myPage, removeSignInMethod } from './service.ts';
 
 const ME = { tags: ['me'], security: Credential };
 
@@ -24,12 +24,12 @@ export const meRoutes: FastifyPluginAsyncTypebox<{ db: Db; eraseGraceMs: number 
   app.patch('/v1/me', {
     schema: {
       ...ME,
-      summary: 'Change the reader\'s name (readers who signed in by themselves; a site\'s SSO or backend users: 403)',
-      description: "The reader's earlier comments on the site show the new name too.",
-      body: Rename,
+      summary: "Change the reader's name (readers who signed in by themselves; a site's SSO or backend users: 403) or whether mentions mail them",
+      description: "The reader's earlier comments on the site show the new name too. Nothing changes unless all of it may.",
+      body: MyChange,
       response: { 200: MyPage, ...errors },
     },
-    handler: (request) => rename(db, request.caller, request.body.name),
+    handler: (request) => changeMe(db, request.caller, request.body),
   });
 
   app.delete('/v1/me', {

@@ -26,7 +26,10 @@ export const MyPage = Type.Object({
   }),
   email: Nullable(Type.String({ description: 'Where reply mails go by default: the first address the reader proved, or the one a site gave' })),
   sign_in_methods: Type.Array(SignInMethod, { description: 'Oldest first; empty for a site\'s users' }),
-  mail: Type.Object({ notify_replies: Type.Boolean({ description: 'Whether "Email me replies" starts ticked (PUT /v1/sessions/current/mail changes it)' }) }),
+  mail: Type.Object({
+    notify_replies: Type.Boolean({ description: 'Whether "Email me replies" starts ticked (PUT /v1/sessions/current/mail changes it)' }),
+    mention_mail: Type.Boolean({ description: 'Whether the reader gets a mail when a comment mentions them (PATCH /v1/me changes it; the link in those mails turns it off)' }),
+  }),
   claimable_guest_comments: Type.Integer({
     minimum: 0,
     description:
@@ -36,13 +39,21 @@ export const MyPage = Type.Object({
   erase_after: Nullable(Timestamp, { description: 'When the account is erased, after DELETE /v1/me; null when no deletion is pending' }),
 });
 
-export const Rename = Type.Object({
-  name: Type.String({
-    pattern: NAME_PATTERN,
-    maxLength: MAX_AUTHOR_NAME * 4,
-    description: `1 to ${MAX_AUTHOR_NAME} characters; refused (400) with a bidirectional control or zero-width character. The reader's earlier comments show it too`,
-  }),
-});
+export const MyChange = Type.Object(
+  {
+    name: Type.Optional(
+      Type.String({
+        pattern: NAME_PATTERN,
+        maxLength: MAX_AUTHOR_NAME * 4,
+        description:
+          `1 to ${MAX_AUTHOR_NAME} characters; refused (400) with a bidirectional control or zero-width character. The reader's earlier comments show it too. ` +
+          "Readers who signed in by themselves only: a site's SSO or backend users are renamed by the site (403)",
+      }),
+    ),
+    mention_mail: Type.Optional(Type.Boolean({ description: 'Whether to get a mail when a comment mentions the reader (any reader, a site\'s users included)' })),
+  },
+  { minProperties: 1 },
+);
 
 export const MyCommentsQuery = Type.Object({
   cursor: Type.Optional(Type.String({ maxLength: 1000, description: 'next_cursor of the previous page' })),

@@ -2,7 +2,7 @@ import type { Caller } from '../../auth/caller.ts';
 import { cleanText, MAX_AUTHOR_NAME } from '../../comments/text.ts';
 import type { Db } from '../../db/connect.ts';
 import { forUpdate } from '../../db/dialect.ts';
-import { AppError } from '../../errors.ts';
+import { AppError, invalid } from '../../errors.ts';
 import type { Site } from '../../sites/repository.ts';
 import { isOwnAccount } from '../sign-in.ts';
 import { claimableCount } from './claim.ts';
@@ -17,7 +17,7 @@ async function pageOf(db: Db, site: Site, user: ReaderRow) {
     user: { id: user.id, name: user.name, avatar_url: user.avatar_url, own_account: isOwnAccount(user.external_id) },
     email: user.email,
     sign_in_methods: methods,
-    mail: { notify_replies: user.notify_replies === 1 },
+    mail: { notify_replies: user.notify_replies === 1, mention_mail: user.mention_mail === 1 },
     claimable_guest_comments: claimable,
     erase_after: user.erase_after,
   };
@@ -30,21 +30,25 @@ export async function myPage(db: Db, caller: Caller) {
 }
 
 /**
- * A reader renames themselves, and their earlier comments with them, as readers of Disqus or
- * Remark42 expect (a comment shows who wrote it as they are called now): one statement, whose
- * triggers move the lists' revisions; cached answers of every thread of the site are told.
+ * PATCH /v1/me. A reader renames themselves, and their earlier comments with them, as readers of
+ * Disqus or Remark42 expect (a comment shows who wrote it as they are called now): one statement,
+ * whose triggers move the lists' revisions; cached answers of every thread of the site are told.
+ * Any reader turns their mention mail on or off.
  */
-export async function rename(db: Db, caller: Caller, rawName: string) {
+export async function changeMe(db: Db, caller: Caller, change: { name?: string; mention_mail?: boolean }) {
   const { site, user } = await readerOf(db, caller);
-  requireOwn(user, SITE_MANAGES_IT);
-  const name = cleanText('body/name', rawName, MAX_AUTHOR_NAME);
+  if (change.name === undefined && change.mention_mail === undefined) throw invalid('body', 'must name what changes: name or mention_mail');
+  if (change.name !== undefined) requireOwn(user, SITE_MANAGES_IT);
+  const name = change.name === undefined ? user.name : cleanText('body/name', change.name, MAX_AUTHOR_NAME);
+  const mentionMail = change.mention_mail === undefined ? user.mention_mail : change.mention_mail ? 1 : 0;
   const renamed = await db.kysely.transaction().execute(async (trx) => {
-    await trx.updateTable('site_users').set({ name }).where('id', '=', user.id).execute();
+    await trx.updateTable('site_users').set({ name, mention_mail: mentionMail }).where('id', '=', user.id).execute();
+    if (change.name === undefined) return 0;
     const comments = await trx.updateTable('comments').set({ author_name: name }).where('site_id', '=', site.id).where('author_ref', '=', user.id).where('author_name', '<>', name).executeTakeFirst();
     return Number(comments.numUpdatedRows);
   });
   if (renamed > 0) db.changes.siteChanged(site.id);
-  return pageOf(db, site, { ...user, name });
+  return pageOf(db, site, { ...user, name, mention_mail: mentionMail });
 }
 
 /** Removes one of the reader's ways of signing in, never the last one (409): they could not come back. */

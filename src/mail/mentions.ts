@@ -1,0 +1,131 @@
+import type { Kysely, Selectable, Transaction } from 'kysely';
+import { nowIso } from '../clock.ts';
+import type { CommentRow } from '../comments/view.ts';
+import type { MailConfig } from '../config.ts';
+import type { Database, MailOutboxTable } from '../db/schema.ts';
+import type { Mention } from '../formatting/render.ts';
+import { normaliseEmail } from '../staff/repository.ts';
+import { queueMails, type QueuedMail } from './outbox.ts';
+import { lastThreadMailAt, madeAddress } from './readers.ts';
+
+/** At most one mention mail per address and thread in this time; mentions meanwhile roll into the next one, as replies do. */
+export const MENTION_MAIL_INTERVAL_MS = 10 * 60_000;
+
+/** What a mention mail's row holds. */
+export type MentionMailData = {
+  comment_id: string;
+  user_id: string;
+  address_id: string;
+};
+
+function mentionedIds(mentions: string): string[] {
+  return (JSON.parse(mentions) as Mention[]).map((mention) => mention.user_id);
+}
+
+/**
+ * Where each reader's mention mail goes: the address their sign-in proved or their site's SSO gave
+ * (site_users.email, which reply mail takes as theirs with no confirmation), else the latest address
+ * they confirmed through a link. Only readers not erased who keep mention mail on.
+ */
+async function readerAddresses(trx: Transaction<Database>, siteId: string, userIds: string[]): Promise<Array<{ userId: string; email: string }>> {
+  const users = await trx
+    .selectFrom('site_users')
+    .select(['id', 'email'])
+    .where('site_id', '=', siteId)
+    .where('id', 'in', userIds)
+    .where('erased_at', 'is', null)
+    .where('mention_mail', '=', 1)
+    .execute();
+  const withoutOwn = users.filter((user) => user.email === null).map((user) => user.id);
+  const confirmed =
+    withoutOwn.length === 0
+      ? []
+      : await trx
+          .selectFrom('mail_addresses')
+          .select(['user_id', 'email'])
+          .where('site_id', '=', siteId)
+          .where('user_id', 'in', withoutOwn)
+          .where('confirmed_at', 'is not', null)
+          .orderBy('confirmed_at')
+          .execute();
+  // Ordered oldest first: the latest confirmed one is kept.
+  const confirmedOf = new Map(confirmed.map((address) => [address.user_id, address.email]));
+  return users.flatMap((user) => {
+    const email = user.email === null ? confirmedOf.get(user.id) : normaliseEmail(user.email);
+    return email === undefined ? [] : [{ userId: user.id, email }];
+  });
+}
+
+/**
+ * A comment the public now sees (posted published, approved, unhidden, or edited while public):
+ * each reader it mentions gets a mail, queued in that change's transaction, unless they wrote it,
+ * were mentioned already in `before` (the comment before an edit), turned mention mail off, have no
+ * address, or their address stopped all mail. Once per comment and reader, whatever happens after
+ * (the idempotency key is the comment and the reader). Due no sooner than MENTION_MAIL_INTERVAL_MS
+ * after the last mention mail of the thread to that address; the worker rolls them into one.
+ */
+export async function queueMentionMails(trx: Transaction<Database>, mail: MailConfig | null, comment: CommentRow, before?: Pick<CommentRow, 'mentions'>): Promise<void> {
+  if (mail === null) return;
+  const earlier = new Set(before ? mentionedIds(before.mentions) : []);
+  const userIds = mentionedIds(comment.mentions).filter((id) => !earlier.has(id) && id !== comment.author_ref);
+  if (userIds.length === 0) return;
+  const readers = await readerAddresses(trx, comment.site_id, userIds);
+  if (readers.length === 0) return;
+  const known = await trx
+    .selectFrom('mail_addresses')
+    .select(['id', 'email', 'unsubscribed_at'])
+    .where('site_id', '=', comment.site_id)
+    .where('email', 'in', readers.map((reader) => reader.email))
+    .execute();
+  const byEmail = new Map(known.map((address) => [address.email, { id: address.id, unsubscribedAt: address.unsubscribed_at }]));
+  const now = nowIso();
+  const mails: QueuedMail[] = [];
+  for (const reader of readers) {
+    // An address first used here is the reader's own: its row holds the key of its unsubscribe links.
+    const address = byEmail.get(reader.email) ?? (await madeAddress(trx, comment.site_id, reader.email, reader.userId, true, now));
+    if (address.unsubscribedAt !== null) continue;
+    const last = await lastThreadMailAt(trx, 'mention', reader.email, comment.thread_id);
+    const data: MentionMailData = { comment_id: comment.id, user_id: reader.userId, address_id: address.id };
+    mails.push({
+      kind: 'mention',
+      cause: comment.id,
+      reader: reader.userId,
+      recipient: reader.email,
+      siteId: comment.site_id,
+      threadId: comment.thread_id,
+      data,
+      dueAt: last === null ? undefined : new Date(Date.parse(last) + MENTION_MAIL_INTERVAL_MS).toISOString(),
+    });
+  }
+  await queueMails(trx, mails);
+}
+
+/**
+ * Mention mails still to send, checked again when they go: the comment is still public and still
+ * mentions the reader (an edit may have taken the mention out), who is not erased and keeps mention
+ * mail on, at an address that has not stopped all mail since. The others are dropped.
+ */
+export async function stillMentioned(db: Kysely<Database>, rows: Array<Selectable<MailOutboxTable>>): Promise<Array<Selectable<MailOutboxTable>>> {
+  const data = rows.map((row) => JSON.parse(row.data) as MentionMailData);
+  const unique = (values: string[]) => [...new Set(values)];
+  const comments = await db
+    .selectFrom('comments')
+    .select(['id', 'mentions'])
+    .where('id', 'in', unique(data.map((d) => d.comment_id)))
+    .where('status', '=', 'published')
+    .where('moderation_status', 'is', null)
+    .where('is_deleted', '=', 0)
+    .execute();
+  const users = await db
+    .selectFrom('site_users')
+    .select('id')
+    .where('id', 'in', unique(data.map((d) => d.user_id)))
+    .where('erased_at', 'is', null)
+    .where('mention_mail', '=', 1)
+    .execute();
+  const addresses = await db.selectFrom('mail_addresses').select('id').where('id', 'in', unique(data.map((d) => d.address_id))).where('unsubscribed_at', 'is', null).execute();
+  const mentioned = new Map(comments.map((comment) => [comment.id, new Set(mentionedIds(comment.mentions))]));
+  const wanting = new Set(users.map((user) => user.id));
+  const open = new Set(addresses.map((address) => address.id));
+  return rows.filter((_, i) => mentioned.get(data[i].comment_id)?.has(data[i].user_id) && wanting.has(data[i].user_id) && open.has(data[i].address_id));
+}
