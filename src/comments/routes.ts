@@ -1,6 +1,8 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
+import type { Caller } from '../auth/caller.ts';
+import { requireCapability } from '../auth/management.ts';
 import type { Db } from '../db/connect.ts';
 import { Credential, errors, IdParams, ManagementWrite, OptionalCredential } from '../http/schemas.ts';
 import { matchesEtag } from '../http/etag.ts';
@@ -117,12 +119,21 @@ export const commentRoutes: FastifyPluginAsyncTypebox<{ db: Db; caches: CommentC
   });
 
   // Readers' moderators and keys pin through /v1; staff, whose cookie is read under /api/ alone, through its twin.
-  for (const [path, security] of [['/v1/comments/:id/pin', Credential], ['/api/comments/:id/pin', ManagementWrite]] as const) {
+  // The management API answers by role before any lookup, as its other endpoints do (auth/management.ts).
+  const pinPaths = [
+    { path: '/v1/comments/:id/pin', security: Credential, byRoleFirst: false },
+    { path: '/api/comments/:id/pin', security: ManagementWrite, byRoleFirst: true },
+  ];
+  for (const { path, security, byRoleFirst } of pinPaths) {
+    const pin = (caller: Caller, id: string, pinned: boolean) => {
+      if (byRoleFirst) requireCapability(caller, 'moderate');
+      return setPinned(db, caller, id, pinned);
+    };
     const pinning = (summary: string, description: string) => ({
       tags: ['comments'],
       summary,
       description: `${description} Moderators only (moderator or admin keys and staff, moderator sessions). Answers the comment.`,
-      security: [...security],
+      security,
       params: IdParams,
       response: { 200: CommentRef, ...errors },
     });
@@ -132,11 +143,11 @@ export const commentRoutes: FastifyPluginAsyncTypebox<{ db: Db; caches: CommentC
         `Pinned comments lead page 1 of every sort of the thread's lists, oldest pin first, marked pinned; later pages continue with the others. ` +
           `At most ${MAX_PINNED} a thread (409 for one more); a reply cannot be pinned (409). Pinning a pinned comment answers it unchanged.`,
       ),
-      handler: (request) => setPinned(db, request.caller, request.params.id, true),
+      handler: (request) => pin(request.caller, request.params.id, true),
     });
     app.delete(path, {
       schema: pinning('Unpin a comment', 'The comment goes back to its place in the lists. Unpinning a comment that is not pinned answers it unchanged.'),
-      handler: (request) => setPinned(db, request.caller, request.params.id, false),
+      handler: (request) => pin(request.caller, request.params.id, false),
     });
   }
 };
