@@ -37,6 +37,8 @@ export const commentRoutes: FastifyPluginAsyncTypebox<{ db: Db; caches: CommentC
       tags: ['comments'],
       summary: 'List a thread: pages of top-level comments with their nested replies',
       description:
+        `Pinned top-level comments (at most ${MAX_PINNED}) lead page 1 of every sort, oldest pin first, marked pinned; page 1 still holds \`limit\` top-level comments, ` +
+        'and later pages continue with the others where it stopped. ' +
         'Every list carries an ETag; a request whose If-None-Match names it gets 304 and no body. ' +
         'Lists for the public (no credential) are served from a response cache that every write to the thread clears.',
       security: OptionalCredential,
