@@ -177,7 +177,6 @@ const storedPinned = preparedQuery(
       .orderBy('c.pinned_at')
       .orderBy('c.id')
       .compile(),
-  { planOnce: true },
 );
 
 /** The ids of the public's page of a thread's top-level comments, in its order (pinned ones first on page 1; from indexes alone). */
