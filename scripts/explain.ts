@@ -217,7 +217,7 @@ async function main(): Promise<number> {
 
     const guest: Caller = { kind: 'public', ip: '127.0.0.1' };
     const admin: Caller = { kind: 'key', ip: '127.0.0.1', keyId: key.id, accountId: site.account_id, role: 'admin', siteIds: null, name: key.name };
-    const user: Caller = { kind: 'session', ip: '127.0.0.1', sessionId: 'sess_explain', accountId: site.account_id, siteId: site.site_id, userId: 'usr_17', userName: 'User 17', moderator: false, hasCommented: true, marksRevision: 0, hasCommentsOnlyTheySee: true };
+    const user: Caller = { kind: 'session', ip: '127.0.0.1', sessionId: 'sess_explain', accountId: site.account_id, siteId: site.site_id, userId: 'usr_17', userName: 'User 17', labels: [], moderator: false, hasCommented: true, marksRevision: 0, hasCommentsOnlyTheySee: true };
     const bigThread = 'https://blog.example.com/posts/0';
     const top = 'cmt_' + '1'.padStart(26, '0');
     const reply = 'cmt_' + '12'.padStart(26, '0');

@@ -39,6 +39,8 @@ export interface SessionCaller extends Base {
   siteId: string;
   userId: string;
   userName: string;
+  /** The labels the site's moderators gave the user (PATCH /api/sites/:id/users/:user_id), which their new comments carry as badges. */
+  labels: string[];
   moderator: boolean;
   /** The user had commented on the site when the request began (user.created is behind them). */
   hasCommented: boolean;
@@ -109,6 +111,7 @@ const sessionByHash = preparedQuery((db, _shape: null, hash: string, now: string
       'sessions.user_id',
       'sessions.moderator',
       'site_users.name',
+      'site_users.labels',
       'site_users.first_comment_at',
       'site_users.marks_revision',
       'site_users.comments_only_they_see',
@@ -152,6 +155,7 @@ export async function resolveCaller(db: Db, token: string | null, ip: string): P
       siteId: session.site_id,
       userId: session.user_id,
       userName: session.name,
+      labels: JSON.parse(session.labels),
       moderator: session.moderator === 1,
       hasCommented: session.first_comment_at !== null,
       marksRevision: session.marks_revision,

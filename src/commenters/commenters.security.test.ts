@@ -29,6 +29,7 @@ afterAll(() => parley.close());
 const endpoints = () =>
   [
     ['GET', `/users/${homeUser}`, undefined],
+    ['PATCH', `/users/${homeUser}`, { labels: ['Regular'] }],
     ['POST', `/users/${homeUser}/notes`, { body: 'note' }],
     ['DELETE', `/users/${homeUser}/notes/${noteId}`, undefined],
     ['POST', `/users/${homeUser}/moderate`, { action: 'spam' }],
@@ -57,6 +58,7 @@ describe('commenters and bans, by caller', () => {
     const profile = await parley.request('GET', `/api/sites/${home.site_id}/users/${homeUser}`, { token: home.api_key });
     expect(profile.body.notes).toHaveLength(1);
     expect(profile.body.bans).toHaveLength(1);
+    expect(profile.body.labels).toEqual([]);
   });
 
   it('let only admins erase a user: 401 without a credential, 403 for moderators, integration keys and sessions, 404 for another account', async () => {

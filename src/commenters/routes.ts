@@ -6,11 +6,13 @@ import { errors, IdParams, ManagementRead, ManagementWrite } from '../http/schem
 import { managedSite } from '../sites/repository.ts';
 import { createBan, liftBan, listBans } from './bans.ts';
 import { eraseUser } from './erase.ts';
+import { setLabels } from './labels.ts';
 import {
   BanList,
   BanListQuery,
   BanParams,
   BanSchema,
+  LabelsBody,
   ModeratedUser,
   ModerateUserBody,
   NewBanBody,
@@ -34,6 +36,22 @@ export const commenterRoutes: FastifyPluginAsyncTypebox<{ db: Db }> = async (app
     },
     handler: async (request) => {
       const site = await managedSite(db.kysely, request.caller, request.params.id, 'moderate');
+      return commenterProfile(db, site, request.params.user_id);
+    },
+  });
+
+  app.patch('/api/sites/:id/users/:user_id', {
+    schema: {
+      tags: ['commenters'],
+      summary: "Give a site user labels (moderators): badges their comments on the site show, new and earlier ones alike",
+      security: ManagementWrite,
+      params: UserParams,
+      body: LabelsBody,
+      response: { 200: Profile, ...errors },
+    },
+    handler: async (request) => {
+      const site = await managedSite(db.kysely, request.caller, request.params.id, 'moderate');
+      await setLabels(db, site, request.params.user_id, request.body.labels);
       return commenterProfile(db, site, request.params.user_id);
     },
   });

@@ -4,6 +4,8 @@ import { IdParams, Nullable, Timestamp } from '../http/schemas.ts';
 import { BAN_TYPES } from '../moderation/bans.ts';
 import { Actor, QueueItem, Reason } from '../moderation/schemas.ts';
 import { SIGN_IN_TYPES } from '../readers/me/schemas.ts';
+import { NAME_PATTERN } from '../comments/text.ts';
+import { MAX_LABEL, MAX_LABELS } from './labels.ts';
 
 const Id = IdParams.properties.id;
 export const UserParams = Type.Object({ id: Id, user_id: Id });
@@ -57,6 +59,7 @@ export const Profile = Type.Object({
   created_at: Timestamp,
   first_comment_at: Nullable(Timestamp),
   erased_at: Nullable(Timestamp, { description: 'When an admin erased the personal data (DELETE /api/sites/{id}/users/{user_id}); null if never' }),
+  labels: Type.Array(Type.String(), { description: "Given by the site's moderators; the user's comments show them after their other badges" }),
   own_account: Type.Boolean({ description: "Signed in by themselves (a mailed code, the site's identity providers); false for the site's SSO or backend users, who sign in through the site" }),
   sign_in_methods: Type.Array(
     Type.Object({
@@ -82,4 +85,13 @@ export const ModeratedUser = Type.Object({
   user_id: Type.String(),
   action: Type.String(),
   moderated: Type.Integer({ description: 'Comments whose status this changed' }),
+});
+
+export const LabelsBody = Type.Object({
+  labels: Type.Array(Type.String({ maxLength: MAX_LABEL * 4, pattern: NAME_PATTERN }), {
+    maxItems: MAX_LABELS,
+    description:
+      `The user's labels, in place of those they had (an empty list takes them all away): up to ${MAX_LABELS}, each 1 to ${MAX_LABEL} characters ` +
+      'on one line, none twice whatever the case, and none of staff, moderator, verified (badges that only how a comment was written gives)',
+  }),
 });

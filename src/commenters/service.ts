@@ -42,6 +42,7 @@ export async function commenterProfile(db: Db, site: Site, userId: string) {
     external_id: user.external_id,
     name: user.name,
     avatar_url: user.avatar_url,
+    labels: JSON.parse(user.labels) as string[],
     created_at: user.created_at,
     first_comment_at: user.first_comment_at,
     erased_at: user.erased_at,

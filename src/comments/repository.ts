@@ -2,6 +2,7 @@ import { PostgresAdapter, sql, type Kysely, type RawBuilder, type SelectQueryBui
 import type { CommentTable, Database } from '../db/schema.ts';
 import { dialectOfDb, parentsInChain, toCount, type DialectName } from '../db/dialect.ts';
 import { preparedInsert, preparedQuery } from '../db/prepared.ts';
+import { pageAfterPinned, type Window } from './pinned.ts';
 import { VIEW_COLUMNS, type CommentRow, type ViewRow, type ViewerMarks } from './view.ts';
 import { PUBLIC_VIEWER, visibleTo, type Viewer } from './visibility.ts';
 
@@ -126,21 +127,25 @@ function inOrder<Q extends SelectQueryBuilder<Database & { c: CommentTable }, 'c
 }
 
 /** Literals (validated integers): SQLite plans a bound LIMIT worse. */
-function pageWindow<Q extends SelectQueryBuilder<Database & { c: CommentTable }, 'c', object>>(query: Q, page: number, limit: number): Q {
-  return query.limit(sql.lit(limit)).offset(sql.lit((page - 1) * limit)) as Q;
+function pageWindow<Q extends SelectQueryBuilder<Database & { c: CommentTable }, 'c', object>>(query: Q, { offset, limit }: Window): Q {
+  return query.limit(sql.lit(limit)).offset(sql.lit(offset)) as Q;
 }
 
-interface PageShape {
+interface PageShape extends Window {
   stored: 'c.listed_public' | 'c.listed_all';
   sort: Sort;
-  page: number;
-  limit: number;
+  /** How many pinned ids the page leaves out (they lead page 1: see pinned.ts). */
+  pinned: number;
 }
 
-/** The ids of a page of a stored listing, from the index alone: a deep page skips index entries, not rows. */
-function storedPageIds(db: Kysely<Database>, { stored, sort, page, limit }: PageShape, threadId: string) {
-  const ids = db.selectFrom('comments as c').where('c.thread_id', '=', threadId).where('c.parent_id', 'is', null).where(stored, '=', sql.lit(1));
-  return pageWindow(inOrder(ids.select('c.id'), sort), page, limit);
+/**
+ * The ids of a page of a stored listing, from the index alone: a deep page skips index entries, not
+ * rows (the index holds the id, so leaving the pinned ones out reads no row either).
+ */
+function storedPageIds(db: Kysely<Database>, { stored, sort, pinned, ...window }: PageShape, threadId: string, pinnedIds: string[]) {
+  let ids = db.selectFrom('comments as c').where('c.thread_id', '=', threadId).where('c.parent_id', 'is', null).where(stored, '=', sql.lit(1));
+  if (pinned > 0) ids = ids.where('c.id', 'not in', pinnedIds.slice(0, pinned));
+  return pageWindow(inOrder(ids.select('c.id'), sort), window);
 }
 
 /**
@@ -148,16 +153,39 @@ function storedPageIds(db: Kysely<Database>, { stored, sort, page, limit }: Page
  * their rows (page 500 of a 100,000-comment thread: 1.5 ms instead of 5).
  */
 const storedPage = preparedQuery(
-  (db, shape: PageShape, threadId: string) =>
-    inOrder(db.selectFrom('comments as c').select(VIEW_COLUMNS_OF_C).where('c.id', 'in', storedPageIds(db, shape, threadId)), shape.sort).compile(),
+  (db, shape: PageShape, threadId: string, ...pinnedIds: string[]) =>
+    inOrder(db.selectFrom('comments as c').select(VIEW_COLUMNS_OF_C).where('c.id', 'in', storedPageIds(db, shape, threadId, pinnedIds)), shape.sort).compile(),
   { planOnce: true },
 );
 
-const publicPageIds = preparedQuery((db, shape: PageShape, threadId: string) => storedPageIds(db, shape, threadId).compile(), { planOnce: true });
+const publicPageIds = preparedQuery((db, shape: PageShape, threadId: string, ...pinnedIds: string[]) => storedPageIds(db, shape, threadId, pinnedIds).compile(), {
+  planOnce: true,
+});
 
-/** The ids of the public's page of a thread's top-level comments, in its order (from the index alone). */
+/**
+ * The top-level comments pinned in a stored listing, oldest pin first: a range of the partial index
+ * comments_pinned, which holds only pinned comments (at most MAX_PINNED a thread).
+ */
+const storedPinned = preparedQuery(
+  (db, stored: PageShape['stored'], threadId: string) =>
+    db
+      .selectFrom('comments as c')
+      .select(VIEW_COLUMNS_OF_C)
+      .where('c.thread_id', '=', threadId)
+      .where('c.pinned_at', 'is not', null)
+      .where(stored, '=', sql.lit(1))
+      .orderBy('c.pinned_at')
+      .orderBy('c.id')
+      .compile(),
+);
+
+/** The ids of the public's page of a thread's top-level comments, in its order (pinned ones first on page 1; from indexes alone). */
 export async function listPublicPageIds(db: Kysely<Database>, thread: Thread, sort: Sort, page: number, limit: number): Promise<string[]> {
-  return (await publicPageIds(db, { stored: 'c.listed_public', sort, page, limit }, thread.id)).map((row) => row.id);
+  const pinned = (await storedPinned(db, 'c.listed_public', thread.id)).map((row) => row.id);
+  const { leading, rest } = pageAfterPinned(pinned, page, limit);
+  if (rest.limit === 0) return leading;
+  const shape = { stored: 'c.listed_public', sort, pinned: pinned.length, ...rest } as const;
+  return [...leading, ...(await publicPageIds(db, shape, thread.id, ...pinned)).map((row) => row.id)];
 }
 
 /** A top-level comment's id and the revision of its subtree. */
@@ -215,10 +243,16 @@ export async function listTopLevel(
   const base = db.selectFrom('comments as c').where('c.thread_id', '=', thread.id).where('c.parent_id', 'is', null);
   const stored = viewer.moderator ? 'c.listed_all' : viewer.ref === null ? 'c.listed_public' : null;
   if (stored) {
-    const rows = await storedPage(db, { stored, sort, page, limit }, thread.id);
-    return { rows, total: Number(viewer.moderator ? thread.all_total : thread.public_total) };
+    const pinned = await storedPinned(db, stored, thread.id);
+    const { leading, rest } = pageAfterPinned(pinned, page, limit);
+    const shape: PageShape = { stored, sort, pinned: pinned.length, ...rest };
+    const rows = rest.limit === 0 ? [] : await storedPage(db, shape, thread.id, ...pinned.map((row) => row.id));
+    return { rows: [...leading, ...rows], total: Number(viewer.moderator ? thread.all_total : thread.public_total) };
   }
-  const rows = pageWindow(inOrder(base.where(listable(viewer)).select(VIEW_COLUMNS_OF_C), sort), page, limit).execute();
+  const pinned = await base.where('c.pinned_at', 'is not', null).where(listable(viewer)).select(VIEW_COLUMNS_OF_C).orderBy('c.pinned_at').orderBy('c.id').execute();
+  const { leading, rest } = pageAfterPinned(pinned, page, limit);
+  const unpinned = pinned.length === 0 ? base : base.where('c.id', 'not in', pinned.map((row) => row.id));
+  const rows = rest.limit === 0 ? Promise.resolve([]) : pageWindow(inOrder(unpinned.where(listable(viewer)).select(VIEW_COLUMNS_OF_C), sort), rest).execute();
   const ownRoots = db
     .selectFrom('comments as a')
     .select('a.root_id')
@@ -234,7 +268,7 @@ export async function listTopLevel(
       .select((eb) => eb.fn.countAll<number>().as('n'))
       .executeTakeFirstOrThrow(),
   ]);
-  return { rows: pageRows, total: Number(thread.public_total) + toCount(extra.n) };
+  return { rows: [...leading, ...pageRows], total: Number(thread.public_total) + toCount(extra.n) };
 }
 
 /**

@@ -1,12 +1,16 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
+import type { Caller } from '../auth/caller.ts';
+import { requireCapability } from '../auth/management.ts';
 import type { Db } from '../db/connect.ts';
-import { Credential, errors, IdParams, OptionalCredential } from '../http/schemas.ts';
+import { Credential, errors, IdParams, ManagementWrite, OptionalCredential } from '../http/schemas.ts';
 import { matchesEtag } from '../http/etag.ts';
 import type { ConfirmMailLimiter } from '../ratelimits/confirm-mails.ts';
 import type { CommentCaches } from './caches.ts';
 import type { SerializeComment } from './public-list.ts';
+import { MAX_PINNED } from './pinned.ts';
+import { setPinned } from './pins.ts';
 import { readerAnswer } from './reader-answer.ts';
 import { taggedResponse, type TaggedResponse } from './response-cache.ts';
 import { CommentList, CommentPage, CommentQuery, CommentRef, CreateBody, EditBody, ListedComment, ListQuery } from './schemas.ts';
@@ -33,6 +37,8 @@ export const commentRoutes: FastifyPluginAsyncTypebox<{ db: Db; caches: CommentC
       tags: ['comments'],
       summary: 'List a thread: pages of top-level comments with their nested replies',
       description:
+        `Pinned top-level comments (at most ${MAX_PINNED}) lead page 1 of every sort, oldest pin first, marked pinned; page 1 still holds \`limit\` top-level comments, ` +
+        'and later pages continue with the others where it stopped. ' +
         'Every list carries an ETag; a request whose If-None-Match names it gets 304 and no body. ' +
         'Lists for the public (no credential) are served from a response cache that every write to the thread clears.',
       security: OptionalCredential,
@@ -113,4 +119,37 @@ export const commentRoutes: FastifyPluginAsyncTypebox<{ db: Db; caches: CommentC
     },
     handler: (request) => deleteComment(db, request.caller, request.params.id),
   });
+
+  // Readers' moderators and keys pin through /v1; staff, whose cookie is read under /api/ alone, through its twin.
+  // The management API answers by role before any lookup, as its other endpoints do (auth/management.ts).
+  const pinPaths = [
+    { path: '/v1/comments/:id/pin', security: Credential, byRoleFirst: false },
+    { path: '/api/comments/:id/pin', security: ManagementWrite, byRoleFirst: true },
+  ];
+  for (const { path, security, byRoleFirst } of pinPaths) {
+    const pin = (caller: Caller, id: string, pinned: boolean) => {
+      if (byRoleFirst) requireCapability(caller, 'moderate');
+      return setPinned(db, caller, id, pinned);
+    };
+    const pinning = (summary: string, description: string) => ({
+      tags: ['comments'],
+      summary,
+      description: `${description} Moderators only (moderator or admin keys and staff, moderator sessions). Answers the comment.`,
+      security,
+      params: IdParams,
+      response: { 200: CommentRef, ...errors },
+    });
+    app.post(path, {
+      schema: pinning(
+        'Pin a top-level comment at the head of its thread',
+        `Pinned comments lead page 1 of every sort of the thread's lists, oldest pin first, marked pinned; later pages continue with the others. ` +
+          `At most ${MAX_PINNED} a thread (409 for one more); a reply cannot be pinned (409). Pinning a pinned comment answers it unchanged.`,
+      ),
+      handler: (request) => pin(request.caller, request.params.id, true),
+    });
+    app.delete(path, {
+      schema: pinning('Unpin a comment', 'The comment goes back to its place in the lists. Unpinning a comment that is not pinned answers it unchanged.'),
+      handler: (request) => pin(request.caller, request.params.id, false),
+    });
+  }
 };

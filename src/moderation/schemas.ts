@@ -97,7 +97,7 @@ export const FlagList = Type.Object({
   flags: Type.Array(Type.Object({ flagger: Actor, reason: Nullable(Type.String()), created_at: Timestamp, dismissed_at: Nullable(Timestamp) })),
 });
 
-export const LOGGED_ACTIONS = [...BULK_ACTIONS] as const;
+export const LOGGED_ACTIONS = [...BULK_ACTIONS, 'pin', 'unpin'] as const;
 
 export const LogQuerySchema = Type.Object({
   moderator: Type.Optional(Type.String({ maxLength: 100, description: "The moderator's id (key_ or usr_)" })),

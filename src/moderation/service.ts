@@ -43,8 +43,8 @@ function targetOf(action: ModerationAction, current: CommentRow): Target {
 
 const SIDE_EVENT = { approve: 'comment.approved', remove: 'comment.rejected' } as const;
 
-/** What the moderation log records: the actions, and dismissing a comment's flags. */
-export type LoggedAction = ModerationAction | 'dismiss_flags';
+/** What the moderation log records: the actions, dismissing a comment's flags, and pinning (comments/pins.ts). */
+export type LoggedAction = ModerationAction | 'dismiss_flags' | 'pin' | 'unpin';
 
 export interface ModerationResult {
   id: string;

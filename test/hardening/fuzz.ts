@@ -129,6 +129,10 @@ export const ENDPOINTS: Endpoint[] = [
   { method: 'PATCH', path: '/v1/comments/:id/moderate', ids: 'comment', body: () => ({
     action: field(oneOf(['approve', 'remove', 'spam', 'shadow_ban', 'unhide'])), reason: field(text),
   }) },
+  { method: 'POST', path: '/v1/comments/:id/pin', ids: 'comment' },
+  { method: 'DELETE', path: '/v1/comments/:id/pin', ids: 'comment' },
+  { method: 'POST', path: '/api/comments/:id/pin', ids: 'comment' },
+  { method: 'DELETE', path: '/api/comments/:id/pin', ids: 'comment' },
   { method: 'POST', path: '/v1/sessions', body: (ids) => ({
     site_id: field(oneOf(ids.site)),
     user: field(fc.record({ id: field(text), name: field(text), avatar_url: field(fc.constant('https://img.example.com/a.png')), moderator: field(fc.boolean()) }, { requiredKeys: [] })),
@@ -180,6 +184,9 @@ export const ENDPOINTS: Endpoint[] = [
   { method: 'GET', path: '/api/sites/:id/bans', ids: 'site', query: (ids) => ({ user_id: field(oneOf(ids.user)), active: field(fc.boolean()) }) },
   { method: 'GET', path: `/api/sites/${SITE_A}/users/:id`, ids: 'user' },
   { method: 'POST', path: `/api/sites/${SITE_A}/users/:id/notes`, ids: 'user', body: () => ({ body: field(text) }) },
+  { method: 'PATCH', path: `/api/sites/${SITE_A}/users/:id`, ids: 'user', body: () => ({
+    labels: field(fc.array(oneOf(['Author', 'author', ' Regular ', 'staff', 'x'.repeat(33), 'a\u202Eb', '']), { maxLength: 6 })),
+  }) },
   { method: 'GET', path: '/api/sites' },
   { method: 'GET', path: '/api/keys', query: () => ({ include_revoked: field(fc.boolean()) }) },
   { method: 'PATCH', path: '/api/keys/:id', ids: 'key', body: () => ({ name: field(text) }) },

@@ -17,8 +17,44 @@ function waysIn(user: Commenter): string {
 }
 
 /**
+ * The labels moderators give a commenter, which their comments on the site show as badges: listed,
+ * and edited as one line of comma-separated words.
+ */
+function LabelsEditor(props: { user: Commenter; busy: boolean; save: (labels: string[]) => void }) {
+  const [draft, setDraft] = useState(props.user.labels.join(', '));
+  return (
+    <>
+      <h4>Labels</h4>
+      {props.user.labels.length === 0 ? (
+        <p class="note">No label.</p>
+      ) : (
+        <ul class="labels" aria-label="Labels">
+          {props.user.labels.map((label) => (
+            <li key={label} class="badge author-badge">{label}</li>
+          ))}
+        </ul>
+      )}
+      <form
+        class="labels-form"
+        onSubmit={(event) => {
+          event.preventDefault();
+          props.save(draft.split(',').map((label) => label.trim()).filter((label) => label !== ''));
+        }}
+      >
+        <label>
+          Labels, separated by commas
+          <input value={draft} onInput={(event) => setDraft(event.currentTarget.value)} aria-describedby="labels-help" />
+        </label>
+        <button type="submit" disabled={props.busy}>Save labels</button>
+      </form>
+      <p id="labels-help" class="note">Up to 5, each up to 32 characters. Their comments on this site show them, earlier ones too.</p>
+    </>
+  );
+}
+
+/**
  * A commenter seen from the queue: their counts, recent comments on the site, bans (lift them or
- * add one, timed or permanent), shadow ban, removing every comment of theirs at once, and for
+ * add one, timed or permanent), labels, shadow ban, removing every comment of theirs at once, and for
  * owners and admins erasing their personal data. That button shows for anyone who administers an
  * account, as the site list does not name a site's account; the server refuses the others.
  */
@@ -113,6 +149,17 @@ export function AuthorDrawer(props: { siteId: string; userId: string; onClose: (
                 )}
               </div>
               {user.erased_at && <p class="note">Personal data erased {when(user.erased_at)}.</p>}
+              <LabelsEditor
+                key={user.labels.join('\n')}
+                user={user}
+                busy={busy}
+                save={(labels) =>
+                  act(async () => {
+                    await must(api.PATCH('/api/sites/{id}/users/{user_id}', { params: { path }, body: { labels } }));
+                    return labels.length === 0 ? `${user.name} has no label now` : `${user.name} is labelled: ${labels.join(', ')}`;
+                  })
+                }
+              />
               <h4>Bans</h4>
               {user.bans.length === 0 ? (
                 <p class="note">No ban.</p>

@@ -8,6 +8,9 @@ import { ago, Empty, Link, Loaded, notify, useLoad } from './ui.tsx';
 /** At most this many comments of a thread are drawn (500 is far beyond a thread anyone reads through). */
 const MAX_PAGES = 5;
 
+/** Pinned comments a thread holds at most (the server's rule, said before it refuses). */
+const MAX_PINNED = 3;
+
 async function wholeThread(siteId: string, url: string): Promise<{ items: QueueItem[]; cut: boolean }> {
   const items: QueueItem[] = [];
   let cursor: string | undefined;
@@ -46,11 +49,23 @@ export function ThreadView(props: { url: URL }) {
     }
   };
 
+  const setPinned = async (item: QueueItem, pinned: boolean) => {
+    const path = { params: { path: { id: item.id } } };
+    try {
+      const comment = await must(pinned ? api.POST('/api/comments/{id}/pin', path) : api.DELETE('/api/comments/{id}/pin', path));
+      update((data) => ({ ...data, items: data.items.map((c) => (c.id === item.id ? { ...c, pinned: comment.pinned } : c)) }));
+      notify(pinned ? `Pinned the comment by ${item.author_name}: it leads the thread` : `Unpinned the comment by ${item.author_name}`);
+    } catch (error) {
+      notify(`Could not ${pinned ? 'pin' : 'unpin'} the comment: ${errorText(error)}`, 'error');
+    }
+  };
+
   return (
     <section aria-labelledby="thread-title">
       <Loaded load={load} retry={reload} what="the thread">
         {({ items, cut }) => {
           const first = items[0];
+          const pinsFull = items.filter((item) => item.pinned).length >= MAX_PINNED;
           const children = new Map<string | null, QueueItem[]>();
           const ids = new Set(items.map((item) => item.id));
           for (const item of items) {
@@ -65,6 +80,10 @@ export function ThreadView(props: { url: URL }) {
                   <article id={`c-${item.id}`} class={`tree-comment${item.id === focusId ? ' focused' : ''}`} tabIndex={-1} aria-current={item.id === focusId ? 'true' : undefined}>
                     <div class="card-head">
                       <AuthorName item={item} />
+                      {item.author_badges.map((badge) => (
+                        <span key={badge} class="badge author-badge">{badge}</span>
+                      ))}
+                      {item.pinned && <span class="badge pinned">Pinned</span>}
                       <span class={`badge status-${item.status}`}>{statusText(item)}</span>
                       <time dateTime={item.created_at}>{ago(item.created_at)}</time>
                       {item.flags.count > 0 && <span class="badge flagged">{item.flags.count} flags</span>}
@@ -76,6 +95,18 @@ export function ThreadView(props: { url: URL }) {
                           {ACTION_LABELS[action].verb}
                         </button>
                       ))}
+                      {item.parent_id === null && (item.pinned || !item.is_deleted) && (
+                        <button
+                          type="button"
+                          class="act"
+                          aria-label={`${item.pinned ? 'Unpin' : 'Pin'} the comment by ${item.author_name}`}
+                          aria-describedby={!item.pinned && pinsFull ? 'pins-full' : undefined}
+                          disabled={!item.pinned && pinsFull}
+                          onClick={() => setPinned(item, !item.pinned)}
+                        >
+                          {item.pinned ? 'Unpin' : 'Pin'}
+                        </button>
+                      )}
                     </div>
                   </article>
                   {children.has(item.id) && branch(item.id, depth + 1)}
@@ -112,6 +143,11 @@ export function ThreadView(props: { url: URL }) {
                 >
                   {first.thread.closed ? 'Reopen the thread' : 'Close the thread'}
                 </button>
+              )}
+              {pinsFull && (
+                <p id="pins-full" class="note">
+                  {MAX_PINNED} comments are pinned, as many as a thread holds: unpin one to pin another.
+                </p>
               )}
               {items.length === 0 ? <Empty>This thread has no comments.</Empty> : branch(null, 0)}
               {cut && <p class="note">Only the first {items.length} comments are shown.</p>}

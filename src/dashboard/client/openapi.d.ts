@@ -76,7 +76,7 @@ export interface paths {
         };
         /**
          * The moderation queue's changes as they happen (Server-Sent Events), for staff
-         * @description Server-Sent Events (text/event-stream) of the moderation queue of one site, or of every site the caller moderates. Each message has `data`: JSON with `type` — the change: `comment.created`, `comment.updated`, `comment.flagged`, `moderation.action`, `comment.deleted` — with `comment_id`, `site_id`, `status` (the comment's status now, which staff may see: pending, published, removed, spam) and, for `moderation.action`, `action` (approve, remove, spam, shadow_ban, unhide, dismiss_flags); or `ready` / `reset`. Sent: a comment held on arrival (or by an edit), flagged, moderated, deleted; never a published comment arriving, nor votes. Messages carry `id`, the change's event id (`ready` a position): reconnecting with `Last-Event-ID` (or `last_event_id`) replays the changes since then, on any instance, and those of the 10 s before it (an event is numbered before its change commits; each message states the comment's status, so one received twice changes nothing); more than 1,000 changes, or an id older than a day, send `reset` (reload the queue). The sites are those the caller moderates when the stream opens; the stream ends within a heartbeat once the caller no longer moderates one of them (removed, sites changed, key revoked, signed out). A comment line every 15 s keeps the connection open; the same per-address and per-instance caps as the public stream apply (429 with Retry-After).
+         * @description Server-Sent Events (text/event-stream) of the moderation queue of one site, or of every site the caller moderates. Each message has `data`: JSON with `type` — the change: `comment.created`, `comment.updated`, `comment.flagged`, `moderation.action`, `comment.deleted` — with `comment_id`, `site_id`, `status` (the comment's status now, which staff may see: pending, published, removed, spam) and, for `moderation.action`, `action` (approve, remove, spam, shadow_ban, unhide, dismiss_flags, pin, unpin); or `ready` / `reset`. Sent: a comment held on arrival (or by an edit), flagged, moderated, deleted; never a published comment arriving, nor votes. Messages carry `id`, the change's event id (`ready` a position): reconnecting with `Last-Event-ID` (or `last_event_id`) replays the changes since then, on any instance, and those of the 10 s before it (an event is numbered before its change commits; each message states the comment's status, so one received twice changes nothing); more than 1,000 changes, or an id older than a day, send `reset` (reload the queue). The sites are those the caller moderates when the stream opens; the stream ends within a heartbeat once the caller no longer moderates one of them (removed, sites changed, key revoked, signed out). A comment line every 15 s keeps the connection open; the same per-address and per-instance caps as the public stream apply (429 with Retry-After).
          */
         get: {
             parameters: {
@@ -141,7 +141,7 @@ export interface paths {
         };
         /**
          * List a thread: pages of top-level comments with their nested replies
-         * @description Every list carries an ETag; a request whose If-None-Match names it gets 304 and no body. Lists for the public (no credential) are served from a response cache that every write to the thread clears.
+         * @description Pinned top-level comments (at most 3) lead page 1 of every sort, oldest pin first, marked pinned; page 1 still holds `limit` top-level comments, and later pages continue with the others where it stopped. Every list carries an ETag; a request whose If-None-Match names it gets 304 and no body. Lists for the public (no credential) are served from a response cache that every write to the thread clears.
          */
         get: {
             parameters: {
@@ -528,6 +528,210 @@ export interface paths {
                 };
             };
         };
+        trace?: never;
+    };
+    "/v1/comments/{id}/pin": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Pin a top-level comment at the head of its thread
+         * @description Pinned comments lead page 1 of every sort of the thread's lists, oldest pin first, marked pinned; later pages continue with the others. At most 3 a thread (409 for one more); a reply cannot be pinned (409). Pinning a pinned comment answers it unchanged. Moderators only (moderator or admin keys and staff, moderator sessions). Answers the comment.
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    id: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Comment"];
+                    };
+                };
+                /** @description RFC 9457 problem details (application/problem+json) */
+                "4XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description RFC 9457 problem details (application/problem+json) */
+                "5XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Problem"];
+                    };
+                };
+            };
+        };
+        /**
+         * Unpin a comment
+         * @description The comment goes back to its place in the lists. Unpinning a comment that is not pinned answers it unchanged. Moderators only (moderator or admin keys and staff, moderator sessions). Answers the comment.
+         */
+        delete: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    id: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Comment"];
+                    };
+                };
+                /** @description RFC 9457 problem details (application/problem+json) */
+                "4XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description RFC 9457 problem details (application/problem+json) */
+                "5XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Problem"];
+                    };
+                };
+            };
+        };
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/comments/{id}/pin": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Pin a top-level comment at the head of its thread
+         * @description Pinned comments lead page 1 of every sort of the thread's lists, oldest pin first, marked pinned; later pages continue with the others. At most 3 a thread (409 for one more); a reply cannot be pinned (409). Pinning a pinned comment answers it unchanged. Moderators only (moderator or admin keys and staff, moderator sessions). Answers the comment.
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    id: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Comment"];
+                    };
+                };
+                /** @description RFC 9457 problem details (application/problem+json) */
+                "4XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description RFC 9457 problem details (application/problem+json) */
+                "5XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Problem"];
+                    };
+                };
+            };
+        };
+        /**
+         * Unpin a comment
+         * @description The comment goes back to its place in the lists. Unpinning a comment that is not pinned answers it unchanged. Moderators only (moderator or admin keys and staff, moderator sessions). Answers the comment.
+         */
+        delete: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    id: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Comment"];
+                    };
+                };
+                /** @description RFC 9457 problem details (application/problem+json) */
+                "4XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description RFC 9457 problem details (application/problem+json) */
+                "5XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Problem"];
+                    };
+                };
+            };
+        };
+        options?: never;
+        head?: never;
+        patch?: never;
         trace?: never;
     };
     "/v1/comments/preview": {
@@ -2808,7 +3012,7 @@ export interface paths {
                 query?: {
                     /** @description The moderator's id (key_ or usr_) */
                     moderator?: string;
-                    action?: "approve" | "remove" | "spam" | "shadow_ban" | "unhide" | "dismiss_flags";
+                    action?: "approve" | "remove" | "spam" | "shadow_ban" | "unhide" | "dismiss_flags" | "pin" | "unpin";
                     comment_id?: string;
                     /** @description next_cursor of the previous page */
                     cursor?: string;
@@ -2924,6 +3128,8 @@ export interface paths {
                             first_comment_at: string | null;
                             /** @description When an admin erased the personal data (DELETE /api/sites/{id}/users/{user_id}); null if never */
                             erased_at: string | null;
+                            /** @description Given by the site's moderators; the user's comments show them after their other badges */
+                            labels: string[];
                             /** @description Signed in by themselves (a mailed code, the site's identity providers); false for the site's SSO or backend users, who sign in through the site */
                             own_account: boolean;
                             /** @description How the reader signs in, oldest first; empty for the site's users (own_account false) and once erased */
@@ -3142,7 +3348,219 @@ export interface paths {
         };
         options?: never;
         head?: never;
-        patch?: never;
+        /** Give a site user labels (moderators): badges their comments on the site show, new and earlier ones alike */
+        patch: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    id: string;
+                    user_id: string;
+                };
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": {
+                        /** @description The user's labels, in place of those they had (an empty list takes them all away): up to 5, each 1 to 32 characters on one line, none twice whatever the case, and none of staff, moderator, verified (badges that only how a comment was written gives) */
+                        labels: string[];
+                    };
+                };
+            };
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            id: string;
+                            /** @description The site's own id of the user */
+                            external_id: string;
+                            name: string;
+                            avatar_url: string | null;
+                            /**
+                             * Format: date-time
+                             * @description ISO 8601 UTC with milliseconds
+                             */
+                            created_at: string;
+                            first_comment_at: string | null;
+                            /** @description When an admin erased the personal data (DELETE /api/sites/{id}/users/{user_id}); null if never */
+                            erased_at: string | null;
+                            /** @description Given by the site's moderators; the user's comments show them after their other badges */
+                            labels: string[];
+                            /** @description Signed in by themselves (a mailed code, the site's identity providers); false for the site's SSO or backend users, who sign in through the site */
+                            own_account: boolean;
+                            /** @description How the reader signs in, oldest first; empty for the site's users (own_account false) and once erased */
+                            sign_in_methods: {
+                                /**
+                                 * @description 'email': a code mailed to their address; else the identity provider's type
+                                 * @enum {unknown}
+                                 */
+                                type: "email" | "oidc" | "github" | "google" | "gitlab" | "microsoft";
+                                /** @description The identity provider's name; null for email */
+                                provider_name: string | null;
+                                /**
+                                 * Format: date-time
+                                 * @description ISO 8601 UTC with milliseconds
+                                 */
+                                created_at: string;
+                                /**
+                                 * Format: date-time
+                                 * @description ISO 8601 UTC with milliseconds
+                                 */
+                                last_used_at: string;
+                            }[];
+                            comments: {
+                                published: number;
+                                pending: number;
+                                removed: number;
+                                spam: number;
+                            };
+                            /** @description The newest 10, as the moderation queue shows them */
+                            recent_comments: {
+                                /** @description cmt_<id> */
+                                id: string;
+                                /** @description The author's source, as written (Markdown or plain text, as the site's `formatting` was); null once deleted */
+                                content: string | null;
+                                /** @description The content as sanitized HTML, rendered when it was written or edited: only p, br, strong, em, s, a (href http(s) or mailto, rel "nofollow ugc noopener"), code, pre, span (highlighted code, mentions), blockquote, ul, ol, li and hr. Safe to insert into a page as it is; null once deleted */
+                                content_html: string | null;
+                                /** @description The site users the comment mentions (`@[Name](usr_…)` in its source), named as they were when it was written */
+                                mentions: {
+                                    /** @description usr_<id> */
+                                    user_id: string;
+                                    name: string;
+                                }[];
+                                author_name: string;
+                                /** @description Posted without a credential, under a name the poster chose: nobody vouches for it */
+                                author_is_guest: boolean;
+                                /** @description `staff` (written by a staff member from the dashboard), `moderator` (by a moderator session), `verified` (by a signed-in reader: SSO, an identity provider or an emailed code), then the labels a moderator gave the author (PATCH /api/sites/{id}/users/{user_id}) */
+                                author_badges: string[];
+                                upvotes: number;
+                                downvotes: number;
+                                reaction_counts: {
+                                    [key: string]: number;
+                                };
+                                /** @description The thread key: the page URL without fragment */
+                                thread_url: string;
+                                site_id: string;
+                                parent_id: string | null;
+                                /**
+                                 * Format: date-time
+                                 * @description ISO 8601 UTC with milliseconds
+                                 */
+                                created_at: string;
+                                is_edited: boolean;
+                                is_deleted: boolean;
+                                /** @description A moderator pinned it: pinned top-level comments come first on the first page of every sort */
+                                pinned: boolean;
+                                status: "published" | "pending" | "removed" | "spam";
+                                moderation_status: "pending" | "removed" | "spam" | "shadow_banned" | null;
+                                thread: {
+                                    id: string;
+                                    title: string | null;
+                                    closed: boolean;
+                                };
+                                parent: {
+                                    id: string;
+                                    author_name: string;
+                                    excerpt: string | null;
+                                } | null;
+                                flags: {
+                                    /** @description Flags not dismissed */
+                                    count: number;
+                                    /** @description The newest 10 */
+                                    reasons: {
+                                        reason: string | null;
+                                        /**
+                                         * Format: date-time
+                                         * @description ISO 8601 UTC with milliseconds
+                                         */
+                                        created_at: string;
+                                    }[];
+                                };
+                                /** @description Why the spam checks held the comment (kept after a moderator decides); empty when they held nothing */
+                                spam_reasons: {
+                                    /** @description form, duplicate, words, links, velocity or history */
+                                    check: string;
+                                    detail: string;
+                                }[];
+                                author: {
+                                    id: string | null;
+                                    kind: "user" | "key" | "guest";
+                                    /** @description The author's comments on the site by status; null for a guest */
+                                    comments: {
+                                        published: number;
+                                        pending: number;
+                                        removed: number;
+                                        spam: number;
+                                    } | null;
+                                };
+                            }[];
+                            bans: {
+                                id: string;
+                                site_id: string;
+                                user_id: string;
+                                /** @enum {unknown} */
+                                ban_type: "ban" | "shadow_ban";
+                                reason: string | null;
+                                /**
+                                 * Format: date-time
+                                 * @description ISO 8601 UTC with milliseconds
+                                 */
+                                created_at: string;
+                                /** @description An outright ban stops applying then; null: never */
+                                expires_at: string | null;
+                                user_name: string | null;
+                                created_by: {
+                                    /** @description usr_, key_ or stf_ (a staff member) id; null for a guest */
+                                    id: string | null;
+                                    kind: "user" | "key" | "staff" | "guest";
+                                    name: string | null;
+                                };
+                                /** @description Not expired */
+                                active: boolean;
+                            }[];
+                            /** @description Newest first */
+                            notes: {
+                                id: string;
+                                body: string;
+                                created_by: {
+                                    /** @description usr_, key_ or stf_ (a staff member) id; null for a guest */
+                                    id: string | null;
+                                    kind: "user" | "key" | "staff" | "guest";
+                                    name: string | null;
+                                };
+                                /**
+                                 * Format: date-time
+                                 * @description ISO 8601 UTC with milliseconds
+                                 */
+                                created_at: string;
+                            }[];
+                        };
+                    };
+                };
+                /** @description RFC 9457 problem details (application/problem+json) */
+                "4XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description RFC 9457 problem details (application/problem+json) */
+                "5XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Problem"];
+                    };
+                };
+            };
+        };
         trace?: never;
     };
     "/api/sites/{id}/users/{user_id}/notes": {

@@ -81,5 +81,7 @@ export function leavesTab(status: QueueStatus, change: QueueChange): boolean {
 export function changeText(change: QueueChange): string {
   if (change.type === 'comment.deleted') return 'deleted';
   if (change.action === 'dismiss_flags') return 'flags dismissed';
+  if (change.action === 'pin') return 'pinned';
+  if (change.action === 'unpin') return 'unpinned';
   return change.status === 'published' ? 'approved' : change.status === 'pending' ? 'held for approval' : change.status === 'spam' ? 'marked as spam' : 'removed';
 }
