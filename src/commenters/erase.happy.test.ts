@@ -72,6 +72,9 @@ describe('erasing a site user', () => {
     expect(before).toContain('Bob Example');
 
     expect((await parley.request('GET', '/v1/sessions/current/mail', { token: bob })).status).toBe(200);
+    // A label the site gave Bob shows on his comments until he is erased.
+    await parley.request('PATCH', `/api/sites/${site.site_id}/users/${userId}`, { token: site.api_key, body: { labels: ['Tea sommelier'] } });
+    expect((await parley.request('GET', `/v1/comments/${asked.id}`)).body.author_badges).toEqual(['verified', 'Tea sommelier']);
     const erase = () => parley.request('DELETE', `/api/sites/${site.site_id}/users/${userId}`, { token: site.api_key });
     const erased = await erase();
     expect(erased.status).toBe(204);
@@ -102,7 +105,8 @@ describe('erasing a site user', () => {
     ]);
     expect(list.body.comments[0].replies.map((c: { author_name: string }) => c.author_name)).toEqual(['Carol', 'Carol', 'Carol']);
     const profile = await parley.request('GET', `/api/sites/${site.site_id}/users/${userId}`, { token: site.api_key });
-    expect(profile.body).toMatchObject({ id: userId, name: ERASED_NAME, avatar_url: null, erased_at: expect.any(String), comments: { published: 2 } });
+    expect(profile.body).toMatchObject({ id: userId, name: ERASED_NAME, avatar_url: null, labels: [], erased_at: expect.any(String), comments: { published: 2 } });
+    expect((await parley.request('GET', `/v1/comments/${asked.id}`)).body.author_badges).toEqual(['verified']);
     expect(profile.body.external_id).not.toContain('bob-42');
     expect((await parley.app.db.kysely.selectFrom('site_users').select('email').where('id', '=', userId).executeTakeFirstOrThrow()).email).toBeNull();
 

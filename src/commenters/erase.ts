@@ -1,3 +1,4 @@
+import { relabelledBadges } from '../comments/badges.ts';
 import { recordAudit, type Actor } from '../audit/audit.ts';
 import { nowIso } from '../clock.ts';
 import type { Db } from '../db/connect.ts';
@@ -39,7 +40,7 @@ export async function eraseUser(db: Db, actor: Actor, site: Site, userId: string
     let claim = trx
       .updateTable('site_users')
       // The unique (site, external id) pair needs a value; this one no site's sign-in sends by chance.
-      .set({ name: ERASED_NAME, external_id: `erased:${user.id}`, avatar_url: null, email: null, profile_issued_at: null, notify_replies: 0, erased_at: nowIso(), erase_after: null })
+      .set({ name: ERASED_NAME, external_id: `erased:${user.id}`, avatar_url: null, email: null, profile_issued_at: null, notify_replies: 0, labels: '[]', erased_at: nowIso(), erase_after: null })
       .where('id', '=', user.id)
       .where('erased_at', 'is', null);
     if (options.dueBy !== undefined) claim = claim.where('erase_after', '<=', options.dueBy);
@@ -68,7 +69,8 @@ export async function eraseUser(db: Db, actor: Actor, site: Site, userId: string
     const identities = await trx.deleteFrom('reader_identities').where('site_id', '=', site.id).where('user_id', '=', user.id).executeTakeFirst();
     const sessions = await endSessions(trx, { siteId: site.id, userId: user.id });
     await trx.deleteFrom('commenter_notes').where('site_id', '=', site.id).where('user_id', '=', user.id).execute();
-    const comments = await trx.updateTable('comments').set({ author_name: ERASED_NAME }).where('site_id', '=', site.id).where('author_ref', '=', user.id).executeTakeFirst();
+    // The labels a moderator gave them said something of the person: their comments keep only how they were written.
+    const comments = await trx.updateTable('comments').set({ author_name: ERASED_NAME, author_badges: relabelledBadges([]) }).where('site_id', '=', site.id).where('author_ref', '=', user.id).executeTakeFirst();
     const unmentioned = await unmentionErasedUser(trx, site, user.id, ERASED_NAME);
     await recordAudit(trx, {
       accountId: site.accountId,
