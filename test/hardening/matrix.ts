@@ -198,9 +198,8 @@ export const MATRIX: Array<[string, number[], Target]> = [
     async (w) => ({ path: `/v1/widget?site_id=${A(w)}` })],
   ['POST /v1/comments', v1([201, 201, 201, 201, 404, 201, 201, 201, 404, 401, 401]),
     async (w) => ({ path: '/v1/comments', body: { site_id: A(w), thread_url: w.thread, content: 'hello' } })],
-  // A comment of its own: the site's edit window would close on one as old as the world.
   ['PATCH /v1/comments/:id', v1([401, 401, 200, 403, 404, 403, 403, 403, 404, 401, 401]),
-    async (w) => ({ path: `/v1/comments/${await w.post(w.credential.user, 'to edit')}`, body: { content: 'edited' } })],
+    async (w) => ({ path: comment(w), body: { content: 'edited' } })],
   ['DELETE /v1/comments/:id', v1([401, 401, 200, 403, 404, 403, 200, 200, 404, 401, 401]),
     async (w) => ({ path: `/v1/comments/${await w.post(w.credential.user, 'to delete')}` })],
   ['POST /v1/comments/:id/vote', v1([401, 401, 200, 200, 404, 200, 200, 200, 404, 401, 401]),
