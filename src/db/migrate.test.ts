@@ -174,7 +174,7 @@ describe('parley migrate', () => {
     await dropCommentTriggers(kysely, ['comments_shown_column_set', 'comments_pinned_set']);
     // In a transaction: on SQLite, a statement outside one is prepared first on the reading connection, which may not see the drop yet.
     await kysely.transaction().execute((trx) =>
-      createTriggers(trx, [{
+      createTriggers(trx as unknown as Kysely<unknown>, [{
         name: 'comments_shown_column_set',
         when: 'after update of content, author_name, status, moderation_status, is_deleted, is_edited, upvotes, downvotes, reaction_counts on comments for each row',
         body: sql`update comments set subtree_revision = subtree_revision + 1 where id = new.root_id`,

@@ -170,11 +170,21 @@ export interface paths {
                             comments: {
                                 /** @description cmt_<id> */
                                 id: string;
-                                /** @description Plain text; null once deleted */
+                                /** @description The author's source, as written (Markdown or plain text, as the site's `formatting` was); null once deleted */
                                 content: string | null;
+                                /** @description The content as sanitized HTML, rendered when it was written or edited: only p, br, strong, em, s, a (href http(s) or mailto, rel "nofollow ugc noopener"), code, pre, span (highlighted code, mentions), blockquote, ul, ol, li and hr. Safe to insert into a page as it is; null once deleted */
+                                content_html: string | null;
+                                /** @description The site users the comment mentions (`@[Name](usr_…)` in its source), named as they were when it was written */
+                                mentions: {
+                                    /** @description usr_<id> */
+                                    user_id: string;
+                                    name: string;
+                                }[];
                                 author_name: string;
                                 /** @description Posted without a credential, under a name the poster chose: nobody vouches for it */
                                 author_is_guest: boolean;
+                                /** @description `staff` (written by a staff member from the dashboard), `moderator` (by a moderator session), `verified` (by a signed-in reader: SSO, an identity provider or an emailed code), then the labels a moderator gave the author (PATCH /api/sites/{id}/users/{user_id}) */
+                                author_badges: string[];
                                 upvotes: number;
                                 downvotes: number;
                                 reaction_counts: {
@@ -191,6 +201,8 @@ export interface paths {
                                 created_at: string;
                                 is_edited: boolean;
                                 is_deleted: boolean;
+                                /** @description A moderator pinned it: pinned top-level comments come first on the first page of every sort */
+                                pinned: boolean;
                                 status: "published" | "pending" | "removed" | "spam";
                                 moderation_status: "pending" | "removed" | "spam" | "shadow_banned" | null;
                                 /** @description Replies below were left out of this answer; GET /v1/comments/{id} pages through them */
@@ -344,11 +356,21 @@ export interface paths {
                         "application/json": {
                             /** @description cmt_<id> */
                             id: string;
-                            /** @description Plain text; null once deleted */
+                            /** @description The author's source, as written (Markdown or plain text, as the site's `formatting` was); null once deleted */
                             content: string | null;
+                            /** @description The content as sanitized HTML, rendered when it was written or edited: only p, br, strong, em, s, a (href http(s) or mailto, rel "nofollow ugc noopener"), code, pre, span (highlighted code, mentions), blockquote, ul, ol, li and hr. Safe to insert into a page as it is; null once deleted */
+                            content_html: string | null;
+                            /** @description The site users the comment mentions (`@[Name](usr_…)` in its source), named as they were when it was written */
+                            mentions: {
+                                /** @description usr_<id> */
+                                user_id: string;
+                                name: string;
+                            }[];
                             author_name: string;
                             /** @description Posted without a credential, under a name the poster chose: nobody vouches for it */
                             author_is_guest: boolean;
+                            /** @description `staff` (written by a staff member from the dashboard), `moderator` (by a moderator session), `verified` (by a signed-in reader: SSO, an identity provider or an emailed code), then the labels a moderator gave the author (PATCH /api/sites/{id}/users/{user_id}) */
+                            author_badges: string[];
                             upvotes: number;
                             downvotes: number;
                             reaction_counts: {
@@ -365,6 +387,8 @@ export interface paths {
                             created_at: string;
                             is_edited: boolean;
                             is_deleted: boolean;
+                            /** @description A moderator pinned it: pinned top-level comments come first on the first page of every sort */
+                            pinned: boolean;
                             status: "published" | "pending" | "removed" | "spam";
                             moderation_status: "pending" | "removed" | "spam" | "shadow_banned" | null;
                             /** @description Replies below were left out of this answer; GET /v1/comments/{id} pages through them */
@@ -504,6 +528,79 @@ export interface paths {
                 };
             };
         };
+        trace?: never;
+    };
+    "/v1/comments/preview": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * A comment's text as the site would show it, without posting it
+         * @description Rendered with the site's `formatting`, as a comment posted now would be. Stores nothing; limited as reads are.
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": {
+                        site_id: string;
+                        /** @description 1 to 10,000 characters after trimming, as a comment */
+                        content: string;
+                    };
+                };
+            };
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description The HTML a comment with this content would carry (content_html), sanitized alike */
+                            content_html: string;
+                            mentions: {
+                                /** @description usr_<id> */
+                                user_id: string;
+                                name: string;
+                            }[];
+                        };
+                    };
+                };
+                /** @description RFC 9457 problem details (application/problem+json) */
+                "4XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description RFC 9457 problem details (application/problem+json) */
+                "5XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Problem"];
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
         trace?: never;
     };
     "/v1/comments/{id}/vote": {
@@ -1224,6 +1321,13 @@ export interface paths {
                                 email_sign_in: boolean;
                                 /** @description Whether a reader's picture at their identity provider is shown; else the widget draws one from their id (default false) */
                                 provider_avatars: boolean;
+                                /**
+                                 * @description How comments are written: `markdown` (CommonMark with strikethrough and bare links; no raw HTML, images or headings) or `plain` (text with links). Default `markdown` for new sites
+                                 * @enum {unknown}
+                                 */
+                                formatting: "markdown" | "plain";
+                                /** @description How long after writing it an author may edit a comment, in seconds: 0, never; null, always. Default 900. Moderators are never limited */
+                                edit_window_seconds: number | null;
                                 spam: {
                                     /** @description Whether new comments and edits go through the checks at all (default true) */
                                     enabled: boolean;
@@ -1274,6 +1378,13 @@ export interface paths {
                                 reactions: string[];
                                 /** @description Whether the widget streams changes (GET /v1/comments/stream) */
                                 live_updates: boolean;
+                                /**
+                                 * @description How comments are written: `markdown` (CommonMark with strikethrough and bare links; no raw HTML, images or headings) or `plain` (text with links). Default `markdown` for new sites
+                                 * @enum {unknown}
+                                 */
+                                formatting: "markdown" | "plain";
+                                /** @description How long after writing it an author may edit a comment, in seconds: 0, never; null, always. Default 900. Moderators are never limited */
+                                edit_window_seconds: number | null;
                             })[];
                         };
                     };
@@ -1352,6 +1463,13 @@ export interface paths {
                                 email_sign_in: boolean;
                                 /** @description Whether a reader's picture at their identity provider is shown; else the widget draws one from their id (default false) */
                                 provider_avatars: boolean;
+                                /**
+                                 * @description How comments are written: `markdown` (CommonMark with strikethrough and bare links; no raw HTML, images or headings) or `plain` (text with links). Default `markdown` for new sites
+                                 * @enum {unknown}
+                                 */
+                                formatting: "markdown" | "plain";
+                                /** @description How long after writing it an author may edit a comment, in seconds: 0, never; null, always. Default 900. Moderators are never limited */
+                                edit_window_seconds: number | null;
                                 spam: {
                                     /** @description Whether new comments and edits go through the checks at all (default true) */
                                     enabled: boolean;
@@ -1438,6 +1556,13 @@ export interface paths {
                         sso_moderators?: boolean;
                         email_sign_in?: boolean;
                         provider_avatars?: boolean;
+                        /**
+                         * @description How comments are written: `markdown` (CommonMark with strikethrough and bare links; no raw HTML, images or headings) or `plain` (text with links). Default `markdown` for new sites
+                         * @enum {unknown}
+                         */
+                        formatting?: "markdown" | "plain";
+                        /** @description How long after writing it an author may edit a comment, in seconds: 0, never; null, always. Default 900. Moderators are never limited */
+                        edit_window_seconds?: number | null;
                         /** @description Spam checks: the thresholds given change, the others stay */
                         spam?: {
                             /** @description Whether new comments and edits go through the checks at all (default true) */
@@ -1508,6 +1633,13 @@ export interface paths {
                             email_sign_in: boolean;
                             /** @description Whether a reader's picture at their identity provider is shown; else the widget draws one from their id (default false) */
                             provider_avatars: boolean;
+                            /**
+                             * @description How comments are written: `markdown` (CommonMark with strikethrough and bare links; no raw HTML, images or headings) or `plain` (text with links). Default `markdown` for new sites
+                             * @enum {unknown}
+                             */
+                            formatting: "markdown" | "plain";
+                            /** @description How long after writing it an author may edit a comment, in seconds: 0, never; null, always. Default 900. Moderators are never limited */
+                            edit_window_seconds: number | null;
                             spam: {
                                 /** @description Whether new comments and edits go through the checks at all (default true) */
                                 enabled: boolean;
@@ -1624,6 +1756,13 @@ export interface paths {
                             email_sign_in: boolean;
                             /** @description Whether a reader's picture at their identity provider is shown; else the widget draws one from their id (default false) */
                             provider_avatars: boolean;
+                            /**
+                             * @description How comments are written: `markdown` (CommonMark with strikethrough and bare links; no raw HTML, images or headings) or `plain` (text with links). Default `markdown` for new sites
+                             * @enum {unknown}
+                             */
+                            formatting: "markdown" | "plain";
+                            /** @description How long after writing it an author may edit a comment, in seconds: 0, never; null, always. Default 900. Moderators are never limited */
+                            edit_window_seconds: number | null;
                             spam: {
                                 /** @description Whether new comments and edits go through the checks at all (default true) */
                                 enabled: boolean;
@@ -1771,6 +1910,13 @@ export interface paths {
                         sso_moderators?: boolean;
                         email_sign_in?: boolean;
                         provider_avatars?: boolean;
+                        /**
+                         * @description How comments are written: `markdown` (CommonMark with strikethrough and bare links; no raw HTML, images or headings) or `plain` (text with links). Default `markdown` for new sites
+                         * @enum {unknown}
+                         */
+                        formatting?: "markdown" | "plain";
+                        /** @description How long after writing it an author may edit a comment, in seconds: 0, never; null, always. Default 900. Moderators are never limited */
+                        edit_window_seconds?: number | null;
                         /** @description Spam checks: the thresholds given change, the others stay */
                         spam?: {
                             /** @description Whether new comments and edits go through the checks at all (default true) */
@@ -1845,6 +1991,13 @@ export interface paths {
                             email_sign_in: boolean;
                             /** @description Whether a reader's picture at their identity provider is shown; else the widget draws one from their id (default false) */
                             provider_avatars: boolean;
+                            /**
+                             * @description How comments are written: `markdown` (CommonMark with strikethrough and bare links; no raw HTML, images or headings) or `plain` (text with links). Default `markdown` for new sites
+                             * @enum {unknown}
+                             */
+                            formatting: "markdown" | "plain";
+                            /** @description How long after writing it an author may edit a comment, in seconds: 0, never; null, always. Default 900. Moderators are never limited */
+                            edit_window_seconds: number | null;
                             spam: {
                                 /** @description Whether new comments and edits go through the checks at all (default true) */
                                 enabled: boolean;
@@ -2238,11 +2391,21 @@ export interface paths {
                             comments: {
                                 /** @description cmt_<id> */
                                 id: string;
-                                /** @description Plain text; null once deleted */
+                                /** @description The author's source, as written (Markdown or plain text, as the site's `formatting` was); null once deleted */
                                 content: string | null;
+                                /** @description The content as sanitized HTML, rendered when it was written or edited: only p, br, strong, em, s, a (href http(s) or mailto, rel "nofollow ugc noopener"), code, pre, span (highlighted code, mentions), blockquote, ul, ol, li and hr. Safe to insert into a page as it is; null once deleted */
+                                content_html: string | null;
+                                /** @description The site users the comment mentions (`@[Name](usr_…)` in its source), named as they were when it was written */
+                                mentions: {
+                                    /** @description usr_<id> */
+                                    user_id: string;
+                                    name: string;
+                                }[];
                                 author_name: string;
                                 /** @description Posted without a credential, under a name the poster chose: nobody vouches for it */
                                 author_is_guest: boolean;
+                                /** @description `staff` (written by a staff member from the dashboard), `moderator` (by a moderator session), `verified` (by a signed-in reader: SSO, an identity provider or an emailed code), then the labels a moderator gave the author (PATCH /api/sites/{id}/users/{user_id}) */
+                                author_badges: string[];
                                 upvotes: number;
                                 downvotes: number;
                                 reaction_counts: {
@@ -2259,6 +2422,8 @@ export interface paths {
                                 created_at: string;
                                 is_edited: boolean;
                                 is_deleted: boolean;
+                                /** @description A moderator pinned it: pinned top-level comments come first on the first page of every sort */
+                                pinned: boolean;
                                 status: "published" | "pending" | "removed" | "spam";
                                 moderation_status: "pending" | "removed" | "spam" | "shadow_banned" | null;
                                 thread: {
@@ -2562,6 +2727,83 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/comments/{id}/revisions": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * A comment's earlier versions, oldest first: each text an edit replaced, when it was written and when replaced
+         * @description Kept for the site's moderators. A deleted comment's go with its text, and an erased user's with their data.
+         */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    id: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description Oldest first; the comment as it is now is not among them */
+                            revisions: {
+                                /** @description The text as its author wrote it (the source) */
+                                content: string;
+                                /** @description That text as it was shown */
+                                content_html: string;
+                                /**
+                                 * Format: date-time
+                                 * @description ISO 8601 UTC with milliseconds
+                                 */
+                                written_at: string;
+                                /**
+                                 * Format: date-time
+                                 * @description ISO 8601 UTC with milliseconds
+                                 */
+                                replaced_at: string;
+                            }[];
+                        };
+                    };
+                };
+                /** @description RFC 9457 problem details (application/problem+json) */
+                "4XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description RFC 9457 problem details (application/problem+json) */
+                "5XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Problem"];
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/sites/{id}/moderation-log": {
         parameters: {
             query?: never;
@@ -2723,11 +2965,21 @@ export interface paths {
                             recent_comments: {
                                 /** @description cmt_<id> */
                                 id: string;
-                                /** @description Plain text; null once deleted */
+                                /** @description The author's source, as written (Markdown or plain text, as the site's `formatting` was); null once deleted */
                                 content: string | null;
+                                /** @description The content as sanitized HTML, rendered when it was written or edited: only p, br, strong, em, s, a (href http(s) or mailto, rel "nofollow ugc noopener"), code, pre, span (highlighted code, mentions), blockquote, ul, ol, li and hr. Safe to insert into a page as it is; null once deleted */
+                                content_html: string | null;
+                                /** @description The site users the comment mentions (`@[Name](usr_…)` in its source), named as they were when it was written */
+                                mentions: {
+                                    /** @description usr_<id> */
+                                    user_id: string;
+                                    name: string;
+                                }[];
                                 author_name: string;
                                 /** @description Posted without a credential, under a name the poster chose: nobody vouches for it */
                                 author_is_guest: boolean;
+                                /** @description `staff` (written by a staff member from the dashboard), `moderator` (by a moderator session), `verified` (by a signed-in reader: SSO, an identity provider or an emailed code), then the labels a moderator gave the author (PATCH /api/sites/{id}/users/{user_id}) */
+                                author_badges: string[];
                                 upvotes: number;
                                 downvotes: number;
                                 reaction_counts: {
@@ -2744,6 +2996,8 @@ export interface paths {
                                 created_at: string;
                                 is_edited: boolean;
                                 is_deleted: boolean;
+                                /** @description A moderator pinned it: pinned top-level comments come first on the first page of every sort */
+                                pinned: boolean;
                                 status: "published" | "pending" | "removed" | "spam";
                                 moderation_status: "pending" | "removed" | "spam" | "shadow_banned" | null;
                                 thread: {
@@ -5638,6 +5892,13 @@ export interface paths {
                                 reactions: string[];
                                 /** @description Whether the widget streams changes (GET /v1/comments/stream) */
                                 live_updates: boolean;
+                                /**
+                                 * @description How comments are written: `markdown` (CommonMark with strikethrough and bare links; no raw HTML, images or headings) or `plain` (text with links). Default `markdown` for new sites
+                                 * @enum {unknown}
+                                 */
+                                formatting: "markdown" | "plain";
+                                /** @description How long after writing it an author may edit a comment, in seconds: 0, never; null, always. Default 900. Moderators are never limited */
+                                edit_window_seconds: number | null;
                             };
                             viewer: {
                                 /** @description The request carried a session (or key) of this site */
@@ -7692,11 +7953,21 @@ export interface paths {
                             comments: {
                                 /** @description cmt_<id> */
                                 id: string;
-                                /** @description Plain text; null once deleted */
+                                /** @description The author's source, as written (Markdown or plain text, as the site's `formatting` was); null once deleted */
                                 content: string | null;
+                                /** @description The content as sanitized HTML, rendered when it was written or edited: only p, br, strong, em, s, a (href http(s) or mailto, rel "nofollow ugc noopener"), code, pre, span (highlighted code, mentions), blockquote, ul, ol, li and hr. Safe to insert into a page as it is; null once deleted */
+                                content_html: string | null;
+                                /** @description The site users the comment mentions (`@[Name](usr_…)` in its source), named as they were when it was written */
+                                mentions: {
+                                    /** @description usr_<id> */
+                                    user_id: string;
+                                    name: string;
+                                }[];
                                 author_name: string;
                                 /** @description Posted without a credential, under a name the poster chose: nobody vouches for it */
                                 author_is_guest: boolean;
+                                /** @description `staff` (written by a staff member from the dashboard), `moderator` (by a moderator session), `verified` (by a signed-in reader: SSO, an identity provider or an emailed code), then the labels a moderator gave the author (PATCH /api/sites/{id}/users/{user_id}) */
+                                author_badges: string[];
                                 upvotes: number;
                                 downvotes: number;
                                 reaction_counts: {
@@ -7713,6 +7984,8 @@ export interface paths {
                                 created_at: string;
                                 is_edited: boolean;
                                 is_deleted: boolean;
+                                /** @description A moderator pinned it: pinned top-level comments come first on the first page of every sort */
+                                pinned: boolean;
                                 status: "published" | "pending" | "removed" | "spam";
                                 moderation_status: "pending" | "removed" | "spam" | "shadow_banned" | null;
                                 /** @description Replies below were left out of this answer; GET /v1/comments/{id} pages through them */
@@ -7988,7 +8261,7 @@ export interface components {
             status: number;
             detail: string;
             /** @enum {unknown} */
-            code: "invalid_json" | "validation_failed" | "unauthorized" | "forbidden" | "plan_required" | "banned" | "not_found" | "conflict" | "payload_too_large" | "unsupported_media_type" | "rate_limited" | "malformed_request" | "request_timeout" | "headers_too_large" | "internal" | "service_unavailable";
+            code: "invalid_json" | "validation_failed" | "unauthorized" | "forbidden" | "plan_required" | "banned" | "edit_window_closed" | "not_found" | "conflict" | "payload_too_large" | "unsupported_media_type" | "rate_limited" | "malformed_request" | "request_timeout" | "headers_too_large" | "internal" | "service_unavailable";
             errors?: {
                 path: string;
                 message: string;
@@ -8004,11 +8277,21 @@ export interface components {
         Comment: {
             /** @description cmt_<id> */
             id: string;
-            /** @description Plain text; null once deleted */
+            /** @description The author's source, as written (Markdown or plain text, as the site's `formatting` was); null once deleted */
             content: string | null;
+            /** @description The content as sanitized HTML, rendered when it was written or edited: only p, br, strong, em, s, a (href http(s) or mailto, rel "nofollow ugc noopener"), code, pre, span (highlighted code, mentions), blockquote, ul, ol, li and hr. Safe to insert into a page as it is; null once deleted */
+            content_html: string | null;
+            /** @description The site users the comment mentions (`@[Name](usr_…)` in its source), named as they were when it was written */
+            mentions: {
+                /** @description usr_<id> */
+                user_id: string;
+                name: string;
+            }[];
             author_name: string;
             /** @description Posted without a credential, under a name the poster chose: nobody vouches for it */
             author_is_guest: boolean;
+            /** @description `staff` (written by a staff member from the dashboard), `moderator` (by a moderator session), `verified` (by a signed-in reader: SSO, an identity provider or an emailed code), then the labels a moderator gave the author (PATCH /api/sites/{id}/users/{user_id}) */
+            author_badges: string[];
             upvotes: number;
             downvotes: number;
             reaction_counts: {
@@ -8025,6 +8308,8 @@ export interface components {
             created_at: string;
             is_edited: boolean;
             is_deleted: boolean;
+            /** @description A moderator pinned it: pinned top-level comments come first on the first page of every sort */
+            pinned: boolean;
             status: "published" | "pending" | "removed" | "spam";
             moderation_status: "pending" | "removed" | "spam" | "shadow_banned" | null;
             /** @description Replies below were left out of this answer; GET /v1/comments/{id} pages through them */
