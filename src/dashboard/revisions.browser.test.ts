@@ -48,7 +48,7 @@ async function screenshots(page: Page, name: string) {
   await page.setViewportSize(DESKTOP);
 }
 
-const versionsOf = (page: Page, scope: ReturnType<Page['locator']>) => scope.locator('.versions-list li');
+const versionsOf = (scope: ReturnType<Page['locator']>) => scope.locator('.versions-list li');
 
 describe.skipIf(!CHROMIUM)("a comment's earlier versions in the dashboard", () => {
   it('opens from "Edited" on a queue card, oldest first with when each was written and replaced; a comment never edited has no "Edited"', async () => {
@@ -58,8 +58,8 @@ describe.skipIf(!CHROMIUM)("a comment's earlier versions in the dashboard", () =
     await edited.waitFor();
     expect(await card(page, 'Thanks, I never knew.').getByText('Edited').count()).toBe(0);
     await edited.getByText('Edited', { exact: true }).click();
-    await expect.poll(() => versionsOf(page, edited).count()).toBe(2);
-    const versions = await versionsOf(page, edited).allTextContents();
+    await expect.poll(() => versionsOf(edited).count()).toBe(2);
+    const versions = await versionsOf(edited).allTextContents();
     expect(versions[0]).toMatch(/^Written .+, replaced .+The tide comes in twice a day, every 12 hours\.$/);
     expect(versions[1]).toContain('The tide comes in twice a day, about every 12 hours.');
     await screenshots(page, 'revisions-queue');
@@ -72,8 +72,8 @@ describe.skipIf(!CHROMIUM)("a comment's earlier versions in the dashboard", () =
     const comment = page.locator(`#c-${edited}`);
     await comment.waitFor();
     await comment.getByText('Edited', { exact: true }).click();
-    await expect.poll(() => versionsOf(page, comment).count()).toBe(2);
-    expect(await versionsOf(page, comment).first().textContent()).toContain('The tide comes in twice a day, every 12 hours.');
+    await expect.poll(() => versionsOf(comment).count()).toBe(2);
+    expect(await versionsOf(comment).first().textContent()).toContain('The tide comes in twice a day, every 12 hours.');
     await screenshots(page, 'revisions-thread');
     await context.close();
   });

@@ -56,6 +56,8 @@ describe("a comment's HTML as Markdown that renders as it looked", () => {
       const rendered = shown(`<p><a href="${href.replaceAll('"', '&quot;')}">click</a></p>`);
       expect(rendered).toBe('<p>click</p>\n');
     }
+    // Tags of any name, and the control characters conversion works with, change nothing.
+    expect(htmlToMarkdown('<constructor>a</constructor> <valueOf>b</valueOf> c&#1;&#2;0&#2;&#3;d', 'collapsed')).toBe('a b c0d');
     // Markdown written as text in the source is text too.
     expect(shown('<p>[click](javascript:alert(1)) &lt;javascript:alert(1)&gt;</p>')).toBe('<p>[click](javascript:alert(1)) &lt;javascript:alert(1)&gt;</p>\n');
   });

@@ -14,7 +14,10 @@ const LINE = '\u0003';
 /** A finished block (code, quote, list item) stands in the text as its number between these, safe from tidying. */
 const BLOCK_MARK = '\u0002';
 
-const EMPHASIS: Record<string, string> = { b: '**', strong: '**', i: '*', em: '*', s: '~~', del: '~~', strike: '~~' };
+const EMPHASIS = new Map([['b', '**'], ['strong', '**'], ['i', '*'], ['em', '*'], ['s', '~~'], ['del', '~~'], ['strike', '~~']]);
+const MARKED = new Set(['a', 'code', 'pre', 'blockquote', 'li', 'ul', 'ol', ...EMPHASIS.keys()]);
+/** The characters that stand for breaks and blocks while converting: a comment's own are dropped. */
+const MARKERS = /[\u0001-\u0003]/g;
 
 interface Open {
   tag: string;
@@ -90,7 +93,8 @@ export function htmlToMarkdown(html: string, newlines: Newlines): string {
     const parts = top().parts;
     const inner = open.parts.join('');
     // Emphasis inside the same emphasis (<b><strong>) is marked once: doubled markers would show.
-    if (open.tag in EMPHASIS) parts.push(stack.some((o) => EMPHASIS[o.tag] === EMPHASIS[open.tag]) ? inner : emphasized(inner, EMPHASIS[open.tag]));
+    const marker = EMPHASIS.get(open.tag);
+    if (marker) parts.push(stack.some((o) => EMPHASIS.get(o.tag) === marker) ? inner : emphasized(inner, marker));
     else if (open.tag === 'code' && !inside(['pre'])) parts.push(codeSpan(inner));
     else if (open.tag === 'pre') {
       const code = inner.replace(/^\n/, '').replace(/\n$/, '');
@@ -101,9 +105,9 @@ export function htmlToMarkdown(html: string, newlines: Newlines): string {
       parts.push(BREAK, block(quoted.join('\n')), BREAK);
     } else if (open.tag === 'li') {
       const list = stack.findLast((o) => o.tag === 'ul' || o.tag === 'ol');
-      const marker = list?.next != null ? `${list.next++}.` : '-';
-      const item = finished(open.parts).replace(/\n(?=.)/g, `\n${' '.repeat(marker.length + 1)}`);
-      parts.push('\n', block(`${marker} ${item}`));
+      const bullet = list?.next != null ? `${list.next++}.` : '-';
+      const item = finished(open.parts).replace(/\n(?=.)/g, `\n${' '.repeat(bullet.length + 1)}`);
+      parts.push('\n', block(`${bullet} ${item}`));
     } else if (open.tag === 'a') {
       const target = inside(['a']) ? null : destination(open.href);
       const text = inner.trim() === '' && open.href ? markdownText(open.href) : inner;
@@ -119,10 +123,10 @@ export function htmlToMarkdown(html: string, newlines: Newlines): string {
 
   for (const token of htmlTokens(html, newlines)) {
     if (token.kind === 'text') {
-      if (inside(['pre'])) top().parts.push(token.verbatim);
-      else if (inside(['code'])) top().parts.push(token.text);
+      if (inside(['pre'])) top().parts.push(token.verbatim.replace(MARKERS, ''));
+      else if (inside(['code'])) top().parts.push(token.text.replace(MARKERS, ''));
       else {
-        const text = markdownText(token.text);
+        const text = markdownText(token.text.replace(MARKERS, ''));
         top().parts.push(newlines === 'kept' ? text.replace(/\n{2,}/g, BREAK).replace(/\n/g, LINE) : text);
       }
       continue;
@@ -130,7 +134,7 @@ export function htmlToMarkdown(html: string, newlines: Newlines): string {
     const { tag, closing, attributes } = token;
     if (tag === 'br') top().parts.push(inside(['pre']) ? '\n' : LINE);
     else if (inside(['pre', 'code']) && tag !== 'pre' && tag !== 'code') continue;
-    else if (tag in EMPHASIS || ['a', 'code', 'pre', 'blockquote', 'li', 'ul', 'ol'].includes(tag)) {
+    else if (MARKED.has(tag)) {
       if (closing) closeTo(tag);
       else {
         const language = tag === 'code' && inside(['pre']) ? /(?:^|\s)(?:language|lang)-([\w+#-]{1,30})(?:\s|$)/.exec(attribute(attributes, 'class') ?? '')?.[1] : undefined;
