@@ -480,7 +480,7 @@ export interface paths {
         head?: never;
         /**
          * Edit one's own comment
-         * @description Where the site would hold a new comment by the caller for approval (moderation_mode `all`, moderators excepted), the edit holds it too: a published comment goes back to pending, and the public sees nothing of it until a moderator approves it.
+         * @description Where the site would hold a new comment by the caller for approval (moderation_mode `all`, moderators excepted), the edit holds it too: a published comment goes back to pending, and the public sees nothing of it until a moderator approves it. Once the site's edit_window_seconds have passed since the comment was posted (0: at once; null: never), its author gets 403 edit_window_closed, unless they moderate the site. The text an edit replaces is kept for moderators (GET /api/comments/{id}/revisions).
          */
         patch: {
             parameters: {
