@@ -148,7 +148,7 @@ export async function deleteSite(db: Db, site: Site, confirm: string, actor: Act
   const entry = { accountId: site.accountId, actor, action: 'site.deleted', target: site.id, data: { name: site.name } };
   const comments = await audited(db.kysely, entry, async (trx) => {
     const comments = trx.selectFrom('comments').select('id').where('site_id', '=', site.id);
-    for (const table of ['votes', 'reactions', 'flags'] as const) {
+    for (const table of ['votes', 'reactions', 'flags', 'comment_revisions'] as const) {
       await trx.deleteFrom(table).where('comment_id', 'in', comments).execute();
     }
     // Readers' addresses are personal data: they go with the site, as do their mails.
@@ -163,7 +163,7 @@ export async function deleteSite(db: Db, site: Site, confirm: string, actor: Act
       await trx.deleteFrom(table).where('site_id', '=', site.id).execute();
     }
     // The spam signals hold guests' addresses (their author keys and ranges); every index of theirs starts with the site.
-    for (const table of ['comment_revisions', 'moderation_log', 'bans', 'commenter_notes', 'author_counts', 'site_daily_counts', 'thread_queue_counts', 'webhook_deliveries', 'events', 'queue_events', 'spam_signals'] as const) {
+    for (const table of ['moderation_log', 'bans', 'commenter_notes', 'author_counts', 'site_daily_counts', 'thread_queue_counts', 'webhook_deliveries', 'events', 'queue_events', 'spam_signals'] as const) {
       await trx.deleteFrom(table).where('site_id', '=', site.id).execute();
     }
     const deleted = await trx.deleteFrom('comments').where('site_id', '=', site.id).executeTakeFirst();
