@@ -21,6 +21,11 @@ describe("a comment's HTML as Markdown that renders as it looked", () => {
     expect(shown(html)).toBe('<p>A <strong>bold</strong>, <em>italic</em>, <s>gone</s> and <code>a*b</code> word,<br />\na new line</p>\n<p><strong>spaced</strong> next</p>\n');
   });
 
+  it("reads WordPress's stored text as WordPress shows it: a line break is a line break, a blank line a paragraph", () => {
+    expect(htmlToMarkdown('line one\nline two\n\n<b>para</b> * x\n', 'kept')).toBe('line one\\\nline two\n\n**para** \\* x');
+    expect(shown('line one\nline two\n\n<b>para</b>', 'kept')).toBe('<p>line one<br />\nline two</p>\n<p><strong>para</strong></p>\n');
+  });
+
   it('shows every character Markdown would read as markup as it was written', () => {
     const text = '2*3 = 6, snake_case, `tick`, [not a link](https://x.test), <b>tag</b>, a \\ backslash, &amp; and ~~no~~';
     const html = `<p>${text.replaceAll('&', '&amp;').replaceAll('<', '&lt;')}</p><p># not a heading<br>&gt; not a quote<br>1. not a list<br>- nor this<br>+ nor this<br>=== nor this</p>`;
