@@ -11,7 +11,9 @@ export type IdPrefix =
   // Import jobs (migration 0018).
   | 'imp'
   // Reader accounts (migration 0030): identity providers, readers' identities, sign-in codes.
-  | 'idp' | 'rid' | 'sic';
+  | 'idp' | 'rid' | 'sic'
+  // Rich comments (migration 0032): a comment's earlier versions.
+  | 'rev';
 
 /**
  * ULID's default source draws from the OS once per character; drawing 4 KiB at a time is as random

@@ -28,10 +28,10 @@ export interface ErasureOptions {
  * sign-in codes for their addresses go; their sessions end; moderators' notes on them go; their name
  * becomes ERASED_NAME and their avatar, address and the site's id for them are cleared, so a later
  * sign-in with that id (or that address) is a new user. Their comments stay, under ERASED_NAME
- * (delete or remove them first if they should go too), and comments that mention them name
- * ERASED_NAME instead, unlinked; votes and bans stay, tied to nothing
- * personal. The audit entry holds counts, not what was erased. Doing it again changes nothing and
- * records nothing. Answers whether this call erased the user.
+ * (delete or remove them first if they should go too), but not the earlier versions their edits
+ * left, and comments that mention them name ERASED_NAME instead, unlinked; votes and bans stay,
+ * tied to nothing personal. The audit entry holds counts, not what was erased. Doing it again
+ * changes nothing and records nothing. Answers whether this call erased the user.
  */
 export async function eraseUser(db: Db, actor: Actor, site: Site, userId: string, options: ErasureOptions = {}): Promise<boolean> {
   const user = await siteUser(db, site, userId);
@@ -69,6 +69,9 @@ export async function eraseUser(db: Db, actor: Actor, site: Site, userId: string
     const identities = await trx.deleteFrom('reader_identities').where('site_id', '=', site.id).where('user_id', '=', user.id).executeTakeFirst();
     const sessions = await endSessions(trx, { siteId: site.id, userId: user.id });
     await trx.deleteFrom('commenter_notes').where('site_id', '=', site.id).where('user_id', '=', user.id).execute();
+    // What their edits took back is theirs too.
+    const theirComments = trx.selectFrom('comments').select('id').where('site_id', '=', site.id).where('author_ref', '=', user.id);
+    await trx.deleteFrom('comment_revisions').where('site_id', '=', site.id).where('comment_id', 'in', theirComments).execute();
     // The labels a moderator gave them said something of the person: their comments keep only how they were written.
     const comments = await trx.updateTable('comments').set({ author_name: ERASED_NAME, author_badges: relabelledBadges([]) }).where('site_id', '=', site.id).where('author_ref', '=', user.id).executeTakeFirst();
     const unmentioned = await unmentionErasedUser(trx, site, user.id, ERASED_NAME);

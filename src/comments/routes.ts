@@ -100,7 +100,9 @@ export const commentRoutes: FastifyPluginAsyncTypebox<{ db: Db; caches: CommentC
       summary: "Edit one's own comment",
       description:
         'Where the site would hold a new comment by the caller for approval (moderation_mode `all`, moderators excepted), ' +
-        'the edit holds it too: a published comment goes back to pending, and the public sees nothing of it until a moderator approves it.',
+        'the edit holds it too: a published comment goes back to pending, and the public sees nothing of it until a moderator approves it. ' +
+        "Once the site's edit_window_seconds have passed since the comment was posted (0: at once; null: never), its author gets 403 edit_window_closed, " +
+        'unless they moderate the site. The text an edit replaces is kept for moderators (GET /api/comments/{id}/revisions).',
       security: Credential,
       params: IdParams,
       body: EditBody,

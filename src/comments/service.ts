@@ -21,6 +21,8 @@ import { readCommentPage, type CommentPage, type SubtreeQuery } from './subtree-
 import type { CachedResponse } from './response-cache.ts';
 import { isEmptyPlaceholder } from './tree.ts';
 import { authorBadges } from './badges.ts';
+import { assertEditWindowOpen } from './edit-window.ts';
+import { keepReplacedText } from './revisions.ts';
 import { renderForSite } from '../formatting/render.ts';
 import { authorMarks, eventComment, markableRow, toView, type CommentRow, type CommentView, type ViewerMarks } from './view.ts';
 import { viewerFor, type Viewer } from './visibility.ts';
@@ -331,6 +333,7 @@ export async function editComment(db: Db, caller: Caller, id: string, rawContent
   const { comment, site, viewer, isAuthor } = await writableComment(db, caller, id);
   if (!isAuthor) throw new AppError('forbidden', 'Only the author can edit a comment');
   if (comment.is_deleted) throw new AppError('conflict', 'A deleted comment cannot be edited');
+  if (!viewer.moderator) assertEditWindowOpen(site, comment.created_at, Date.now());
   const content = cleanText('body/content', rawContent, MAX_CONTENT);
   const held = heldForApproval(site, caller, viewer.moderator);
   const edited = await withEvents(db, async (trx) => {
@@ -340,9 +343,11 @@ export async function editComment(db: Db, caller: Caller, id: string, rawContent
     const hold = held || verdict.action === 'hold';
     const before = await seenByPublic(trx, comment);
     const rendered = await renderForSite(trx, site, content);
+    const now = nowIso();
+    await keepReplacedText(db, trx, id, viewer.ref, now);
     const updated = await trx
       .updateTable('comments')
-      .set({ content, content_html: rendered.content_html, mentions: JSON.stringify(rendered.mentions), is_edited: 1, updated_at: nowIso(), ...(hold && HELD_AGAIN), ...(verdict.action === 'hold' && { spam_reasons: JSON.stringify(verdict.reasons) }) })
+      .set({ content, content_html: rendered.content_html, mentions: JSON.stringify(rendered.mentions), is_edited: 1, updated_at: now, ...(hold && HELD_AGAIN), ...(verdict.action === 'hold' && { spam_reasons: JSON.stringify(verdict.reasons) }) })
       .where('id', '=', id)
       .where('is_deleted', '=', 0)
       .returningAll()
@@ -374,6 +379,8 @@ export async function deleteComment(db: Db, caller: Caller, id: string): Promise
       .returningAll()
       .executeTakeFirst();
     if (!deleted) return toView(comment, comment.thread_url, authorMarks(viewer.ref));
+    // Its earlier versions go with its text: what its author took back is not kept behind it.
+    await trx.deleteFrom('comment_revisions').where('comment_id', '=', id).execute();
     await refreshListing(trx, [deleted.root_id]);
     await recordCommentChange(trx, before, deleted);
     await recordEvent(trx, { accountId: site.accountId, siteId: site.id, type: 'comment.deleted', data: { comment: eventComment(deleted, comment.thread_url) } }, site);

@@ -5,6 +5,7 @@ import { sql, type Kysely } from 'kysely';
 import { dialectName, freshDatabaseUrl, pageUrl, startParley, type FreshDatabase } from '../../test/helper.ts';
 import { loadConfig } from '../config.ts';
 import { connect, type Db } from './connect.ts';
+import { createTriggers } from './dialect.ts';
 import { migrateToLatest } from './migrate.ts';
 import type { Database } from './schema.ts';
 
@@ -157,6 +158,45 @@ describe('parley migrate', () => {
       const rows = await after.app.db.kysely.selectFrom('mail_subscriptions').select(['comment_id', 'confirmed_at']).execute();
       const confirmed = rows.filter((row) => row.confirmed_at !== null).map((row) => row.comment_id);
       expect(confirmed.sort()).toEqual([ginas, adas].sort());
+    } finally {
+      await after.close();
+    }
+  });
+
+  it('renders, on upgrading a database, the comments written before as the plain text they were, keeps its sites plain with no edit window, and gives new sites Markdown and 15 minutes (0032)', async () => {
+    database = await freshDatabaseUrl();
+    const before = await startParley({ DATABASE_URL: database.url });
+    const site = await before.newSite({ moderation: 'none' });
+    const reader = await before.signIn(site.api_key, site.site_id, { id: 'reader', name: 'Reader' });
+    const written = await before.request('POST', '/v1/comments', { token: reader, body: { thread_url: pageUrl(), site_id: site.site_id, content: '**not bold** <b>&\n\nsee https://example.org' } });
+    // The database as 0031 left it: none of 0032's columns, table, index or triggers, and 0007's trigger on the columns a list showed then.
+    const { kysely } = before.app.db;
+    await dropCommentTriggers(kysely, ['comments_shown_column_set', 'comments_pinned_set']);
+    // In a transaction: on SQLite, a statement outside one is prepared first on the reading connection, which may not see the drop yet.
+    await kysely.transaction().execute((trx) =>
+      createTriggers(trx as unknown as Kysely<unknown>, [{
+        name: 'comments_shown_column_set',
+        when: 'after update of content, author_name, status, moderation_status, is_deleted, is_edited, upvotes, downvotes, reaction_counts on comments for each row',
+        body: sql`update comments set subtree_revision = subtree_revision + 1 where id = new.root_id`,
+      }]),
+    );
+    await sql`drop index comments_pinned`.execute(kysely);
+    await sql`drop table comment_revisions`.execute(kysely);
+    const added = { comments: ['content_html', 'mentions', 'author_badges', 'pinned_at'], sites: ['formatting', 'edit_window_seconds'], site_users: ['labels', 'mention_mail'] };
+    for (const [table, columns] of Object.entries(added)) {
+      for (const column of columns) await sql`alter table ${sql.raw(table)} drop column ${sql.raw(column)}`.execute(kysely);
+    }
+    await sql`delete from kysely_migration where name = '0032_rich_comments'`.execute(kysely);
+    await before.close();
+
+    const after = await startParley({ DATABASE_URL: database.url });
+    try {
+      const comment = await after.request('GET', `/v1/comments/${written.body.id}`, { token: reader });
+      expect(comment.body.content_html).toBe('<p>**not bold** &lt;b&gt;&amp;</p>\n<p>see <a href="https://example.org" rel="nofollow ugc noopener">https://example.org</a></p>\n');
+      const old = await after.request('GET', `/api/sites/${site.site_id}`, { token: site.api_key });
+      expect(old.body).toMatchObject({ formatting: 'plain', edit_window_seconds: null });
+      const made = await after.request('POST', '/api/sites', { token: site.api_key, body: { name: 'After the upgrade' } });
+      expect(made.body).toMatchObject({ formatting: 'markdown', edit_window_seconds: 900 });
     } finally {
       await after.close();
     }

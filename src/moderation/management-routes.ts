@@ -7,7 +7,8 @@ import { queueCounts } from './counts.ts';
 import { listFlags } from './flags.ts';
 import { moderationLog } from './log.ts';
 import { moderationQueue } from './queue.ts';
-import { BulkBody, BulkResponse, CountsQuerySchema, FlagList, LogPage, LogQuerySchema, QueueCountsSchema, QueuePage, QueueQuerySchema } from './schemas.ts';
+import { listRevisions } from './revisions.ts';
+import { BulkBody, BulkResponse, CountsQuerySchema, FlagList, LogPage, LogQuerySchema, QueueCountsSchema, QueuePage, QueueQuerySchema, RevisionList } from './schemas.ts';
 
 /** The management side of moderation: the queue across sites, bulk actions, flags, the log. */
 export const moderationManagementRoutes: FastifyPluginAsyncTypebox<{ db: Db }> = async (app, { db }) => {
@@ -60,6 +61,18 @@ export const moderationManagementRoutes: FastifyPluginAsyncTypebox<{ db: Db }> =
       response: { 200: FlagList, ...errors },
     },
     handler: (request) => listFlags(db, request.caller, request.params.id),
+  });
+
+  app.get('/api/comments/:id/revisions', {
+    schema: {
+      tags: ['moderation'],
+      summary: "A comment's earlier versions, oldest first: each text an edit replaced, when it was written and when replaced",
+      description: "Kept for the site's moderators. A deleted comment's go with its text, and an erased user's with their data.",
+      security: ManagementRead,
+      params: IdParams,
+      response: { 200: RevisionList, ...errors },
+    },
+    handler: (request) => listRevisions(db, request.caller, request.params.id),
   });
 
   app.get('/api/sites/:id/moderation-log', {

@@ -97,6 +97,18 @@ export const FlagList = Type.Object({
   flags: Type.Array(Type.Object({ flagger: Actor, reason: Nullable(Type.String()), created_at: Timestamp, dismissed_at: Nullable(Timestamp) })),
 });
 
+export const RevisionList = Type.Object({
+  revisions: Type.Array(
+    Type.Object({
+      content: Type.String({ description: 'The text as its author wrote it (the source)' }),
+      content_html: Type.String({ description: 'That text as it was shown' }),
+      written_at: Timestamp,
+      replaced_at: Timestamp,
+    }),
+    { description: 'Oldest first; the comment as it is now is not among them' },
+  ),
+});
+
 export const LOGGED_ACTIONS = [...BULK_ACTIONS, 'pin', 'unpin'] as const;
 
 export const LogQuerySchema = Type.Object({

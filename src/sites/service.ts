@@ -148,7 +148,7 @@ export async function deleteSite(db: Db, site: Site, confirm: string, actor: Act
   const entry = { accountId: site.accountId, actor, action: 'site.deleted', target: site.id, data: { name: site.name } };
   const comments = await audited(db.kysely, entry, async (trx) => {
     const comments = trx.selectFrom('comments').select('id').where('site_id', '=', site.id);
-    for (const table of ['votes', 'reactions', 'flags'] as const) {
+    for (const table of ['votes', 'reactions', 'flags', 'comment_revisions'] as const) {
       await trx.deleteFrom(table).where('comment_id', 'in', comments).execute();
     }
     // Readers' addresses are personal data: they go with the site, as do their mails.

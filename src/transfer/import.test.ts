@@ -28,7 +28,12 @@ afterAll(async () => {
   await database.drop();
 });
 
-const newSite = async (domains: string[] = []) => (await bootstrap(db.kysely, { siteName: 'Blog', domains })).site_id;
+/** A `plain` site, whose HTML sources' comments become plain text (Markdown sites: html-markdown.happy.test.ts). */
+async function newSite(domains: string[] = []) {
+  const siteId = (await bootstrap(db.kysely, { siteName: 'Blog', domains })).site_id;
+  await db.kysely.updateTable('sites').set({ formatting: 'plain' }).where('id', '=', siteId).execute();
+  return siteId;
+}
 
 /** Every comment of the site as a reader of the import checks it: by source id, its parent's source id, page and fields. */
 async function imported(siteId: string) {

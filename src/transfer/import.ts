@@ -1,4 +1,5 @@
 import type { Db } from '../db/connect.ts';
+import type { Formatting } from '../formatting/render.ts';
 import { findSite } from '../sites/repository.ts';
 import { readCommento } from './formats/commento.ts';
 import { readDisqus } from './formats/disqus.ts';
@@ -23,14 +24,15 @@ export interface ImportOptions {
   onProgress?: (stage: 'read' | 'written', count: number) => void;
 }
 
-function readerFor(format: Format, path: string, baseUrl: string | undefined): AsyncIterable<SourceRecord> {
+/** HTML sources' comments are converted to the site's formatting (see html-markdown.ts); the others keep their text. */
+function readerFor(format: Format, path: string, baseUrl: string | undefined, formatting: Formatting): AsyncIterable<SourceRecord> {
   switch (format) {
     case 'disqus':
-      return readDisqus(path);
+      return readDisqus(path, formatting);
     case 'wxr':
-      return readWxr(path);
+      return readWxr(path, formatting);
     case 'remark42':
-      return readRemark42(path);
+      return readRemark42(path, formatting);
     case 'commento':
       return readCommento(path);
     case 'isso':
@@ -95,7 +97,7 @@ export async function importFile(db: Db, options: ImportOptions): Promise<Import
   const report = emptyReport(format, options.dryRun ?? false);
   const staging = new Staging();
   try {
-    await stage(staging, readerFor(format, options.path, options.baseUrl ?? (site.domains[0] ? `https://${site.domains[0]}/` : undefined)), report, options.onProgress);
+    await stage(staging, readerFor(format, options.path, options.baseUrl ?? (site.domains[0] ? `https://${site.domains[0]}/` : undefined), site.formatting), report, options.onProgress);
     const allowed = (host: string) => site.domains.length === 0 || site.domains.includes(host);
     staging.resolve(allowed);
     for (const comment of staging.unusable()) {

@@ -56,8 +56,12 @@ describe('importing through the management API', () => {
     });
     expect(Date.parse(job.finished_at)).toBeGreaterThanOrEqual(Date.parse(job.started_at));
     // The deleted comment stays as a placeholder over its live reply; the spam reply below that stays hidden.
+    // A new site writes Markdown: the export's HTML comes in as Markdown (html-markdown.ts).
     expect(await publicThread(site.site_id, POST_1)).toEqual([
-      ['Hello & welcome\n\nSecond paragraph\nline two', ['> Hello & welcome\n\nAgreed, see https://example.org/a/very/long/path/to/a/page', [null, ['Read this article (https://example.org/x) or https://example.org/y']]]],
+      [
+        'Hello & welcome\n\nSecond paragraph\\\nline two',
+        ['> Hello & welcome\n\nAgreed, see [example.org/a/very/long/path/...](<https://example.org/a/very/long/path/to/a/page>)', [null, ['Read [this article](<https://example.org/x>) or https://example.org/y']]],
+      ],
     ]);
     const listed = await getWith(parley, `/api/sites/${site.site_id}/imports`, site.api_key);
     expect(listed.body).toMatchObject({ total: 1, page: 1, imports: [{ id: started.body.id, status: 'completed' }] });

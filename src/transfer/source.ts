@@ -46,7 +46,7 @@ export interface SourceComment {
   threadSourceId: string;
   parentSourceId: string | null;
   author: SourceAuthor;
-  /** Plain text (already converted from the source's HTML). */
+  /** The comment's source: an HTML source's converted to the site's formatting (Markdown or plain text, see html-markdown.ts). */
   text: string;
   status: SourceStatus;
   /** Parley's own format states it (e.g. shadow_banned); otherwise it follows from the status. */

@@ -178,6 +178,7 @@ export const ENDPOINTS: Endpoint[] = [
     ids: field(fc.uniqueArray(oneOf(ids.comment), { minLength: 1, maxLength: 3 })), action: field(oneOf(['approve', 'dismiss_flags', 'unhide'])), reason: field(text),
   }) },
   { method: 'GET', path: '/api/comments/:id/flags', ids: 'comment' },
+  { method: 'GET', path: '/api/comments/:id/revisions', ids: 'comment' },
   { method: 'GET', path: '/api/sites/:id/moderation-log', ids: 'site', query: () => ({ action: field(oneOf(['approve', 'remove'])), limit: field(fc.integer({ min: 1, max: 100 })) }) },
   { method: 'GET', path: '/api/sites/:id/threads', ids: 'site', query: () => ({ url: field(fc.constant(FUZZ_THREAD)), closed: field(fc.boolean()), limit: field(fc.integer({ min: 1, max: 100 })) }) },
   { method: 'GET', path: '/api/sites/:id/stats', ids: 'site' },

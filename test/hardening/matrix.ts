@@ -427,6 +427,8 @@ export const MATRIX: Array<[string, number[], Target]> = [
     async (w) => ({ path: `/api/comments/${w.userComment}/pin` })],
   ['GET /api/comments/:id/flags', moderateRow(200),
     async (w) => ({ path: `/api/comments/${w.userComment}/flags` })],
+  ['GET /api/comments/:id/revisions', moderateRow(200),
+    async (w) => ({ path: `/api/comments/${w.userComment}/revisions` })],
   ['GET /api/sites/:id/moderation-log', moderateRow(200),
     async (w) => ({ path: `/api/sites/${A(w)}/moderation-log` })],
   ['GET /api/sites/:id/users/:user_id', moderateRow(200),

@@ -2,6 +2,7 @@ import { useEffect, useState } from 'preact/hooks';
 import { api, errorText, must } from '../client/api.ts';
 import { ACTION_LABELS, actionsFor, expected, type Action, type QueueItem } from './queue/actions.ts';
 import { AuthorName, statusText, threadName } from './queue/card.tsx';
+import { EarlierVersions } from './revisions.tsx';
 import { href } from './router.ts';
 import { ago, Empty, Link, Loaded, notify, useLoad } from './ui.tsx';
 
@@ -89,6 +90,7 @@ export function ThreadView(props: { url: URL }) {
                       {item.flags.count > 0 && <span class="badge flagged">{item.flags.count} flags</span>}
                     </div>
                     <p class="content">{item.content ?? '(deleted)'}</p>
+                    {item.is_edited && !item.is_deleted && <EarlierVersions commentId={item.id} authorName={item.author_name} />}
                     <div class="actions">
                       {actionsFor(item).map((action) => (
                         <button key={action} type="button" class="act" onClick={() => moderate(item, action)}>

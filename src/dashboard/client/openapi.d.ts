@@ -480,7 +480,7 @@ export interface paths {
         head?: never;
         /**
          * Edit one's own comment
-         * @description Where the site would hold a new comment by the caller for approval (moderation_mode `all`, moderators excepted), the edit holds it too: a published comment goes back to pending, and the public sees nothing of it until a moderator approves it.
+         * @description Where the site would hold a new comment by the caller for approval (moderation_mode `all`, moderators excepted), the edit holds it too: a published comment goes back to pending, and the public sees nothing of it until a moderator approves it. Once the site's edit_window_seconds have passed since the comment was posted (0: at once; null: never), its author gets 403 edit_window_closed, unless they moderate the site. The text an edit replaces is kept for moderators (GET /api/comments/{id}/revisions).
          */
         patch: {
             parameters: {
@@ -2967,6 +2967,83 @@ export interface paths {
                                  */
                                 created_at: string;
                                 dismissed_at: string | null;
+                            }[];
+                        };
+                    };
+                };
+                /** @description RFC 9457 problem details (application/problem+json) */
+                "4XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description RFC 9457 problem details (application/problem+json) */
+                "5XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Problem"];
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/comments/{id}/revisions": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * A comment's earlier versions, oldest first: each text an edit replaced, when it was written and when replaced
+         * @description Kept for the site's moderators. A deleted comment's go with its text, and an erased user's with their data.
+         */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    id: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description Oldest first; the comment as it is now is not among them */
+                            revisions: {
+                                /** @description The text as its author wrote it (the source) */
+                                content: string;
+                                /** @description That text as it was shown */
+                                content_html: string;
+                                /**
+                                 * Format: date-time
+                                 * @description ISO 8601 UTC with milliseconds
+                                 */
+                                written_at: string;
+                                /**
+                                 * Format: date-time
+                                 * @description ISO 8601 UTC with milliseconds
+                                 */
+                                replaced_at: string;
                             }[];
                         };
                     };
@@ -8678,7 +8755,7 @@ export interface components {
             status: number;
             detail: string;
             /** @enum {unknown} */
-            code: "invalid_json" | "validation_failed" | "unauthorized" | "forbidden" | "plan_required" | "banned" | "not_found" | "conflict" | "payload_too_large" | "unsupported_media_type" | "rate_limited" | "malformed_request" | "request_timeout" | "headers_too_large" | "internal" | "service_unavailable";
+            code: "invalid_json" | "validation_failed" | "unauthorized" | "forbidden" | "plan_required" | "banned" | "edit_window_closed" | "not_found" | "conflict" | "payload_too_large" | "unsupported_media_type" | "rate_limited" | "malformed_request" | "request_timeout" | "headers_too_large" | "internal" | "service_unavailable";
             errors?: {
                 path: string;
                 message: string;

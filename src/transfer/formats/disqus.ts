@@ -1,4 +1,5 @@
-import { htmlToText } from '../html-text.ts';
+import type { Formatting } from '../../formatting/render.ts';
+import { htmlToSource } from '../html-markdown.ts';
 import type { SourceRecord, SourceStatus } from '../source.ts';
 import { toUtc } from '../times.ts';
 import { isTrue, xmlRecords } from './xml-records.ts';
@@ -8,7 +9,7 @@ import { isTrue, xmlRecords } from './xml-records.ts';
  * `<post dsq:id>` (message HTML, createdAt, isDeleted, isSpam, isApproved when present, author,
  * `<thread dsq:id>`, `<parent dsq:id>` for a reply).
  */
-export async function* readDisqus(path: string): AsyncGenerator<SourceRecord> {
+export async function* readDisqus(path: string, formatting: Formatting): AsyncGenerator<SourceRecord> {
   for await (const record of xmlRecords(path, (stack) => stack.length === 2 && (stack[1] === 'thread' || stack[1] === 'post'))) {
     const f = record.fields;
     const id = f.get('@dsq:id') ?? f.get('@id') ?? '';
@@ -41,7 +42,7 @@ export async function* readDisqus(path: string): AsyncGenerator<SourceRecord> {
         hasEmail: Boolean(f.get('author/email')?.trim()),
         hasIp: Boolean(f.get('ipAddress')?.trim()),
       },
-      text: htmlToText(f.get('message') ?? '', 'collapsed'),
+      text: htmlToSource(f.get('message') ?? '', 'collapsed', formatting),
       status,
       deleted: isTrue(f.get('isDeleted')),
       edited: false,

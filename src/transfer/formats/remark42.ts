@@ -1,5 +1,6 @@
 import { decodeHTML } from 'entities/decode';
-import { htmlToText } from '../html-text.ts';
+import type { Formatting } from '../../formatting/render.ts';
+import { htmlToSource } from '../html-markdown.ts';
 import { ImportFileError, type SourceRecord } from '../source.ts';
 import { toUtc } from '../times.ts';
 import { jsonLines, text } from './json-lines.ts';
@@ -9,7 +10,7 @@ import { jsonLines, text } from './json-lines.ts';
  * and then one comment per line: id, pid (parent), text (HTML), user {id, name, ip}, locator {url}, title (the page's),
  * votes {user: up?}, time (RFC 3339), edit, delete.
  */
-export async function* readRemark42(path: string): AsyncGenerator<SourceRecord> {
+export async function* readRemark42(path: string, formatting: Formatting): AsyncGenerator<SourceRecord> {
   for await (const { value, number } of jsonLines(path)) {
     if (!('locator' in value)) {
       if ('users' in value || 'posts' in value || 'version' in value) continue;
@@ -29,7 +30,7 @@ export async function* readRemark42(path: string): AsyncGenerator<SourceRecord> 
       parentSourceId: text(value.pid) || null,
       // Remark42 stores names HTML-escaped: decoded once.
       author: { sourceId: text(user.id) || null, name: decodeHTML(text(user.name)), hasIp: Boolean(text(user.ip)) },
-      text: htmlToText(text(value.text), 'collapsed'),
+      text: htmlToSource(text(value.text), 'collapsed', formatting),
       status: 'published',
       deleted: value.delete === true,
       edited: typeof value.edit === 'object' && value.edit !== null,

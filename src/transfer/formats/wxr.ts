@@ -1,5 +1,6 @@
 import { decodeHTML } from 'entities/decode';
-import { htmlToText } from '../html-text.ts';
+import type { Formatting } from '../../formatting/render.ts';
+import { htmlToSource } from '../html-markdown.ts';
 import type { SourceRecord, SourceStatus } from '../source.ts';
 import { toUtc } from '../times.ts';
 import { xmlRecords } from './xml-records.ts';
@@ -11,7 +12,7 @@ const STATUS: Record<string, SourceStatus> = { '1': 'published', approve: 'publi
  * `<wp:comment>` elements. comment_date_gmt is UTC; comment_date is the blog's local time with no
  * zone, read only when the GMT one is missing (0000-00-00 00:00:00).
  */
-export async function* readWxr(path: string): AsyncGenerator<SourceRecord> {
+export async function* readWxr(path: string, formatting: Formatting): AsyncGenerator<SourceRecord> {
   const isRecord = (stack: string[]) => (stack.length === 3 && stack[2] === 'item') || (stack.length === 4 && stack[2] === 'item' && stack[3] === 'comment');
   for await (const record of xmlRecords(path, isRecord)) {
     const f = record.fields;
@@ -42,7 +43,7 @@ export async function* readWxr(path: string): AsyncGenerator<SourceRecord> {
         hasEmail: Boolean(f.get('comment_author_email')?.trim()),
         hasIp: Boolean(f.get('comment_author_IP')?.trim()),
       },
-      text: htmlToText(f.get('comment_content') ?? '', 'kept'),
+      text: htmlToSource(f.get('comment_content') ?? '', 'kept', formatting),
       status: STATUS[approved] ?? 'pending',
       deleted: false,
       edited: false,

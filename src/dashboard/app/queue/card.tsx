@@ -1,4 +1,5 @@
 import { href, withQuery } from '../router.ts';
+import { EarlierVersions } from '../revisions.tsx';
 import { ago, Link } from '../ui.tsx';
 import { ACTION_LABELS, actionsFor, type Action, type QueueItem } from './actions.ts';
 
@@ -79,6 +80,7 @@ export function Card(props: CardProps) {
         </blockquote>
       )}
       <p class="content">{item.content ?? '(deleted)'}</p>
+      {item.is_edited && !item.is_deleted && <EarlierVersions commentId={item.id} authorName={item.author_name} />}
       {item.flags.count > 0 && (
         <div class="flags">
           <strong>{plural(item.flags.count, 'flag')}</strong>
