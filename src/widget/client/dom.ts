@@ -65,7 +65,7 @@ export function modal(root: ShadowRoot, title: string, closeLabel: string, ...co
  * code block wider than the widget scrolls, and the keyboard can reach it to scroll it.
  */
 export function showHtml(element: HTMLElement, html: string): HTMLElement {
-  element.innerHTML = html;
+  element.innerHTML = html.trim();
   element.querySelectorAll('pre').forEach((pre) => (pre.tabIndex = 0));
   return element;
 }

@@ -57,7 +57,7 @@ let editors = 0;
 function markdownEditor(options: EditorOptions, write: HTMLElement): Editor {
   const { field, t } = options;
   const id = `parley-editor-${++editors}`;
-  const previewBody = h('div', { class: 'text' });
+  const previewBody = h('div', { class: 'content' });
   const previewPanel = h('div', { id: `${id}-preview`, role: 'tabpanel', class: 'preview', 'aria-labelledby': `${id}-tab-preview`, tabindex: 0, hidden: true }, previewBody);
   write.id = `${id}-write`;
   write.setAttribute('role', 'tabpanel');
@@ -88,7 +88,6 @@ function markdownEditor(options: EditorOptions, write: HTMLElement): Editor {
     const content = field.value.trim();
     if (content === shown) return;
     const call = ++asked;
-    previewBody.className = 'text';
     previewBody.replaceChildren(h('p', { class: 'msg' }, content === '' ? t.previewEmpty : t.previewLoading));
     if (content === '') return void (shown = content);
     try {

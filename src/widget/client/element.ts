@@ -640,7 +640,7 @@ export class ParleyComments extends HTMLElement {
         badge && h('span', { class: 'badge' }, badge),
         comment.pinned && h('span', { class: 'badge pinned' }, t.pinned),
       ),
-      comment.is_deleted ? h('p', { class: 'text deleted' }, t.deleted) : showHtml(h('div', { class: 'text' }), comment.content_html ?? ''),
+      comment.is_deleted ? h('p', { class: 'text deleted' }, t.deleted) : showHtml(h('div', { class: 'text content' }), comment.content_html ?? ''),
       ...(comment.is_deleted ? [] : this.#actions(entry)),
       entry.slot,
       entry.message,

@@ -58,16 +58,17 @@ button:disabled{opacity:.6;cursor:default}
 .mentions{list-style:none;margin:-4px 0 8px;padding:4px;border:1px solid var(--parley-border);border-radius:var(--parley-radius);background:var(--parley-bg);max-width:20em;box-shadow:0 4px 14px rgb(0 0 0/.15)}
 .mentions li{padding:4px 8px;border-radius:4px;cursor:pointer}
 .mentions [aria-selected=true]{background:var(--parley-accent);color:var(--parley-accent-fg)}
-.text{margin:2px 0 4px;overflow-wrap:anywhere}
-.text>*{margin:0 0 .5em}
-.text>:last-child{margin-bottom:0}
-.text ul,.text ol{padding-left:1.6em}
-.text li>p{margin:0}
-.text blockquote{padding:0 0 0 10px;border-left:3px solid var(--parley-border);color:var(--parley-muted)}
-.text hr{border:0;border-top:1px solid var(--parley-border)}
-.text code{font:.9em/1.45 var(--parley-mono);background:var(--parley-surface);border-radius:4px;padding:1px 4px}
-.text pre{overflow-x:auto;background:var(--parley-surface);border:1px solid var(--parley-border);border-radius:var(--parley-radius);padding:8px 10px;overflow-wrap:normal}
-.text pre code{padding:0;background:none}
+.text{margin:2px 0 4px}
+.content{overflow-wrap:anywhere}
+.content>*{margin:0 0 .5em}
+.content>:last-child{margin-bottom:0}
+.content ul,.content ol{padding-left:1.6em}
+.content li>p{margin:0}
+.content blockquote{padding:0 0 0 10px;border-left:3px solid var(--parley-border);color:var(--parley-muted)}
+.content hr{border:0;border-top:1px solid var(--parley-border)}
+.content code{font:.9em/1.45 var(--parley-mono);background:var(--parley-surface);border-radius:4px;padding:1px 4px}
+.content pre{overflow-x:auto;background:var(--parley-surface);border:1px solid var(--parley-border);border-radius:var(--parley-radius);padding:8px 10px;overflow-wrap:normal}
+.content pre code{padding:0;background:none}
 .parley-mention{color:var(--parley-accent);font-weight:600}
 .hljs-keyword,.hljs-selector-tag,.hljs-doctag,.hljs-template-tag,.hljs-type{color:var(--parley-code-keyword)}
 .hljs-string,.hljs-regexp,.hljs-meta .hljs-string,.hljs-char{color:var(--parley-code-string)}
