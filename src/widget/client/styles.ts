@@ -71,10 +71,10 @@ button:disabled{opacity:.6;cursor:default}
 .content pre code{padding:0;background:none}
 .parley-mention{color:var(--parley-accent);font-weight:600}
 .hljs-keyword,.hljs-selector-tag,.hljs-doctag,.hljs-template-tag,.hljs-type{color:var(--parley-code-keyword)}
-.hljs-string,.hljs-regexp,.hljs-meta .hljs-string,.hljs-char{color:var(--parley-code-string)}
+.hljs-string,.hljs-regexp,.hljs-char{color:var(--parley-code-string)}
 .hljs-comment,.hljs-quote{color:var(--parley-code-comment);font-style:italic}
 .hljs-number,.hljs-literal,.hljs-built_in,.hljs-symbol,.hljs-attr,.hljs-attribute,.hljs-variable,.hljs-template-variable,.hljs-selector-attr,.hljs-selector-pseudo,.hljs-link{color:var(--parley-code-number)}
-.hljs-title,.hljs-section,.hljs-function,.hljs-class .hljs-title,.hljs-title.class_,.hljs-title.function_{color:var(--parley-code-title)}
+.hljs-title,.hljs-section{color:var(--parley-code-title)}
 .hljs-tag,.hljs-name,.hljs-selector-id,.hljs-selector-class,.hljs-bullet{color:var(--parley-code-tag)}
 .hljs-meta,.hljs-params,.hljs-subst,.hljs-property{color:var(--parley-code-meta)}
 .hljs-section,.hljs-strong{font-weight:600}
