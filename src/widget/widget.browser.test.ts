@@ -434,7 +434,7 @@ describe.skipIf(!CHROMIUM)('the widget in Chromium', () => {
     await page.keyboard.press('Enter');
     await page.keyboard.type('And a reply, by keyboard');
     await page.keyboard.press('Control+Enter');
-    await expect.poll(() => comment(page, 'And a reply, by keyboard').count()).toBe(1);
+    await expect.poll(() => comment(page, 'And a reply, by keyboard').count(), { timeout: 5_000 }).toBe(1);
     expect((await list(thread)).comments[0].replies[0].content).toBe('And a reply, by keyboard');
     await page.close();
   });

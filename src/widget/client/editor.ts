@@ -77,7 +77,7 @@ function markdownEditor(options: EditorOptions, write: HTMLElement): Editor {
           'aria-keyshortcuts': SHORTCUTS[format] && `Control+${SHORTCUTS[format]} Meta+${SHORTCUTS[format]}`,
           onclick: () => formatSelection(field, format),
         },
-        t[format],
+        t[`tool_${format}`],
       ),
     ),
   );
