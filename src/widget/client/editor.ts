@@ -34,7 +34,8 @@ export function editor(options: EditorOptions): Editor {
   const { field, t } = options;
   const picker = new MentionPicker(field, options.participants, t);
   const shortcuts = (event: KeyboardEvent) => {
-    if (picker.keydown(event) || !(event.ctrlKey || event.metaKey)) return;
+    // AltGr is Ctrl+Alt on some keyboards: the characters it types are not shortcuts.
+    if (picker.keydown(event) || !(event.ctrlKey || event.metaKey) || event.altKey) return;
     const format = options.markdown ? TOOLS.find((tool) => SHORTCUTS[tool] === event.key.toUpperCase()) : undefined;
     if (event.key === 'Enter') options.send();
     else if (format) formatSelection(field, format);
@@ -44,7 +45,8 @@ export function editor(options: EditorOptions): Editor {
   field.addEventListener('keydown', shortcuts);
   const write = h('div', {}, field, picker.list, picker.status);
   if (!options.markdown) return { element: write, reset: () => picker.close() };
-  return markdownEditor(options, write);
+  const markdown = markdownEditor(options, write);
+  return { element: markdown.element, reset: () => (picker.close(), markdown.reset()) };
 }
 
 function formatSelection(field: HTMLTextAreaElement, format: Format): void {
