@@ -49,9 +49,11 @@ function servePages(): Promise<Server> {
   return new Promise((resolve) => server.listen(0, '127.0.0.1', () => resolve(server)));
 }
 
-async function siteFormatted(formatting: 'markdown' | 'plain', host: string): Promise<Site> {
-  const site = await parley.newSite({ domains: [host] });
-  const settings = { formatting, edit_window_seconds: 600, spam: { links_min_approved: 0 } };
+let pageHost: string;
+
+async function siteFormatted(formatting: 'markdown' | 'plain', editWindow: number | null = 600): Promise<Site> {
+  const site = await parley.newSite({ domains: [pageHost] });
+  const settings = { formatting, edit_window_seconds: editWindow, spam: { links_min_approved: 0 } };
   expect((await parley.request('PATCH', `/api/sites/${site.site_id}`, { token: site.api_key, body: settings })).status).toBe(200);
   return site;
 }
@@ -61,10 +63,10 @@ beforeAll(async () => {
   // A server that mails: the account's mail settings show only then.
   parley = await startParley({ PARLEY_SMTP_URL: mailbox.url, PARLEY_MAIL_FROM: 'comments@example.com' });
   pages = await servePages();
-  const host = `127.0.0.1:${(pages.address() as { port: number }).port}`;
-  pageOrigin = `http://${host}`;
-  markdown = await siteFormatted('markdown', host);
-  plain = await siteFormatted('plain', host);
+  pageHost = `127.0.0.1:${(pages.address() as { port: number }).port}`;
+  pageOrigin = `http://${pageHost}`;
+  markdown = await siteFormatted('markdown');
+  plain = await siteFormatted('plain');
   profile = mkdtempSync(join(tmpdir(), 'parley-chromium-'));
   browser = await chromium.launchPersistentContext(profile, { executablePath: CHROMIUM, headless: true, viewport: { width: 760, height: 900 }, args: CHROMIUM_ARGS });
   mkdirSync(SHOTS, { recursive: true });
@@ -286,6 +288,29 @@ describe.skipIf(!CHROMIUM)('writing rich comments in Chromium', () => {
     const moderating = await open(await browser.newPage(), thread, { 'session-token': moderator });
     expect(await comment(moderating, 'A moderator wrote').getByRole('button', { name: 'Edit' }).count()).toBe(1);
     await moderating.close();
+  });
+
+  it('takes Edit away when the window closes while the page is open, and never offers it on a site whose window is 0', async () => {
+    const thread = newThread();
+    const author = await session('Uma');
+    const written = await seed(thread, 'Almost too late.', author);
+    // Written 9 minutes 50 seconds ago: the 10-minute window closes within the widget's next check (every 30 s).
+    await parley.app.db.kysely.updateTable('comments').set({ created_at: new Date(Date.now() - 590_000).toISOString() }).where('id', '=', written.id).execute();
+    const page = await browser.newPage();
+    await page.clock.install();
+    await open(page, thread, { 'session-token': author });
+    expect(await comment(page, 'Almost too late').getByRole('button', { name: 'Edit' }).count()).toBe(1);
+    await page.clock.fastForward(30_000);
+    await expect.poll(() => comment(page, 'Almost too late').getByRole('button', { name: 'Edit' }).count()).toBe(0);
+    await page.close();
+
+    const never = await siteFormatted('markdown', 0);
+    const writer = await session('Vera', false, never);
+    await seed(thread, 'Final as written.', writer, never);
+    const closed = await open(await browser.newPage(), thread, { site: never.site_id, 'session-token': writer });
+    expect(await comment(closed, 'Final as written').getByRole('button', { name: 'Delete' }).count()).toBe(1);
+    expect(await comment(closed, 'Final as written').getByRole('button', { name: 'Edit' }).count()).toBe(0);
+    await closed.close();
   });
 
   it('says clearly why an edit past the window was not saved', async (context) => {
