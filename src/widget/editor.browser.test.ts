@@ -116,6 +116,7 @@ describe.skipIf(!CHROMIUM)('writing rich comments in Chromium', () => {
     expect(await panel.locator('pre code .hljs-keyword').first().textContent()).toBe('const');
     expect(await panel.locator('blockquote').textContent()).toContain('quoted');
     expect(await field(page).isVisible()).toBe(false);
+    expect(await page.getByRole('toolbar', { name: 'Formatting' }).isVisible()).toBe(false);
     await page.getByRole('button', { name: 'Post comment' }).click();
     const posted = comment(page, 'inline code');
     await expect.poll(() => posted.locator('strong').count()).toBe(1);

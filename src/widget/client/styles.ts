@@ -21,6 +21,7 @@ color:var(--parley-fg);background:var(--parley-bg);font:var(--parley-font-size)/
 :host([theme=dark]){${DARK}}
 @media (prefers-color-scheme:dark){:host([theme=auto]){${DARK}}}
 *{box-sizing:border-box}
+[hidden]{display:none!important}
 h2{font-size:1.15em;margin:0}
 .top{display:flex;flex-wrap:wrap;gap:8px 16px;align-items:center;justify-content:space-between;margin-bottom:12px}
 label{font-size:.9em;color:var(--parley-muted)}
