@@ -135,7 +135,16 @@ describe('GET /v1/widget', () => {
     const response = await parley.request('GET', `/v1/widget?site_id=${site.site_id}`);
     expect(response.status).toBe(200);
     expect(response.body).toEqual({
-      site: { id: site.site_id, name: 'Test site', allow_guests: true, reactions: ['funny', 'interesting', 'insightful'], live_updates: true, formatting: 'markdown', edit_window_seconds: 900 },
+      site: {
+        id: site.site_id,
+        name: 'Test site',
+        allow_guests: true,
+        reactions: ['funny', 'interesting', 'insightful'],
+        live_updates: true,
+        // What the comment form offers, and how long an author may edit (a new site's defaults).
+        formatting: 'markdown',
+        edit_window_seconds: 900,
+      },
       viewer: { signed_in: false, name: null, moderator: false, user_id: null, avatar_url: null, own_account: false },
       // This site lists no domains: a sign-in would have no page of the site to come back to.
       sign_in: { email: false, providers: [], erase_grace_seconds: 7 * 24 * 3600 },

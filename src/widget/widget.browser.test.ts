@@ -301,7 +301,7 @@ describe.skipIf(!CHROMIUM)('the widget in Chromium', () => {
     const reader = await open(await browser.newPage(), thread, { site: moderated.site_id, 'session-token': await session('Pat', false, moderated) });
     await reader.getByLabel('Write a comment').fill('Waiting for a moderator');
     await reader.getByRole('button', { name: 'Post comment' }).click();
-    await expect.poll(() => comment(reader, 'Waiting for a moderator').locator('.badge').textContent()).toBe('Awaiting moderation');
+    await expect.poll(() => comment(reader, 'Waiting for a moderator').locator('.badge').allTextContents()).toEqual(['Verified', 'Awaiting moderation']);
     const guest = await open(await browser.newPage(), thread, { site: moderated.site_id });
     expect(await guest.getByText('Sign in to join the conversation.').count()).toBe(1);
     expect(await guest.getByLabel('Write a comment').count()).toBe(0);
@@ -434,7 +434,7 @@ describe.skipIf(!CHROMIUM)('the widget in Chromium', () => {
     await page.keyboard.press('Enter');
     await page.keyboard.type('And a reply, by keyboard');
     await page.keyboard.press('Control+Enter');
-    await expect.poll(() => comment(page, 'And a reply, by keyboard').count()).toBe(1);
+    await expect.poll(() => comment(page, 'And a reply, by keyboard').count(), { timeout: 5_000 }).toBe(1);
     expect((await list(thread)).comments[0].replies[0].content).toBe('And a reply, by keyboard');
     await page.close();
   });

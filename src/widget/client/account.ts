@@ -4,7 +4,8 @@ import type { Comment, OpenDialogHost } from './api.ts';
 interface Me {
   user: { id: string; name: string; avatar_url: string | null; own_account: boolean };
   sign_in_methods: Way[];
-  mail: { notify_replies: boolean };
+  /** `mention_mail`: whether mentions are mailed (PATCH /v1/me {mention_mail}); absent from a server that does not mail them. */
+  mail: { notify_replies: boolean; mention_mail?: boolean };
   claimable_guest_comments: number;
 }
 
@@ -85,18 +86,29 @@ export function openAccount(host: OpenDialogHost): void {
   };
 
   const mailSection = (me: Me) => {
-    const id = `parley-account-${++fieldIds}`;
     const message = h('p', { class: 'msg', role: 'status' });
-    const box = h('input', { id, type: 'checkbox', class: 'check', checked: me.mail.notify_replies });
-    box.addEventListener('change', async () => {
-      try {
-        await host.api.call('PUT', '/v1/sessions/current/mail', { notify_replies: box.checked });
-      } catch (error) {
-        box.checked = !box.checked;
-        showProblem(message, error, t);
-      }
-    });
-    return h('section', {}, h('p', {}, box, h('label', { for: id }, t.mailDefault)), message);
+    /** A box saved as soon as it changes; a refusal puts it back. */
+    const setting = (label: string, checked: boolean, save: (checked: boolean) => Promise<unknown>) => {
+      const id = `parley-account-${++fieldIds}`;
+      const box = h('input', { id, type: 'checkbox', class: 'check', checked });
+      box.addEventListener('change', async () => {
+        message.textContent = '';
+        try {
+          await save(box.checked);
+        } catch (error) {
+          box.checked = !box.checked;
+          showProblem(message, error, t);
+        }
+      });
+      return h('p', {}, box, h('label', { for: id }, label));
+    };
+    return h(
+      'section',
+      {},
+      setting(t.mailDefault, me.mail.notify_replies, (checked) => host.api.call('PUT', '/v1/sessions/current/mail', { notify_replies: checked })),
+      me.mail.mention_mail !== undefined && setting(t.mentionMail, me.mail.mention_mail, (checked) => host.api.call('PATCH', '/v1/me', { mention_mail: checked })),
+      message,
+    );
   };
 
   const claimSection = (count: number) => {

@@ -16,7 +16,7 @@ export interface CommentPage {
 }
 
 export interface WidgetSettings {
-  site: { id: string; name: string; allow_guests: boolean; reactions: string[]; live_updates: boolean };
+  site: { id: string; name: string; allow_guests: boolean; reactions: string[]; live_updates: boolean; formatting: 'markdown' | 'plain'; edit_window_seconds: number | null };
   viewer: { signed_in: boolean; name: string | null; moderator: boolean; user_id: string | null; avatar_url: string | null; own_account: boolean };
   sign_in: { email: boolean; providers: Array<{ id: string; name: string; type: string }>; erase_grace_seconds: number };
   mail: { enabled: boolean; address_known: boolean; notify_replies: boolean };

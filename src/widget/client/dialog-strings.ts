@@ -25,6 +25,7 @@ export const DIALOG_ENGLISH = {
   remove: 'Remove',
   removeWay: 'Remove {way}',
   mailDefault: 'Email me replies to my comments',
+  mentionMail: 'Email me when someone mentions me',
   claimOne: 'Claim 1 earlier comment',
   claimMany: 'Claim {count} earlier comments',
   claimHint: 'Comments you posted as a guest with your confirmed address can be yours.',

@@ -60,20 +60,14 @@ export function modal(root: ShadowRoot, title: string, closeLabel: string, ...co
   return dialog;
 }
 
-const LINK = /\bhttps?:\/\/[^\s<>"'`]+/g;
-
-/** Comment text as text nodes, with http(s) addresses turned into links that pass no authority on. */
-export function richText(text: string): DocumentFragment {
-  const fragment = document.createDocumentFragment();
-  let last = 0;
-  for (const match of text.matchAll(LINK)) {
-    const url = match[0].replace(/[.,;:!?)\]}]+$/, '');
-    const start = match.index ?? 0;
-    fragment.append(text.slice(last, start), h('a', { href: url, rel: 'nofollow ugc noopener', target: '_blank' }, url));
-    last = start + url.length;
-  }
-  fragment.append(text.slice(last));
-  return fragment;
+/**
+ * Shows a comment's HTML, as the server rendered and sanitized it when the comment was written. A
+ * code block wider than the widget scrolls, and the keyboard can reach it to scroll it.
+ */
+export function showHtml(element: HTMLElement, html: string): HTMLElement {
+  element.innerHTML = html.trim();
+  element.querySelectorAll('pre').forEach((pre) => (pre.tabIndex = 0));
+  return element;
 }
 
 const UNITS: Array<[Intl.RelativeTimeFormatUnit, number]> = [

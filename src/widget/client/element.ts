@@ -1,11 +1,13 @@
 /// <reference lib="dom" />
 import type { ReactionResult, VoteResult } from '../../votes/service.ts';
 import { Api, ApiProblem, showProblem, type Comment, type CommentPage, type DialogHost, type WidgetSettings } from './api.ts';
-import { fullDate, h, modal, relativeTime, richText, submitted } from './dom.ts';
+import { fullDate, h, modal, relativeTime, showHtml, submitted } from './dom.ts';
+import { editor } from './editor.ts';
 import { GuestForm } from './guest-form.ts';
 import { identicon } from './identicon.ts';
 import { LiveConnection, type LiveMessage } from './live.ts';
 import { loadDialogs, type DialogsModule } from './load-dialogs.ts';
+import type { Participant } from './mention-picker.ts';
 import { siteOfKey, storedSession, storeSession, takeSessionFromUrl } from './session.ts';
 import { format, setStrings, stringsFor, type Strings, type WidgetStrings } from './strings.ts';
 import { STYLES } from './styles.ts';
@@ -82,7 +84,7 @@ export class ParleyComments extends HTMLElement {
   #lang = 'en';
   #api = new Api('', null);
   #settings: WidgetSettings = {
-    site: { id: '', name: '', allow_guests: false, reactions: [], live_updates: false },
+    site: { id: '', name: '', allow_guests: false, reactions: [], live_updates: false, formatting: 'plain', edit_window_seconds: null },
     viewer: { signed_in: false, name: null, moderator: false, user_id: null, avatar_url: null, own_account: false },
     sign_in: { email: false, providers: [], erase_grace_seconds: 0 },
     mail: { enabled: false, address_known: false, notify_replies: false },
@@ -139,13 +141,19 @@ export class ParleyComments extends HTMLElement {
     timesRefresh = undefined;
   }
 
-  /** Rewrites each comment's relative time; only the ones whose words changed touch the DOM. */
+  /**
+   * Rewrites each comment's relative time (only the ones whose words changed touch the DOM), and
+   * takes Edit away from the comments whose edit window closed meanwhile.
+   */
   #refreshTimes(): void {
     const now = Date.now();
     this.#root.querySelectorAll('time').forEach((time) => {
       const words = relativeTime(time.dateTime, this.#lang, now);
       if (time.textContent !== words) time.textContent = words;
     });
+    for (const entry of this.#entries.values()) {
+      if (entry.body.querySelector('[data-k="edit"]') && !this.#editable(entry.data, now)) this.#fillBody(entry);
+    }
   }
 
   attributeChangedCallback(): void {
@@ -509,6 +517,14 @@ export class ParleyComments extends HTMLElement {
     const id = `parley-${++uniqueId}`;
     const text = h('textarea', { id, name: 'content', required: true, maxlength: MAX_CONTENT, rows: 3 });
     text.value = options.initial ?? '';
+    const editing = editor({
+      field: text,
+      t,
+      markdown: this.#settings.site.formatting === 'markdown',
+      preview: (content) => this.#api.call<{ content_html: string }>('POST', '/v1/comments/preview', { site_id: this.#siteId, content }).then((answer) => answer.content_html),
+      participants: this.#participants(),
+      send: () => form.requestSubmit(),
+    });
     const name = options.guestName ? h('input', { id: `${id}-name`, name: 'author_name', autocomplete: 'nickname', maxlength: 100 }) : null;
     const notify = options.notify ? this.#notifyFields(id) : null;
     // The honeypot: out of sight and out of the tab order, so people leave it empty; form-filling bots fill it in.
@@ -518,6 +534,7 @@ export class ParleyComments extends HTMLElement {
       message.textContent = '';
       await options.onSubmit(text.value, name?.value.trim() ?? '', website?.value ?? '', notify?.wish() ?? {});
       text.value = '';
+      editing.reset();
     };
     const form = h(
       'form',
@@ -526,17 +543,32 @@ export class ParleyComments extends HTMLElement {
       name,
       website && h('div', { class: 'hp', 'aria-hidden': 'true' }, h('label', { for: website.id }, 'Website'), website),
       h('label', { for: id }, options.label),
-      text,
+      editing.element,
       notify?.fields,
       h('button', { type: 'submit', class: 'primary' }, options.submit),
       options.onCancel && h('button', { type: 'button', onclick: options.onCancel }, t.cancel),
       message,
     );
+    // Escape closes a reply or an edit, unless it closed the mention suggestions first.
     text.addEventListener('keydown', (event) => {
-      if (event.key === 'Escape' && options.onCancel) options.onCancel();
-      if (event.key === 'Enter' && (event.ctrlKey || event.metaKey)) form.requestSubmit();
+      if (event.key === 'Escape' && !event.defaultPrevented && options.onCancel) options.onCancel();
     });
     return form;
+  }
+
+  /**
+   * The people a composer suggests after an `@`: the thread's participants but the reader, fetched
+   * once, when first asked; none when they cannot be fetched.
+   */
+  #participants(): () => Promise<Participant[]> {
+    let fetched: Promise<Participant[]> | null = null;
+    const query = new URLSearchParams({ site_id: this.#siteId, thread_url: this.#threadUrl });
+    const reader = this.#settings.viewer.user_id;
+    return () =>
+      (fetched ??= this.#api.call<{ participants: Participant[] }>('GET', `/v1/comments/participants?${query}`).then(
+        (answer) => answer.participants.filter((person) => person.user_id !== reader),
+        () => [],
+      ));
   }
 
   /**
@@ -600,18 +632,36 @@ export class ParleyComments extends HTMLElement {
         'div',
         { class: 'meta' },
         !comment.is_deleted && h('span', { class: 'author' }, comment.author_name),
+        ...(comment.is_deleted ? [] : comment.author_badges.map((badge) => h('span', { class: 'badge author-badge' }, this.#authorBadge(badge)))),
         // Anyone can post under any name as a guest: the marker says nobody vouches for this one.
         !comment.is_deleted && comment.author_is_guest && h('span', { class: 'badge guest' }, t.guest, h('span', { class: 'sr' }, ` (${t.guestHint})`)),
         h('time', { datetime: comment.created_at, title: fullDate(comment.created_at, this.#lang) }, relativeTime(comment.created_at, this.#lang)),
         comment.is_edited && !comment.is_deleted && h('span', {}, `· ${t.edited}`),
         badge && h('span', { class: 'badge' }, badge),
+        comment.pinned && h('span', { class: 'badge pinned' }, t.pinned),
       ),
-      comment.is_deleted ? h('p', { class: 'text deleted' }, t.deleted) : h('div', { class: 'text' }, richText(comment.content ?? '')),
+      comment.is_deleted ? h('p', { class: 'text deleted' }, t.deleted) : showHtml(h('div', { class: 'text content' }), comment.content_html ?? ''),
       ...(comment.is_deleted ? [] : this.#actions(entry)),
       entry.slot,
       entry.message,
     );
     if (focusKey) entry.body.querySelector<HTMLElement>(`[data-k="${focusKey}"]`)?.focus();
+  }
+
+  /** Parley's own badges in the reader's language; a label the site gave the author, as the site wrote it. */
+  #authorBadge(badge: string): string {
+    return (this.#t as Record<string, string>)[`badge_${badge}`] ?? badge;
+  }
+
+  /**
+   * Whether the author may still edit: a site's edit window runs from the comment's creation (null:
+   * no limit; 0: never). Moderators are never limited.
+   */
+  #editable(comment: Comment, now = Date.now()): boolean {
+    const seconds = this.#settings.site.edit_window_seconds;
+    if (!comment.user_is_author) return false;
+    if (seconds === null || this.#settings.viewer.moderator) return true;
+    return now < Date.parse(comment.created_at) + seconds * 1000;
   }
 
   /** Readers see their own pending comments marked; moderators see every state. A shadow ban is never shown to its author. */
@@ -654,7 +704,7 @@ export class ParleyComments extends HTMLElement {
     }
     parts.push(h('span', { class: 'sep', 'aria-hidden': 'true' }));
     if (viewer.signed_in || site.allow_guests) parts.push(button('reply', t.reply, () => this.#openReply(entry)));
-    if (comment.user_is_author) parts.push(button('edit', t.edit, () => this.#openEdit(entry)));
+    if (this.#editable(comment)) parts.push(button('edit', t.edit, () => this.#openEdit(entry)));
     if (comment.user_is_author || viewer.moderator) parts.push(button('delete', t.delete, () => this.#confirmDelete(entry)));
     if (!comment.user_is_author) parts.push(button('flag', t.flag, () => this.#flag(entry)));
     if (!viewer.moderator) return [h('div', { class: 'actions' }, ...parts)];

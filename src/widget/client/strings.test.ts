@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { DIALOG_ENGLISH } from './dialog-strings.ts';
 import { ENGLISH, problemMessage, retryAfterSeconds, setStrings, stringsFor } from './strings.ts';
 
 const problem = (code: string, extra: Partial<Parameters<typeof problemMessage>[0]> = {}) => ({ status: 400, code, detail: '', retryAfter: null, ...extra });
@@ -28,5 +29,9 @@ describe('widget messages', () => {
     setStrings('fr', { reply: 'Répondre' });
     expect(stringsFor('fr-CA')).toMatchObject({ lang: 'fr', strings: { reply: 'Répondre', edit: 'Edit' } });
     expect(stringsFor('de').lang).toBe('en');
+  });
+
+  it("keeps the dialogs' words apart from the widget's: a dialog lays the widget's over its own, so a shared key would change its words", () => {
+    expect(Object.keys(ENGLISH).filter((key) => key in DIALOG_ENGLISH)).toEqual([]);
   });
 });

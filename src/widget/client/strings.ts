@@ -18,6 +18,18 @@ export const ENGLISH = {
   notifyReplies: 'Email me replies',
   notifyEmail: 'Your email (only for reply mails; you confirm it first)',
   post: 'Post comment',
+  tabWrite: 'Write',
+  tabPreview: 'Preview',
+  formatting: 'Formatting',
+  tool_bold: 'Bold',
+  tool_italic: 'Italic',
+  tool_link: 'Link',
+  tool_quote: 'Quote',
+  tool_code: 'Code',
+  previewLoading: 'Loading the preview…',
+  previewEmpty: 'Nothing to preview yet.',
+  mentionList: 'People to mention',
+  mentionsFound: 'People to mention: {count}. Up and down arrows choose, Enter inserts, Escape closes.',
   signedInAs: 'Commenting as {name}',
   signInToComment: 'Sign in to join the conversation.',
   reply: 'Reply',
@@ -34,6 +46,10 @@ export const ENGLISH = {
   flagged: 'Reported. Thank you, a moderator will look at it.',
   deleted: 'This comment was deleted.',
   edited: 'edited',
+  pinned: 'Pinned',
+  badge_staff: 'Staff',
+  badge_moderator: 'Moderator',
+  badge_verified: 'Verified',
   guest: 'Guest',
   guestHint: 'posted without signing in, the name is not verified',
   upvote: 'Upvote',
@@ -74,6 +90,7 @@ export const ENGLISH = {
   error_not_found: 'This comment is no longer available.',
   error_conflict: 'This comment was deleted in the meantime.',
   error_payload_too_large: 'That text is too long.',
+  error_edit_window_closed: 'The time for editing this comment has run out, so your changes were not saved. Copy your text if you want to keep it.',
   error_network: 'The comment service could not be reached. Check your connection and try again.',
   error_other: 'Something went wrong ({detail}). Please try again.',
 };
@@ -133,6 +150,7 @@ export function problemMessage(problem: ProblemLike, strings: WidgetStrings): st
     case 'not_found':
     case 'conflict':
     case 'payload_too_large':
+    case 'edit_window_closed':
     case 'network':
       return strings[`error_${problem.code}`];
     default:

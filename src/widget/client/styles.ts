@@ -1,5 +1,8 @@
 const DARK = `--parley-bg:#17171c;--parley-fg:#ececf1;--parley-muted:#a9a9b4;--parley-accent:#8ab4f8;--parley-accent-fg:#0b1a33;
---parley-border:#3b3b46;--parley-surface:#23232a;--parley-danger:#f2b8b5;color-scheme:dark;`;
+--parley-border:#3b3b46;--parley-surface:#23232a;--parley-danger:#f2b8b5;color-scheme:dark;
+--parley-code-keyword:#ff7b72;--parley-code-string:#a5d6ff;--parley-code-comment:#9ba3ad;--parley-code-number:#79c0ff;
+--parley-code-title:#d2a8ff;--parley-code-tag:#7ee787;--parley-code-meta:#ffa657;--parley-code-deletion:#ffdcd7;
+--parley-code-deletion-bg:#5c0e14;--parley-code-addition:#aff5b4;--parley-code-addition-bg:#0f3d1e;`;
 
 /**
  * Colours and fonts are custom properties on the host, so a page overrides them from outside
@@ -9,11 +12,16 @@ const DARK = `--parley-bg:#17171c;--parley-fg:#ececf1;--parley-muted:#a9a9b4;--p
 export const STYLES = `
 :host{display:block;--parley-bg:#fff;--parley-fg:#1d1d22;--parley-muted:#5a5a66;--parley-accent:#0b57d0;--parley-accent-fg:#fff;
 --parley-border:#d5d5dd;--parley-surface:#f4f4f7;--parley-danger:#b3261e;color-scheme:light;
+--parley-code-keyword:#b3261e;--parley-code-string:#0a3069;--parley-code-comment:#57606a;--parley-code-number:#0550ae;
+--parley-code-title:#6639ba;--parley-code-tag:#116329;--parley-code-meta:#953800;--parley-code-deletion:#82071e;
+--parley-code-deletion-bg:#ffebe9;--parley-code-addition:#116329;--parley-code-addition-bg:#dafbe1;
+--parley-mono:ui-monospace,SFMono-Regular,Menlo,Consolas,monospace;
 --parley-font:system-ui,-apple-system,"Segoe UI",Roboto,"Helvetica Neue",Arial,sans-serif;--parley-font-size:15px;--parley-radius:6px;
 color:var(--parley-fg);background:var(--parley-bg);font:var(--parley-font-size)/1.5 var(--parley-font);padding:8px 0}
 :host([theme=dark]){${DARK}}
 @media (prefers-color-scheme:dark){:host([theme=auto]){${DARK}}}
 *{box-sizing:border-box}
+[hidden]{display:none!important}
 h2{font-size:1.15em;margin:0}
 .top{display:flex;flex-wrap:wrap;gap:8px 16px;align-items:center;justify-content:space-between;margin-bottom:12px}
 label{font-size:.9em;color:var(--parley-muted)}
@@ -36,7 +44,44 @@ button:disabled{opacity:.6;cursor:default}
 .meta{display:flex;flex-wrap:wrap;gap:4px 8px;align-items:baseline;font-size:.9em;color:var(--parley-muted)}
 .author{font-weight:600;color:var(--parley-fg)}
 .badge{font-size:.8em;border:1px solid var(--parley-border);background:var(--parley-surface);color:var(--parley-fg);border-radius:99px;padding:0 8px}
-.text{margin:2px 0 4px;white-space:pre-wrap;overflow-wrap:anywhere}
+.badge.pinned{color:var(--parley-accent);border-color:var(--parley-accent);font-weight:600}
+.author-badge{border-radius:4px;padding:0 5px}
+.bar{display:flex;flex-wrap:wrap;align-items:end;justify-content:space-between;gap:4px 12px;margin:4px 0 0;border-bottom:1px solid var(--parley-border)}
+[role=tablist]{display:flex;gap:2px}
+[role=tab]{border-radius:var(--parley-radius) var(--parley-radius) 0 0;margin-bottom:-1px}
+[role=tab][aria-selected=true]{color:var(--parley-fg);border-color:var(--parley-border);border-bottom-color:var(--parley-bg);background:var(--parley-bg);font-weight:600}
+[role=toolbar]{display:flex;flex-wrap:wrap;gap:2px;padding-bottom:2px}
+.tool.bold{font-weight:700}
+.tool.italic{font-style:italic}
+.tool.code{font-family:var(--parley-mono)}
+.editor textarea{margin-top:8px}
+.preview{min-height:4.5em;border:1px solid var(--parley-border);border-radius:var(--parley-radius);padding:6px 8px;margin:8px 0}
+.mentions{list-style:none;margin:-4px 0 8px;padding:4px;border:1px solid var(--parley-border);border-radius:var(--parley-radius);background:var(--parley-bg);max-width:20em;box-shadow:0 4px 14px rgb(0 0 0/.15)}
+.mentions li{padding:4px 8px;border-radius:4px;cursor:pointer}
+.mentions [aria-selected=true]{background:var(--parley-accent);color:var(--parley-accent-fg)}
+.text{margin:2px 0 4px}
+.content{overflow-wrap:anywhere}
+.content>*{margin:0 0 .5em}
+.content>:last-child{margin-bottom:0}
+.content ul,.content ol{padding-left:1.6em}
+.content li>p{margin:0}
+.content blockquote{padding:0 0 0 10px;border-left:3px solid var(--parley-border);color:var(--parley-muted)}
+.content hr{border:0;border-top:1px solid var(--parley-border)}
+.content code{font:.9em/1.45 var(--parley-mono);background:var(--parley-surface);border-radius:4px;padding:1px 4px}
+.content pre{overflow-x:auto;background:var(--parley-surface);border:1px solid var(--parley-border);border-radius:var(--parley-radius);padding:8px 10px;overflow-wrap:normal}
+.content pre code{padding:0;background:none}
+.parley-mention{color:var(--parley-accent);font-weight:600}
+.hljs-keyword,.hljs-selector-tag,.hljs-doctag,.hljs-template-tag,.hljs-type{color:var(--parley-code-keyword)}
+.hljs-string,.hljs-regexp,.hljs-char{color:var(--parley-code-string)}
+.hljs-comment,.hljs-quote{color:var(--parley-code-comment);font-style:italic}
+.hljs-number,.hljs-literal,.hljs-built_in,.hljs-symbol,.hljs-attr,.hljs-attribute,.hljs-variable,.hljs-template-variable,.hljs-selector-attr,.hljs-selector-pseudo,.hljs-link{color:var(--parley-code-number)}
+.hljs-title,.hljs-section{color:var(--parley-code-title)}
+.hljs-tag,.hljs-name,.hljs-selector-id,.hljs-selector-class,.hljs-bullet{color:var(--parley-code-tag)}
+.hljs-meta,.hljs-params,.hljs-subst,.hljs-property{color:var(--parley-code-meta)}
+.hljs-section,.hljs-strong{font-weight:600}
+.hljs-emphasis{font-style:italic}
+.hljs-deletion{color:var(--parley-code-deletion);background:var(--parley-code-deletion-bg)}
+.hljs-addition{color:var(--parley-code-addition);background:var(--parley-code-addition-bg)}
 .deleted{font-style:italic;color:var(--parley-muted)}
 a{color:var(--parley-accent)}
 .actions{display:flex;flex-wrap:wrap;gap:2px 4px;align-items:center}
