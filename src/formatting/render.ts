@@ -1,12 +1,8 @@
 import type { Kysely } from 'kysely';
 import type { Database } from '../db/schema.ts';
-import { renderMarkdown } from './markdown.ts';
-import { mentionedIds, type MentionNames } from './mentions.ts';
-import { renderPlain } from './plain.ts';
-import { sanitizeHtml } from './sanitize.ts';
-
-export const FORMATTINGS = ['markdown', 'plain'] as const;
-export type Formatting = (typeof FORMATTINGS)[number];
+import type { Formatting } from './html.ts';
+import { mentionedIds } from './mentions.ts';
+import { renderOffLoop } from './render-thread.ts';
 
 /** A user a comment mentions, as its view lists them. */
 export interface Mention {
@@ -22,11 +18,6 @@ export interface RenderedContent {
 
 /** At most this many mentions of one comment are looked up, linked and notified; the rest stay text. */
 export const MAX_MENTIONS = 20;
-
-/** The source as sanitized HTML, its mentions linked to the names `names` gives. */
-export function renderContent(source: string, formatting: Formatting, names: MentionNames = new Map()): string {
-  return sanitizeHtml(formatting === 'markdown' ? renderMarkdown(source, names) : renderPlain(source, names));
-}
 
 /** The site users a source mentions, as they are named now: unknown ids, other sites' and erased users stay text. */
 export async function mentionsOf(db: Kysely<Database>, siteId: string, source: string): Promise<Mention[]> {
@@ -46,7 +37,7 @@ export async function mentionsOf(db: Kysely<Database>, siteId: string, source: s
 /** A comment's source rendered for its site, with the mentions it names. */
 export async function renderForSite(db: Kysely<Database>, site: { id: string; formatting: Formatting }, source: string): Promise<RenderedContent> {
   const named = await mentionsOf(db, site.id, source);
-  const html = renderContent(source, site.formatting, new Map(named.map((mention) => [mention.user_id, mention.name])));
+  const html = await renderOffLoop(source, site.formatting, new Map(named.map((mention) => [mention.user_id, mention.name])));
   // A mention written inside code is shown as code: it names nobody.
   const mentions = named.filter((mention) => html.includes(`data-user-id="${mention.user_id}"`));
   return { content_html: html, mentions };

@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CHROMIUM_ARGS } from '../../test/browser.ts';
 import { chromiumForTests } from '../../test/chromium.ts';
 import { LINK_REL } from './markdown.ts';
-import { FORMATTINGS, renderContent } from './render.ts';
+import { FORMATTINGS, renderContent } from './html.ts';
 import { ALLOWED_ELEMENTS } from './sanitize.ts';
 import { HOSTILE_NAMES, offences, XSS_VECTORS, type DrawnElement } from './xss-corpus.ts';
 

@@ -3,7 +3,7 @@ import { parseDocument } from 'htmlparser2';
 import { describe, expect, it } from 'vitest';
 import { LINK_REL } from './markdown.ts';
 import { MENTION } from './mentions.ts';
-import { FORMATTINGS, renderContent } from './render.ts';
+import { FORMATTINGS, renderContent } from './html.ts';
 import { ALLOWED_ELEMENTS, sanitizeHtml } from './sanitize.ts';
 import { HOSTILE_NAMES, LONG_VECTORS, offences, XSS_VECTORS, type XssVector } from './xss-corpus.ts';
 

@@ -1,7 +1,8 @@
 import type { Transaction } from 'kysely';
 import type { Database } from '../db/schema.ts';
 import { MENTION } from '../formatting/mentions.ts';
-import { renderForSite, type Formatting } from '../formatting/render.ts';
+import { renderForSite } from '../formatting/render.ts';
+import type { Formatting } from '../formatting/html.ts';
 
 /** A source with every mention of `userId` naming `name` instead of the name it was written with. */
 function renamedMentions(source: string, userId: string, name: string): string {

@@ -5,7 +5,7 @@ import { preparedQuery } from '../db/prepared.ts';
 import type { Database, SiteTable } from '../db/schema.ts';
 import { AppError } from '../errors.ts';
 import { decodeSpamSettings, type SpamSettings } from '../spam/settings.ts';
-import type { Formatting } from '../formatting/render.ts';
+import type { Formatting } from '../formatting/html.ts';
 
 export const MODERATION_MODES = ['none', 'guests', 'all'] as const;
 export type ModerationMode = (typeof MODERATION_MODES)[number];

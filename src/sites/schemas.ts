@@ -3,7 +3,7 @@ import { EVENT_TYPES } from '../events/record.ts';
 import { Timestamp } from '../http/schemas.ts';
 import { MODERATION_MODES } from './repository.ts';
 import { SpamSettingsPatch, SpamSettingsSchema } from '../spam/settings.ts';
-import { FORMATTINGS } from '../formatting/render.ts';
+import { FORMATTINGS } from '../formatting/html.ts';
 
 const Formatting = Type.Enum([...FORMATTINGS], {
   description: "How comments are written: `markdown` (CommonMark with strikethrough and bare links; no raw HTML, images or headings) or `plain` (text with links). Default `markdown` for new sites",

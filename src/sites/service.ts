@@ -11,7 +11,7 @@ import { requireWebhookPlan, touchesWebhooks, webhookColumns, type WebhookColumn
 import { DEFAULT_REACTIONS, findSite, type ModerationMode, type Site } from './repository.ts';
 import { nowIso } from '../clock.ts';
 import { encodeSpamSettings, type SpamSettingsPatch } from '../spam/settings.ts';
-import type { Formatting } from '../formatting/render.ts';
+import type { Formatting } from '../formatting/html.ts';
 
 export interface SiteSettings {
   name?: string;

@@ -6,7 +6,7 @@ import { freshDatabaseUrl, type FreshDatabase } from '../../test/helper.ts';
 import { loadConfig } from '../config.ts';
 import { connect, type Db } from '../db/connect.ts';
 import { migrateToLatest } from '../db/migrate.ts';
-import { renderContent } from '../formatting/render.ts';
+import { renderContent } from '../formatting/html.ts';
 import { bootstrap } from '../sites/bootstrap.ts';
 import { htmlToMarkdown } from './html-markdown.ts';
 import { importFile } from './import.ts';

@@ -5,7 +5,7 @@
  * would read as markup is escaped, so the text shows as it was written.
  */
 import { LINK_SCHEMES, linkFinder } from '../formatting/markdown.ts';
-import type { Formatting } from '../formatting/render.ts';
+import type { Formatting } from '../formatting/html.ts';
 import { attribute, BLOCK, htmlTokens, htmlToText, type Newlines } from './html-text.ts';
 
 /** A paragraph break and a line break (`<br>`), as control characters no comment keeps, decided on at the end. */

@@ -1,5 +1,5 @@
 import type { Db } from '../db/connect.ts';
-import type { Formatting } from '../formatting/render.ts';
+import type { Formatting } from '../formatting/html.ts';
 import { findSite } from '../sites/repository.ts';
 import { readCommento } from './formats/commento.ts';
 import { readDisqus } from './formats/disqus.ts';

@@ -1,5 +1,5 @@
 import type { Db } from '../db/connect.ts';
-import { renderContent, type Formatting } from '../formatting/render.ts';
+import { renderContent, type Formatting } from '../formatting/html.ts';
 import type { Insertable, Kysely } from 'kysely';
 import type { CommentTable, Database, ThreadTable } from '../db/schema.ts';
 import { refreshListing, totalsPlus } from '../comments/listing.ts';

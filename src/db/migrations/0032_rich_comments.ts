@@ -1,5 +1,5 @@
 import { sql, type Kysely } from 'kysely';
-import { renderContent } from '../../formatting/render.ts';
+import { renderContent } from '../../formatting/html.ts';
 import { createTriggers, dialectOfDb } from '../dialect.ts';
 
 // Rich comments (src/formatting): every comment keeps its rendered HTML, the users it mentions and

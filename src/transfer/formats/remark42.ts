@@ -1,5 +1,5 @@
 import { decodeHTML } from 'entities/decode';
-import type { Formatting } from '../../formatting/render.ts';
+import type { Formatting } from '../../formatting/html.ts';
 import { htmlToSource } from '../html-markdown.ts';
 import { ImportFileError, type SourceRecord } from '../source.ts';
 import { toUtc } from '../times.ts';
