@@ -5,14 +5,31 @@
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
-import { expect } from 'vitest';
+import { afterAll, beforeAll, expect } from 'vitest';
 import { ARTIFACTS, CHROMIUM_ARGS } from './browser.ts';
-import type { TestParley } from './helper.ts';
+import { chromiumForTests } from './chromium.ts';
+import { startParley, type TestParley } from './helper.ts';
 import { STAFF_PASSWORD } from './staff.ts';
 
 export async function launchBrowser(executablePath: string): Promise<Browser> {
   mkdirSync(ARTIFACTS, { recursive: true });
   return chromium.launch({ executablePath, headless: true, args: CHROMIUM_ARGS });
+}
+
+/** A Parley and a Chromium for a test file, started before its tests (when Chromium is there) and closed after them. */
+export function dashboardBed(): { parley: TestParley; browser: Browser } {
+  const bed = {} as { parley: TestParley; browser: Browser };
+  const executablePath = chromiumForTests();
+  beforeAll(async () => {
+    if (!executablePath) return;
+    bed.parley = await startParley();
+    bed.browser = await launchBrowser(executablePath);
+  });
+  afterAll(async () => {
+    await bed.browser?.close();
+    await bed.parley?.close();
+  });
+  return bed;
 }
 
 export const DESKTOP = { width: 1280, height: 900 };

@@ -1,24 +1,13 @@
-import type { Browser, Page } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Page } from 'playwright-core';
+import { describe, expect, it } from 'vitest';
 import { seriousViolations } from '../../test/browser.ts';
 import { chromiumForTests } from '../../test/chromium.ts';
-import { artifact, DESKTOP, launchBrowser, PHONE, signedInDashboard } from '../../test/dashboard.ts';
-import { pageUrl, startParley, type TestParley } from '../../test/helper.ts';
+import { artifact, dashboardBed, DESKTOP, PHONE, signedInDashboard } from '../../test/dashboard.ts';
+import { pageUrl } from '../../test/helper.ts';
 import { addStaff } from '../../test/staff.ts';
 
 const CHROMIUM = chromiumForTests();
-let parley: TestParley;
-let browser: Browser;
-
-beforeAll(async () => {
-  if (!CHROMIUM) return;
-  parley = await startParley();
-  browser = await launchBrowser(CHROMIUM);
-});
-afterAll(async () => {
-  await browser?.close();
-  await parley?.close();
-});
+const bed = dashboardBed();
 
 /** Checked with axe-core and saved as screenshots in light and dark, at desktop and phone widths. */
 async function shoot(page: Page, name: string) {
@@ -35,18 +24,18 @@ async function shoot(page: Page, name: string) {
 
 describe.skipIf(!CHROMIUM)("pinning in the thread view, and a commenter's labels in the drawer", () => {
   it('labels a commenter, whose comments then show them, and pins up to 3 top-level comments, saying why a fourth waits', async () => {
-    const site = await parley.newSite();
-    const moderator = await addStaff(parley, site.account_id, 'moderator', { name: 'Mo Derator' });
-    const reader = await parley.signIn(site.api_key, site.site_id, { id: 'rita', name: 'Rita Reader' });
-    const userId = (await parley.request('GET', '/v1/me', { token: reader })).body.user.id as string;
+    const site = await bed.parley.newSite();
+    const moderator = await addStaff(bed.parley, site.account_id, 'moderator', { name: 'Mo Derator' });
+    const reader = await bed.parley.signIn(site.api_key, site.site_id, { id: 'rita', name: 'Rita Reader' });
+    const userId = (await bed.parley.request('GET', '/v1/me', { token: reader })).body.user.id as string;
     const thread = pageUrl();
     const post = async (content: string, parent_id?: string) =>
-      (await parley.request('POST', '/v1/comments', { token: reader, body: { site_id: site.site_id, thread_url: thread, content, parent_id } })).body.id as string;
+      (await bed.parley.request('POST', '/v1/comments', { token: reader, body: { site_id: site.site_id, thread_url: thread, content, parent_id } })).body.id as string;
     const ids: string[] = [];
     for (const content of ['First thoughts', 'A second look', 'Third time lucky', 'Four is one too many']) ids.push(await post(content));
     await post('A reply is never pinned', ids[0]);
 
-    const { context, page } = await signedInDashboard(browser, parley, moderator.email, `/dashboard/queue?tab=all&author=${userId}&author_site=${site.site_id}`);
+    const { context, page } = await signedInDashboard(bed.browser, bed.parley, moderator.email, `/dashboard/queue?tab=all&author=${userId}&author_site=${site.site_id}`);
     const drawer = page.getByRole('dialog', { name: 'Commenter' });
     await drawer.getByRole('heading', { name: 'Rita Reader' }).waitFor();
     await drawer.getByText('No label.').waitFor();
@@ -59,7 +48,7 @@ describe.skipIf(!CHROMIUM)("pinning in the thread view, and a commenter's labels
     await drawer.getByLabel('Labels, separated by commas').fill('Author, verified');
     await drawer.getByRole('button', { name: 'Save labels' }).click();
     await page.getByText(/must not be "verified"/).waitFor();
-    expect((await parley.request('GET', `/api/sites/${site.site_id}/users/${userId}`, { token: site.api_key })).body.labels).toEqual(['Author', 'Long-time reader']);
+    expect((await bed.parley.request('GET', `/api/sites/${site.site_id}/users/${userId}`, { token: site.api_key })).body.labels).toEqual(['Author', 'Long-time reader']);
     await drawer.getByRole('button', { name: 'Close' }).click();
 
     await page.goto(`/dashboard/thread?site=${site.site_id}&url=${encodeURIComponent(thread)}`);
@@ -79,7 +68,7 @@ describe.skipIf(!CHROMIUM)("pinning in the thread view, and a commenter's labels
     await shoot(page, 'thread-pinned');
 
     // The public's list leads with them, oldest pin first.
-    const listed = await parley.request('GET', `/v1/comments?site_id=${site.site_id}&thread_url=${encodeURIComponent(thread)}`);
+    const listed = await bed.parley.request('GET', `/v1/comments?site_id=${site.site_id}&thread_url=${encodeURIComponent(thread)}`);
     expect(listed.body.comments.map((c: { id: string; pinned: boolean }) => [c.id, c.pinned])).toEqual([
       [ids[2], true],
       [ids[0], true],

@@ -1,36 +1,25 @@
-import type { Browser, Page } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Page } from 'playwright-core';
+import { describe, expect, it } from 'vitest';
 import { seriousViolations } from '../../test/browser.ts';
 import { chromiumForTests } from '../../test/chromium.ts';
-import { artifact, card, DESKTOP, launchBrowser, PHONE, signedInDashboard } from '../../test/dashboard.ts';
-import { pageUrl, startParley, type TestParley } from '../../test/helper.ts';
+import { artifact, dashboardBed, card, DESKTOP, PHONE, signedInDashboard } from '../../test/dashboard.ts';
+import { pageUrl } from '../../test/helper.ts';
 import { addStaff } from '../../test/staff.ts';
 
 const CHROMIUM = chromiumForTests();
-let parley: TestParley;
-let browser: Browser;
-
-beforeAll(async () => {
-  if (!CHROMIUM) return;
-  parley = await startParley();
-  browser = await launchBrowser(CHROMIUM);
-});
-afterAll(async () => {
-  await browser?.close();
-  await parley?.close();
-});
+const bed = dashboardBed();
 
 /** A thread with a comment Alice edited twice and one Bob never edited, and a moderator to read them. */
 async function editedThread() {
-  const site = await parley.newSite({ siteName: 'Tide blog' });
-  const moderator = await addStaff(parley, site.account_id, 'moderator', { name: 'Mo Derator' });
+  const site = await bed.parley.newSite({ siteName: 'Tide blog' });
+  const moderator = await addStaff(bed.parley, site.account_id, 'moderator', { name: 'Mo Derator' });
   const thread = pageUrl();
-  const post = async (token: string, content: string) => (await parley.request('POST', '/v1/comments', { token, body: { site_id: site.site_id, thread_url: thread, content } })).body.id as string;
-  const alice = await parley.signIn(site.api_key, site.site_id, { id: 'alice', name: 'Alice' });
-  const bob = await parley.signIn(site.api_key, site.site_id, { id: 'bob', name: 'Bob' });
+  const post = async (token: string, content: string) => (await bed.parley.request('POST', '/v1/comments', { token, body: { site_id: site.site_id, thread_url: thread, content } })).body.id as string;
+  const alice = await bed.parley.signIn(site.api_key, site.site_id, { id: 'alice', name: 'Alice' });
+  const bob = await bed.parley.signIn(site.api_key, site.site_id, { id: 'bob', name: 'Bob' });
   const edited = await post(alice, 'The tide comes in twice a day, every 12 hours.');
   for (const content of ['The tide comes in twice a day, about every 12 hours.', 'High tide comes twice a day, about every 12 hours 25 minutes.']) {
-    expect((await parley.request('PATCH', `/v1/comments/${edited}`, { token: alice, body: { content } })).status).toBe(200);
+    expect((await bed.parley.request('PATCH', `/v1/comments/${edited}`, { token: alice, body: { content } })).status).toBe(200);
   }
   await post(bob, 'Thanks, I never knew.');
   return { site, moderator, thread, edited };
@@ -53,7 +42,7 @@ const versionsOf = (scope: ReturnType<Page['locator']>) => scope.locator('.versi
 describe.skipIf(!CHROMIUM)("a comment's earlier versions in the dashboard", () => {
   it('opens from "Edited" on a queue card, oldest first with when each was written and replaced; a comment never edited has no "Edited"', async () => {
     const { moderator } = await editedThread();
-    const { context, page } = await signedInDashboard(browser, parley, moderator.email, '/dashboard/queue?tab=all');
+    const { context, page } = await signedInDashboard(bed.browser, bed.parley, moderator.email, '/dashboard/queue?tab=all');
     const edited = card(page, 'High tide comes twice a day');
     await edited.waitFor();
     expect(await card(page, 'Thanks, I never knew.').getByText('Edited').count()).toBe(0);
@@ -68,7 +57,7 @@ describe.skipIf(!CHROMIUM)("a comment's earlier versions in the dashboard", () =
 
   it('opens from "Edited" in the thread view too', async () => {
     const { site, moderator, thread, edited } = await editedThread();
-    const { context, page } = await signedInDashboard(browser, parley, moderator.email, `/dashboard/thread?site=${site.site_id}&url=${encodeURIComponent(thread)}&comment=${edited}`);
+    const { context, page } = await signedInDashboard(bed.browser, bed.parley, moderator.email, `/dashboard/thread?site=${site.site_id}&url=${encodeURIComponent(thread)}&comment=${edited}`);
     const comment = page.locator(`#c-${edited}`);
     await comment.waitFor();
     await comment.getByText('Edited', { exact: true }).click();

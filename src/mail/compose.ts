@@ -73,19 +73,24 @@ async function siteName(db: Kysely<Database>, siteId: string | null): Promise<st
   return shownName(site?.name ?? '', NO_SITE_NAME);
 }
 
-/** Replies of a thread to one address, rolled into one mail: those the public still sees. */
-async function composeReplies(db: Kysely<Database>, mail: MailConfig, rows: MailRow[], sender: string): Promise<Composed | null> {
-  const wanted = rows.map((row) => JSON.parse(row.data) as { reply_id: string; comment_id: string; address_id: string });
-  const replies = await db
+/** The comments of a mail that the public still sees, oldest first, with their thread: a mail leaves out what was hidden since it was queued. */
+function publicComments(db: Kysely<Database>, ids: string[]) {
+  return db
     .selectFrom('comments as c')
     .innerJoin('threads as t', 't.id', 'c.thread_id')
     .select(['c.id', 'c.author_name', 'c.content', 'c.mentions', 't.url_key', 't.title'])
-    .where('c.id', 'in', wanted.map((w) => w.reply_id))
+    .where('c.id', 'in', ids)
     .where('c.status', '=', 'published')
     .where('c.moderation_status', 'is', null)
     .where('c.is_deleted', '=', 0)
     .orderBy('c.created_at')
     .execute();
+}
+
+/** Replies of a thread to one address, rolled into one mail: those the public still sees. */
+async function composeReplies(db: Kysely<Database>, mail: MailConfig, rows: MailRow[], sender: string): Promise<Composed | null> {
+  const wanted = rows.map((row) => JSON.parse(row.data) as { reply_id: string; comment_id: string; address_id: string });
+  const replies = await publicComments(db, wanted.map((w) => w.reply_id));
   const first = wanted[0];
   const address = await db.selectFrom('mail_addresses').select(['id', 'link_key']).where('id', '=', first.address_id).executeTakeFirst();
   if (replies.length === 0 || !address) return null;
@@ -112,16 +117,7 @@ const LISTED = 20;
  */
 async function composeMentions(db: Kysely<Database>, mail: MailConfig, rows: MailRow[], sender: string): Promise<Composed | null> {
   const wanted = rows.map((row) => JSON.parse(row.data) as MentionMailData);
-  const comments = await db
-    .selectFrom('comments as c')
-    .innerJoin('threads as t', 't.id', 'c.thread_id')
-    .select(['c.id', 'c.author_name', 'c.content', 'c.mentions', 't.url_key', 't.title'])
-    .where('c.id', 'in', [...new Set(wanted.map((w) => w.comment_id))])
-    .where('c.status', '=', 'published')
-    .where('c.moderation_status', 'is', null)
-    .where('c.is_deleted', '=', 0)
-    .orderBy('c.created_at')
-    .execute();
+  const comments = await publicComments(db, [...new Set(wanted.map((w) => w.comment_id))]);
   const first = wanted[0];
   const address = await db.selectFrom('mail_addresses').select(['id', 'link_key']).where('id', '=', first.address_id).executeTakeFirst();
   if (comments.length === 0 || !address) return null;
