@@ -3,6 +3,7 @@ import { pageUrl, parleysPerTest, type TestParley } from '../../test/helper.ts';
 import { headerOf, linkIn, mailingParleysPerTest, pathOf, type Mailbox } from '../../test/mailbox.ts';
 import { sleep } from '../../test/receiver.ts';
 import { signedInReader } from '../readers/me/readers.fixture.ts';
+import { MENTION_MAILS_PER_DAY } from './mentions.ts';
 import { MAIL_STRINGS as S } from './strings.ts';
 
 const mailingParley = mailingParleysPerTest(parleysPerTest());
@@ -183,5 +184,17 @@ describe('mention mails', () => {
     expect(box.mails).toHaveLength(1);
     const queued = await parley.app.db.kysely.selectFrom('mail_outbox').select('kind').where('site_id', '=', site.site_id).where('kind', '=', 'mention').execute();
     expect(queued).toHaveLength(1);
+  }, 30_000);
+
+  it('mails one address at most twenty mentions a day from one site, however many pages mention it', async () => {
+    const { parley } = await mailingParley();
+    const { site, bob, reader } = await thread(parley);
+    const ann = await reader('Ann');
+    for (let page = 0; page < MENTION_MAILS_PER_DAY + 3; page++) {
+      const posted = await parley.request('POST', '/v1/comments', { token: bob, body: { site_id: site.site_id, thread_url: pageUrl(), content: `Page ${page}: ${ann.mention}` } });
+      expect(posted.body.mentions).toEqual([{ user_id: ann.id, name: 'Ann' }]);
+    }
+    const queued = await parley.app.db.kysely.selectFrom('mail_outbox').select('recipient').where('site_id', '=', site.site_id).where('kind', '=', 'mention').execute();
+    expect(queued).toHaveLength(MENTION_MAILS_PER_DAY);
   }, 30_000);
 });

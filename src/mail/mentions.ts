@@ -11,6 +11,14 @@ import { lastThreadMailAt, madeAddress } from './readers.ts';
 /** At most one mention mail per address and thread in this time; mentions meanwhile roll into the next one, as replies do. */
 export const MENTION_MAIL_INTERVAL_MS = 10 * 60_000;
 
+/**
+ * At most this many mention mails to one address from one site a day. Anyone may mention anyone
+ * who wrote on the site, on as many pages as they like: past it, a reader is still mentioned, but
+ * not mailed.
+ */
+export const MENTION_MAILS_PER_DAY = 20;
+const DAY_MS = 24 * 3600_000;
+
 /** What a mention mail's row holds. */
 export type MentionMailData = {
   comment_id: string;
@@ -84,6 +92,7 @@ export async function queueMentionMails(trx: Transaction<Database>, mail: MailCo
     // An address first used here is the reader's own: its row holds the key of its unsubscribe links.
     const address = byEmail.get(reader.email) ?? (await madeAddress(trx, comment.site_id, reader.email, reader.userId, true, now));
     if (address.unsubscribedAt !== null) continue;
+    if ((await mentionMailsSince(trx, comment.site_id, reader.email, new Date(Date.parse(now) - DAY_MS).toISOString())) >= MENTION_MAILS_PER_DAY) continue;
     const last = await lastThreadMailAt(trx, 'mention', reader.email, comment.thread_id);
     const data: MentionMailData = { comment_id: comment.id, user_id: reader.userId, address_id: address.id };
     mails.push({
@@ -98,6 +107,19 @@ export async function queueMentionMails(trx: Transaction<Database>, mail: MailCo
     });
   }
   await queueMails(trx, mails);
+}
+
+/** The mention mails queued to an address from a site since a time. */
+async function mentionMailsSince(trx: Transaction<Database>, siteId: string, recipient: string, since: string): Promise<number> {
+  const row = await trx
+    .selectFrom('mail_outbox')
+    .select((eb) => eb.fn.countAll<number>().as('mails'))
+    .where('recipient', '=', recipient)
+    .where('kind', '=', 'mention')
+    .where('site_id', '=', siteId)
+    .where('created_at', '>=', since)
+    .executeTakeFirstOrThrow();
+  return Number(row.mails);
 }
 
 /**
