@@ -52,6 +52,9 @@ describe('comments rendered when they are written', () => {
     const html = created.body.content_html as string;
     expect(html).toContain('<pre><code class="language-js"><span class="hljs-keyword">const</span> a = <span class="hljs-string">&quot;&lt;b&gt;&quot;</span>;');
     expect(html).toContain('<pre><code class="language-klingon">x &lt; y\n</code></pre>');
+    // Scopes of more than one word keep their class (hljs-built_in), so the themes colour them.
+    const python = await post('```python\nprint(len("x"))\n```');
+    expect(python.body.content_html).toContain('<span class="hljs-built_in">print</span>');
   });
 
   it('renders a plain site\'s text escaped, in paragraphs with line breaks and links', async () => {

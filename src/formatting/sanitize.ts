@@ -25,7 +25,7 @@ export const ALLOWED_ELEMENTS: Record<string, string[]> = {
 };
 
 /** The classes the renderers draw: a highlighted language and its tokens, and a mention. */
-const CLASS_NAME = /^(?:language-[\w+#.-]+|hljs-[a-z-]+|parley-mention)$/;
+const CLASS_NAME = /^(?:language-[\w+#.-]+|hljs-[a-z][a-z_-]*|parley-mention)$/;
 
 /**
  * An allowed attribute's value as the renderers write it: only their own class names (the

@@ -278,7 +278,7 @@ export interface DrawnElement {
 }
 
 const LINK_PROTOCOLS = ['http:', 'https:', 'mailto:'];
-const CLASS_NAMES = /^(?:language-[\w+#.-]+|hljs-[a-z-]+|parley-mention)$/;
+const CLASS_NAMES = /^(?:language-[\w+#.-]+|hljs-[a-z][a-z_-]*|parley-mention)$/;
 
 /**
  * What is wrong with one drawn element, by the rules of a comment's HTML: only ALLOWED_ELEMENTS
