@@ -640,7 +640,12 @@ export class ParleyComments extends HTMLElement {
         badge && h('span', { class: 'badge' }, badge),
         comment.pinned && h('span', { class: 'badge pinned' }, t.pinned),
       ),
-      comment.is_deleted ? h('p', { class: 'text deleted' }, t.deleted) : showHtml(h('div', { class: 'text content' }), comment.content_html ?? ''),
+      comment.is_deleted
+        ? h('p', { class: 'text deleted' }, t.deleted)
+        : // A comment an instance of the previous release wrote during an upgrade has no HTML: its text, as text.
+          comment.content_html === null
+          ? h('div', { class: 'text content' }, comment.content ?? '')
+          : showHtml(h('div', { class: 'text content' }), comment.content_html),
       ...(comment.is_deleted ? [] : this.#actions(entry)),
       entry.slot,
       entry.message,
