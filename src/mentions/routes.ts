@@ -3,7 +3,7 @@ import { Type } from 'typebox';
 import { MentionSchema } from '../comments/schemas.ts';
 import type { Db } from '../db/connect.ts';
 import { errors, OptionalCredential } from '../http/schemas.ts';
-import { MAX_PARTICIPANTS, threadParticipants } from './participants.ts';
+import { MAX_PARTICIPANTS, RECENT_COMMENTS, threadParticipants } from './participants.ts';
 
 const ParticipantsQuery = Type.Object({
   site_id: Type.String({ maxLength: 100 }),
@@ -21,9 +21,11 @@ export const mentionRoutes: FastifyPluginAsyncTypebox<{ db: Db }> = async (app, 
   app.get('/v1/comments/participants', {
     schema: {
       tags: ['comments'],
-      summary: 'The people a comment in this thread can mention: the site users whose comments the public sees there',
+      summary: "The people a comment in this thread can mention: the site users who wrote the thread's latest comments the public sees",
       description:
-        "What the widget suggests after `@`, to be written into a comment as `@[Name](usr_…)`. Guests, API keys, staff and erased users are not listed. " +
+        "What the widget suggests after `@`, to be written into a comment as `@[Name](usr_…)`. " +
+        `The authors of the thread's latest ${RECENT_COMMENTS.toLocaleString('en')} public comments; ` +
+        'guests, API keys, staff and erased users are not listed. ' +
         'The same for every caller; limited as reads are.',
       security: OptionalCredential,
       querystring: ParticipantsQuery,

@@ -815,8 +815,8 @@ export interface paths {
             cookie?: never;
         };
         /**
-         * The people a comment in this thread can mention: the site users whose comments the public sees there
-         * @description What the widget suggests after `@`, to be written into a comment as `@[Name](usr_…)`. Guests, API keys, staff and erased users are not listed. The same for every caller; limited as reads are.
+         * The people a comment in this thread can mention: the site users who wrote the thread's latest comments the public sees
+         * @description What the widget suggests after `@`, to be written into a comment as `@[Name](usr_…)`. The authors of the thread's latest 2,000 public comments; guests, API keys, staff and erased users are not listed. The same for every caller; limited as reads are.
          */
         get: {
             parameters: {
