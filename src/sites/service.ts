@@ -146,6 +146,9 @@ export async function accountPlan(db: Kysely<Database>, accountId: string): Prom
 export async function deleteSite(db: Db, site: Site, confirm: string, actor: Actor) {
   if (confirm !== site.name && confirm !== site.id) throw invalid('body/confirm', "must be the site's name or id");
   const entry = { accountId: site.accountId, actor, action: 'site.deleted', target: site.id, data: { name: site.name } };
+  // Signals of comments committed a moment ago are written behind them: written now, the deletion
+  // below takes them too, rather than their insert landing after it.
+  await db.spamSignals.flush();
   const comments = await audited(db.kysely, entry, async (trx) => {
     const comments = trx.selectFrom('comments').select('id').where('site_id', '=', site.id);
     for (const table of ['votes', 'reactions', 'flags', 'comment_revisions'] as const) {
