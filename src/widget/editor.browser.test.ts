@@ -250,6 +250,22 @@ describe.skipIf(!CHROMIUM)('writing rich comments in Chromium', () => {
     await page.close();
   });
 
+  it('opens the page on the comment a mention mail links to (#parley_comment=), marked and focused', async () => {
+    const thread = newThread();
+    const writer = await session('Wren');
+    const linked = await seed(thread, 'The one the mail links to.', writer);
+    for (let i = 0; i < 12; i++) await seed(thread, `Later comment ${i}.`, writer);
+    const page = await browser.newPage();
+    await page.goto(`${pageOrigin}${thread}#parley_comment=${linked.id}`);
+    await page.waitForFunction(() => (document.querySelector('parley-comments') as unknown as { renderTime: number | null } | null)?.renderTime != null);
+    const article = page.locator('article.c', { has: comment(page, 'The one the mail links to') });
+    expect(await article.getAttribute('class')).toContain('linked');
+    expect(await article.evaluate((element) => element === (element.getRootNode() as ShadowRoot).activeElement)).toBe(true);
+    expect(await article.isVisible()).toBe(true);
+    expect(await article.evaluate((element) => { const box = element.getBoundingClientRect(); return box.top >= 0 && box.bottom <= innerHeight; })).toBe(true);
+    await page.close();
+  });
+
   it('marks pinned comments and shows author badges, a site label as written', async () => {
     const thread = newThread();
     const moderator = await session('Maud', true);

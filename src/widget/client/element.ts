@@ -238,6 +238,7 @@ export class ParleyComments extends HTMLElement {
       if (this.#focusAfterLoad) composer.querySelector<HTMLElement>(`[data-k="${this.#focusAfterLoad}"]`)?.focus();
       this.#focusAfterLoad = null;
       this.#showPage(page, true);
+      this.#openOnLinkedComment();
       this.renderTime = performance.now() - arrived;
       performance.measure('parley:render', { start: arrived, duration: this.renderTime });
       if (settings.site.live_updates) this.#live = new LiveConnection(this.#streamUrl(), (message) => this.#onLive(message), () => this.#pollNew());
@@ -359,6 +360,20 @@ export class ParleyComments extends HTMLElement {
     } catch (error) {
       this.#showProblem(this.#status, error);
     }
+  }
+
+  /**
+   * A link to a comment (`#parley_comment=<id>`, as mention mails give) opens the page on it, marked
+   * and focused, when the first page holds it.
+   */
+  #openOnLinkedComment(): void {
+    const id = /[#&]parley_comment=([^&]+)/.exec(location.hash)?.[1];
+    const entry = id === undefined ? undefined : this.#entries.get(decodeURIComponent(id));
+    if (!entry) return;
+    entry.element.classList.add('linked');
+    entry.element.tabIndex = -1;
+    entry.element.scrollIntoView({ block: 'center' });
+    entry.element.focus({ preventScroll: true });
   }
 
   #showPage(page: CommentPage, replace: boolean): void {

@@ -40,6 +40,7 @@ button.primary:hover{filter:brightness(1.1)}
 button:disabled{opacity:.6;cursor:default}
 :focus-visible{outline:2px solid var(--parley-accent);outline-offset:2px}
 .c{margin:14px 0 0}
+.c.linked{outline:2px solid var(--parley-accent);outline-offset:4px;border-radius:var(--parley-radius)}
 .body{padding:2px 0}
 .meta{display:flex;flex-wrap:wrap;gap:4px 8px;align-items:baseline;font-size:.9em;color:var(--parley-muted)}
 .author{font-weight:600;color:var(--parley-fg)}
