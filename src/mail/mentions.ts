@@ -26,7 +26,8 @@ export type MentionMailData = {
   address_id: string;
 };
 
-function mentionedIds(mentions: string): string[] {
+/** The users a comment's `mentions` column names (formatting/mentions.ts reads them from a source instead). */
+function mentionedUsers(mentions: string): string[] {
   return (JSON.parse(mentions) as Mention[]).map((mention) => mention.user_id);
 }
 
@@ -74,8 +75,8 @@ async function readerAddresses(trx: Transaction<Database>, siteId: string, userI
  */
 export async function queueMentionMails(trx: Transaction<Database>, mail: MailConfig | null, comment: CommentRow, before?: Pick<CommentRow, 'mentions'>): Promise<void> {
   if (mail === null) return;
-  const earlier = new Set(before ? mentionedIds(before.mentions) : []);
-  const userIds = mentionedIds(comment.mentions).filter((id) => !earlier.has(id) && id !== comment.author_ref);
+  const earlier = new Set(before ? mentionedUsers(before.mentions) : []);
+  const userIds = mentionedUsers(comment.mentions).filter((id) => !earlier.has(id) && id !== comment.author_ref);
   if (userIds.length === 0) return;
   const readers = await readerAddresses(trx, comment.site_id, userIds);
   if (readers.length === 0) return;
@@ -146,7 +147,7 @@ export async function stillMentioned(db: Kysely<Database>, rows: Array<Selectabl
     .where('mention_mail', '=', 1)
     .execute();
   const addresses = await db.selectFrom('mail_addresses').select('id').where('id', 'in', unique(data.map((d) => d.address_id))).where('unsubscribed_at', 'is', null).execute();
-  const mentioned = new Map(comments.map((comment) => [comment.id, new Set(mentionedIds(comment.mentions))]));
+  const mentioned = new Map(comments.map((comment) => [comment.id, new Set(mentionedUsers(comment.mentions))]));
   const wanting = new Set(users.map((user) => user.id));
   const open = new Set(addresses.map((address) => address.id));
   return rows.filter((_, i) => mentioned.get(data[i].comment_id)?.has(data[i].user_id) && wanting.has(data[i].user_id) && open.has(data[i].address_id));
