@@ -32,6 +32,7 @@ import * as staffEmailVerified from './migrations/0029_staff_email_verified.ts';
 import * as readerAccounts from './migrations/0030_reader_accounts.ts';
 import * as readerSelfService from './migrations/0031_reader_self_service.ts';
 import * as richComments from './migrations/0032_rich_comments.ts';
+import * as languages from './migrations/0033_languages.ts';
 
 /**
  * Migrations are listed here explicitly (no directory scan), in order. They are additive only (new
@@ -74,6 +75,7 @@ const MIGRATIONS: Record<string, Migration> = {
   '0030_reader_accounts': readerAccounts,
   '0031_reader_self_service': readerSelfService,
   '0032_rich_comments': richComments,
+  '0033_languages': languages,
 };
 
 const provider: MigrationProvider = { getMigrations: async () => MIGRATIONS };

@@ -41,6 +41,10 @@ export interface SiteTable {
   formatting: Generated<string>;
   /** How long an author may edit their comment, in seconds; null: always (migration 0032). */
   edit_window_seconds: number | null;
+  /** The widget's language when neither its element nor the page names one Parley speaks; null: English (migration 0033). */
+  language: Generated<string | null>;
+  /** The site's own wording of messages, JSON `{lang: {key: text}}` (migration 0033). */
+  strings: Generated<string | null>;
 }
 
 export interface ApiKeyTable {
@@ -84,6 +88,8 @@ export interface SiteUserTable {
   labels: Generated<string>;
   /** Whether the user is mailed when a comment mentions them (migration 0032). */
   mention_mail: Generated<Flag>;
+  /** The language the reader last used the widget in: their mails speak it (migration 0033). */
+  language: Generated<string | null>;
 }
 
 export interface SessionTable {
@@ -373,6 +379,8 @@ export interface StaffTable {
   moderation_mail: Generated<string>;
   /** When the person followed the link mailed to `email`; null: not theirs yet, no mail goes to it (migration 0027). */
   email_verified_at: string | null;
+  /** The language they chose for the dashboard and their mails; null: the browser's (migration 0033). */
+  language: Generated<string | null>;
 }
 
 export interface StaffMembershipTable {
@@ -475,6 +483,8 @@ export interface MailAddressTable {
   /** Set by "unsubscribe from everything": no mail at all to it on this site. */
   unsubscribed_at: string | null;
   created_at: string;
+  /** The language of the widget the address was last given in: its mails speak it (migration 0033). */
+  language: Generated<string | null>;
 }
 
 /** A comment whose replies its author wants mailed (migration 0016). */

@@ -72,6 +72,7 @@ export async function insertStaff(db: Kysely<Database>, input: { email: string; 
     updated_at: now,
     moderation_mail: 'off',
     email_verified_at: input.verified ? now : null,
+    language: null,
   };
   await db.insertInto('staff').values(row).execute();
   return row;
