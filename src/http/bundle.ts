@@ -3,6 +3,7 @@ import { fileURLToPath } from 'node:url';
 import { gzipSync } from 'node:zlib';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { build, type BuildOptions } from 'esbuild';
+import { messagesPlugin, WITHOUT_PARSER } from '../i18n/compile.ts';
 import { matchesEtag } from './etag.ts';
 
 /** A script or stylesheet built for browsers, kept in memory with its gzipped form and an ETag. */
@@ -31,6 +32,8 @@ export async function buildBundle(entry: string, options: BuildOptions = {}): Pr
     write: false,
     legalComments: 'none',
     logLevel: 'silent',
+    plugins: [messagesPlugin],
+    alias: WITHOUT_PARSER,
     ...options,
   });
   const code = Buffer.from(result.outputFiles![0].contents);

@@ -1,5 +1,6 @@
 import { parse, TYPE, type MessageFormatElement } from '@formatjs/icu-messageformat-parser';
 import { IntlMessageFormat } from 'intl-messageformat';
+import { PARSE_OPTIONS } from './compile.ts';
 import { LOCALES, type Locale } from './locales.ts';
 
 /** A message file: key → ICU MessageFormat text. */
@@ -12,7 +13,7 @@ export function formatMessage(locale: string, message: string, values?: Record<s
   const key = `${locale}\u0000${message}`;
   let formatter = formatters.get(key);
   if (!formatter) {
-    formatter = new IntlMessageFormat(message, locale);
+    formatter = new IntlMessageFormat(message, locale, undefined, { ignoreTag: true });
     formatters.set(key, formatter);
   }
   return String(formatter.format(values));
@@ -52,11 +53,11 @@ function missingPluralCategories(elements: MessageFormatElement[], locale: strin
 export function translationProblems(english: string, text: string, locale: string): string[] {
   let elements: MessageFormatElement[];
   try {
-    elements = parse(text);
+    elements = parse(text, PARSE_OPTIONS);
   } catch (error) {
     return [`is not ICU MessageFormat: ${(error as Error).message}`];
   }
-  const wanted = argumentsOf(parse(english));
+  const wanted = argumentsOf(parse(english, PARSE_OPTIONS));
   const used = argumentsOf(elements);
   const problems = [
     ...[...used].filter((name) => !wanted.has(name)).map((name) => `uses {${name}}, which the English does not`),

@@ -6,6 +6,8 @@ import type { Database, SiteTable } from '../db/schema.ts';
 import { AppError } from '../errors.ts';
 import { decodeSpamSettings, type SpamSettings } from '../spam/settings.ts';
 import type { Formatting } from '../formatting/html.ts';
+import type { Locale } from '../i18n/locales.ts';
+import { decodeSiteStrings, type SiteStrings } from './strings.ts';
 
 export const MODERATION_MODES = ['none', 'guests', 'all'] as const;
 export type ModerationMode = (typeof MODERATION_MODES)[number];
@@ -42,6 +44,10 @@ export interface Site {
   formatting: Formatting;
   /** How long after writing it an author may edit a comment, in seconds; null: always. */
   editWindowSeconds: number | null;
+  /** The widget's and mails' language when nothing else names one; null: English. */
+  language: Locale | null;
+  /** The site's own wording of messages (src/sites/strings.ts). */
+  strings: SiteStrings;
 }
 
 export function toSite(row: Selectable<SiteTable>): Site {
@@ -66,6 +72,8 @@ export function toSite(row: Selectable<SiteTable>): Site {
     providerAvatars: row.provider_avatars === 1,
     formatting: row.formatting as Formatting,
     editWindowSeconds: row.edit_window_seconds === null ? null : Number(row.edit_window_seconds),
+    language: row.language as Locale | null,
+    strings: decodeSiteStrings(row.strings),
   };
 }
 

@@ -4,6 +4,7 @@ import { Timestamp } from '../http/schemas.ts';
 import { MODERATION_MODES } from './repository.ts';
 import { SpamSettingsPatch, SpamSettingsSchema } from '../spam/settings.ts';
 import { FORMATTINGS } from '../formatting/html.ts';
+import { LanguageSetting, StringsSetting } from './strings.ts';
 
 const Formatting = Type.Enum([...FORMATTINGS], {
   description: "How comments are written: `markdown` (CommonMark with strikethrough and bare links; no raw HTML, images or headings) or `plain` (text with links). Default `markdown` for new sites",
@@ -32,6 +33,8 @@ export const SiteSchema = Type.Object({
   provider_avatars: Type.Boolean({ description: "Whether a reader's picture at their identity provider is shown; else the widget draws one from their id (default false)" }),
   formatting: Formatting,
   edit_window_seconds: EditWindow,
+  language: LanguageSetting,
+  strings: Type.Record(Type.String(), Type.Record(Type.String(), Type.String()), { description: "The site's own words, per language (see PATCH)" }),
   spam: SpamSettingsSchema,
   created_at: Timestamp,
 });
@@ -45,6 +48,7 @@ export const PublicSiteSchema = Type.Object({
   live_updates: Type.Boolean({ description: 'Whether the widget streams changes (GET /v1/comments/stream)' }),
   formatting: Formatting,
   edit_window_seconds: EditWindow,
+  language: LanguageSetting,
 });
 
 const Reaction = Type.String({ minLength: 1, maxLength: 32, pattern: '^[a-z0-9_-]+$' });
@@ -61,6 +65,8 @@ const GeneralSettings = {
   provider_avatars: Type.Optional(Type.Boolean()),
   formatting: Type.Optional(Formatting),
   edit_window_seconds: Type.Optional(EditWindow),
+  language: Type.Optional(LanguageSetting),
+  strings: Type.Optional(StringsSetting),
   spam: Type.Optional({ ...SpamSettingsPatch, description: 'Spam checks: the thresholds given change, the others stay' }),
 };
 

@@ -12,6 +12,8 @@ import { DEFAULT_REACTIONS, findSite, type ModerationMode, type Site } from './r
 import { nowIso } from '../clock.ts';
 import { encodeSpamSettings, type SpamSettingsPatch } from '../spam/settings.ts';
 import type { Formatting } from '../formatting/html.ts';
+import type { Locale } from '../i18n/locales.ts';
+import { encodeSiteStrings, mergeSiteStrings, type SiteStrings } from './strings.ts';
 
 export interface SiteSettings {
   name?: string;
@@ -25,6 +27,8 @@ export interface SiteSettings {
   provider_avatars?: boolean;
   formatting?: Formatting;
   edit_window_seconds?: number | null;
+  language?: Locale | null;
+  strings?: Record<string, Record<string, string> | null> | null;
   spam?: SpamSettingsPatch;
 }
 
@@ -48,7 +52,7 @@ function cleanReactions(reactions: string[]): string[] {
 }
 
 /** Column values for the settings that were given (PATCH semantics); `spamColumn` is the site's spam settings as stored. */
-function settingsColumns(settings: SiteSettings, spamColumn = '{}') {
+function settingsColumns(settings: SiteSettings, spamColumn = '{}', strings: SiteStrings = {}) {
   return {
     ...(settings.name !== undefined && { name: cleanText('body/name', settings.name, 100) }),
     ...(settings.domains !== undefined && { domains: JSON.stringify(cleanDomains(settings.domains)) }),
@@ -61,6 +65,8 @@ function settingsColumns(settings: SiteSettings, spamColumn = '{}') {
     ...(settings.provider_avatars !== undefined && { provider_avatars: settings.provider_avatars ? (1 as const) : (0 as const) }),
     ...(settings.formatting !== undefined && { formatting: settings.formatting }),
     ...(settings.edit_window_seconds !== undefined && { edit_window_seconds: settings.edit_window_seconds }),
+    ...(settings.language !== undefined && { language: settings.language }),
+    ...(settings.strings !== undefined && { strings: encodeSiteStrings(mergeSiteStrings(strings, settings.strings)) }),
     ...(settings.spam !== undefined && { spam_settings: encodeSpamSettings(spamColumn, settings.spam) }),
   };
 }
@@ -108,7 +114,7 @@ export async function updateSite(
     requireWebhookPlan(await accountPlan(db, site.accountId));
     webhook = await webhookColumns(site, settings, options.allowPrivateWebhookTargets);
   }
-  const columns = { ...settingsColumns(settings, site.spamSettingsColumn), ...webhook.columns };
+  const columns = { ...settingsColumns(settings, site.spamSettingsColumn, site.strings), ...webhook.columns };
   if (Object.keys(columns).length > 0) {
     // Which settings changed, never their values: a webhook secret must not reach the log.
     const changed = { settings: Object.keys(settings), ...(settings.spam && { spam: Object.keys(settings.spam) }) };

@@ -20,6 +20,7 @@ export function publicSiteView(site: Site) {
     live_updates: site.liveUpdates,
     formatting: site.formatting,
     edit_window_seconds: site.editWindowSeconds,
+    language: site.language,
   };
 }
 
@@ -40,6 +41,8 @@ export function siteView(site: Site) {
     provider_avatars: site.providerAvatars,
     formatting: site.formatting,
     edit_window_seconds: site.editWindowSeconds,
+    language: site.language,
+    strings: site.strings,
     spam: site.spam,
     created_at: site.createdAt,
   };

@@ -1600,6 +1600,14 @@ export interface paths {
                                 formatting: "markdown" | "plain";
                                 /** @description How long after writing it an author may edit a comment, in seconds: 0, never; null, always. Default 900. Moderators are never limited */
                                 edit_window_seconds: number | null;
+                                /** @description The widget's language when neither its `lang` attribute nor the page's names one Parley speaks, and of mails to readers who gave none; null: English */
+                                language: ("en" | "ar" | "bg" | "ca" | "cs" | "da" | "de" | "el" | "es" | "et" | "fa" | "fi" | "fr" | "he" | "hi" | "hr" | "hu" | "id" | "it" | "ja" | "ko" | "lt" | "lv" | "nb" | "nl" | "pl" | "pt-BR" | "pt-PT" | "ro" | "ru" | "sk" | "sl" | "sr" | "sv" | "th" | "tr" | "uk" | "ur" | "vi" | "zh-Hans" | "zh-Hant") | null;
+                                /** @description The site's own words, per language (see PATCH) */
+                                strings: {
+                                    [key: string]: {
+                                        [key: string]: string;
+                                    };
+                                };
                                 spam: {
                                     /** @description Whether new comments and edits go through the checks at all (default true) */
                                     enabled: boolean;
@@ -1657,6 +1665,8 @@ export interface paths {
                                 formatting: "markdown" | "plain";
                                 /** @description How long after writing it an author may edit a comment, in seconds: 0, never; null, always. Default 900. Moderators are never limited */
                                 edit_window_seconds: number | null;
+                                /** @description The widget's language when neither its `lang` attribute nor the page's names one Parley speaks, and of mails to readers who gave none; null: English */
+                                language: ("en" | "ar" | "bg" | "ca" | "cs" | "da" | "de" | "el" | "es" | "et" | "fa" | "fi" | "fr" | "he" | "hi" | "hr" | "hu" | "id" | "it" | "ja" | "ko" | "lt" | "lv" | "nb" | "nl" | "pl" | "pt-BR" | "pt-PT" | "ro" | "ru" | "sk" | "sl" | "sr" | "sv" | "th" | "tr" | "uk" | "ur" | "vi" | "zh-Hans" | "zh-Hant") | null;
                             })[];
                         };
                     };
@@ -1742,6 +1752,14 @@ export interface paths {
                                 formatting: "markdown" | "plain";
                                 /** @description How long after writing it an author may edit a comment, in seconds: 0, never; null, always. Default 900. Moderators are never limited */
                                 edit_window_seconds: number | null;
+                                /** @description The widget's language when neither its `lang` attribute nor the page's names one Parley speaks, and of mails to readers who gave none; null: English */
+                                language: ("en" | "ar" | "bg" | "ca" | "cs" | "da" | "de" | "el" | "es" | "et" | "fa" | "fi" | "fr" | "he" | "hi" | "hr" | "hu" | "id" | "it" | "ja" | "ko" | "lt" | "lv" | "nb" | "nl" | "pl" | "pt-BR" | "pt-PT" | "ro" | "ru" | "sk" | "sl" | "sr" | "sv" | "th" | "tr" | "uk" | "ur" | "vi" | "zh-Hans" | "zh-Hant") | null;
+                                /** @description The site's own words, per language (see PATCH) */
+                                strings: {
+                                    [key: string]: {
+                                        [key: string]: string;
+                                    };
+                                };
                                 spam: {
                                     /** @description Whether new comments and edits go through the checks at all (default true) */
                                     enabled: boolean;
@@ -1835,6 +1853,14 @@ export interface paths {
                         formatting?: "markdown" | "plain";
                         /** @description How long after writing it an author may edit a comment, in seconds: 0, never; null, always. Default 900. Moderators are never limited */
                         edit_window_seconds?: number | null;
+                        /** @description The widget's language when neither its `lang` attribute nor the page's names one Parley speaks, and of mails to readers who gave none; null: English */
+                        language?: ("en" | "ar" | "bg" | "ca" | "cs" | "da" | "de" | "el" | "es" | "et" | "fa" | "fi" | "fr" | "he" | "hi" | "hr" | "hu" | "id" | "it" | "ja" | "ko" | "lt" | "lv" | "nb" | "nl" | "pl" | "pt-BR" | "pt-PT" | "ro" | "ru" | "sk" | "sl" | "sr" | "sv" | "th" | "tr" | "uk" | "ur" | "vi" | "zh-Hans" | "zh-Hant") | null;
+                        /** @description The site's own words for any message of the widget or its mails, per language: `{"de": {"empty": "Noch nichts hier."}}`. Each text is ICU MessageFormat with the same placeholders as Parley's. A language given replaces that language's words; null or `{}` for a language drops them; `strings: null` drops all */
+                        strings?: {
+                            [key: string]: {
+                                [key: string]: string;
+                            } | null;
+                        } | null;
                         /** @description Spam checks: the thresholds given change, the others stay */
                         spam?: {
                             /** @description Whether new comments and edits go through the checks at all (default true) */
@@ -1912,6 +1938,14 @@ export interface paths {
                             formatting: "markdown" | "plain";
                             /** @description How long after writing it an author may edit a comment, in seconds: 0, never; null, always. Default 900. Moderators are never limited */
                             edit_window_seconds: number | null;
+                            /** @description The widget's language when neither its `lang` attribute nor the page's names one Parley speaks, and of mails to readers who gave none; null: English */
+                            language: ("en" | "ar" | "bg" | "ca" | "cs" | "da" | "de" | "el" | "es" | "et" | "fa" | "fi" | "fr" | "he" | "hi" | "hr" | "hu" | "id" | "it" | "ja" | "ko" | "lt" | "lv" | "nb" | "nl" | "pl" | "pt-BR" | "pt-PT" | "ro" | "ru" | "sk" | "sl" | "sr" | "sv" | "th" | "tr" | "uk" | "ur" | "vi" | "zh-Hans" | "zh-Hant") | null;
+                            /** @description The site's own words, per language (see PATCH) */
+                            strings: {
+                                [key: string]: {
+                                    [key: string]: string;
+                                };
+                            };
                             spam: {
                                 /** @description Whether new comments and edits go through the checks at all (default true) */
                                 enabled: boolean;
@@ -2035,6 +2069,14 @@ export interface paths {
                             formatting: "markdown" | "plain";
                             /** @description How long after writing it an author may edit a comment, in seconds: 0, never; null, always. Default 900. Moderators are never limited */
                             edit_window_seconds: number | null;
+                            /** @description The widget's language when neither its `lang` attribute nor the page's names one Parley speaks, and of mails to readers who gave none; null: English */
+                            language: ("en" | "ar" | "bg" | "ca" | "cs" | "da" | "de" | "el" | "es" | "et" | "fa" | "fi" | "fr" | "he" | "hi" | "hr" | "hu" | "id" | "it" | "ja" | "ko" | "lt" | "lv" | "nb" | "nl" | "pl" | "pt-BR" | "pt-PT" | "ro" | "ru" | "sk" | "sl" | "sr" | "sv" | "th" | "tr" | "uk" | "ur" | "vi" | "zh-Hans" | "zh-Hant") | null;
+                            /** @description The site's own words, per language (see PATCH) */
+                            strings: {
+                                [key: string]: {
+                                    [key: string]: string;
+                                };
+                            };
                             spam: {
                                 /** @description Whether new comments and edits go through the checks at all (default true) */
                                 enabled: boolean;
@@ -2189,6 +2231,14 @@ export interface paths {
                         formatting?: "markdown" | "plain";
                         /** @description How long after writing it an author may edit a comment, in seconds: 0, never; null, always. Default 900. Moderators are never limited */
                         edit_window_seconds?: number | null;
+                        /** @description The widget's language when neither its `lang` attribute nor the page's names one Parley speaks, and of mails to readers who gave none; null: English */
+                        language?: ("en" | "ar" | "bg" | "ca" | "cs" | "da" | "de" | "el" | "es" | "et" | "fa" | "fi" | "fr" | "he" | "hi" | "hr" | "hu" | "id" | "it" | "ja" | "ko" | "lt" | "lv" | "nb" | "nl" | "pl" | "pt-BR" | "pt-PT" | "ro" | "ru" | "sk" | "sl" | "sr" | "sv" | "th" | "tr" | "uk" | "ur" | "vi" | "zh-Hans" | "zh-Hant") | null;
+                        /** @description The site's own words for any message of the widget or its mails, per language: `{"de": {"empty": "Noch nichts hier."}}`. Each text is ICU MessageFormat with the same placeholders as Parley's. A language given replaces that language's words; null or `{}` for a language drops them; `strings: null` drops all */
+                        strings?: {
+                            [key: string]: {
+                                [key: string]: string;
+                            } | null;
+                        } | null;
                         /** @description Spam checks: the thresholds given change, the others stay */
                         spam?: {
                             /** @description Whether new comments and edits go through the checks at all (default true) */
@@ -2270,6 +2320,14 @@ export interface paths {
                             formatting: "markdown" | "plain";
                             /** @description How long after writing it an author may edit a comment, in seconds: 0, never; null, always. Default 900. Moderators are never limited */
                             edit_window_seconds: number | null;
+                            /** @description The widget's language when neither its `lang` attribute nor the page's names one Parley speaks, and of mails to readers who gave none; null: English */
+                            language: ("en" | "ar" | "bg" | "ca" | "cs" | "da" | "de" | "el" | "es" | "et" | "fa" | "fi" | "fr" | "he" | "hi" | "hr" | "hu" | "id" | "it" | "ja" | "ko" | "lt" | "lv" | "nb" | "nl" | "pl" | "pt-BR" | "pt-PT" | "ro" | "ru" | "sk" | "sl" | "sr" | "sv" | "th" | "tr" | "uk" | "ur" | "vi" | "zh-Hans" | "zh-Hant") | null;
+                            /** @description The site's own words, per language (see PATCH) */
+                            strings: {
+                                [key: string]: {
+                                    [key: string]: string;
+                                };
+                            };
                             spam: {
                                 /** @description Whether new comments and edits go through the checks at all (default true) */
                                 enabled: boolean;
@@ -6385,6 +6443,8 @@ export interface paths {
                                 formatting: "markdown" | "plain";
                                 /** @description How long after writing it an author may edit a comment, in seconds: 0, never; null, always. Default 900. Moderators are never limited */
                                 edit_window_seconds: number | null;
+                                /** @description The widget's language when neither its `lang` attribute nor the page's names one Parley speaks, and of mails to readers who gave none; null: English */
+                                language: ("en" | "ar" | "bg" | "ca" | "cs" | "da" | "de" | "el" | "es" | "et" | "fa" | "fi" | "fr" | "he" | "hi" | "hr" | "hu" | "id" | "it" | "ja" | "ko" | "lt" | "lv" | "nb" | "nl" | "pl" | "pt-BR" | "pt-PT" | "ro" | "ru" | "sk" | "sl" | "sr" | "sv" | "th" | "tr" | "uk" | "ur" | "vi" | "zh-Hans" | "zh-Hant") | null;
                             };
                             viewer: {
                                 /** @description The request carried a session (or key) of this site */
