@@ -8,6 +8,7 @@ import { ARTIFACTS, CHROMIUM_ARGS, seriousViolations } from '../../test/browser.
 import { chromiumForTests } from '../../test/chromium.ts';
 import { startParley, type TestParley } from '../../test/helper.ts';
 import { startMailbox, type Mailbox } from '../../test/mailbox.ts';
+import { focusOf, type Focus } from '../../test/focus.ts';
 import { signInMail } from '../../test/sign-in-codes.ts';
 import { escapeHtml } from '../formatting/escape.ts';
 
@@ -104,58 +105,11 @@ async function open(page: Page, thread: string, params: Record<string, string> =
   return page;
 }
 
-interface Focus {
-  /** tag:name, the name as a reader hears it (label, aria-label, or text). */
-  what: string;
-  inWidget: boolean;
-  /** The outline's (or, without one, the box-shadow's) contrast with the background behind it; 0 when there is neither. */
-  contrast: number;
-  outline: string;
-}
-
-/** The element with the keyboard focus, inside the widget's shadow root when it is there, and how visible its focus is. */
-const focusOf = (page: Page): Promise<Focus> =>
-  page.evaluate(() => {
-    const host = document.querySelector('parley-comments')!;
-    const inner = host.shadowRoot!.activeElement as HTMLElement | null;
-    const element = (document.activeElement === host ? inner : document.activeElement) as HTMLElement | null;
-    if (!element) return { what: '', inWidget: false, contrast: 0, outline: 'none' };
-    const root = element.getRootNode() as ShadowRoot | Document;
-    const label = element.id ? root.querySelector(`label[for="${element.id}"]`)?.textContent : null;
-    const name = element.getAttribute('aria-label') ?? label ?? element.textContent?.trim() ?? '';
-    const style = getComputedStyle(element);
-    const rgb = (colour: string) => (colour.match(/[\d.]+/g) ?? []).map(Number);
-    const luminance = ([r, g, b]: number[]) => {
-      const linear = (c: number) => ((c /= 255) <= 0.03928 ? c / 12.92 : ((c + 0.055) / 1.055) ** 2.4);
-      return 0.2126 * linear(r) + 0.7152 * linear(g) + 0.0722 * linear(b);
-    };
-    // The background the outline is drawn on: the nearest painted one, through the shadow root to the page.
-    let behind: Element | null = element.parentElement ?? (element.getRootNode() as ShadowRoot).host;
-    let background = [255, 255, 255];
-    while (behind) {
-      const colour = rgb(getComputedStyle(behind).backgroundColor);
-      if (colour.length === 3 || (colour.length === 4 && colour[3] > 0)) {
-        background = colour.slice(0, 3);
-        break;
-      }
-      behind = behind.parentElement ?? ((behind.getRootNode() as ShadowRoot).host ?? null);
-    }
-    const visible = style.outlineStyle !== 'none' && parseFloat(style.outlineWidth) >= 1;
-    const ring = visible ? style.outlineColor : style.boxShadow !== 'none' ? style.boxShadow : null;
-    const [l1, l2] = ring ? [luminance(rgb(ring).slice(0, 3)), luminance(background)].sort((a, b) => b - a) : [0, 0];
-    return {
-      what: `${element.tagName.toLowerCase()}:${name}`,
-      inWidget: document.activeElement === host,
-      contrast: ring ? (l1 + 0.05) / (l2 + 0.05) : 0,
-      outline: visible ? `${style.outlineWidth} ${style.outlineStyle} ${style.outlineColor}` : style.boxShadow,
-    };
-  });
-
 /** The focus is on something that matches, and a reader sees where: an outline of 3:1 against what is behind it (WCAG 2.4.7, 1.4.11). */
 async function expectFocus(page: Page, pattern: RegExp): Promise<Focus> {
   const focus = await focusOf(page);
   expect(focus.what, 'where the focus is').toMatch(pattern);
-  expect(focus.contrast, `the focus of ${focus.what} is visible (${focus.outline})`).toBeGreaterThanOrEqual(3);
+  expect(focus.contrast, `the focus of ${focus.what} is visible (${focus.ring})`).toBeGreaterThanOrEqual(3);
   return focus;
 }
 
@@ -165,7 +119,7 @@ async function tabTo(page: Page, pattern: RegExp, key: 'Tab' | 'Shift+Tab' = 'Ta
   for (let i = 0; i < 60; i++) {
     await page.keyboard.press(key);
     const focus = await focusOf(page);
-    if (focus.inWidget) expect(focus.contrast, `the focus of ${focus.what} is visible (${focus.outline})`).toBeGreaterThanOrEqual(3);
+    if (focus.inShadow) expect(focus.contrast, `the focus of ${focus.what} is visible (${focus.ring})`).toBeGreaterThanOrEqual(3);
     if (pattern.test(focus.what)) return;
     seen.push(focus.what);
   }
@@ -192,8 +146,8 @@ describe.skipIf(!CHROMIUM)('the widget by keyboard alone', () => {
     for (let i = 0; i < 40; i++) {
       await page.keyboard.press('Tab');
       const focus = await focusOf(page);
-      if (!focus.inWidget) break;
-      expect(focus.contrast, `the focus of ${focus.what} is visible (${focus.outline})`).toBeGreaterThanOrEqual(3);
+      if (!focus.inShadow) break;
+      expect(focus.contrast, `the focus of ${focus.what} is visible (${focus.ring})`).toBeGreaterThanOrEqual(3);
       stops.push(focus.what);
     }
     expect(stops).toEqual(expect.arrayContaining(['input:Your name (optional)', 'textarea:Write a comment', 'input:Email me replies', 'button:Post comment', 'button:Reply', 'button:Report']));
