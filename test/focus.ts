@@ -14,6 +14,8 @@ export interface Focus {
   /** The outline's (or, without one, the box-shadow's) contrast with the background behind it; 0 when there is neither. */
   contrast: number;
   ring: string;
+  /** No part of it shows: the middle of its box and a point near each corner all hit something else, a sticky header say (WCAG 2.4.11). */
+  obscured: boolean;
   /** data-index and data-id, where the element has them (the queue's cards). */
   index: string | null;
   id: string | null;
@@ -28,7 +30,7 @@ export const focusOf = (page: Page): Promise<Focus> =>
       element = element.shadowRoot.activeElement as HTMLElement;
       inShadow = true;
     }
-    if (!element || element === document.body) return { what: '', inShadow, inDialog: false, contrast: 0, ring: 'none', index: null, id: null };
+    if (!element || element === document.body) return { what: '', inShadow, inDialog: false, contrast: 0, ring: 'none', obscured: false, index: null, id: null };
     const root = element.getRootNode() as ShadowRoot | Document;
     const label = element.id ? root.querySelector(`label[for="${element.id}"]`)?.textContent : (element.closest('label')?.textContent ?? null);
     const name = element.getAttribute('aria-label') ?? label ?? element.textContent ?? '';
@@ -53,7 +55,14 @@ export const focusOf = (page: Page): Promise<Focus> =>
     const outlined = style.outlineStyle !== 'none' && parseFloat(style.outlineWidth) >= 1;
     const ring = outlined ? style.outlineColor : style.boxShadow !== 'none' ? style.boxShadow : null;
     const [l1, l2] = ring ? [luminance(rgb(ring).slice(0, 3)), luminance(background)].sort((a, b) => b - a) : [0, 0];
+    const box = element.getBoundingClientRect();
+    const points = [[box.left + box.width / 2, box.top + box.height / 2], [box.left + 2, box.top + 2], [box.right - 2, box.top + 2], [box.left + 2, box.bottom - 2], [box.right - 2, box.bottom - 2]];
+    const shows = ([x, y]: number[]) => {
+      const hit = root.elementFromPoint(x, y);
+      return hit !== null && (hit === element || element.contains(hit));
+    };
     return {
+      obscured: box.width > 0 && !points.some(shows),
       what: `${element.tagName.toLowerCase()}:${name.trim().replace(/\s+/g, ' ')}`,
       inShadow,
       inDialog: element.closest('dialog[open]') !== null,

@@ -40,12 +40,14 @@ async function expectCardFocused(page: Page, index: number) {
   const expected = await cards(page).nth(index).getAttribute('data-id');
   expect(focus.id, `the focus is on card ${index} (it is on ${focus.what.slice(0, 60)})`).toBe(expected);
   expect(focus.contrast, `the card's focus is visible (${focus.ring})`).toBeGreaterThanOrEqual(3);
+  expect(focus.obscured, 'the card shows, not hidden under the header').toBe(false);
 }
 
 async function expectFocus(page: Page, pattern: RegExp) {
   const focus = await focusOf(page);
   expect(focus.what).toMatch(pattern);
   expect(focus.contrast, `the focus of ${focus.what} is visible (${focus.ring})`).toBeGreaterThanOrEqual(3);
+  expect(focus.obscured, `${focus.what} shows, not hidden under the header`).toBe(false);
 }
 
 async function tabTo(page: Page, pattern: RegExp, key: 'Tab' | 'Shift+Tab' = 'Tab') {
@@ -54,6 +56,7 @@ async function tabTo(page: Page, pattern: RegExp, key: 'Tab' | 'Shift+Tab' = 'Ta
     await page.keyboard.press(key);
     const focus = await focusOf(page);
     if (focus.what) expect(focus.contrast, `the focus of ${focus.what} is visible (${focus.ring})`).toBeGreaterThanOrEqual(3);
+    if (focus.what) expect(focus.obscured, `${focus.what} shows, not hidden under the header`).toBe(false);
     if (pattern.test(focus.what)) return;
     seen.push(focus.what.slice(0, 40));
   }
@@ -73,6 +76,7 @@ async function expectTrapped(page: Page, dialog: string) {
       if (focus.what === '') continue;
       expect(focus.inDialog, `${key} stays in the ${dialog} dialog (it reached ${focus.what.slice(0, 60)})`).toBe(true);
       expect(focus.contrast, `the focus of ${focus.what} is visible (${focus.ring})`).toBeGreaterThanOrEqual(3);
+      expect(focus.obscured, `${focus.what} shows`).toBe(false);
       stops.add(focus.what);
     }
     expect(stops.size, `${key} reaches the ${dialog} dialog's controls`).toBeGreaterThan(0);

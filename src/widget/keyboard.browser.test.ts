@@ -110,6 +110,7 @@ async function expectFocus(page: Page, pattern: RegExp): Promise<Focus> {
   const focus = await focusOf(page);
   expect(focus.what, 'where the focus is').toMatch(pattern);
   expect(focus.contrast, `the focus of ${focus.what} is visible (${focus.ring})`).toBeGreaterThanOrEqual(3);
+  expect(focus.obscured, `${focus.what} shows`).toBe(false);
   return focus;
 }
 
@@ -120,6 +121,7 @@ async function tabTo(page: Page, pattern: RegExp, key: 'Tab' | 'Shift+Tab' = 'Ta
     await page.keyboard.press(key);
     const focus = await focusOf(page);
     if (focus.inShadow) expect(focus.contrast, `the focus of ${focus.what} is visible (${focus.ring})`).toBeGreaterThanOrEqual(3);
+    if (focus.inShadow) expect(focus.obscured, `${focus.what} shows`).toBe(false);
     if (pattern.test(focus.what)) return;
     seen.push(focus.what);
   }
@@ -148,6 +150,7 @@ describe.skipIf(!CHROMIUM)('the widget by keyboard alone', () => {
       const focus = await focusOf(page);
       if (!focus.inShadow) break;
       expect(focus.contrast, `the focus of ${focus.what} is visible (${focus.ring})`).toBeGreaterThanOrEqual(3);
+      expect(focus.obscured, `${focus.what} shows`).toBe(false);
       stops.push(focus.what);
     }
     expect(stops).toEqual(expect.arrayContaining(['input:Your name (optional)', 'textarea:Write a comment', 'input:Email me replies', 'button:Post comment', 'button:Reply', 'button:Report']));
@@ -325,10 +328,13 @@ describe.skipIf(!CHROMIUM)('the widget beyond the keyboard', () => {
     await page.close();
   });
 
-  for (const [name, size, fontSize] of [
-    ['at 200 % zoom (a 1280 px window is 640 CSS px wide)', { width: 640, height: 900 }, null],
-    ['at 320 px (400 % zoom)', { width: 320, height: 700 }, null],
-    ['with its text twice as large at 640 px', { width: 640, height: 900 }, '30px'],
+  // The text spacing WCAG 1.4.12 asks a reader may set, in the widget's own shadow root as a reader's style sheet would reach it.
+  const SPACING = '*{line-height:1.5!important;letter-spacing:.12em!important;word-spacing:.16em!important}p{margin-bottom:2em!important}';
+  for (const [name, size, fontSize, spacing, file] of [
+    ['at 200 % zoom (a 1280 px window is 640 CSS px wide)', { width: 640, height: 900 }, null, null, 'reflow-640'],
+    ['at 320 px (400 % zoom)', { width: 320, height: 700 }, null, null, 'reflow-320'],
+    ['with its text twice as large at 640 px', { width: 640, height: 900 }, '30px', null, 'reflow-640-large-text'],
+    ['with wider text spacing at 320 px', { width: 320, height: 700 }, null, SPACING, 'reflow-320-text-spacing'],
   ] as const) {
     it(`reflows ${name}: no horizontal scroll, no control cut off`, async () => {
       const thread = newThread();
@@ -338,6 +344,7 @@ describe.skipIf(!CHROMIUM)('the widget beyond the keyboard', () => {
       await page.setViewportSize(size);
       await open(page, thread, { 'session-token': await session('Zoe') });
       if (fontSize) await page.addStyleTag({ content: `parley-comments{--parley-font-size:${fontSize}}` });
+      if (spacing) await page.locator('parley-comments').evaluate((host, css) => host.shadowRoot!.append(Object.assign(document.createElement('style'), { textContent: css })), spacing);
       await comment(page, 'Spring tides').getByRole('button', { name: 'Reply' }).press('Enter');
       const layout = await page.evaluate(() => {
         const root = document.querySelector('parley-comments')!.shadowRoot!;
@@ -352,7 +359,7 @@ describe.skipIf(!CHROMIUM)('the widget beyond the keyboard', () => {
       });
       expect(layout.scrollWidth).toBeLessThanOrEqual(layout.clientWidth);
       expect(layout.cut).toEqual([]);
-      await page.screenshot({ path: join(ARTIFACTS, `reflow-${size.width}${fontSize ? '-large-text' : ''}.png`), fullPage: true });
+      await page.screenshot({ path: join(ARTIFACTS, `${file}.png`), fullPage: true });
       await page.close();
     });
   }
