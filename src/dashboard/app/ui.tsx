@@ -106,8 +106,13 @@ export function Dialog(props: { title: string; onClose: () => void; children: Co
   const ref = useRef<HTMLDialogElement>(null);
   useEffect(() => {
     const dialog = ref.current!;
+    const opener = document.activeElement as HTMLElement | null;
     if (!dialog.open) dialog.showModal();
-    return () => dialog.close();
+    return () => {
+      dialog.close();
+      // Closed by its own button, the dialog leaves the page before the browser gives the focus back: it is given here.
+      if (opener?.isConnected) opener.focus();
+    };
   }, []);
   return (
     <dialog ref={ref} class={props.class ?? 'dialog'} aria-label={props.title} onClose={props.onClose}>

@@ -104,6 +104,8 @@ export class ParleyComments extends HTMLElement {
   /** New top-level comments that arrived live, shown when the reader asks (the page does not jump under them). */
   #incoming: Comment[] = [];
   #newButton = h('button');
+  /** Says politely that comments arrived, without taking the focus from what the reader is doing. */
+  #announcer = h('p', { class: 'sr', 'aria-live': 'polite' });
   /** Said above the form once, after the widget is drawn again (the account's deletion date). */
   #notice: string | null = null;
   /** The control (its data-k) that takes the focus once the widget is drawn again after a sign-in or out. */
@@ -207,7 +209,7 @@ export class ParleyComments extends HTMLElement {
     );
     const composer = h('div');
     this.#list = h('div');
-    this.#status = h('p', { class: 'msg', role: 'status' }, t.loading);
+    this.#status = h('p', { class: 'msg', role: 'status', tabindex: -1 }, t.loading);
     this.#more = h('button', { type: 'button', class: 'more', hidden: true, onclick: () => void this.#loadMore() }, t.loadMore);
     this.#newButton = h('button', { type: 'button', class: 'new', onclick: () => this.#showIncoming() });
     this.#updateNew();
@@ -220,6 +222,7 @@ export class ParleyComments extends HTMLElement {
         composer,
         this.#status,
         this.#newButton,
+        this.#announcer,
         this.#list,
         this.#more,
       ),
@@ -316,6 +319,7 @@ export class ParleyComments extends HTMLElement {
     this.#newButton.textContent = count === 1 ? this.#t.newComment : format(this.#t.newComments, { count: String(count) });
     this.#newButton.setAttribute('aria-hidden', String(count === 0));
     this.#newButton.disabled = count === 0;
+    this.#announcer.textContent = count === 0 ? '' : this.#newButton.textContent;
   }
 
   #showIncoming(): void {
@@ -326,8 +330,7 @@ export class ParleyComments extends HTMLElement {
     this.#updateNew();
     this.#updateFooter();
     const first = this.#list.firstElementChild as HTMLElement | null;
-    first?.setAttribute('tabindex', '-1');
-    first?.focus();
+    if (first) focusComment(first);
   }
 
   /** Without a stream: the newest comments, read again; the ones not shown yet wait behind the button. */
@@ -416,10 +419,13 @@ export class ParleyComments extends HTMLElement {
           // Its live announcement may have come first: it is shown once, here.
           this.#incoming = this.#incoming.filter((waiting) => waiting.id !== comment.id);
           this.#updateNew();
-          if (this.#entries.has(comment.id)) return;
-          this.#list.prepend(this.#render(comment));
+          if (this.#entries.has(comment.id)) return focusComment(this.#entries.get(comment.id)!.element);
+          const element = this.#render(comment);
+          this.#list.prepend(element);
           this.#total += 1;
           this.#updateFooter();
+          // The reader hears their comment and goes on from it, rather than from the emptied form.
+          focusComment(element);
         },
       }),
     );
@@ -822,10 +828,12 @@ export class ParleyComments extends HTMLElement {
         onSubmit: async (content, name, website, notify) => {
           const reply = await this.#post(content, name, website, entry.data.id, notify);
           const early = this.#entries.get(reply.id);
+          const element = this.#render(reply);
           // Its live announcement may have come first, drawn for the public: drawn again as the author's.
-          if (early) early.element.replaceWith(this.#render(reply));
-          else entry.replies.append(this.#render(reply));
+          if (early) early.element.replaceWith(element);
+          else entry.replies.append(element);
           close();
+          focusComment(element);
         },
       }),
       'reply',
@@ -863,7 +871,12 @@ export class ParleyComments extends HTMLElement {
         this.#fillBody(entry);
         return;
       }
+      // The focus goes to a neighbour (the comment before, after, or answered), not to the page's top.
+      const element = entry.element;
+      const neighbour = (element.previousElementSibling ?? element.nextElementSibling ?? element.parentElement?.closest('article')) as HTMLElement | null;
       this.#drop(entry);
+      if (neighbour?.matches('article')) focusComment(neighbour);
+      else this.#status.focus();
     };
     const close = this.#open(
       entry,
@@ -931,4 +944,10 @@ export class ParleyComments extends HTMLElement {
   #showProblem(target: HTMLElement, error: unknown): void {
     showProblem(target, error, this.#t);
   }
+}
+
+/** A comment takes the focus (a screen reader reads it out) without joining the tab order. */
+function focusComment(element: HTMLElement): void {
+  element.tabIndex = -1;
+  element.focus();
 }

@@ -62,6 +62,8 @@ export function QueueView(props: { url: URL }) {
   const anchor = useRef<number | null>(null);
   const listRef = useRef<HTMLDivElement>(null);
   const searchRef = useRef<HTMLInputElement>(null);
+  /** Set by a decision: once its card has left, the focus goes to the card in its place rather than to the page's top. */
+  const refocus = useRef(false);
   const items = listing.items;
 
   const loadCounts = async () => {
@@ -141,6 +143,7 @@ export function QueueView(props: { url: URL }) {
     const before = items;
     const chosen = new Set(ids);
     const sentReason = reason.trim() || null;
+    refocus.current = true;
     // Shown at once; whatever the server refuses comes back with a message saying why.
     setListing((current) => ({ ...current, items: current.items.map((item) => (chosen.has(item.id) ? expected(item, action) : item)).filter((item) => !chosen.has(item.id) || belongsIn(status, item)) }));
     setSelected((current) => new Set([...current].filter((id) => !chosen.has(id))));
@@ -200,6 +203,11 @@ export function QueueView(props: { url: URL }) {
   // After an action removes the focused card, focus stays at the same place in the list.
   useEffect(() => {
     if (focus >= items.length && items.length > 0) setFocus(items.length - 1);
+    if (!refocus.current) return;
+    refocus.current = false;
+    // Lost with the decided card, or on a bulk button that nothing selected disables.
+    const active = document.activeElement as HTMLButtonElement | null;
+    if (items.length > 0 && (!active || active === document.body || active.disabled)) focusCard(focus);
   }, [items.length]);
 
   const drawer = params.get('author');
