@@ -36,12 +36,16 @@ export async function buildBundle(entry: string, options: BuildOptions = {}): Pr
     alias: WITHOUT_PARSER,
     ...options,
   });
-  const code = Buffer.from(result.outputFiles![0].contents);
+  return asBundle(Buffer.from(result.outputFiles![0].contents));
+}
+
+/** A file for browsers as sendBundle serves it: with its gzipped form and an ETag of its content. */
+export function asBundle(code: Buffer): Bundle {
   return { code, gzipped: gzipSync(code, { level: 9 }), etag: `"${createHash('sha256').update(code).digest('base64url').slice(0, 27)}"` };
 }
 
 /** Built on first use and kept in memory for the life of the process (the sources do not change). */
-export function builtOnce<B extends Bundle>(make: () => Promise<B>): () => Promise<B> {
+export function builtOnce<B>(make: () => Promise<B>): () => Promise<B> {
   let cached: Promise<B> | null = null;
   return () => {
     cached ??= make().catch((error: unknown) => {

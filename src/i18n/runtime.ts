@@ -5,7 +5,8 @@ import { IntlMessageFormat } from 'intl-messageformat';
 export type Message = string | MessageFormatElement[];
 export type Values = Record<string, string | number>;
 
-const formatters = new WeakMap<object, IntlMessageFormat>();
+/** Per tree and locale: an English tree stands in for a key a locale's file lacks, in any locale. */
+const formatters = new WeakMap<object, Map<string, IntlMessageFormat>>();
 const fromText = new Map<string, IntlMessageFormat>();
 
 /**
@@ -21,9 +22,10 @@ export function formatMessage(locale: string, message: Message, values?: Values)
     formatter = fromText.get(key);
     if (!formatter) fromText.set(key, (formatter = new IntlMessageFormat(message, locale, undefined, { ignoreTag: true })));
   } else {
-    formatter = formatters.get(message);
-    // One tree belongs to one locale's file: keying it alone is enough.
-    if (!formatter) formatters.set(message, (formatter = new IntlMessageFormat(message, locale)));
+    let byLocale = formatters.get(message);
+    if (!byLocale) formatters.set(message, (byLocale = new Map()));
+    formatter = byLocale.get(locale);
+    if (!formatter) byLocale.set(locale, (formatter = new IntlMessageFormat(message, locale)));
   }
   return String(formatter.format(values));
 }

@@ -1,10 +1,21 @@
 import { createHash } from 'node:crypto';
-import { buildBundle, builtOnce, sourcePath, type Bundle } from '../http/bundle.ts';
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
+import { asBundle, buildBundle, builtOnce, sourcePath, type Bundle } from '../http/bundle.ts';
+import { compileCatalog, readCatalog } from '../i18n/compile.ts';
+import { TRANSLATED_LOCALES } from '../i18n/messages.ts';
 
 /** A bundle whose name holds a hash of its content, so it can be cached for good. */
 export interface NamedBundle extends Bundle {
   /** The path it is served at, relative to embed.js: `embed/account.<hash>.js`. */
   path: string;
+}
+
+/** The locale files: one a locale, its widget's and dialogs' messages compiled together. */
+export interface LocaleFiles {
+  /** Their folder, relative to embed.js, named by a hash of them all: `embed/locales/<hash>`. */
+  path: string;
+  byLocale: Map<string, Bundle>;
 }
 
 /**
@@ -18,15 +29,38 @@ export async function buildDialogs(): Promise<NamedBundle> {
 }
 
 /**
+ * Each locale but English (which embed.js holds) as one JSON file of compiled messages (src/i18n/compile.ts),
+ * from the message files there are: a reader's widget fetches its own language's alone. A key a file
+ * lacks stays English in the widget. One hash names them all, so embed.js knows the folder alone.
+ */
+export function buildLocaleFiles(): LocaleFiles {
+  const folder = sourcePath(import.meta.url, 'widget/locales');
+  const byLocale = new Map<string, Bundle>();
+  const hash = createHash('sha256');
+  for (const locale of TRANSLATED_LOCALES) {
+    const catalogs = [join(folder, `${locale}.json`), join(folder, 'dialogs', `${locale}.json`)].filter((file) => existsSync(file));
+    if (catalogs.length === 0) continue;
+    const code = Buffer.from(JSON.stringify(Object.assign({}, ...catalogs.map((file) => compileCatalog(readCatalog(file))))));
+    hash.update(`${locale}\n`).update(code);
+    byLocale.set(locale, asBundle(code));
+  }
+  return { path: `embed/locales/${hash.digest('hex').slice(0, 16)}`, byLocale };
+}
+
+/**
  * Bundles the widget into one minified script (an IIFE: no globals but the custom element). For
  * browsers of 2022 on: its dialogs need `<dialog>` (Safari 15.4), and their class fields and private
  * methods then need no down-levelled helpers (a tenth of the script). It names the dialogs' module
- * by its hash: a new embed.js never loads an old module, whatever a cache kept.
+ * and the locale files' folder by their hashes: a new embed.js never loads an old one, whatever a cache kept.
  */
-export async function buildWidget(dialogs?: NamedBundle): Promise<Bundle> {
+export async function buildWidget(dialogs?: NamedBundle, locales: LocaleFiles = buildLocaleFiles()): Promise<Bundle> {
   const { path } = dialogs ?? (await buildDialogs());
-  return buildBundle(sourcePath(import.meta.url, 'widget/client/main.ts'), { target: ['es2022'], define: { PARLEY_DIALOGS_PATH: JSON.stringify(path) } });
+  return buildBundle(sourcePath(import.meta.url, 'widget/client/main.ts'), {
+    target: ['es2022'],
+    define: { PARLEY_DIALOGS_PATH: JSON.stringify(path), PARLEY_LOCALES_PATH: JSON.stringify(locales.path) },
+  });
 }
 
 export const dialogsBundle = builtOnce(buildDialogs);
-export const widgetBundle = builtOnce(async () => buildWidget(await dialogsBundle()));
+export const localeFiles = builtOnce(async () => buildLocaleFiles());
+export const widgetBundle = builtOnce(async () => buildWidget(await dialogsBundle(), await localeFiles()));

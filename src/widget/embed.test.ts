@@ -1,11 +1,15 @@
+import { existsSync, readFileSync } from 'node:fs';
 import { gzipSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { identityProvider } from '../readers/me/readers.fixture.ts';
 import { signInReader } from '../readers/sign-in.ts';
 import { findSite } from '../sites/repository.ts';
-import { ENGLISH } from './client/strings.ts';
+import ENGLISH from './locales/en.json' with { type: 'json' };
 import { startMailbox, type Mailbox } from '../../test/mailbox.ts';
 import { pageUrl, startParley, type TestParley } from '../../test/helper.ts';
+import { compileCatalog } from '../i18n/compile.ts';
+import { TRANSLATED_LOCALES } from '../i18n/messages.ts';
+import DIALOG_ENGLISH from './locales/dialogs/en.json' with { type: 'json' };
 
 let parley: TestParley;
 let site: { site_id: string; api_key: string };
@@ -17,6 +21,19 @@ beforeAll(async () => {
 afterAll(() => parley.close());
 
 const GZIP_BUDGET = 20 * 1024;
+/** embed.js and the largest locale file, each gzipped as served: what a reader in another language fetches. */
+const WITH_LOCALE_BUDGET = 24 * 1024;
+
+/** The folder of the locale files, as embed.js names it. */
+async function localesPath(): Promise<string> {
+  const script = await (await fetch(`${parley.url}/embed.js`)).text();
+  const path = /embed\/locales\/[0-9a-f]{16}/.exec(script)?.[0];
+  expect(path).toBeDefined();
+  return `/${path}`;
+}
+
+/** The locales with a message file of the widget or its dialogs at this moment (translators add them). */
+const WRITTEN = TRANSLATED_LOCALES.filter((locale) => existsSync(`src/widget/locales/${locale}.json`) || existsSync(`src/widget/locales/dialogs/${locale}.json`));
 
 describe('embed.js', () => {
   it('serves the bundled widget with caching headers and stays within 20 kB gzipped', async () => {
@@ -47,6 +64,43 @@ describe('embed.js', () => {
     expect(Object.keys(spec.body.paths).filter((path) => path.startsWith('/embed'))).toEqual([]);
     expect(Object.keys(spec.body.paths)).not.toContain('/');
     expect(Object.keys(spec.body.paths)).toContain('/v1/widget');
+  });
+});
+
+describe('the locale files', () => {
+  it.skipIf(WRITTEN.length === 0)("serve a locale's widget and dialog messages compiled in one file, cached for good, gzipped, to any origin", async () => {
+    const locale = WRITTEN[0];
+    const path = `${await localesPath()}/${locale}.json`;
+    const response = await fetch(parley.url + path, { headers: { origin: 'https://blog.example.com' } });
+    expect(response.status).toBe(200);
+    expect(response.headers.get('content-type')).toMatch(/^application\/json/);
+    expect(response.headers.get('cache-control')).toBe('public, max-age=31536000, immutable');
+    expect(response.headers.get('access-control-allow-origin')).toBe('*');
+    const read = (file: string) => (existsSync(file) ? JSON.parse(readFileSync(file, 'utf8')) : {});
+    const compiled = { ...compileCatalog(read(`src/widget/locales/${locale}.json`)), ...compileCatalog(read(`src/widget/locales/dialogs/${locale}.json`)) };
+    expect(await response.json()).toEqual(compiled);
+    const etag = response.headers.get('etag')!;
+    expect((await fetch(parley.url + path, { headers: { 'if-none-match': etag } })).status).toBe(304);
+    const gzipped = await parley.request('GET', path, { headers: { 'accept-encoding': 'gzip' } });
+    expect(gzipped.headers.get('content-encoding')).toBe('gzip');
+  });
+
+  it('answers 404 for English (in embed.js), a language without a file, another hash, or another name', async () => {
+    const folder = await localesPath();
+    const missing = TRANSLATED_LOCALES.find((locale) => !WRITTEN.includes(locale));
+    const paths = [`${folder}/en.json`, '/embed/locales/0000000000000000/de.json', `${folder}/de.js`, ...(missing ? [`${folder}/${missing}.json`] : [])];
+    for (const path of paths) expect((await fetch(parley.url + path)).status, path).toBe(404);
+  });
+
+  it(`keep embed.js and the largest of them within ${WITH_LOCALE_BUDGET / 1024} kB gzipped together`, async () => {
+    const embed = gzipSync(Buffer.from(await (await fetch(`${parley.url}/embed.js`)).arrayBuffer()), { level: 9 }).length;
+    const folder = await localesPath();
+    const sizes = await Promise.all(WRITTEN.map(async (locale) => gzipSync(Buffer.from(await (await fetch(`${parley.url}${folder}/${locale}.json`)).arrayBuffer()), { level: 9 }).length));
+    // Before any translation is written, English compiled as a locale file is, stands in for one.
+    const stand = gzipSync(JSON.stringify({ ...compileCatalog(ENGLISH), ...compileCatalog(DIALOG_ENGLISH) }), { level: 9 }).length;
+    const largest = Math.max(0, ...sizes) || stand;
+    console.log(`embed.js ${embed} B + largest locale file ${largest} B gzipped (${WRITTEN.length} locale files)`);
+    expect(embed + largest).toBeLessThanOrEqual(WITH_LOCALE_BUDGET);
   });
 });
 
@@ -153,7 +207,33 @@ describe('GET /v1/widget', () => {
       mail: { enabled: false, address_known: false, notify_replies: false },
       // What the widget sends back with a guest's comment (src/spam).
       form: { token: expect.stringMatching(/^ft1\.\d+\.[\w-]{43}$/), min_submit_seconds: 2, challenge: null },
+      // The site's own words for the widget: none yet.
+      strings: {},
     });
+  });
+
+  it("gives the site's own words for the language the widget asks for, else for the site's language, compiled, without its mails' words", async () => {
+    const worded = await parley.newSite();
+    const patch = {
+      language: 'fr',
+      strings: {
+        de: { empty: 'Noch nichts hier.', newComments: '{count, plural, one {# neuer Kommentar} other {# neue Kommentare}}', claimHint: 'Deine Gastkommentare.' },
+        fr: { empty: 'Rien encore.' },
+        en: { confirmSubject: 'Please confirm for {site}' },
+      },
+    };
+    const patched = await parley.request('PATCH', `/api/sites/${worded.site_id}`, { token: worded.api_key, body: patch });
+    expect(patched.status, JSON.stringify(patched.body)).toBe(200);
+    const strings = (lang?: string) => parley.request('GET', `/v1/widget?site_id=${worded.site_id}${lang ? `&lang=${lang}` : ''}`).then((response) => response.body.strings);
+    const german = await strings('de-AT');
+    expect(german).toMatchObject({ empty: 'Noch nichts hier.', claimHint: 'Deine Gastkommentare.' });
+    // A message with placeholders arrives as its syntax tree, which embed.js formats without a parser.
+    expect(german.newComments).toEqual(compileCatalog({ x: patch.strings.de.newComments }).x);
+    // A language Parley does not speak falls through to the site's.
+    expect(await strings('tlh')).toEqual({ empty: 'Rien encore.' });
+    expect(await strings()).toEqual({ empty: 'Rien encore.' });
+    // Words for mails are the server's business.
+    expect(await strings('en')).toEqual({});
   });
 
   it('tells a session who it is and whether it moderates', async () => {

@@ -1,10 +1,13 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import type { FastifyReply } from 'fastify';
 import { Type } from 'typebox';
 import { canAccessSite, isModerator, type Caller } from '../auth/caller.ts';
 import type { Db } from '../db/connect.ts';
 import { AppError } from '../errors.ts';
 import { sendBundle } from '../http/bundle.ts';
 import { sendHtmlPage } from '../http/html-page.ts';
+import { compileCatalog } from '../i18n/compile.ts';
+import { matchLocale } from '../i18n/locales.ts';
 import { errors, OptionalCredential } from '../http/schemas.ts';
 import { isOwnAccount } from '../readers/sign-in.ts';
 import { findSite, type Site } from '../sites/repository.ts';
@@ -12,8 +15,13 @@ import { PublicSiteSchema } from '../sites/schemas.ts';
 import { publicSiteView } from '../sites/view.ts';
 import { formSecretOf, issueFormToken } from '../spam/form-token.ts';
 import { newChallenge } from '../spam/proof.ts';
-import { dialogsBundle, widgetBundle } from './bundle.ts';
+import { dialogsBundle, localeFiles, widgetBundle } from './bundle.ts';
 import { DEMO_POLICY, demoPage } from './demo.ts';
+import widgetEnglish from './locales/en.json' with { type: 'json' };
+import dialogEnglish from './locales/dialogs/en.json' with { type: 'json' };
+
+/** The messages the widget shows, its dialogs' among them: a site's words for its mails stay on the server. */
+const WIDGET_KEYS = new Set([...Object.keys(widgetEnglish), ...Object.keys(dialogEnglish)]);
 
 const WidgetSettings = Type.Object({
   site: PublicSiteSchema,
@@ -60,7 +68,26 @@ const WidgetSettings = Type.Object({
     ),
     Type.Null(),
   ]),
+  strings: Type.Record(Type.String(), Type.Union([Type.String(), Type.Array(Type.Unknown())]), {
+    description:
+      "The site's own words for the widget and its dialogs, in the effective language (`lang` where Parley speaks it, else the site's `language`, else en), " +
+      'by message key; each compiled: plain text, or the ICU MessageFormat syntax tree of a message with placeholders. `{}` when the site has none',
+  }),
 });
+
+/** The site's own words for the widget in `locale`, compiled as the locale files are (src/widget/bundle.ts). */
+function widgetStrings(site: Site, lang: string | undefined) {
+  const table = site.strings[matchLocale(lang) ?? site.language ?? 'en'] ?? {};
+  return compileCatalog(Object.fromEntries(Object.entries(table).filter(([key]) => WIDGET_KEYS.has(key))));
+}
+
+/** Files named by their hash never change under their name; pages of any origin fetch them (module scripts and fetch are CORS). */
+function cachedForGood(reply: FastifyReply): FastifyReply {
+  return reply
+    .header('cache-control', 'public, max-age=31536000, immutable')
+    .header('cross-origin-resource-policy', 'cross-origin')
+    .header('access-control-allow-origin', '*');
+}
 
 /** The session's user, for a session of this site; undefined for a guest or a key. */
 function sessionUser(db: Db, caller: Caller, signedIn: boolean) {
@@ -93,7 +120,10 @@ export const widgetRoutes: FastifyPluginAsyncTypebox<{ db: Db; eraseGraceMs: num
       tags: ['widget'],
       summary: "What the widget needs before drawing a thread: the site's public settings and who is reading",
       security: OptionalCredential,
-      querystring: Type.Object({ site_id: Type.String({ maxLength: 100 }) }),
+      querystring: Type.Object({
+        site_id: Type.String({ maxLength: 100 }),
+        lang: Type.Optional(Type.String({ maxLength: 35, description: 'The language the widget was given (its `lang` attribute, else the page\'s): which of the site\'s own words come in `strings`' })),
+      }),
       response: { 200: WidgetSettings, ...errors },
     },
     handler: async (request) => {
@@ -116,6 +146,7 @@ export const widgetRoutes: FastifyPluginAsyncTypebox<{ db: Db; eraseGraceMs: num
         sign_in: await signInFor(db, site, eraseGraceMs),
         // Only with mail on is a signed-in reader's address or default worth telling.
         mail: { enabled: db.mail !== null, address_known: db.mail !== null && Boolean(user?.email), notify_replies: db.mail !== null && user?.notify_replies === 1 },
+        strings: widgetStrings(site, request.query.lang),
       };
     },
   });
@@ -126,17 +157,25 @@ export const widgetRoutes: FastifyPluginAsyncTypebox<{ db: Db; eraseGraceMs: num
     return sendBundle(request, reply, bundle, 'application/javascript; charset=utf-8');
   });
 
-  // The dialogs' module, named by its hash: it never changes under its name. Module scripts are
-  // fetched in CORS mode, from the sites' pages. Another hash (an embed.js of an earlier build) is 404.
+  // The dialogs' module, named by its hash. Another hash (an embed.js of an earlier build) is 404.
   app.get('/embed/:file', { schema: { hide: true, params: Type.Object({ file: Type.String({ maxLength: 100 }) }) } }, async (request, reply) => {
     const bundle = await dialogsBundle();
     if (`embed/${request.params.file}` !== bundle.path) throw new AppError('not_found', `No ${request.params.file} in this version of Parley`);
-    reply
-      .header('cache-control', 'public, max-age=31536000, immutable')
-      .header('cross-origin-resource-policy', 'cross-origin')
-      .header('access-control-allow-origin', '*');
-    return sendBundle(request, reply, bundle, 'application/javascript; charset=utf-8');
+    return sendBundle(request, cachedForGood(reply), bundle, 'application/javascript; charset=utf-8');
   });
+
+  // A locale's messages (embed/locales/<hash>/<locale>.json), in the folder named by the hash of them all.
+  app.get(
+    '/embed/locales/:hash/:file',
+    { schema: { hide: true, params: Type.Object({ hash: Type.String({ maxLength: 64 }), file: Type.String({ maxLength: 40 }) }) } },
+    async (request, reply) => {
+      const { hash, file } = request.params;
+      const locales = await localeFiles();
+      const bundle = file.endsWith('.json') ? locales.byLocale.get(file.slice(0, -'.json'.length)) : undefined;
+      if (`embed/locales/${hash}` !== locales.path || !bundle) throw new AppError('not_found', `No locales/${hash}/${file} in this version of Parley`);
+      return sendBundle(request, cachedForGood(reply), bundle, 'application/json; charset=utf-8');
+    },
+  );
 
   app.get('/', { schema: { hide: true, querystring: Type.Object({ session_token: Type.Optional(Type.String({ maxLength: 200 })) }) } }, async (request, reply) => {
     const demo = await db.kysely.selectFrom('sites').select('id').orderBy('created_at').orderBy('id').limit(1).executeTakeFirst();

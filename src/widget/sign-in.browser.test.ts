@@ -11,7 +11,7 @@ import { startMailbox, type Mailbox } from '../../test/mailbox.ts';
 import { freePort, startOidcProvider, type TestOidcProvider } from '../../test/oidc-provider.ts';
 import { signInMail } from '../../test/sign-in-codes.ts';
 import { signedInReader } from '../readers/me/readers.fixture.ts';
-import { ENGLISH } from './client/strings.ts';
+import ENGLISH from './locales/en.json' with { type: 'json' };
 import { escapeHtml } from '../formatting/escape.ts';
 
 /**

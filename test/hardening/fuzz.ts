@@ -109,7 +109,7 @@ export const ENDPOINTS: Endpoint[] = [
   }) },
   { method: 'GET', path: '/v1/comments/participants', query: (ids) => ({ site_id: field(oneOf(ids.site)), thread_url: field(fc.constant('https://blog.example.com/fuzz')) }) },
   { method: 'GET', path: '/v1/comments/:id', ids: 'comment' },
-  { method: 'GET', path: '/v1/widget', query: (ids) => ({ site_id: field(oneOf(ids.site)) }) },
+  { method: 'GET', path: '/v1/widget', query: (ids) => ({ site_id: field(oneOf(ids.site)), lang: field(fc.oneof(oneOf(['de-AT', 'pt', 'zh-TW', 'tlh']), fc.string({ maxLength: 40 }))) }) },
   { method: 'OPTIONS', path: '/v1/comments', query: (ids) => ({ site_id: field(oneOf(ids.site)) }) },
   { method: 'OPTIONS', path: '/v1/comments/:id/vote', ids: 'comment' },
   { method: 'POST', path: '/v1/comments', body: (ids) => ({

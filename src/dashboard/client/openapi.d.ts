@@ -6412,6 +6412,8 @@ export interface paths {
             parameters: {
                 query: {
                     site_id: string;
+                    /** @description The language the widget was given (its `lang` attribute, else the page's): which of the site's own words come in `strings` */
+                    lang?: string;
                 };
                 header?: never;
                 path?: never;
@@ -6493,6 +6495,10 @@ export interface paths {
                                     signature: string;
                                 } | null;
                             } | null;
+                            /** @description The site's own words for the widget and its dialogs, in the effective language (`lang` where Parley speaks it, else the site's `language`, else en), by message key; each compiled: plain text, or the ICU MessageFormat syntax tree of a message with placeholders. `{}` when the site has none */
+                            strings: {
+                                [key: string]: string | unknown[];
+                            };
                         };
                     };
                 };

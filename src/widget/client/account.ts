@@ -26,18 +26,18 @@ let fieldIds = 0;
  * What changes the thread (a new name, claimed comments) draws the widget again once it closes.
  */
 export function openAccount(host: OpenDialogHost): void {
-  const { h, modal, submitted, fullDate, relativeTime, format, showProblem } = host.kit;
+  const { h, modal, submitted, fullDate, relativeTime, showProblem } = host.kit;
   const t = host.t;
   const status = h('p', { class: 'msg', role: 'status' });
   const body = h('div', { class: 'account' }, status);
   let changed = false;
-  const dialog = modal(host.root, t.yourAccount, t.close, body);
+  const dialog = modal(host.root, t('yourAccount'), t('close'), body);
   dialog.addEventListener('close', () => changed && host.refresh());
   dialog.setAttribute('aria-busy', 'true');
   const section = (title: string, ...content: Array<Node | false | null>) => h('section', {}, h('h4', {}, title), ...content);
 
   const nameSection = (me: Me) => {
-    if (!me.user.own_account) return section(t.yourName, h('p', {}, me.user.name));
+    if (!me.user.own_account) return section(t('yourName'), h('p', { dir: 'auto' }, me.user.name));
     const id = `parley-account-${++fieldIds}`;
     const input = h('input', { id, name: 'name', autocomplete: 'nickname', required: true, maxlength: 100 });
     input.value = me.user.name;
@@ -46,12 +46,12 @@ export function openAccount(host: OpenDialogHost): void {
       await host.api.call('PATCH', '/v1/me', { name: input.value.trim() });
       changed = true;
       saved.className = 'msg';
-      saved.textContent = t.nameSaved;
+      saved.textContent = t('nameSaved');
     };
     return h(
       'section',
       {},
-      h('form', { class: 'inline', onsubmit: submitted(save, (error) => showProblem(saved, error, t)) }, h('label', { for: id }, t.yourName), input, h('button', { type: 'submit' }, t.save)),
+      h('form', { class: 'inline', onsubmit: submitted(save, (error) => showProblem(saved, error, t)) }, h('label', { for: id }, t('yourName')), input, h('button', { type: 'submit' }, t('save'))),
       saved,
     );
   };
@@ -62,7 +62,7 @@ export function openAccount(host: OpenDialogHost): void {
     const draw = (ways: Way[]) =>
       list.replaceChildren(
         ...ways.map((way) => {
-          const name = way.type === 'email' ? format(t.wayEmail, { email: way.email ?? '' }) : way.email ? format(t.wayProviderEmail, { provider: way.provider_name ?? way.type, email: way.email }) : (way.provider_name ?? way.type);
+          const name = way.type === 'email' ? t('wayEmail', { email: way.email ?? '' }) : way.email ? t('wayProviderEmail', { provider: way.provider_name ?? way.type, email: way.email }) : (way.provider_name ?? way.type);
           const remove = async () => {
             try {
               draw((await host.api.call<Me>('DELETE', `/v1/me/sign-in-methods/${encodeURIComponent(way.id)}`)).sign_in_methods);
@@ -75,14 +75,14 @@ export function openAccount(host: OpenDialogHost): void {
             'li',
             {},
             h('span', {}, name),
-            way.last_used_at && h('span', { class: 'when' }, format(t.lastUsed, { date: relativeTime(way.last_used_at, host.lang) })),
+            way.last_used_at && h('span', { class: 'when' }, t('lastUsed', { date: relativeTime(way.last_used_at, host.lang) })),
             // The last way in stays: without it the reader could never sign in again.
-            ways.length > 1 && h('button', { type: 'button', 'aria-label': format(t.removeWay, { way: name }), onclick: () => void remove() }, t.remove),
+            ways.length > 1 && h('button', { type: 'button', 'aria-label': t('removeWay', { way: name }), onclick: () => void remove() }, t('remove')),
           );
         }),
       );
     draw(me.sign_in_methods);
-    return section(t.waysIn, list, message);
+    return section(t('waysIn'), list, message);
   };
 
   const mailSection = (me: Me) => {
@@ -105,8 +105,8 @@ export function openAccount(host: OpenDialogHost): void {
     return h(
       'section',
       {},
-      setting(t.mailDefault, me.mail.notify_replies, (checked) => host.api.call('PUT', '/v1/sessions/current/mail', { notify_replies: checked })),
-      me.mail.mention_mail !== undefined && setting(t.mentionMail, me.mail.mention_mail, (checked) => host.api.call('PATCH', '/v1/me', { mention_mail: checked })),
+      setting(t('mailDefault'), me.mail.notify_replies, (checked) => host.api.call('PUT', '/v1/sessions/current/mail', { notify_replies: checked })),
+      me.mail.mention_mail !== undefined && setting(t('mentionMail'), me.mail.mention_mail, (checked) => host.api.call('PATCH', '/v1/me', { mention_mail: checked })),
       message,
     );
   };
@@ -118,19 +118,19 @@ export function openAccount(host: OpenDialogHost): void {
         const { claimed } = await host.api.call<{ claimed: number }>('POST', '/v1/me/guest-comments/claim', {});
         changed = true;
         button.remove();
-        message.textContent = format(t.claimed, { count: claimed });
+        message.textContent = t('claimed', { count: claimed });
       } catch (error) {
         showProblem(message, error, t);
       }
     };
-    const button = h('button', { type: 'button', onclick: () => void claim() }, count === 1 ? t.claimOne : format(t.claimMany, { count }));
-    return h('section', {}, h('p', {}, t.claimHint), button, message);
+    const button = h('button', { type: 'button', onclick: () => void claim() }, t('claim', { count }));
+    return h('section', {}, h('p', {}, t('claimHint')), button, message);
   };
 
   const commentsSection = () => {
     const list = h('ol', { class: 'mine' });
     const message = h('p', { class: 'msg', role: 'status' });
-    const more = h('button', { type: 'button', hidden: true, onclick: () => void load() }, t.more);
+    const more = h('button', { type: 'button', hidden: true, onclick: () => void load() }, t('more'));
     let cursor: string | null = null;
     /** The first page, then the next from "More", whose first comment takes the focus (the button may go). */
     const load = async () => {
@@ -140,7 +140,7 @@ export function openAccount(host: OpenDialogHost): void {
         const first = list.childElementCount;
         list.append(...page.comments.map((comment) => mine(comment)));
         if (first > 0) (list.children[first]?.querySelector('a') as HTMLElement | null)?.focus();
-        if (first === 0 && page.comments.length === 0) message.textContent = t.noComments;
+        if (first === 0 && page.comments.length === 0) message.textContent = t('noComments');
         cursor = page.next_cursor;
         more.hidden = cursor === null;
       } catch (error) {
@@ -151,13 +151,13 @@ export function openAccount(host: OpenDialogHost): void {
       h(
         'li',
         {},
-        h('a', { href: comment.thread_url }, comment.is_deleted ? t.deleted : excerpt(comment.content ?? '')),
-        comment.thread_title && h('span', { class: 'when' }, comment.thread_title),
+        h('a', { href: comment.thread_url, dir: 'auto' }, comment.is_deleted ? t('deleted') : excerpt(comment.content ?? '')),
+        comment.thread_title && h('span', { class: 'when', dir: 'auto' }, comment.thread_title),
         h('span', { class: 'when' }, h('time', { datetime: comment.created_at, title: fullDate(comment.created_at, host.lang) }, relativeTime(comment.created_at, host.lang))),
-        comment.status === 'pending' && h('span', { class: 'badge' }, t.status_pending),
+        comment.status === 'pending' && h('span', { class: 'badge' }, t('status_pending')),
       );
     void load();
-    return section(t.yourComments, list, message, more);
+    return section(t('yourComments'), list, message, more);
   };
 
   const dataSection = () => {
@@ -174,22 +174,22 @@ export function openAccount(host: OpenDialogHost): void {
         showProblem(message, error, t);
       }
     };
-    return section(t.yourData, h('p', {}, t.downloadHint), h('button', { type: 'button', onclick: () => void download() }, t.download), message);
+    return section(t('yourData'), h('p', {}, t('downloadHint')), h('button', { type: 'button', onclick: () => void download() }, t('download')), message);
   };
 
   const leaveSection = (me: Me) => {
     const message = h('p', { class: 'msg', role: 'status' });
-    const confirmation = h('div', { class: 'confirm', hidden: true, role: 'group', 'aria-label': t.deleteAccount });
+    const confirmation = h('div', { class: 'confirm', hidden: true, role: 'group', 'aria-label': t('deleteAccount') });
     const remove = async () => {
       try {
         const answer = await host.api.call<{ erased: boolean; erase_after: string | null }>('DELETE', '/v1/me');
         dialog.close();
-        host.signOut(answer.erase_after ? format(t.deletionPending, { date: fullDate(answer.erase_after, host.lang) }) : t.deletedNow);
+        host.signOut(answer.erase_after ? t('deletionPending', { date: fullDate(answer.erase_after, host.lang) }) : t('deletedNow'));
       } catch (error) {
         showProblem(message, error, t);
       }
     };
-    const ask = h('button', { type: 'button', class: 'danger', 'aria-expanded': 'false', onclick: () => toggle(true) }, t.deleteAccount);
+    const ask = h('button', { type: 'button', class: 'danger', 'aria-expanded': 'false', onclick: () => toggle(true) }, t('deleteAccount'));
     const toggle = (open: boolean) => {
       confirmation.hidden = !open;
       ask.setAttribute('aria-expanded', String(open));
@@ -197,15 +197,15 @@ export function openAccount(host: OpenDialogHost): void {
     };
     const grace = host.settings.sign_in.erase_grace_seconds;
     confirmation.append(
-      h('p', {}, t.deleteWarning),
-      h('p', {}, grace > 0 ? format(t.deleteGrace, { when: inTime(grace, host.lang) }) : t.deleteAtOnce),
-      h('button', { type: 'button', class: 'danger', onclick: () => void remove() }, t.yesDeleteAccount),
-      h('button', { type: 'button', onclick: () => toggle(false) }, t.cancel),
+      h('p', {}, t('deleteWarning')),
+      h('p', {}, grace > 0 ? t('deleteGrace', { when: inTime(grace, host.lang) }) : t('deleteAtOnce')),
+      h('button', { type: 'button', class: 'danger', onclick: () => void remove() }, t('yesDeleteAccount')),
+      h('button', { type: 'button', onclick: () => toggle(false) }, t('cancel')),
     );
     return h(
       'section',
       { class: 'leave' },
-      h('div', { class: 'actions' }, host.ownSession && h('button', { type: 'button', onclick: () => (dialog.close(), host.signOut(null)) }, t.signOut), me.user.own_account && ask),
+      h('div', { class: 'actions' }, host.ownSession && h('button', { type: 'button', onclick: () => (dialog.close(), host.signOut(null)) }, t('signOut')), me.user.own_account && ask),
       confirmation,
       message,
     );

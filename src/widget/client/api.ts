@@ -1,7 +1,8 @@
 import type { CommentView } from '../../comments/view.ts';
 import type { fullDate, h, modal, relativeTime, submitted } from './dom.ts';
 import type { GuestFormSettings } from './guest-form.ts';
-import { problemMessage, retryAfterSeconds, type format, type ProblemLike, type Strings, type WidgetStrings } from './strings.ts';
+import type { Values } from '../../i18n/runtime.ts';
+import { problemMessage, retryAfterSeconds, type DialogKey, type Messages, type ProblemLike, type Translate, type translator, type WidgetKey } from './strings.ts';
 
 /**
  * The API's comment, as the server defines it (a type only: nothing of the server is bundled). A
@@ -16,12 +17,24 @@ export interface CommentPage {
 }
 
 export interface WidgetSettings {
-  site: { id: string; name: string; allow_guests: boolean; reactions: string[]; live_updates: boolean; formatting: 'markdown' | 'plain'; edit_window_seconds: number | null };
+  site: {
+    id: string;
+    name: string;
+    allow_guests: boolean;
+    reactions: string[];
+    live_updates: boolean;
+    formatting: 'markdown' | 'plain';
+    edit_window_seconds: number | null;
+    /** The site's language, where neither the element nor the page names one. */
+    language: string | null;
+  };
   viewer: { signed_in: boolean; name: string | null; moderator: boolean; user_id: string | null; avatar_url: string | null; own_account: boolean };
   sign_in: { email: boolean; providers: Array<{ id: string; name: string; type: string }>; erase_grace_seconds: number };
   mail: { enabled: boolean; address_known: boolean; notify_replies: boolean };
   /** What a guest's comment is sent with; null for a signed-in reader. */
   form: GuestFormSettings | null;
+  /** The site's own words for the language asked (else its own), compiled. */
+  strings: Messages;
 }
 
 export class ApiProblem extends Error implements ProblemLike {
@@ -37,23 +50,33 @@ export class ApiProblem extends Error implements ProblemLike {
 }
 
 /** A failed call as the reader reads it, in `target`; `words` picks other words for some problems. */
-export function showProblem(target: HTMLElement, error: unknown, t: WidgetStrings, words: (problem: ApiProblem) => string | null = () => null): void {
+export function showProblem(target: HTMLElement, error: unknown, t: (key: WidgetKey, values?: Values) => string, words: (problem: ApiProblem) => string | null = () => null): void {
   const problem = error instanceof ApiProblem ? error : new ApiProblem(0, 'network', String(error), null);
   target.className = 'msg error';
   target.textContent = words(problem) ?? problemMessage(problem, t);
 }
 
-/** The widget's only channel to Parley: bearer token in a header, never cookies. */
+/**
+ * The widget's only channel to Parley: bearer token in a header, never cookies. Every call says the
+ * reader's language (Accept-Language, which needs no CORS preflight), once the widget knows it.
+ */
 export class Api {
   constructor(
     readonly base: string,
     private readonly token: string | null,
+    private readonly language: string | null = null,
   ) {}
+
+  /** The same session, speaking `language`. */
+  speaking(language: string): Api {
+    return new Api(this.base, this.token, language);
+  }
 
   /** The answer itself, for a call whose body is not JSON to read (a download); fails as `call` does. */
   async fetch(method: string, path: string, body?: unknown): Promise<Response> {
     const headers: Record<string, string> = {};
     if (this.token) headers.authorization = `Bearer ${this.token}`;
+    if (this.language) headers['accept-language'] = this.language;
     if (body !== undefined) headers['content-type'] = 'application/json';
     let response: Response;
     try {
@@ -88,7 +111,7 @@ export interface DialogKit {
   submitted: typeof submitted;
   fullDate: typeof fullDate;
   relativeTime: typeof relativeTime;
-  format: typeof format;
+  translator: typeof translator;
   showProblem: typeof showProblem;
 }
 
@@ -96,11 +119,15 @@ export interface DialogKit {
 export interface DialogHost {
   kit: DialogKit;
   api: Api;
-  t: WidgetStrings;
+  t: Translate;
+  /** The widget's messages in the reader's language, the dialogs' among them (English is the module's). */
+  messages: Messages;
+  /** The reader's locale, for dates and times. */
   lang: string;
   siteId: string;
   settings: WidgetSettings;
-  root: ShadowRoot;
+  /** The widget's root element, which carries its `lang` and `dir`: dialogs open in it. */
+  root: HTMLElement;
   /** The session is the one the widget keeps (not one the page gave it), so the reader can sign out. */
   ownSession: boolean;
   /** The reader signed in: the widgets of the site keep the session and draw themselves again. */
@@ -112,4 +139,4 @@ export interface DialogHost {
 }
 
 /** The host as a dialog sees it: with every word it shows (the site's, over the English ones of the dialogs' module). */
-export type OpenDialogHost = DialogHost & { t: Strings };
+export type OpenDialogHost = Omit<DialogHost, 't'> & { t: Translate<WidgetKey | DialogKey> };

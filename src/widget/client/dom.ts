@@ -42,9 +42,9 @@ let dialogs = 0;
  * Opens a modal dialog in the widget (the browser keeps the focus in it, and Escape closes it) with
  * a heading and a Close button; closed, it goes away and the focus goes back where it was.
  */
-export function modal(root: ShadowRoot, title: string, closeLabel: string, ...content: Child[]): HTMLDialogElement {
+export function modal(root: HTMLElement, title: string, closeLabel: string, ...content: Child[]): HTMLDialogElement {
   const id = `parley-dialog-${++dialogs}`;
-  const opener = root.activeElement as HTMLElement | null;
+  const opener = (root.getRootNode() as ShadowRoot).activeElement as HTMLElement | null;
   const dialog = h(
     'dialog',
     { 'aria-labelledby': id },
@@ -96,4 +96,13 @@ export function relativeTime(iso: string, lang: string, now = Date.now()): strin
     if (Math.abs(seconds) >= size) return format.format(Math.round(seconds / size), unit);
   }
   return format.format(0, 'second');
+}
+
+const numberFormats = new Map<string, Intl.NumberFormat>();
+
+/** A count as the reader's language writes numbers (Persian digits in fa). */
+export function numberText(count: number, lang: string): string {
+  let format = numberFormats.get(lang);
+  if (!format) numberFormats.set(lang, (format = new Intl.NumberFormat(lang)));
+  return format.format(count);
 }

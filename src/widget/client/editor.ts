@@ -2,12 +2,12 @@
 import { showProblem } from './api.ts';
 import { h, showHtml } from './dom.ts';
 import { MentionPicker, type Participant } from './mention-picker.ts';
-import type { WidgetStrings } from './strings.ts';
+import type { Translate } from './strings.ts';
 import { applyEdit, FORMATS, type Format } from './text-edits.ts';
 
 export interface EditorOptions {
   field: HTMLTextAreaElement;
-  t: WidgetStrings;
+  t: Translate;
   /** The site's formatting: Markdown gets the Write and Preview tabs and the toolbar. */
   markdown: boolean;
   /** The content as the site would show it (POST /v1/comments/preview): its HTML. */
@@ -66,10 +66,10 @@ function markdownEditor(options: EditorOptions, write: HTMLElement): Editor {
   write.setAttribute('aria-labelledby', `${id}-tab-write`);
   const tab = (name: 'write' | 'preview', label: string) =>
     h('button', { type: 'button', role: 'tab', id: `${id}-tab-${name}`, 'aria-controls': `${id}-${name}`, onclick: () => select(name) }, label);
-  const tabs = [tab('write', t.tabWrite), tab('preview', t.tabPreview)];
+  const tabs = [tab('write', t('tabWrite')), tab('preview', t('tabPreview'))];
   const toolbar = h(
     'div',
-    { role: 'toolbar', 'aria-label': t.formatting, 'aria-controls': field.id },
+    { role: 'toolbar', 'aria-label': t('formatting'), 'aria-controls': field.id },
     ...TOOLS.map((format) =>
       h(
         'button',
@@ -79,7 +79,7 @@ function markdownEditor(options: EditorOptions, write: HTMLElement): Editor {
           'aria-keyshortcuts': SHORTCUTS[format] && `Control+${SHORTCUTS[format]} Meta+${SHORTCUTS[format]}`,
           onclick: () => formatSelection(field, format),
         },
-        t[`tool_${format}`],
+        t(`tool_${format}`),
       ),
     ),
   );
@@ -90,7 +90,7 @@ function markdownEditor(options: EditorOptions, write: HTMLElement): Editor {
     const content = field.value.trim();
     if (content === shown) return;
     const call = ++asked;
-    previewBody.replaceChildren(h('p', { class: 'msg' }, content === '' ? t.previewEmpty : t.previewLoading));
+    previewBody.replaceChildren(h('p', { class: 'msg' }, content === '' ? t('previewEmpty') : t('previewLoading')));
     if (content === '') return void (shown = content);
     try {
       const html = await options.preview(content);
@@ -119,7 +119,7 @@ function markdownEditor(options: EditorOptions, write: HTMLElement): Editor {
   };
   select('write');
 
-  const tablist = h('div', { role: 'tablist', 'aria-label': t.formatting }, ...tabs);
+  const tablist = h('div', { role: 'tablist', 'aria-label': t('formatting') }, ...tabs);
   tablist.addEventListener('keydown', (event) => {
     if (event.key !== 'ArrowLeft' && event.key !== 'ArrowRight' && event.key !== 'Home' && event.key !== 'End') return;
     event.preventDefault();
@@ -142,7 +142,9 @@ function rovingFocus(toolbar: HTMLElement): void {
   buttons.forEach((button, index) => (button.tabIndex = index === 0 ? 0 : -1));
   toolbar.addEventListener('keydown', (event) => {
     const at = buttons.indexOf(event.target as HTMLButtonElement);
-    const step = { ArrowRight: 1, ArrowLeft: -1 }[event.key];
+    // Right to left, the arrows follow the buttons as drawn: the next one is on the left.
+    const rtl = getComputedStyle(toolbar).direction === 'rtl';
+    const step = { ArrowRight: rtl ? -1 : 1, ArrowLeft: rtl ? 1 : -1 }[event.key];
     const to = event.key === 'Home' ? 0 : event.key === 'End' ? buttons.length - 1 : step === undefined ? null : (at + step + buttons.length) % buttons.length;
     if (at === -1 || to === null) return;
     event.preventDefault();

@@ -1,19 +1,23 @@
 /// <reference lib="dom" />
 import type { ReactionResult, VoteResult } from '../../votes/service.ts';
 import { Api, ApiProblem, showProblem, type Comment, type CommentPage, type DialogHost, type WidgetSettings } from './api.ts';
-import { fullDate, h, modal, relativeTime, showHtml, submitted } from './dom.ts';
+import { direction, matchLocale, type Locale } from '../../i18n/locales.ts';
+import { fullDate, h, modal, numberText, relativeTime, showHtml, submitted } from './dom.ts';
 import { editor } from './editor.ts';
 import { GuestForm } from './guest-form.ts';
 import { identicon } from './identicon.ts';
 import { LiveConnection, type LiveMessage } from './live.ts';
 import { loadDialogs, type DialogsModule } from './load-dialogs.ts';
+import { localeFile } from './locale-file.ts';
 import type { Participant } from './mention-picker.ts';
 import { siteOfKey, storedSession, storeSession, takeSessionFromUrl } from './session.ts';
-import { format, setStrings, stringsFor, type Strings, type WidgetStrings } from './strings.ts';
+import { setStrings, translator, wordsFor, type Messages, type Translate } from './strings.ts';
 import { STYLES } from './styles.ts';
 
 const SORTS = ['newest', 'oldest', 'top', 'best'] as const;
 type Sort = (typeof SORTS)[number];
+const MODERATIONS = ['approve', 'remove', 'spam', 'shadow_ban', 'unhide'] as const;
+type Moderation = (typeof MODERATIONS)[number];
 const PAGE_SIZE = 20;
 const MAX_CONTENT = 10_000;
 
@@ -69,9 +73,11 @@ export class ParleyComments extends HTMLElement {
   static apiBase = '';
   /** The sign-in and account dialogs' module (embed/account.<hash>.js), beside embed.js. */
   static dialogsUrl = '';
+  /** The folder of the locale files (embed/locales/<hash>), beside embed.js. */
+  static localesUrl = '';
 
-  /** Adds or replaces the words for a language (`en` replaces the built-in English). */
-  static setStrings(lang: string, strings: Partial<Strings>): void {
+  /** Adds or replaces the words for a language (`en` replaces the built-in English), over the site's and Parley's. */
+  static setStrings(lang: string, strings: Record<string, string>): void {
     setStrings(lang, strings);
     for (const widget of instances) widget.#schedule();
   }
@@ -80,15 +86,20 @@ export class ParleyComments extends HTMLElement {
   renderTime: number | null = null;
 
   #root = this.attachShadow({ mode: 'open' });
-  #t: WidgetStrings = stringsFor('en').strings;
-  #lang = 'en';
+  /** Every message in the reader's language, the dialogs' among them (dialogs.ts). */
+  #messages: Messages = wordsFor('en', {}, {});
+  #t: Translate = translator('en', this.#messages);
+  #lang: Locale = 'en';
+  /** The element that carries the widget's `lang` and `dir`; dialogs open in it. */
+  #frame = h('section');
   #api = new Api('', null);
   #settings: WidgetSettings = {
-    site: { id: '', name: '', allow_guests: false, reactions: [], live_updates: false, formatting: 'plain', edit_window_seconds: null },
+    site: { id: '', name: '', allow_guests: false, reactions: [], live_updates: false, formatting: 'plain', edit_window_seconds: null, language: null },
     viewer: { signed_in: false, name: null, moderator: false, user_id: null, avatar_url: null, own_account: false },
     sign_in: { email: false, providers: [], erase_grace_seconds: 0 },
     mail: { enabled: false, address_known: false, notify_replies: false },
     form: null,
+    strings: {},
   };
   #guestForm: GuestForm | null = null;
   #sort: Sort = 'newest';
@@ -104,8 +115,8 @@ export class ParleyComments extends HTMLElement {
   /** New top-level comments that arrived live, shown when the reader asks (the page does not jump under them). */
   #incoming: Comment[] = [];
   #newButton = h('button');
-  /** Says politely that comments arrived, without taking the focus from what the reader is doing. */
-  #announcer = h('p', { class: 'sr', 'aria-live': 'polite' });
+  /** Says politely that comments arrived, without moving the focus: a screen reader hears of the button. */
+  #announcer = h('p');
   /** Said above the form once, after the widget is drawn again (the account's deletion date). */
   #notice: string | null = null;
   /** The control (its data-k) that takes the focus once the widget is drawn again after a sign-in or out. */
@@ -190,7 +201,6 @@ export class ParleyComments extends HTMLElement {
     this.#live?.stop();
     this.#live = null;
     this.#incoming = [];
-    ({ lang: this.#lang, strings: this.#t } = stringsFor(this.getAttribute('lang') || this.closest('[lang]')?.getAttribute('lang') || 'en'));
     const arriving = takeSessionFromUrl();
     if (arriving) {
       storeSession(this.#siteId, arriving);
@@ -199,47 +209,31 @@ export class ParleyComments extends HTMLElement {
       if (window.name === 'parley-sign-in' && !window.opener) window.close();
     }
     const stored = this.#keepsSession ? storedSession(this.#siteId) : null;
-    this.#api = new Api(ParleyComments.apiBase, this.getAttribute('session-token') || stored);
-    const t = this.#t;
-    const sortId = `parley-sort-${++uniqueId}`;
-    const sort = h(
-      'select',
-      { id: sortId, onchange: () => ((this.#sort = sort.value as Sort), void this.#reloadList()) },
-      ...SORTS.map((value) => h('option', { value, selected: value === this.#sort }, t[`sort_${value}`])),
-    );
-    const composer = h('div');
-    this.#list = h('div');
-    this.#status = h('p', { class: 'msg', role: 'status', tabindex: -1 }, t.loading);
-    this.#more = h('button', { type: 'button', class: 'more', hidden: true, onclick: () => void this.#loadMore() }, t.loadMore);
-    this.#newButton = h('button', { type: 'button', class: 'new', onclick: () => this.#showIncoming() });
-    this.#updateNew();
-    this.#root.replaceChildren(
-      h('style', {}, STYLES),
-      h(
-        'section',
-        { 'aria-label': t.heading },
-        h('div', { class: 'top' }, h('h2', {}, t.heading), h('div', {}, h('label', { for: sortId }, t.sortBy), sort)),
-        composer,
-        this.#status,
-        this.#newButton,
-        this.#announcer,
-        this.#list,
-        this.#more,
-      ),
-    );
+    const asked = this.#askedLocale;
+    this.#api = new Api(ParleyComments.apiBase, this.getAttribute('session-token') || stored, asked);
+    // The file of a language the element or the page names comes in parallel with the settings.
+    const file = asked && localeFile(ParleyComments.localesUrl, asked);
+    let composer: HTMLElement | null = null;
     try {
-      if (!this.getAttribute('session-token') && this.getAttribute('sso-token')) this.#api = new Api(ParleyComments.apiBase, await this.#ssoSession());
-      const [settings, page] = await Promise.all([
-        this.#widgetSettings(),
-        this.#api.call<CommentPage>('GET', this.#listPath(1)),
-      ]);
+      if (!this.getAttribute('session-token') && this.getAttribute('sso-token')) this.#api = new Api(ParleyComments.apiBase, await this.#ssoSession(), asked);
+      const listed = this.#api.call<CommentPage>('GET', this.#listPath(1));
+      // Awaited once the widget is drawn; a failure of the settings too is said once, below.
+      listed.catch(() => undefined);
+      const settings = await this.#widgetSettings(asked);
+      const locale = asked ?? matchLocale(settings.site.language) ?? 'en';
+      const messages = await (file || localeFile(ParleyComments.localesUrl, locale));
       if (generation !== this.#generation) return;
-      const arrived = performance.now();
+      // Drawn once its words are known, the site's own among them: no word shows in another language first.
+      this.#speak(locale, messages, settings.strings);
       this.#settings = settings;
-      this.#guestForm = settings.form && new GuestForm(settings.form, () => this.#widgetSettings().then((fresh) => fresh.form));
+      this.#guestForm = settings.form && new GuestForm(settings.form, () => this.#widgetSettings(null).then((fresh) => fresh.form));
+      composer = this.#draw();
       composer.append(this.#composer());
       if (this.#focusAfterLoad) composer.querySelector<HTMLElement>(`[data-k="${this.#focusAfterLoad}"]`)?.focus();
       this.#focusAfterLoad = null;
+      const page = await listed;
+      if (generation !== this.#generation) return;
+      const arrived = performance.now();
       this.#showPage(page, true);
       this.#openOnLinkedComment();
       this.renderTime = performance.now() - arrived;
@@ -252,9 +246,59 @@ export class ParleyComments extends HTMLElement {
         storeSession(this.#siteId, null);
         return ParleyComments.#sessionChanged(this.#siteId);
       }
+      if (!composer) {
+        const messages = file ? await file : {};
+        if (generation !== this.#generation) return;
+        this.#speak(asked ?? 'en', messages, {});
+        this.#draw();
+      }
       this.#showProblem(this.#status, error);
-      this.#status.append(' ', h('button', { type: 'button', onclick: () => this.#schedule() }, t.retry));
+      this.#status.append(h('button', { type: 'button', class: 'retry', onclick: () => this.#schedule() }, this.#t('retry')));
     }
+  }
+
+  /** The language the element, or else the page, names where Parley speaks it; null leaves it to the site's setting. */
+  get #askedLocale(): Locale | null {
+    return matchLocale(this.getAttribute('lang')) ?? matchLocale(this.parentElement?.closest('[lang]')?.getAttribute('lang'));
+  }
+
+  /** Takes the words of `locale`: its file's over English, the site's own over those; API calls say it. */
+  #speak(locale: Locale, file: Messages, site: Messages): void {
+    this.#lang = locale;
+    this.#messages = wordsFor(locale, file, site);
+    this.#t = translator(locale, this.#messages);
+    this.#api = this.#api.speaking(locale);
+  }
+
+  /** Draws the widget's frame in its language and direction; the composer goes in the returned element. */
+  #draw(): HTMLElement {
+    const t = this.#t;
+    const sortId = `parley-sort-${++uniqueId}`;
+    const sort = h(
+      'select',
+      { id: sortId, onchange: () => ((this.#sort = sort.value as Sort), void this.#reloadList()) },
+      ...SORTS.map((value) => h('option', { value, selected: value === this.#sort }, t(`sort_${value}`))),
+    );
+    const composer = h('div');
+    this.#list = h('div');
+    this.#status = h('p', { class: 'msg', role: 'status', tabindex: -1 }, t('loading'));
+    this.#more = h('button', { type: 'button', class: 'more', hidden: true, onclick: () => void this.#loadMore() }, t('loadMore'));
+    this.#newButton = h('button', { type: 'button', class: 'new', onclick: () => this.#showIncoming() });
+    this.#announcer = h('p', { class: 'sr', 'aria-live': 'polite' });
+    this.#updateNew();
+    this.#frame = h(
+      'section',
+      { 'aria-label': t('heading'), lang: this.#lang, dir: direction(this.#lang) },
+      h('div', { class: 'top' }, h('h2', {}, t('heading')), h('div', {}, h('label', { for: sortId }, t('sortBy')), sort)),
+      composer,
+      this.#status,
+      this.#newButton,
+      this.#announcer,
+      this.#list,
+      this.#more,
+    );
+    this.#root.replaceChildren(h('style', {}, STYLES), this.#frame);
+    return composer;
   }
 
   /** The session for the `sso-token` attribute: the token is exchanged once for a session token. */
@@ -311,15 +355,16 @@ export class ParleyComments extends HTMLElement {
     if (this.#incoming.some((waiting) => waiting.id === comment.id)) return;
     this.#incoming.push(comment);
     this.#updateNew();
+    this.#announcer.textContent = this.#t('liveAnnounce', { count: this.#incoming.length });
   }
 
   /** Space for the button is always kept, so the thread below never moves when it appears. */
   #updateNew(): void {
     const count = this.#incoming.length;
-    this.#newButton.textContent = count === 1 ? this.#t.newComment : format(this.#t.newComments, { count: String(count) });
+    this.#newButton.textContent = this.#t('newComments', { count });
     this.#newButton.setAttribute('aria-hidden', String(count === 0));
     this.#newButton.disabled = count === 0;
-    this.#announcer.textContent = count === 0 ? '' : this.#newButton.textContent;
+    if (count === 0) this.#announcer.textContent = '';
   }
 
   #showIncoming(): void {
@@ -395,7 +440,7 @@ export class ParleyComments extends HTMLElement {
 
   #updateFooter(): void {
     this.#status.className = 'msg';
-    this.#status.textContent = this.#list.childElementCount === 0 ? this.#t.empty : '';
+    this.#status.textContent = this.#list.childElementCount === 0 ? this.#t('empty') : '';
     this.#more.hidden = this.#page * PAGE_SIZE >= this.#total;
   }
 
@@ -410,8 +455,8 @@ export class ParleyComments extends HTMLElement {
       notice,
       this.#reader(),
       this.#form({
-        label: this.#t.write,
-        submit: this.#t.post,
+        label: this.#t('write'),
+        submit: this.#t('post'),
         guestName: !viewer.signed_in,
         notify: this.#settings.mail.enabled,
         onSubmit: async (content, name, website, notify) => {
@@ -450,17 +495,17 @@ export class ParleyComments extends HTMLElement {
         'div',
         { class: 'reader' },
         picture,
-        viewer.name && h('p', { class: 'who' }, format(t.signedInAs, { name: viewer.name })),
-        viewer.user_id && dialogButton('account', t.yourAccount, (dialogs) => dialogs.openAccount(this.#dialogHost())),
-        viewer.user_id && this.#keepsSession && button('sign-out', t.signOut, () => this.#signOut(null), false),
+        viewer.name && h('p', { class: 'who' }, t('signedInAs', { name: viewer.name })),
+        viewer.user_id && dialogButton('account', t('yourAccount'), (dialogs) => dialogs.openAccount(this.#dialogHost())),
+        viewer.user_id && this.#keepsSession && button('sign-out', t('signOut'), () => this.#signOut(null), false),
         message,
       );
     }
     const offered = this.#keepsSession && (signIn.email || signIn.providers.length > 0);
-    if (!offered) return site.allow_guests ? null : h('p', { class: 'who' }, t.signInToComment);
-    const sign = dialogButton('sign-in', t.signIn, (dialogs) => dialogs.openSignIn(this.#dialogHost()));
+    if (!offered) return site.allow_guests ? null : h('p', { class: 'who' }, t('signInToComment'));
+    const sign = dialogButton('sign-in', t('signIn'), (dialogs) => dialogs.openSignIn(this.#dialogHost()));
     sign.className = 'primary';
-    return h('div', { class: 'reader' }, h('p', { class: 'who' }, site.allow_guests ? t.signInHint : t.signInToComment), sign, message);
+    return h('div', { class: 'reader' }, h('p', { class: 'who' }, site.allow_guests ? t('signInHint') : t('signInToComment')), sign, message);
   }
 
   /**
@@ -477,7 +522,7 @@ export class ParleyComments extends HTMLElement {
       dialogs = await loadDialogs(ParleyComments.dialogsUrl);
     } catch {
       message.className = 'msg error';
-      message.textContent = this.#t.dialogUnavailable;
+      message.textContent = this.#t('dialogUnavailable');
       return;
     } finally {
       button.removeAttribute('aria-busy');
@@ -488,13 +533,14 @@ export class ParleyComments extends HTMLElement {
   #dialogHost(): DialogHost {
     const siteId = this.#siteId;
     return {
-      kit: { h, modal, submitted, fullDate, relativeTime, format, showProblem },
+      kit: { h, modal, submitted, fullDate, relativeTime, translator, showProblem },
       api: this.#api,
       t: this.#t,
+      messages: this.#messages,
       lang: this.#lang,
       siteId,
       settings: this.#settings,
-      root: this.#root,
+      root: this.#frame,
       ownSession: this.#keepsSession,
       signedIn: (token) => {
         this.#focusAfterLoad = 'account';
@@ -516,8 +562,10 @@ export class ParleyComments extends HTMLElement {
     ParleyComments.#sessionChanged(siteId);
   }
 
-  #widgetSettings(): Promise<WidgetSettings> {
-    return this.#api.call<WidgetSettings>('GET', `/v1/widget?site_id=${encodeURIComponent(this.#siteId)}`);
+  /** The site's settings, and its own words for `lang` (else for its default language). */
+  #widgetSettings(lang: Locale | null): Promise<WidgetSettings> {
+    const query = new URLSearchParams({ site_id: this.#siteId, ...(lang && { lang }) });
+    return this.#api.call<WidgetSettings>('GET', `/v1/widget?${query}`);
   }
 
   async #post(content: string, name: string, website: string, parentId: string | null, notify: NotifyWish): Promise<Comment> {
@@ -536,7 +584,7 @@ export class ParleyComments extends HTMLElement {
   #form(options: FormOptions): HTMLFormElement {
     const t = this.#t;
     const id = `parley-${++uniqueId}`;
-    const text = h('textarea', { id, name: 'content', required: true, maxlength: MAX_CONTENT, rows: 3 });
+    const text = h('textarea', { id, name: 'content', required: true, maxlength: MAX_CONTENT, rows: 3, dir: 'auto' });
     text.value = options.initial ?? '';
     const editing = editor({
       field: text,
@@ -546,7 +594,7 @@ export class ParleyComments extends HTMLElement {
       participants: this.#participants(),
       send: () => form.requestSubmit(),
     });
-    const name = options.guestName ? h('input', { id: `${id}-name`, name: 'author_name', autocomplete: 'nickname', maxlength: 100 }) : null;
+    const name = options.guestName ? h('input', { id: `${id}-name`, name: 'author_name', autocomplete: 'nickname', maxlength: 100, dir: 'auto' }) : null;
     const notify = options.notify ? this.#notifyFields(id) : null;
     // The honeypot: out of sight and out of the tab order, so people leave it empty; form-filling bots fill it in.
     const website = options.guestName ? h('input', { id: `${id}-website`, name: 'website', type: 'text', tabindex: -1, autocomplete: 'off' }) : null;
@@ -560,14 +608,14 @@ export class ParleyComments extends HTMLElement {
     const form = h(
       'form',
       { onsubmit: submitted(send, (error) => this.#showProblem(message, error)) },
-      name && h('label', { for: name.id }, t.guestName),
+      name && h('label', { for: name.id }, t('guestName')),
       name,
       website && h('div', { class: 'hp', 'aria-hidden': 'true' }, h('label', { for: website.id }, 'Website'), website),
       h('label', { for: id }, options.label),
       editing.element,
       notify?.fields,
       h('button', { type: 'submit', class: 'primary' }, options.submit),
-      options.onCancel && h('button', { type: 'button', onclick: options.onCancel }, t.cancel),
+      options.onCancel && h('button', { type: 'button', onclick: options.onCancel }, t('cancel')),
       message,
     );
     // Escape closes a reply or an edit, unless it closed the mention suggestions first.
@@ -602,14 +650,14 @@ export class ParleyComments extends HTMLElement {
     const { address_known: known, notify_replies: ticked } = this.#settings.mail;
     const box = h('input', { id: `${id}-notify`, type: 'checkbox', name: 'notify_replies', class: 'check', checked: ticked });
     const email = !known ? h('input', { id: `${id}-email`, type: 'email', name: 'email', autocomplete: 'email', maxlength: 254 }) : null;
-    const asked = email && h('div', { hidden: !ticked }, h('label', { for: email.id }, t.notifyEmail), email);
+    const asked = email && h('div', { hidden: !ticked }, h('label', { for: email.id }, t('notifyEmail')), email);
     if (email) email.required = ticked;
     box.addEventListener('change', () => {
       if (!email || !asked) return;
       asked.hidden = !box.checked;
       email.required = box.checked;
     });
-    const fields = h('div', { class: 'notify' }, h('p', {}, box, h('label', { for: box.id }, t.notifyReplies)), asked);
+    const fields = h('div', { class: 'notify' }, h('p', {}, box, h('label', { for: box.id }, t('notifyReplies'))), asked);
     // Unticked, a reader whose default is on says so; otherwise nothing is sent.
     return { fields, wish: () => (box.checked ? { notify_replies: true, ...(email && { email: email.value.trim() }) } : ticked ? { notify_replies: false } : {}) };
   }
@@ -631,11 +679,11 @@ export class ParleyComments extends HTMLElement {
     entry.element.append(entry.body, entry.replies);
     const cursor = comment.next_cursor;
     if (cursor) {
-      const more: HTMLButtonElement = h('button', { type: 'button', class: 'more', onclick: () => void this.#showMoreReplies(entry, more) }, this.#t.moreReplies);
+      const more: HTMLButtonElement = h('button', { type: 'button', class: 'more', onclick: () => void this.#showMoreReplies(entry, more) }, this.#t('moreReplies'));
       more.dataset.after = cursor;
       entry.element.append(more);
     } else if (comment.has_more_replies) {
-      const more: HTMLButtonElement = h('button', { type: 'button', class: 'more', onclick: () => void this.#showAllReplies(entry, more) }, this.#t.moreReplies);
+      const more: HTMLButtonElement = h('button', { type: 'button', class: 'more', onclick: () => void this.#showAllReplies(entry, more) }, this.#t('moreReplies'));
       entry.element.append(more);
     }
     return entry.element;
@@ -652,21 +700,21 @@ export class ParleyComments extends HTMLElement {
       h(
         'div',
         { class: 'meta' },
-        !comment.is_deleted && h('span', { class: 'author' }, comment.author_name),
+        !comment.is_deleted && h('bdi', { class: 'author' }, comment.author_name),
         ...(comment.is_deleted ? [] : comment.author_badges.map((badge) => h('span', { class: 'badge author-badge' }, this.#authorBadge(badge)))),
         // Anyone can post under any name as a guest: the marker says nobody vouches for this one.
-        !comment.is_deleted && comment.author_is_guest && h('span', { class: 'badge guest' }, t.guest, h('span', { class: 'sr' }, ` (${t.guestHint})`)),
+        !comment.is_deleted && comment.author_is_guest && h('span', { class: 'badge guest' }, t('guest'), ' ', h('span', { class: 'sr' }, t('guestHint'))),
         h('time', { datetime: comment.created_at, title: fullDate(comment.created_at, this.#lang) }, relativeTime(comment.created_at, this.#lang)),
-        comment.is_edited && !comment.is_deleted && h('span', {}, `· ${t.edited}`),
+        comment.is_edited && !comment.is_deleted && h('span', { class: 'edited' }, t('edited')),
         badge && h('span', { class: 'badge' }, badge),
-        comment.pinned && h('span', { class: 'badge pinned' }, t.pinned),
+        comment.pinned && h('span', { class: 'badge pinned' }, t('pinned')),
       ),
       comment.is_deleted
-        ? h('p', { class: 'text deleted' }, t.deleted)
+        ? h('p', { class: 'text deleted' }, t('deleted'))
         : // A comment an instance of the previous release wrote during an upgrade has no HTML: its text, as text.
           comment.content_html === null
-          ? h('div', { class: 'text content' }, comment.content ?? '')
-          : showHtml(h('div', { class: 'text content' }), comment.content_html),
+          ? h('div', { class: 'text content', dir: 'auto' }, comment.content ?? '')
+          : showHtml(h('div', { class: 'text content', dir: 'auto' }), comment.content_html),
       ...(comment.is_deleted ? [] : this.#actions(entry)),
       entry.slot,
       entry.message,
@@ -676,7 +724,8 @@ export class ParleyComments extends HTMLElement {
 
   /** Parley's own badges in the reader's language; a label the site gave the author, as the site wrote it. */
   #authorBadge(badge: string): string {
-    return (this.#t as Record<string, string>)[`badge_${badge}`] ?? badge;
+    const key = `badge_${badge}`;
+    return this.#t.has(key) ? this.#t(key) : badge;
   }
 
   /**
@@ -697,7 +746,9 @@ export class ParleyComments extends HTMLElement {
       : comment.status === 'pending'
         ? 'pending'
         : null;
-    return state === null ? null : ((this.#t as Record<string, string>)[`status_${state}`] ?? state);
+    if (state === null) return null;
+    const key = `status_${state}`;
+    return this.#t.has(key) ? this.#t(key) : state;
   }
 
   #actions(entry: Entry): HTMLElement[] {
@@ -707,48 +758,48 @@ export class ParleyComments extends HTMLElement {
     const button = (key: string, label: Node | string, onclick: () => unknown, pressed?: boolean, ...rest: Array<Node | string>) =>
       h('button', { type: 'button', 'data-k': key, 'aria-pressed': pressed === undefined ? null : String(pressed), onclick: () => void onclick() }, label, ...rest);
     const parts: HTMLElement[] = [];
-    for (const [type, symbol, label, count] of [
-      ['up', '▲', t.upvote, comment.upvotes],
-      ['down', '▼', t.downvote, comment.downvotes],
+    for (const [type, symbol, label, counted, count] of [
+      ['up', '▲', t('upvote'), t('upvoteCount', { count: comment.upvotes }), comment.upvotes],
+      ['down', '▼', t('downvote'), t('downvoteCount', { count: comment.downvotes }), comment.downvotes],
     ] as const) {
-      const glyph = h('span', { 'aria-hidden': 'true' }, `${symbol} `);
+      // Seen: the arrow and the number; heard: the action and the count in words.
+      const shown = [h('span', { 'aria-hidden': 'true' }, symbol), h('span', { 'aria-hidden': 'true' }, numberText(count, this.#lang)), h('span', { class: 'sr' }, counted)];
       parts.push(
         viewer.signed_in
-          ? button(type, glyph, () => this.#vote(entry, type), comment.user_vote === type, h('span', { class: 'sr' }, `${label} `), String(count))
-          : h('span', { class: 'count' }, glyph, String(count), h('span', { class: 'sr' }, ` ${type === 'up' ? t.upvotes : t.downvotes}`)),
+          ? button(type, h('span', { class: 'sr' }, label), () => this.#vote(entry, type), comment.user_vote === type, h('span', { class: 'tally' }, ...shown))
+          : h('span', { class: 'count tally' }, ...shown),
       );
     }
     for (const type of new Set([...site.reactions, ...Object.keys(comment.reaction_counts)])) {
       const count = comment.reaction_counts[type] ?? 0;
-      const label = (t as Record<string, string>)[`reaction_${type}`] ?? type;
-      const text = count > 0 ? `${label} ${count}` : label;
+      const key = `reaction_${type}`;
+      // A reaction Parley names, in the reader's language; a site's own, as the site wrote it. The number stands apart.
+      const label = [h('span', {}, t.has(key) ? t(key) : type), count > 0 && h('span', {}, numberText(count, this.#lang))];
       if (viewer.signed_in && site.reactions.includes(type)) {
-        parts.push(button(`react-${type}`, text, () => this.#react(entry, type), comment.user_reaction === type));
+        parts.push(button(`react-${type}`, h('span', { class: 'tally' }, ...label), () => this.#react(entry, type), comment.user_reaction === type));
       } else if (count > 0) {
-        parts.push(h('span', { class: 'count' }, text));
+        parts.push(h('span', { class: 'count tally' }, ...label));
       }
     }
     parts.push(h('span', { class: 'sep', 'aria-hidden': 'true' }));
-    if (viewer.signed_in || site.allow_guests) parts.push(button('reply', t.reply, () => this.#openReply(entry)));
-    if (this.#editable(comment)) parts.push(button('edit', t.edit, () => this.#openEdit(entry)));
-    if (comment.user_is_author || viewer.moderator) parts.push(button('delete', t.delete, () => this.#confirmDelete(entry)));
-    if (!comment.user_is_author) parts.push(button('flag', t.flag, () => this.#flag(entry)));
+    if (viewer.signed_in || site.allow_guests) parts.push(button('reply', t('reply'), () => this.#openReply(entry)));
+    if (this.#editable(comment)) parts.push(button('edit', t('edit'), () => this.#openEdit(entry)));
+    if (comment.user_is_author || viewer.moderator) parts.push(button('delete', t('delete'), () => this.#confirmDelete(entry)));
+    if (!comment.user_is_author) parts.push(button('flag', t('flag'), () => this.#flag(entry)));
     if (!viewer.moderator) return [h('div', { class: 'actions' }, ...parts)];
-    parts.push(button('mod', t.moderate, () => ((entry.moderating = !entry.moderating), this.#fillBody(entry))));
+    parts.push(button('mod', t('moderate'), () => ((entry.moderating = !entry.moderating), this.#fillBody(entry))));
     parts[parts.length - 1].setAttribute('aria-expanded', String(entry.moderating));
     if (!entry.moderating) return [h('div', { class: 'actions' }, ...parts)];
     const { status, moderation_status: hidden } = comment;
-    const offered = {
+    const offered: Record<Moderation, boolean> = {
       approve: status !== 'published',
       remove: status !== 'removed',
       spam: status !== 'spam',
       shadow_ban: hidden !== 'shadow_banned',
       unhide: hidden === 'shadow_banned',
     };
-    const moderation = Object.entries(offered)
-      .filter(([, shown]) => shown)
-      .map(([action]) => button(`mod-${action}`, (t as Record<string, string>)[`mod_${action}`], () => this.#moderate(entry, action)));
-    return [h('div', { class: 'actions' }, ...parts), h('div', { class: 'actions mod', role: 'group', 'aria-label': t.moderate }, ...moderation)];
+    const moderation = MODERATIONS.filter((action) => offered[action]).map((action) => button(`mod-${action}`, t(`mod_${action}`), () => this.#moderate(entry, action)));
+    return [h('div', { class: 'actions' }, ...parts), h('div', { class: 'actions mod', role: 'group', 'aria-label': t('moderate') }, ...moderation)];
   }
 
   /** Runs one call for a comment; a failure becomes the comment's inline message. */
@@ -789,20 +840,24 @@ export class ParleyComments extends HTMLElement {
 
   async #flag(entry: Entry): Promise<void> {
     if (await this.#attempt(entry, () => this.#api.call('POST', `/v1/comments/${entry.data.id}/flag`, {}))) {
-      entry.message.textContent = this.#t.flagged;
+      entry.message.textContent = this.#t('flagged');
     }
   }
 
-  async #moderate(entry: Entry, action: string): Promise<void> {
+  async #moderate(entry: Entry, action: Moderation): Promise<void> {
     const result = await this.#attempt(entry, () =>
       this.#api.call<Pick<Comment, 'status' | 'moderation_status'>>('PATCH', `/v1/comments/${entry.data.id}/moderate`, { action }),
     );
     if (!result) return;
     // A shadow ban and its lifting change every comment of the author, so the thread is read again.
-    if (action === 'shadow_ban' || action === 'unhide') return this.#reloadList();
-    Object.assign(entry.data, { status: result.status, moderation_status: result.moderation_status });
-    this.#fillBody(entry);
-    entry.message.textContent = format(this.#t.moderated, { action: (this.#t as Record<string, string>)[`mod_${action}`] });
+    if (action === 'shadow_ban' || action === 'unhide') {
+      await this.#reloadList();
+    } else {
+      Object.assign(entry.data, { status: result.status, moderation_status: result.moderation_status });
+      this.#fillBody(entry);
+    }
+    const done = this.#entries.get(entry.data.id);
+    if (done) done.message.textContent = this.#t(`moderated_${action}`);
   }
 
   /** Opens a form (or a confirmation) under a comment; closing it gives the focus back to its button. */
@@ -820,8 +875,8 @@ export class ParleyComments extends HTMLElement {
     const close = this.#open(
       entry,
       this.#form({
-        label: format(this.#t.replyTo, { name: entry.data.author_name }),
-        submit: this.#t.sendReply,
+        label: this.#t('replyTo', { name: entry.data.author_name }),
+        submit: this.#t('sendReply'),
         guestName: !this.#settings.viewer.signed_in,
         notify: this.#settings.mail.enabled,
         onCancel: () => close(),
@@ -844,8 +899,8 @@ export class ParleyComments extends HTMLElement {
     const close = this.#open(
       entry,
       this.#form({
-        label: this.#t.editLabel,
-        submit: this.#t.save,
+        label: this.#t('editLabel'),
+        submit: this.#t('save'),
         initial: entry.data.content ?? '',
         guestName: false,
         onCancel: () => close(),
@@ -882,10 +937,10 @@ export class ParleyComments extends HTMLElement {
       entry,
       h(
         'div',
-        { role: 'group', 'aria-label': t.confirmDelete },
-        h('span', {}, `${t.confirmDelete} `),
-        h('button', { type: 'button', 'data-first': true, onclick: () => void remove() }, t.yesDelete),
-        h('button', { type: 'button', onclick: () => close() }, t.cancel),
+        { class: 'ask', role: 'group', 'aria-label': t('confirmDelete') },
+        h('span', {}, t('confirmDelete')),
+        h('button', { type: 'button', 'data-first': true, onclick: () => void remove() }, t('yesDelete')),
+        h('button', { type: 'button', onclick: () => close() }, t('cancel')),
       ),
       'delete',
     );

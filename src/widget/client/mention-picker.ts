@@ -1,6 +1,6 @@
 /// <reference lib="dom" />
 import { h } from './dom.ts';
-import { format, type WidgetStrings } from './strings.ts';
+import type { Translate } from './strings.ts';
 import { applyEdit } from './text-edits.ts';
 
 /** A person who wrote in the thread (GET /v1/comments/participants). */
@@ -34,9 +34,9 @@ export class MentionPicker {
   constructor(
     private readonly field: HTMLTextAreaElement,
     private readonly participants: () => Promise<Participant[]>,
-    private readonly t: WidgetStrings,
+    private readonly t: Translate,
   ) {
-    this.list = h('ul', { id: `parley-mentions-${++lists}`, class: 'mentions', role: 'listbox', 'aria-label': t.mentionList, hidden: true });
+    this.list = h('ul', { id: `parley-mentions-${++lists}`, class: 'mentions', role: 'listbox', 'aria-label': t('mentionList'), hidden: true });
     field.setAttribute('aria-autocomplete', 'list');
     field.setAttribute('aria-haspopup', 'listbox');
     field.setAttribute('aria-controls', this.list.id);
@@ -79,13 +79,13 @@ export class MentionPicker {
         h(
           'li',
           // The field keeps the focus: a click chooses without taking it away.
-          { id: `${this.list.id}-${index}`, role: 'option', onmousedown: (event) => event.preventDefault(), onclick: () => this.#choose(person) },
+          { id: `${this.list.id}-${index}`, role: 'option', onmousedown: (event) => event.preventDefault(), onclick: () => this.#choose(person), dir: 'auto' },
           person.name,
         ),
       ),
     );
     this.list.hidden = false;
-    this.status.textContent = format(this.t.mentionsFound, { count: this.#matches.length });
+    this.status.textContent = this.t('mentionsFound', { count: this.#matches.length });
     this.#highlight(0);
   }
 

@@ -17,7 +17,7 @@ function fromPopup(event: MessageEvent): void {
     host.signedIn(data.session.token);
   } else if (data?.type === 'parley:sign-in-error') {
     waiting.message.className = 'msg error';
-    waiting.message.textContent = waiting.host.kit.format(waiting.host.t.signInFailed, { detail: String(data.detail ?? '') });
+    waiting.message.textContent = waiting.host.t('signInFailed', { detail: String(data.detail ?? '') });
   }
 }
 
@@ -39,7 +39,7 @@ function startProvider(host: OpenDialogHost, providerId: string, message: HTMLEl
 
 /** The address, then the code mailed to it (and a name, for a reader who is new here). */
 function emailSteps(host: OpenDialogHost, message: HTMLElement, first: boolean): HTMLElement {
-  const { h, submitted, showProblem, format } = host.kit;
+  const { h, submitted, showProblem } = host.kit;
   const t = host.t;
   const steps = h('div');
   const failed = (error: unknown) => showProblem(message, error, t);
@@ -53,13 +53,13 @@ function emailSteps(host: OpenDialogHost, message: HTMLElement, first: boolean):
       askCode(email, Math.round(sent.expires_in / 60));
     };
     steps.replaceChildren(
-      h('form', { onsubmit: submitted(send, failed) }, h('label', { for: id }, t.yourEmail), address, h('button', { type: 'submit', class: 'primary' }, t.emailCode)),
+      h('form', { onsubmit: submitted(send, failed) }, h('label', { for: id }, t('yourEmail')), address, h('button', { type: 'submit', class: 'primary' }, t('emailCode'))),
     );
     return address;
   };
   const askCode = (email: string, minutes: number) => {
     const id = `parley-code-${++fieldIds}`;
-    const sent = h('p', { id: `${id}-sent` }, format(t.codeSent, { email, minutes }));
+    const sent = h('p', { id: `${id}-sent` }, t('codeSent', { email, minutes }));
     const code = h('input', { id, name: 'code', inputmode: 'numeric', autocomplete: 'one-time-code', pattern: '[0-9]{6}', maxlength: 6, required: true, 'aria-describedby': sent.id });
     const name = h('input', { id: `${id}-name`, name: 'name', autocomplete: 'nickname', maxlength: 100 });
     const verify = async () => {
@@ -72,19 +72,19 @@ function emailSteps(host: OpenDialogHost, message: HTMLElement, first: boolean):
       host.signedIn(session.token);
     };
     // A wrong, used or expired code: the server's problems differ, the reader's next step does not.
-    const refused = (error: unknown) => showProblem(message, error, t, (problem) => (['rate_limited', 'validation_failed', 'network'].includes(problem.code) ? null : t.error_code_refused));
+    const refused = (error: unknown) => showProblem(message, error, t, (problem) => (['rate_limited', 'validation_failed', 'network'].includes(problem.code) ? null : t('error_code_refused')));
     message.textContent = '';
     steps.replaceChildren(
       h(
         'form',
         { onsubmit: submitted(verify, refused) },
         sent,
-        h('label', { for: id }, t.code),
+        h('label', { for: id }, t('code')),
         code,
-        h('label', { for: name.id }, t.firstName),
+        h('label', { for: name.id }, t('firstName')),
         name,
-        h('button', { type: 'submit', class: 'primary' }, t.verify),
-        h('button', { type: 'button', onclick: () => ((message.textContent = ''), askAddress(email).focus()) }, t.otherAddress),
+        h('button', { type: 'submit', class: 'primary' }, t('verify')),
+        h('button', { type: 'button', onclick: () => ((message.textContent = ''), askAddress(email).focus()) }, t('otherAddress')),
       ),
     );
     code.focus();
@@ -95,19 +95,19 @@ function emailSteps(host: OpenDialogHost, message: HTMLElement, first: boolean):
 
 /** The "Sign in" dialog: the site's providers, then a code by email where the site offers it. */
 export function openSignIn(host: OpenDialogHost): void {
-  const { h, modal, format } = host.kit;
+  const { h, modal } = host.kit;
   const t = host.t;
   const { providers, email } = host.settings.sign_in;
   const message = h('p', { class: 'msg', role: 'alert' });
   const buttons = providers.map((provider, index) =>
-    h('button', { type: 'button', class: 'provider', autofocus: index === 0, onclick: () => startProvider(host, provider.id, message) }, format(t.continueWith, { provider: provider.name })),
+    h('button', { type: 'button', class: 'provider', autofocus: index === 0, onclick: () => startProvider(host, provider.id, message) }, t('continueWith', { provider: provider.name })),
   );
   modal(
     host.root,
-    t.signInTitle,
-    t.close,
+    t('signInTitle'),
+    t('close'),
     buttons.length > 0 && h('div', { class: 'providers' }, ...buttons),
-    buttons.length > 0 && email && h('p', { class: 'or' }, t.or),
+    buttons.length > 0 && email && h('p', { class: 'or' }, t('or')),
     email && emailSteps(host, message, buttons.length === 0),
     message,
   );

@@ -1,125 +1,62 @@
-import type { DialogStrings } from './dialog-strings.ts';
+import { TYPE } from '@formatjs/icu-messageformat-parser';
+import { formatMessage, type Message, type Values } from '../../i18n/runtime.ts';
+import { matchLocale, type Locale } from '../../i18n/locales.ts';
+import ENGLISH from '../locales/en.json' with { type: 'json' };
+
+/** The widget's messages, by key (src/widget/locales/en.json); bundled, they arrive compiled. */
+export type WidgetKey = keyof typeof ENGLISH;
+/** The sign-in and account dialogs' messages, which travel in the dialogs' module, not in embed.js. */
+export type DialogKey = keyof typeof import('../locales/dialogs/en.json');
+/** A table of messages: the locale file's, the site's, a page's own, laid over English. */
+export type Messages = Record<string, Message>;
+
+/** Formats one message of a table in the reader's language. */
+export interface Translate<K extends string = WidgetKey> {
+  (key: K, values?: Values): string;
+  /** Whether a key named at run time (`badge_${label}`) is a message. */
+  has(key: string): key is K;
+}
+
+export function translator<K extends string>(locale: string, messages: Messages): Translate<K> {
+  const t = (key: K, values?: Values) => formatMessage(locale, messages[key], values);
+  return Object.assign(t, { has: (key: string): key is K => Object.hasOwn(messages, key) });
+}
+
+/** Messages a page's script set per locale (`ParleyComments.setStrings`), laid over everything else. */
+const pageTables = new Map<string, Messages>();
 
 /**
- * Every word the widget shows, in English; `ParleyComments.setStrings(lang, {...})` adds or replaces
- * them, and those of the sign-in and account dialogs (dialog-strings.ts, loaded with the dialogs).
+ * A page's own words for a language: text shown as given, with simple placeholders (`Reply to
+ * {name}`). embed.js holds no ICU parser: plurals are reworded in the site's settings, which the
+ * server compiles. A tag Parley does not speak keeps its words under its own name, where no widget looks.
  */
-export const ENGLISH = {
-  heading: 'Comments',
-  sortBy: 'Sort by',
-  sort_newest: 'Newest',
-  sort_oldest: 'Oldest',
-  sort_top: 'Top',
-  sort_best: 'Best',
-  loading: 'Loading comments…',
-  empty: 'No comments yet. Start the conversation.',
-  write: 'Write a comment',
-  guestName: 'Your name (optional)',
-  notifyReplies: 'Email me replies',
-  notifyEmail: 'Your email (only for reply mails; you confirm it first)',
-  post: 'Post comment',
-  tabWrite: 'Write',
-  tabPreview: 'Preview',
-  formatting: 'Formatting',
-  tool_bold: 'Bold',
-  tool_italic: 'Italic',
-  tool_link: 'Link',
-  tool_quote: 'Quote',
-  tool_code: 'Code',
-  previewLoading: 'Loading the preview…',
-  previewEmpty: 'Nothing to preview yet.',
-  mentionList: 'People to mention',
-  mentionsFound: 'People to mention: {count}. Up and down arrows choose, Enter inserts, Escape closes.',
-  signedInAs: 'Commenting as {name}',
-  signInToComment: 'Sign in to join the conversation.',
-  reply: 'Reply',
-  replyTo: 'Reply to {name}',
-  sendReply: 'Post reply',
-  edit: 'Edit',
-  editLabel: 'Edit your comment',
-  save: 'Save',
-  cancel: 'Cancel',
-  delete: 'Delete',
-  confirmDelete: 'Delete this comment?',
-  yesDelete: 'Yes, delete',
-  flag: 'Report',
-  flagged: 'Reported. Thank you, a moderator will look at it.',
-  deleted: 'This comment was deleted.',
-  edited: 'edited',
-  pinned: 'Pinned',
-  badge_staff: 'Staff',
-  badge_moderator: 'Moderator',
-  badge_verified: 'Verified',
-  guest: 'Guest',
-  guestHint: 'posted without signing in, the name is not verified',
-  upvote: 'Upvote',
-  downvote: 'Downvote',
-  upvotes: 'upvotes',
-  downvotes: 'downvotes',
-  loadMore: 'Load more comments',
-  newComment: 'Show 1 new comment',
-  newComments: 'Show {count} new comments',
-  moreReplies: 'Show more replies',
-  retry: 'Try again',
-  status_pending: 'Awaiting moderation',
-  status_removed: 'Removed',
-  status_spam: 'Spam',
-  status_shadow_banned: 'Shadow-banned',
-  moderate: 'Moderate',
-  mod_approve: 'Approve',
-  mod_remove: 'Remove',
-  mod_spam: 'Spam',
-  mod_shadow_ban: 'Shadow-ban author',
-  mod_unhide: 'Unhide author',
-  moderated: 'Done: {action}.',
-  reaction_funny: 'Funny',
-  reaction_interesting: 'Interesting',
-  reaction_insightful: 'Insightful',
-  signIn: 'Sign in',
-  signInHint: 'Sign in to vote, get replies by email and edit your comments from any device.',
-  dialogUnavailable: 'That did not open: the comment service could not be reached. Check your connection and try again.',
-  yourAccount: 'Your account',
-  signOut: 'Sign out',
-  error_rate_limited: 'You are doing that too often. Try again in {seconds} s.',
-  error_rate_limited_minutes: 'You are doing that too often. Try again in {minutes} minutes.',
-  error_rate_limited_later: 'You are doing that too often. Try again in a moment.',
-  error_validation_failed: 'Please check your text: {detail}',
-  error_banned: 'You are banned from commenting on this site.',
-  error_unauthorized: 'You need to sign in again to do that.',
-  error_forbidden: 'You are not allowed to do that.',
-  error_not_found: 'This comment is no longer available.',
-  error_conflict: 'This comment was deleted in the meantime.',
-  error_payload_too_large: 'That text is too long.',
-  error_edit_window_closed: 'The time for editing this comment has run out, so your changes were not saved. Copy your text if you want to keep it.',
-  error_network: 'The comment service could not be reached. Check your connection and try again.',
-  error_other: 'Something went wrong ({detail}). Please try again.',
-};
-
-/** Every word a site can set: the widget's and its dialogs'. */
-export type Strings = typeof ENGLISH & DialogStrings;
-/** The words embed.js holds: its own, and whichever of the dialogs' the site set. */
-export type WidgetStrings = typeof ENGLISH & Partial<DialogStrings>;
-export type StringKey = keyof Strings;
-
-const tables = new Map<string, Partial<Strings>>([['en', {}]]);
-
-export function setStrings(lang: string, strings: Partial<Strings>): void {
-  const key = lang.toLowerCase();
-  tables.set(key, { ...tables.get(key), ...strings });
-}
-
-/** The table for a language tag (`fr-CA` falls back to `fr`), over English; and the tag it resolved to. */
-export function stringsFor(lang: string): { lang: string; strings: WidgetStrings } {
-  const tag = lang.toLowerCase();
-  for (const candidate of [tag, tag.split('-')[0]]) {
-    const table = tables.get(candidate);
-    if (table) return { lang: candidate, strings: { ...ENGLISH, ...table } };
+export function setStrings(lang: string, strings: Record<string, string>): void {
+  const locale = matchLocale(lang) ?? lang.toLowerCase();
+  const messages: Messages = {};
+  for (const [key, text] of Object.entries(strings)) {
+    const message = pageMessage(text);
+    if (message !== null) messages[key] = message;
   }
-  return { lang: 'en', strings: ENGLISH };
+  pageTables.set(locale, { ...pageTables.get(locale), ...messages });
 }
 
-export function format(template: string, values: Record<string, string | number> = {}): string {
-  return template.replace(/\{(\w+)\}/g, (whole, name: string) => (name in values ? String(values[name]) : whole));
+/**
+ * A page's text as the syntax tree runtime.ts formats: `{name}` is an argument, the rest is text.
+ * Null for other ICU syntax (a plural), which the widget cannot read: that message keeps its words.
+ */
+function pageMessage(text: string): Message | null {
+  const parts = text.split(/\{(\w+)\}/);
+  if (parts.some((part, index) => index % 2 === 0 && /[{}]/.test(part))) return null;
+  if (parts.length === 1) return text;
+  return parts.map((value, index) => (index % 2 === 1 ? { type: TYPE.argument, value } : { type: TYPE.literal, value }));
+}
+
+/**
+ * Every message a widget shows in `locale`: English under the locale file's (a key it lacks stays
+ * English), the site's own words, then the page's. Dialog keys ride along for the dialogs' module.
+ */
+export function wordsFor(locale: Locale, file: Messages, site: Messages): Messages {
+  return { ...ENGLISH, ...file, ...site, ...pageTables.get(locale) };
 }
 
 export interface ProblemLike {
@@ -131,18 +68,19 @@ export interface ProblemLike {
 }
 
 /** The inline message for a failed call: the problem's code picks the words, its details fill them in. */
-export function problemMessage(problem: ProblemLike, strings: WidgetStrings): string {
+export function problemMessage(problem: ProblemLike, t: (key: WidgetKey, values?: Values) => string): string {
   switch (problem.code) {
     case 'rate_limited':
-      if (problem.retryAfter === null) return strings.error_rate_limited_later;
+      if (problem.retryAfter === null) return t('error_rate_limited_later');
       // Limits per hour (sign-in mails) can ask for a long wait: minutes read better than thousands of seconds.
       return problem.retryAfter < 120
-        ? format(strings.error_rate_limited, { seconds: problem.retryAfter })
-        : format(strings.error_rate_limited_minutes, { minutes: Math.ceil(problem.retryAfter / 60) });
+        ? t('error_rate_limited', { seconds: problem.retryAfter })
+        : t('error_rate_limited_minutes', { minutes: Math.ceil(problem.retryAfter / 60) });
     case 'validation_failed':
     case 'invalid_json': {
+      // The server's own words (English), given whole as the message's detail.
       const detail = problem.errors?.length ? problem.errors.map((e) => `${e.path.split('/').pop()} ${e.message}`).join('; ') : problem.detail;
-      return format(strings.error_validation_failed, { detail });
+      return t('error_validation_failed', { detail });
     }
     case 'unauthorized':
     case 'banned':
@@ -152,9 +90,9 @@ export function problemMessage(problem: ProblemLike, strings: WidgetStrings): st
     case 'payload_too_large':
     case 'edit_window_closed':
     case 'network':
-      return strings[`error_${problem.code}`];
+      return t(`error_${problem.code}`);
     default:
-      return format(strings.error_other, { detail: problem.detail || `HTTP ${problem.status}` });
+      return t('error_other', { detail: problem.detail || `HTTP ${problem.status}` });
   }
 }
 

@@ -7,7 +7,8 @@ const DARK = `--parley-bg:#17171c;--parley-fg:#ececf1;--parley-muted:#a9a9b4;--p
 /**
  * Colours and fonts are custom properties on the host, so a page overrides them from outside
  * (`parley-comments { --parley-accent: #c00 }`); light is the default, `theme="auto"` follows the
- * reader's system.
+ * reader's system. Sides are logical (inline-start, inline-end), so a right-to-left widget mirrors;
+ * only the form's hidden field is placed physically, off the page's left, where no scroll reaches.
  */
 export const STYLES = `
 :host{display:block;--parley-bg:#fff;--parley-fg:#1d1d22;--parley-muted:#5a5a66;--parley-accent:#0b57d0;--parley-accent-fg:#fff;
@@ -26,10 +27,10 @@ h2{font-size:1.15em;margin:0}
 .top{display:flex;flex-wrap:wrap;gap:8px 16px;align-items:center;justify-content:space-between;margin-bottom:12px}
 label{font-size:.9em;color:var(--parley-muted)}
 select,textarea,input{font:inherit;color:var(--parley-fg);background:var(--parley-bg);border:1px solid var(--parley-border);border-radius:var(--parley-radius);padding:6px 8px}
-select{margin-left:6px}
+select{margin-inline-start:6px}
 textarea{width:100%;min-height:4.5em;resize:vertical;display:block;margin:4px 0 8px}
 input{width:100%;max-width:20em;display:block;margin:4px 0 8px}
-input.check{display:inline;width:auto;margin:0 6px 0 0;vertical-align:middle}
+input.check{display:inline;width:auto;margin:0;margin-inline-end:6px;vertical-align:middle}
 form{margin:8px 0 12px}
 .who{font-size:.9em;color:var(--parley-muted);margin:0 0 4px}
 button{font:inherit;font-size:.88em;cursor:pointer;color:var(--parley-muted);background:none;border:1px solid transparent;border-radius:var(--parley-radius);padding:2px 6px;min-height:28px}
@@ -44,6 +45,7 @@ button:disabled{opacity:.6;cursor:default}
 .body{padding:2px 0}
 .meta{display:flex;flex-wrap:wrap;gap:4px 8px;align-items:baseline;font-size:.9em;color:var(--parley-muted)}
 .author{font-weight:600;color:var(--parley-fg)}
+.edited::before{content:"·";content:"·"/"";margin-inline-end:8px}
 .badge{font-size:.8em;border:1px solid var(--parley-border);background:var(--parley-surface);color:var(--parley-fg);border-radius:99px;padding:0 8px}
 .badge.pinned{color:var(--parley-accent);border-color:var(--parley-accent);font-weight:600}
 .author-badge{border-radius:4px;padding:0 5px}
@@ -64,9 +66,9 @@ button:disabled{opacity:.6;cursor:default}
 .content{overflow-wrap:anywhere}
 .content>*{margin:0 0 .5em}
 .content>:last-child{margin-bottom:0}
-.content ul,.content ol{padding-left:1.6em}
+.content ul,.content ol{padding-inline-start:1.6em}
 .content li>p{margin:0}
-.content blockquote{padding:0 0 0 10px;border-left:3px solid var(--parley-border);color:var(--parley-muted)}
+.content blockquote{padding:0;padding-inline-start:10px;border-inline-start:3px solid var(--parley-border);color:var(--parley-muted)}
 .content hr{border:0;border-top:1px solid var(--parley-border)}
 .content code{font:.9em/1.45 var(--parley-mono);background:var(--parley-surface);border-radius:4px;padding:1px 4px}
 .content pre{overflow-x:auto;background:var(--parley-surface);border:1px solid var(--parley-border);border-radius:var(--parley-radius);padding:8px 10px;overflow-wrap:normal}
@@ -88,9 +90,12 @@ a{color:var(--parley-accent)}
 .actions{display:flex;flex-wrap:wrap;gap:2px 4px;align-items:center}
 .actions.mod{border:1px dashed var(--parley-border);border-radius:var(--parley-radius);margin:4px 0 0;padding:2px}
 .count{font-size:.88em;color:var(--parley-muted);padding:2px 8px}
+.tally{display:inline-flex;align-items:baseline;gap:4px}
+.ask{display:flex;flex-wrap:wrap;align-items:center;gap:4px 8px}
+.retry{margin-inline-start:8px}
 .sep{width:1px;height:16px;background:var(--parley-border);margin:0 4px}
-.replies{margin-left:10px;padding-left:14px;border-left:2px solid var(--parley-border)}
-.replies .replies .replies .replies .replies{margin-left:0;padding-left:8px}
+.replies{margin-inline-start:10px;padding-inline-start:14px;border-inline-start:2px solid var(--parley-border)}
+.replies .replies .replies .replies .replies{margin-inline-start:0;padding-inline-start:8px}
 .msg{margin:4px 0;font-size:.9em;color:var(--parley-muted)}
 .msg:empty{display:none}
 .msg.error{color:var(--parley-danger)}
@@ -113,7 +118,7 @@ h3{font-size:1.15em;margin:0}
 h4{font-size:1em;margin:0 0 6px}
 dialog input{max-width:none}
 dialog form{margin:0}
-dialog form button{margin:0 8px 0 0}
+dialog form button{margin:0;margin-inline-end:8px}
 .providers{display:grid;gap:8px}
 button.provider{width:100%;min-height:42px;font-size:1em;font-weight:600}
 .or{display:flex;align-items:center;gap:10px;color:var(--parley-muted);margin:14px 0}
@@ -126,13 +131,13 @@ dialog section p{margin:0 0 8px}
 .inline input{flex:1 1 12em;margin:0}
 .ways,.mine{list-style:none;margin:0;padding:0}
 .ways li,.mine li{display:flex;flex-wrap:wrap;gap:2px 10px;align-items:baseline;padding:4px 0}
-.ways li button{margin-left:auto}
+.ways li button{margin-inline-start:auto}
 .mine a{overflow-wrap:anywhere}
 .when{font-size:.85em;color:var(--parley-muted)}
 .leave .actions{gap:8px}
 button.danger,dialog button.danger{color:var(--parley-danger);border-color:var(--parley-danger)}
 .confirm{margin:10px 0 0;padding:10px 12px;border:1px solid var(--parley-danger);border-radius:var(--parley-radius)}
-.confirm button{margin:0 8px 0 0}
+.confirm button{margin:0;margin-inline-end:8px}
 .hp{position:absolute;left:-10000px;width:1px;height:1px;overflow:hidden}
 .sr{position:absolute;width:1px;height:1px;overflow:hidden;clip-path:inset(50%);white-space:nowrap}
 `;
