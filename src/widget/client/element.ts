@@ -773,8 +773,9 @@ export class ParleyComments extends HTMLElement {
     for (const type of new Set([...site.reactions, ...Object.keys(comment.reaction_counts)])) {
       const count = comment.reaction_counts[type] ?? 0;
       const key = `reaction_${type}`;
-      // A reaction Parley names, in the reader's language; a site's own, as the site wrote it. The number stands apart.
-      const label = [h('span', {}, t.has(key) ? t(key) : type), count > 0 && h('span', {}, numberText(count, this.#lang))];
+      // A reaction Parley names, in the reader's language; a site's own, as the site wrote it. The number
+      // stands apart, after a space that keeps the two words apart in the accessible name too.
+      const label = [h('span', {}, t.has(key) ? t(key) : type), count > 0 && ' ', count > 0 && h('span', {}, numberText(count, this.#lang))];
       if (viewer.signed_in && site.reactions.includes(type)) {
         parts.push(button(`react-${type}`, h('span', { class: 'tally' }, ...label), () => this.#react(entry, type), comment.user_reaction === type));
       } else if (count > 0) {
