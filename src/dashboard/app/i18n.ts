@@ -1,4 +1,5 @@
 /// <reference lib="dom" />
+import type { ComponentChild } from 'preact';
 import { useEffect, useState } from 'preact/hooks';
 import { direction, LOCALES, pickLocale, type Locale } from '../../i18n/locales.ts';
 import { formatMessage, type Message, type Values } from '../../i18n/runtime.ts';
@@ -22,6 +23,26 @@ const loading = new Map<Locale, Promise<Catalogue | null>>();
 export function t(key: MessageKey, values?: Values): string {
   const message = messages[key];
   return message === undefined ? formatMessage('en', ENGLISH[key], values) : formatMessage(current, message, values);
+}
+
+// Elements go through formatting as private-use marks (never in a message), then take their places.
+const MARK = '\uE000';
+const MARKED = new RegExp(`${MARK}(\\d+)${MARK}`);
+
+/**
+ * A message with elements inside it (a link, a code sample) as children to draw: the sentence stays
+ * one message, so a translation may put them anywhere. Values that are not elements format as in `t`.
+ */
+export function tx(key: MessageKey, values: Record<string, string | number | ComponentChild>): ComponentChild[] {
+  const elements: ComponentChild[] = [];
+  const plain: Values = {};
+  for (const [name, value] of Object.entries(values)) {
+    if (typeof value === 'string' || typeof value === 'number') plain[name] = value;
+    else plain[name] = `${MARK}${elements.push(value) - 1}${MARK}`;
+  }
+  return t(key, plain)
+    .split(MARKED)
+    .map((part, index) => (index % 2 === 1 ? elements[Number(part)] : part));
 }
 
 export const currentLocale = (): Locale => current;
@@ -88,8 +109,9 @@ export function localeName(locale: Locale): string {
 
 export const LANGUAGES: readonly Locale[] = LOCALES;
 
-const formatters = new Map<string, Intl.DateTimeFormat | Intl.NumberFormat | Intl.RelativeTimeFormat>();
-function cached<F extends Intl.DateTimeFormat | Intl.NumberFormat | Intl.RelativeTimeFormat>(kind: string, options: object, make: () => F): F {
+// Intl formatters are costly to make: one per locale, kind and options.
+const formatters = new Map<string, unknown>();
+function cached<F>(kind: string, options: object, make: () => F): F {
   const key = `${kind}\u0000${current}\u0000${JSON.stringify(options)}`;
   let formatter = formatters.get(key) as F | undefined;
   if (!formatter) formatters.set(key, (formatter = make()));
@@ -109,6 +131,11 @@ export const date = (value: When, options: Intl.DateTimeFormatOptions = { dateSt
 /** A number in the current locale (digits, separators). */
 export function number(value: number, options: Intl.NumberFormatOptions = {}): string {
   return cached('number', options, () => new Intl.NumberFormat(current, options)).format(value);
+}
+
+/** Items as one list in the current locale ("a, b, c"). */
+export function list(items: string[]): string {
+  return cached('list', {}, () => new Intl.ListFormat(current, { type: 'unit', style: 'short' })).format(items);
 }
 
 /** "3 minutes ago" for the last day, the date and time before that. */
