@@ -188,7 +188,7 @@ export async function createApp(config: Config): Promise<FastifyInstance> {
   await app.register(widgetRoutes, { db, eraseGraceMs: config.eraseGraceMs });
   const runner = new ImportRunner(db, config, app.log);
   await app.register(transferRoutes, { db, runner });
-  await app.register(dashboardRoutes, deps);
+  await app.register(dashboardRoutes, { db, localesFolder: config.dashboardLocales });
   await app.register(mailRoutes, deps);
   await app.register(identityProviderRoutes, { db, config });
   await app.register(providerSignInRoutes, { db, config });

@@ -39,6 +39,11 @@ export interface Config {
   webhookAllowPrivate: boolean;
   /** Whether readers' identity providers may be at private or link-local addresses (PARLEY_IDENTITY_ALLOW_PRIVATE, false); this machine's own are always allowed. */
   identityAllowPrivate: boolean;
+  /**
+   * A folder of dashboard message files (`<locale>.json`, PARLEY_DASHBOARD_LOCALES; none by default)
+   * that take the place of Parley's own of the same name: a translator sees their work in place.
+   */
+  dashboardLocales: string | null;
   /** Memory for cached public responses (lists and single comments), in MB (PARLEY_RESPONSE_CACHE_MB, 32); 0 turns the cache off. */
   responseCacheMb: number;
   /**
@@ -313,6 +318,7 @@ export function loadConfig(env: Env = process.env): Config {
     webhookTimeoutMs: durations(env, 'PARLEY_WEBHOOK_TIMEOUT', '10s')[0],
     webhookAllowPrivate: boolean(env, 'PARLEY_WEBHOOK_ALLOW_PRIVATE', false),
     identityAllowPrivate: boolean(env, 'PARLEY_IDENTITY_ALLOW_PRIVATE', false),
+    dashboardLocales: env.PARLEY_DASHBOARD_LOCALES || null,
     responseCacheMb: integer(env, 'PARLEY_RESPONSE_CACHE_MB', 32),
     subtreeCacheMb: integer(env, 'PARLEY_SUBTREE_CACHE_MB', 16),
     live: Object.freeze({

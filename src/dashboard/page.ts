@@ -17,13 +17,16 @@ export const DASHBOARD_POLICY: PagePolicy = {
 export const PREVIEW_POLICY: PagePolicy = { sources: WIDGET_PAGE_SOURCES, framedBy: 'self' };
 
 /** The one HTML document of every dashboard URL; the script draws the view the URL names. */
-export function dashboardPage(assets: { script: string; styles: string }): string {
+export function dashboardPage(assets: { script: string; styles: string; locales: Record<string, string> }): string {
+  // The language files there are, by version, for the script to fetch the one it needs (no inline script).
+  const locales = Object.entries(assets.locales).map(([locale, version]) => `${locale}:${version}`).join(' ');
   return `<!doctype html>
 <html lang="en">
 <head>
 <meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <meta name="color-scheme" content="light dark">
+<meta name="parley-locales" content="${escapeHtml(locales)}">
 <title>Parley dashboard</title>
 <link rel="icon" href="data:,">
 <link rel="stylesheet" href="/dashboard/assets/app.css?v=${escapeHtml(assets.styles)}">

@@ -2,10 +2,12 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { FastifyReply } from 'fastify';
 import { Type } from 'typebox';
 import type { Db } from '../db/connect.ts';
-import { sendBundle } from '../http/bundle.ts';
+import { sendBundle, type Bundle } from '../http/bundle.ts';
+import { AppError } from '../errors.ts';
 import { sendHtmlPage } from '../http/html-page.ts';
 import { siteOrNotFound } from '../sites/repository.ts';
 import { dashboardScript, dashboardStyles } from './bundle.ts';
+import { readDashboardCatalogues } from './catalogues.ts';
 import { DASHBOARD_POLICY, dashboardPage, PREVIEW_POLICY, previewPage } from './page.ts';
 
 // Asset URLs carry their content's hash, so a browser may keep them for good.
@@ -17,10 +19,13 @@ const version = (etag: string) => etag.replaceAll('"', '').slice(0, 12);
  * real URL, so views can be shared, reloaded, and back and forward work), its script and stylesheet,
  * and the widget preview. Everything comes from this server.
  */
-export const dashboardRoutes: FastifyPluginAsyncTypebox<{ db: Db }> = async (app, { db }) => {
+export const dashboardRoutes: FastifyPluginAsyncTypebox<{ db: Db; localesFolder: string | null }> = async (app, { db, localesFolder }) => {
+  let catalogues: Map<string, Bundle> | null = null;
+  const languages = () => (catalogues ??= readDashboardCatalogues(localesFolder));
   const page = async (_request: unknown, reply: FastifyReply) => {
     const [script, styles] = await Promise.all([dashboardScript(), dashboardStyles()]);
-    return sendHtmlPage(reply, DASHBOARD_POLICY, dashboardPage({ script: version(script.etag), styles: version(styles.etag) }));
+    const locales = Object.fromEntries([...languages()].map(([locale, file]) => [locale, version(file.etag)]));
+    return sendHtmlPage(reply, DASHBOARD_POLICY, dashboardPage({ script: version(script.etag), styles: version(styles.etag), locales }));
   };
   app.get('/dashboard', { schema: { hide: true } }, page);
   app.get('/dashboard/*', { schema: { hide: true } }, page);
@@ -30,6 +35,17 @@ export const dashboardRoutes: FastifyPluginAsyncTypebox<{ db: Db }> = async (app
   );
   app.get('/dashboard/assets/app.css', { schema: { hide: true } }, async (request, reply) =>
     sendBundle(request, reply.header('cache-control', IMMUTABLE), await dashboardStyles(), 'text/css; charset=utf-8'),
+  );
+
+  // Only the language a staff member speaks is fetched, once, by the version the page names.
+  app.get(
+    '/dashboard/assets/locales/:file',
+    { schema: { hide: true, params: Type.Object({ file: Type.String({ maxLength: 20 }) }) } },
+    async (request, reply) => {
+      const file = languages().get(request.params.file.replace(/\.json$/, ''));
+      if (!file || !request.params.file.endsWith('.json')) throw new AppError('not_found', 'No such language file');
+      return sendBundle(request, reply.header('cache-control', IMMUTABLE), file, 'application/json; charset=utf-8');
+    },
   );
 
   app.get(

@@ -4,6 +4,7 @@ import { Type } from 'typebox';
 import { requireStaff } from '../auth/caller.ts';
 import type { Db } from '../db/connect.ts';
 import { errors, StaffRead, StaffWrite } from '../http/schemas.ts';
+import { matchLocale } from '../i18n/locales.ts';
 import { openLoginLimiter } from '../ratelimits/login.ts';
 import { addressRoutes } from './address-routes.ts';
 import { clearStaffCookie, csrfTokenOf, setStaffCookie } from './cookie-auth.ts';
@@ -20,9 +21,10 @@ import {
   SessionParams,
   SetupBody,
   SignedInSchema,
+  StaffLanguage,
   StaffSessionSchema,
 } from './schemas.ts';
-import { changePassword, joinThroughLink, resetPassword, signIn } from './service.ts';
+import { changeLanguage, changePassword, joinThroughLink, resetPassword, signIn } from './service.ts';
 import { listStaffSessions, openStaffSession, revokeStaffSession, type OpenedSession } from './sessions.ts';
 
 const AUTH = { tags: ['staff'] };
@@ -40,6 +42,7 @@ export const staffAuthRoutes: FastifyPluginAsyncTypebox<{ db: Db }> = async (app
 
   const signedIn = async (request: FastifyRequest, reply: FastifyReply, staff: StaffRow, session: Pick<OpenedSession, 'id' | 'csrfSecret' | 'createdAt' | 'expiresAt'>) => ({
     staff: staffView(staff),
+    language: matchLocale(staff.language),
     memberships: await namedMemberships(db.kysely, staff.id),
     csrf_token: csrfTokenOf(request, reply, session.csrfSecret),
     session: { id: session.id, created_at: session.createdAt, expires_at: session.expiresAt },
@@ -73,6 +76,14 @@ export const staffAuthRoutes: FastifyPluginAsyncTypebox<{ db: Db }> = async (app
       ]);
       const current = { id: staffSessionId, csrfSecret: request.session!.csrfSecret, createdAt: session.created_at, expiresAt: session.expires_at };
       return signedIn(request, reply, staff, current);
+    },
+  });
+
+  app.put('/api/auth/me/language', {
+    schema: { ...AUTH, summary: "Choose the language of your dashboard and of Parley's mails to you (null: your browser's)", security: StaffWrite, body: StaffLanguage, response: { 200: StaffLanguage, ...errors } },
+    handler: async (request) => {
+      requireStaff(request.caller);
+      return changeLanguage(db, request.caller, request.body.language);
     },
   });
 

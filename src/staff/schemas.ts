@@ -1,5 +1,6 @@
 import { Type } from 'typebox';
 import { Timestamp } from '../http/schemas.ts';
+import { LOCALES } from '../i18n/locales.ts';
 import { MAX_PASSWORD_LENGTH, MIN_PASSWORD_LENGTH } from './passwords.ts';
 import { STAFF_ROLES } from './repository.ts';
 
@@ -23,8 +24,14 @@ const StaffSchema = Type.Object({ id: Type.String({ description: 'stf_<id>' }), 
 
 const MembershipSchema = Type.Object({ account_id: Type.String(), role: StaffRoleSchema, site_ids: Nullable(Type.Array(Type.String())) });
 
+const StaffLanguageSchema = Nullable(Type.Enum([...LOCALES], { description: 'A language Parley speaks' }));
+export const StaffLanguage = Type.Object({
+  language: { ...StaffLanguageSchema, description: "The language of your dashboard and of Parley's mails to you; null: your browser's (mails: the site's)" },
+});
+
 export const SignedInSchema = Type.Object({
   staff: StaffSchema,
+  language: StaffLanguage.properties.language,
   memberships: Type.Array(Type.Object({ ...MembershipSchema.properties, account_name: Type.String() })),
   csrf_token: Type.String({ description: 'Send as X-CSRF-Token with every POST, PATCH and DELETE made with the cookie' }),
   session: Type.Object({ id: Type.String({ description: 'sts_<id>' }), created_at: Timestamp, expires_at: Timestamp }),

@@ -6,6 +6,7 @@ import type { Db } from '../db/connect.ts';
 import { lockRow } from '../db/dialect.ts';
 import type { Database } from '../db/schema.ts';
 import { AppError, invalid } from '../errors.ts';
+import type { Locale } from '../i18n/locales.ts';
 import type { LoginLimiter } from '../ratelimits/login.ts';
 import { CLI_ACTOR, recordAudit } from '../audit/audit.ts';
 import { mayTakeOver, releaseAddress, requestConfirmation } from './addresses.ts';
@@ -75,6 +76,12 @@ export async function changePassword(db: Db, limiter: LoginLimiter, caller: Staf
     return endSessionsOf(trx, caller.staffId, caller.staffSessionId);
   });
   return { ended_sessions: ended };
+}
+
+/** The signed-in person's language: their dashboard's, and their mails'. */
+export async function changeLanguage(db: Db, caller: StaffCaller, language: Locale | null) {
+  await db.kysely.updateTable('staff').set({ language, updated_at: new Date().toISOString() }).where('id', '=', caller.staffId).execute();
+  return { language };
 }
 
 export interface JoinInput {

@@ -40,6 +40,15 @@ describe('signing in', () => {
     expectProblem(await parley.request('POST', '/api/auth/login', { raw: 'email=a', headers: { 'content-type': 'application/x-www-form-urlencoded' } }), 415, 'unsupported_media_type');
   });
 
+  it('refuses a language Parley does not speak, or none given, keeping the one chosen', async () => {
+    const { session } = await ownedAccount();
+    await parley.request('PUT', '/api/auth/me/language', { headers: session.headers, body: { language: 'de' } });
+    for (const body of [{ language: 'xx' }, { language: 'pt' }, { language: 'DE' }, {}]) {
+      expectProblem(await parley.request('PUT', '/api/auth/me/language', { headers: session.headers, body }), 400, 'validation_failed', /language/);
+    }
+    expect((await parley.request('GET', '/api/auth/me', { headers: session.headers })).body).toMatchObject({ language: 'de' });
+  });
+
   it('answers /api/auth/me 401 without a sign-in and 403 to an API key', async () => {
     const site = await parley.newSite();
     expectProblem(await parley.request('GET', '/api/auth/me'), 401, 'unauthorized');

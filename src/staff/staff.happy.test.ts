@@ -26,6 +26,7 @@ describe('signing in', () => {
     expect(response.headers.getSetCookie()[0]).toMatch(/^parley_staff=stfs_[0-9A-Za-z]{43}; Max-Age=1209600; Path=\/api\/; HttpOnly; SameSite=Lax$/);
     expect(response.body).toEqual({
       staff: { id: expect.stringMatching(/^stf_/), email: owner.email, email_verified: true, name: 'Olive' },
+      language: null,
       memberships: [{ account_id: site.account_id, account_name: 'Test site', role: 'owner', site_ids: null }],
       csrf_token: expect.any(String),
       session: { id: expect.stringMatching(/^sts_/), created_at: expect.any(String), expires_at: expect.any(String) },
@@ -33,6 +34,15 @@ describe('signing in', () => {
     const me = await parley.request('GET', '/api/auth/me', { headers: { cookie: signedIn(response).cookie } });
     expect(me.status).toBe(200);
     expect(me.body).toMatchObject({ staff: response.body.staff, session: response.body.session, memberships: response.body.memberships });
+  });
+
+  it("keeps the language a person chooses for their dashboard, and forgets it for their browser's", async () => {
+    const { session } = await ownedAccount();
+    const choose = (language: string | null) => parley.request('PUT', '/api/auth/me/language', { headers: session.headers, body: { language } });
+    expect((await choose('pt-BR')).body).toEqual({ language: 'pt-BR' });
+    expect((await parley.request('GET', '/api/auth/me', { headers: session.headers })).body).toMatchObject({ language: 'pt-BR' });
+    expect((await choose(null)).body).toEqual({ language: null });
+    expect((await parley.request('GET', '/api/auth/me', { headers: session.headers })).body).toMatchObject({ language: null });
   });
 
   it('lists the sessions, ends one, and signs out', async () => {

@@ -199,6 +199,7 @@ export const ENDPOINTS: Endpoint[] = [
   { method: 'POST', path: '/api/auth/reset', body: () => ({ token: field(oneOf(['reset_x'])), password: field(text) }) },
   { method: 'GET', path: '/api/auth/me' },
   { method: 'PUT', path: '/api/auth/me/mail', body: () => ({ moderation_mail: field(oneOf(['off', 'pending', 'all'])) }) },
+  { method: 'PUT', path: '/api/auth/me/language', body: () => ({ language: field(oneOf(['de', 'ar', 'zh-Hant'])) }) },
   // Mail links and settings (the links' tokens and signatures are fuzzed as they arrive: the query).
   { method: 'GET', path: '/v1/mail/confirm', query: () => ({ token: field(oneOf(['mc_x', 'x'])) }) },
   { method: 'POST', path: '/v1/mail/confirm', query: () => ({ token: field(oneOf(['mc_x', 'x'])) }), body: () => ({ form: field(text) }) },

@@ -254,6 +254,7 @@ export const MATRIX: Array<[string, number[], Target]> = [
   ['GET /api/auth/me', staffRow(200), async () => ({ path: '/api/auth/me' })],
   ['GET /api/auth/me/mail', staffRow(200), async () => ({ path: '/api/auth/me/mail' })],
   ['PUT /api/auth/me/mail', staffRow(200), async () => ({ path: '/api/auth/me/mail', body: { moderation_mail: 'pending' } })],
+  ['PUT /api/auth/me/language', staffRow(200), async () => ({ path: '/api/auth/me/language', body: { language: 'de' } })],
   // A mail's links work for whoever holds them, signed in or not; only a refused credential is 401.
   ['GET /v1/mail/confirm', v1([200, 200, 200, 200, 200, 200, 200, 200, 200, 401, 401]), async (w) => ({ path: (await mailLinks(w)).confirm })],
   ['POST /v1/mail/confirm', v1([200, 200, 200, 200, 200, 200, 200, 200, 200, 401, 401]), async (w) => ({ path: (await mailLinks(w)).confirm })],

@@ -1,6 +1,7 @@
 import type { ComponentChildren } from 'preact';
 import { useState } from 'preact/hooks';
 import { api, must, setCsrfToken } from '../client/api.ts';
+import { t, tx } from './i18n.ts';
 import { href, navigate } from './router.ts';
 import { Form, Link, text } from './ui.tsx';
 
@@ -22,26 +23,32 @@ function AuthFrame(props: { title: string; intro?: string; children: ComponentCh
   );
 }
 
+/** The server's least password length (src/staff/passwords.ts), said before it refuses. */
+const MIN_PASSWORD = 10;
+
 const Email = () => (
   <label>
-    Email<input name="email" type="email" autocomplete="email" required maxLength={254} />
+    {t('auth.email')}
+    <input name="email" type="email" autocomplete="email" required maxLength={254} />
   </label>
 );
 const Name = () => (
   <label>
-    Your name<input name="name" autocomplete="name" required maxLength={100} />
+    {t('auth.name')}
+    <input name="name" autocomplete="name" required maxLength={100} />
   </label>
 );
 const NewPassword = () => (
   <label>
-    Password (10 characters or more)<input name="password" type="password" autocomplete="new-password" required minLength={10} maxLength={200} />
+    {t('auth.newPassword', { min: MIN_PASSWORD })}
+    <input name="password" type="password" autocomplete="new-password" required minLength={MIN_PASSWORD} maxLength={200} />
   </label>
 );
 
 function MissingToken() {
   return (
     <p class="problem" role="alert">
-      This page needs the whole link you were given (it ends with <code>#token=…</code>). Open the link again, or ask for a new one.
+      {tx('auth.missingToken', { token: <code>#token=…</code> })}
     </p>
   );
 }
@@ -56,15 +63,16 @@ async function signIn(email: string, password: string, onSignedIn: () => Promise
 export function SignIn(props: { onSignedIn: () => Promise<void>; url: URL }) {
   const notice = props.url.searchParams.get('notice');
   return (
-    <AuthFrame title="Sign in">
+    <AuthFrame title={t('auth.signIn.title')}>
       {notice && <p class="notice info" role="status">{notice}</p>}
-      <Form submit="Sign in" onSubmit={(data) => signIn(text(data, 'email'), String(data.get('password')), props.onSignedIn, props.url.searchParams.get('next') ?? undefined)}>
+      <Form submit={t('auth.signIn.submit')} onSubmit={(data) => signIn(text(data, 'email'), String(data.get('password')), props.onSignedIn, props.url.searchParams.get('next') ?? undefined)}>
         <Email />
         <label>
-          Password<input name="password" type="password" autocomplete="current-password" required maxLength={1000} />
+          {t('auth.password')}
+          <input name="password" type="password" autocomplete="current-password" required maxLength={1000} />
         </label>
       </Form>
-      <p class="note">Forgot your password? An owner or admin of your team can give you a reset link.</p>
+      <p class="note">{t('auth.forgot')}</p>
     </AuthFrame>
   );
 }
@@ -72,12 +80,12 @@ export function SignIn(props: { onSignedIn: () => Promise<void>; url: URL }) {
 export function Setup(props: { onSignedIn: () => Promise<void> }) {
   const token = linkToken();
   return (
-    <AuthFrame title="Set up Parley" intro="You are the first person here: you become the owner of this Parley's account.">
+    <AuthFrame title={t('auth.setup.title')} intro={t('auth.setup.intro')}>
       {!token ? (
         <MissingToken />
       ) : (
         <Form
-          submit="Create my owner account"
+          submit={t('auth.setup.submit')}
           onSubmit={async (data) => {
             await must(api.POST('/api/auth/setup', { body: { token, email: text(data, 'email'), name: text(data, 'name'), password: String(data.get('password')) } }));
             await signIn(text(data, 'email'), String(data.get('password')), props.onSignedIn);
@@ -96,12 +104,12 @@ export function AcceptInvite(props: { onSignedIn: () => Promise<void> }) {
   const token = linkToken();
   const [known, setKnown] = useState(false);
   return (
-    <AuthFrame title="Join the team" intro="You were invited to moderate or run sites on Parley.">
+    <AuthFrame title={t('auth.invite.title')} intro={t('auth.invite.intro')}>
       {!token ? (
         <MissingToken />
       ) : (
         <Form
-          submit="Join"
+          submit={t('auth.invite.submit')}
           onSubmit={async (data) => {
             const email = text(data, 'email');
             const password = String(data.get('password'));
@@ -110,13 +118,15 @@ export function AcceptInvite(props: { onSignedIn: () => Promise<void> }) {
           }}
         >
           <label class="check">
-            <input type="checkbox" checked={known} onChange={(event) => setKnown(event.currentTarget.checked)} />I already have a Parley staff sign-in
+            <input type="checkbox" checked={known} onChange={(event) => setKnown(event.currentTarget.checked)} />
+            {t('auth.invite.known')}
           </label>
           {!known && <Name />}
           <Email />
           {known ? (
             <label>
-              Your password<input name="password" type="password" autocomplete="current-password" required maxLength={1000} />
+              {t('auth.invite.password')}
+              <input name="password" type="password" autocomplete="current-password" required maxLength={1000} />
             </label>
           ) : (
             <NewPassword />
@@ -130,22 +140,22 @@ export function AcceptInvite(props: { onSignedIn: () => Promise<void> }) {
 export function ResetPassword() {
   const token = linkToken();
   return (
-    <AuthFrame title="Choose a new password" intro="Every session of yours ends: you sign in again with the new password.">
+    <AuthFrame title={t('auth.reset.title')} intro={t('auth.reset.intro')}>
       {!token ? (
         <MissingToken />
       ) : (
         <Form
-          submit="Set the new password"
+          submit={t('auth.reset.submit')}
           onSubmit={async (data) => {
             await must(api.POST('/api/auth/reset', { body: { token, password: String(data.get('password')) } }));
-            navigate(`${href('sign-in')}?notice=${encodeURIComponent('Your password is changed: sign in with it.')}`, { replace: true });
+            navigate(`${href('sign-in')}?notice=${encodeURIComponent(t('auth.reset.done'))}`, { replace: true });
           }}
         >
           <NewPassword />
         </Form>
       )}
       <p class="note">
-        <Link href={href('sign-in')}>Back to sign-in</Link>
+        <Link href={href('sign-in')}>{t('auth.backToSignIn')}</Link>
       </p>
     </AuthFrame>
   );

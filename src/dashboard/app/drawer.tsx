@@ -1,5 +1,6 @@
 import { useState } from 'preact/hooks';
 import { api, errorText, must, type Answer } from '../client/api.ts';
+import { list, t } from './i18n.ts';
 import { BanDialog } from './queue/ban-dialog.tsx';
 import { statusText } from './queue/card.tsx';
 import { href } from './router.ts';
@@ -10,10 +11,10 @@ type Commenter = Answer<'/api/sites/{id}/users/{user_id}'>;
 
 /** How the commenter gets in: their own ways of signing in, or the site's single sign-on. */
 function waysIn(user: Commenter): string {
-  if (!user.own_account) return 'Signed in by the site (SSO or its backend)';
-  if (user.sign_in_methods.length === 0) return 'Has no way left to sign in';
-  const names = new Set(user.sign_in_methods.map((method) => (method.type === 'email' ? 'email code' : (method.provider_name ?? method.type))));
-  return `Signs in with: ${[...names].join(', ')}`;
+  if (!user.own_account) return t('drawer.waysIn.site');
+  if (user.sign_in_methods.length === 0) return t('drawer.waysIn.none');
+  const names = new Set(user.sign_in_methods.map((method) => (method.type === 'email' ? t('drawer.waysIn.emailCode') : (method.provider_name ?? method.type))));
+  return t('drawer.waysIn.list', { ways: list([...names]) });
 }
 
 /**
@@ -24,13 +25,13 @@ function LabelsEditor(props: { user: Commenter; busy: boolean; save: (labels: st
   const [draft, setDraft] = useState(props.user.labels.join(', '));
   return (
     <>
-      <h4>Labels</h4>
+      <h4>{t('drawer.labels')}</h4>
       {props.user.labels.length === 0 ? (
-        <p class="note">No label.</p>
+        <p class="note">{t('drawer.noLabel')}</p>
       ) : (
-        <ul class="labels" aria-label="Labels">
+        <ul class="labels" aria-label={t('drawer.labels')}>
           {props.user.labels.map((label) => (
-            <li key={label} class="badge author-badge">{label}</li>
+            <li key={label} class="badge author-badge" dir="auto">{label}</li>
           ))}
         </ul>
       )}
@@ -42,12 +43,12 @@ function LabelsEditor(props: { user: Commenter; busy: boolean; save: (labels: st
         }}
       >
         <label>
-          Labels, separated by commas
+          {t('drawer.labelsField')}
           <input value={draft} onInput={(event) => setDraft(event.currentTarget.value)} aria-describedby="labels-help" />
         </label>
-        <button type="submit" disabled={props.busy}>Save labels</button>
+        <button type="submit" disabled={props.busy}>{t('drawer.saveLabels')}</button>
       </form>
-      <p id="labels-help" class="note">Up to 5, each up to 32 characters. Their comments on this site show them, earlier ones too.</p>
+      <p id="labels-help" class="note">{t('drawer.labelsHelp')}</p>
     </>
   );
 }
@@ -79,28 +80,30 @@ export function AuthorDrawer(props: { siteId: string; userId: string; onClose: (
   };
 
   return (
-    <Dialog title="Commenter" class="drawer" onClose={props.onClose}>
-      <Loaded load={load} retry={reload} what="the commenter">
+    <Dialog title={t('drawer.title')} class="drawer" onClose={props.onClose}>
+      <Loaded load={load} retry={reload} what={t('drawer.what')}>
         {(user) => {
           const active = user.bans.filter((ban) => ban.active);
           const shadow = active.find((ban) => ban.ban_type === 'shadow_ban');
           return (
             <div class="drawer-body">
-              <h3>{user.name}</h3>
+              <h3>
+                <bdi>{user.name}</bdi>
+              </h3>
               <p class="note">
-                {user.external_id} · first comment {when(user.first_comment_at)}
+                <bdi>{user.external_id}</bdi> · {t('drawer.firstComment', { when: when(user.first_comment_at) })}
               </p>
               {!user.erased_at && <p class="ways-in">{waysIn(user)}</p>}
               <dl class="figures">
                 {(['published', 'pending', 'removed', 'spam'] as const).map((status) => (
                   <div key={status}>
-                    <dt>{status}</dt>
+                    <dt>{t('queue.status', { status })}</dt>
                     <dd>{user.comments[status]}</dd>
                   </div>
                 ))}
               </dl>
               <div class="actions">
-                <button type="button" disabled={busy} onClick={() => setBanning(true)}>Ban…</button>
+                <button type="button" disabled={busy} onClick={() => setBanning(true)}>{t('drawer.ban')}</button>
                 {!shadow && (
                   <button
                     type="button"
@@ -108,11 +111,11 @@ export function AuthorDrawer(props: { siteId: string; userId: string; onClose: (
                     onClick={() =>
                       act(async () => {
                         await must(api.POST('/api/sites/{id}/bans', { params: { path: { id: props.siteId } }, body: { user_id: props.userId, ban_type: 'shadow_ban' } }));
-                        return `${user.name} is shadow-banned: only they see their comments`;
+                        return t('drawer.shadowBanned', { name: user.name });
                       })
                     }
                   >
-                    Shadow-ban
+                    {t('drawer.shadowBan')}
                   </button>
                 )}
                 <button
@@ -120,14 +123,14 @@ export function AuthorDrawer(props: { siteId: string; userId: string; onClose: (
                   class="danger"
                   disabled={busy}
                   onClick={() =>
-                    confirm(`Remove every comment of ${user.name} on this site?`) &&
+                    confirm(t('drawer.removeAllConfirm', { name: user.name })) &&
                     act(async () => {
                       const done = await must(api.POST('/api/sites/{id}/users/{user_id}/moderate', { params: { path }, body: { action: 'remove' } }));
-                      return `Removed ${done.moderated} comment${done.moderated === 1 ? '' : 's'} of ${user.name}`;
+                      return t('drawer.removedAll', { count: done.moderated, name: user.name });
                     })
                   }
                 >
-                  Remove all their comments
+                  {t('drawer.removeAll')}
                 </button>
                 {!user.erased_at && administers(me) && (
                   <button
@@ -135,20 +138,18 @@ export function AuthorDrawer(props: { siteId: string; userId: string; onClose: (
                     class="danger"
                     disabled={busy}
                     onClick={() =>
-                      confirm(
-                        `Erase the personal data of ${user.name}? Their mail addresses, sessions, name and avatar are deleted for good and cannot be brought back; their comments stay, under "Deleted user".`,
-                      ) &&
+                      confirm(t('drawer.eraseConfirm', { name: user.name })) &&
                       act(async () => {
                         await must(api.DELETE('/api/sites/{id}/users/{user_id}', { params: { path } }));
-                        return `Erased the personal data of ${user.name}`;
+                        return t('drawer.erased', { name: user.name });
                       })
                     }
                   >
-                    Erase personal data
+                    {t('drawer.erase')}
                   </button>
                 )}
               </div>
-              {user.erased_at && <p class="note">Personal data erased {when(user.erased_at)}.</p>}
+              {user.erased_at && <p class="note">{t('drawer.erasedAt', { when: when(user.erased_at) })}</p>}
               <LabelsEditor
                 key={user.labels.join('\n')}
                 user={user}
@@ -156,21 +157,23 @@ export function AuthorDrawer(props: { siteId: string; userId: string; onClose: (
                 save={(labels) =>
                   act(async () => {
                     await must(api.PATCH('/api/sites/{id}/users/{user_id}', { params: { path }, body: { labels } }));
-                    return labels.length === 0 ? `${user.name} has no label now` : `${user.name} is labelled: ${labels.join(', ')}`;
+                    return labels.length === 0 ? t('drawer.unlabelled', { name: user.name }) : t('drawer.labelled', { name: user.name, labels: list(labels) });
                   })
                 }
               />
-              <h4>Bans</h4>
+              <h4>{t('drawer.bans')}</h4>
               {user.bans.length === 0 ? (
-                <p class="note">No ban.</p>
+                <p class="note">{t('drawer.noBan')}</p>
               ) : (
                 <ul class="bans">
                   {user.bans.map((ban) => (
                     <li key={ban.id}>
-                      <strong>{ban.ban_type === 'ban' ? 'Ban' : 'Shadow ban'}</strong> {ban.active ? '(in force)' : '(ended)'} since {when(ban.created_at)}
-                      {ban.expires_at ? `, until ${when(ban.expires_at)}` : ', permanent'}
-                      {ban.reason && <span>: {ban.reason}</span>}
-                      <span class="note"> by {ban.created_by.name ?? 'a moderator'}</span>
+                      <strong>{t('drawer.banKind', { kind: ban.ban_type })}</strong>{' '}
+                      {ban.expires_at
+                        ? t('drawer.banTimed', { active: ban.active ? 'yes' : 'no', since: when(ban.created_at), until: when(ban.expires_at) })
+                        : t('drawer.banPermanent', { active: ban.active ? 'yes' : 'no', since: when(ban.created_at) })}
+                      {ban.reason && <span dir="auto"> {t('drawer.banReason', { reason: ban.reason })}</span>}{' '}
+                      <span class="note">{ban.created_by.name ? t('drawer.banBy', { name: ban.created_by.name }) : t('drawer.banByUnknown')}</span>
                       {ban.active && (
                         <button
                           type="button"
@@ -178,33 +181,33 @@ export function AuthorDrawer(props: { siteId: string; userId: string; onClose: (
                           onClick={() =>
                             act(async () => {
                               await must(api.DELETE('/api/sites/{id}/bans/{ban_id}', { params: { path: { id: props.siteId, ban_id: ban.id } } }));
-                              return `Lifted the ${ban.ban_type === 'ban' ? 'ban' : 'shadow ban'} of ${user.name}`;
+                              return t('drawer.lifted', { kind: ban.ban_type, name: user.name });
                             })
                           }
                         >
-                          Lift
+                          {t('drawer.lift')}
                         </button>
                       )}
                     </li>
                   ))}
                 </ul>
               )}
-              <h4>Recent comments</h4>
+              <h4>{t('drawer.recent')}</h4>
               {user.recent_comments.length === 0 ? (
-                <p class="note">No comments yet.</p>
+                <p class="note">{t('drawer.noComments')}</p>
               ) : (
                 <ul class="recent">
                   {user.recent_comments.map((comment) => (
                     <li key={comment.id}>
                       <span class={`badge status-${comment.status}`}>{statusText(comment)}</span> <time dateTime={comment.created_at}>{ago(comment.created_at)}</time>{' '}
-                      <Link href={`${href('thread')}?site=${comment.site_id}&url=${encodeURIComponent(comment.thread_url)}&comment=${comment.id}`}>in its thread</Link>
-                      <p>{comment.content ?? '(deleted)'}</p>
+                      <Link href={`${href('thread')}?site=${comment.site_id}&url=${encodeURIComponent(comment.thread_url)}&comment=${comment.id}`}>{t('drawer.inThread')}</Link>
+                      <p dir="auto">{comment.content ?? t('queue.deletedContent')}</p>
                     </li>
                   ))}
                 </ul>
               )}
               <p>
-                <Link href={`${href('queue')}?tab=all&search=${encodeURIComponent(`author:${props.userId}`)}`}>All their comments in the queue</Link>
+                <Link href={`${href('queue')}?tab=all&search=${encodeURIComponent(`author:${props.userId}`)}`}>{t('drawer.allInQueue')}</Link>
               </p>
               {banning && <BanDialog siteId={props.siteId} userId={props.userId} name={user.name} onClose={() => setBanning(false)} onBanned={() => void reload()} />}
             </div>

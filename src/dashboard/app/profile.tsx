@@ -1,35 +1,28 @@
 import { useState } from 'preact/hooks';
 import { api, errorText, must, type Answer } from '../client/api.ts';
+import { LANGUAGES, localeName, t, type MessageKey } from './i18n.ts';
 import { useSession } from './session.ts';
 import { ErrorNote, Form, Loaded, notify, text, useLoad, when } from './ui.tsx';
 
 type MailChoice = Answer<'/api/auth/me/mail'>['moderation_mail'];
-const MAIL_CHOICES: Record<MailChoice, string> = {
-  off: 'No moderation mail',
-  pending: 'A mail when a comment waits for approval',
-  all: 'A mail when a comment waits for approval or is flagged',
+const MAIL_CHOICES: Record<MailChoice, MessageKey> = {
+  off: 'profile.mail.off',
+  pending: 'profile.mail.pending',
+  all: 'profile.mail.all',
 };
 
 type Mail = Answer<'/api/auth/me/mail'>;
-
-const ADDRESS = {
-  unconfirmed: 'Not confirmed',
-  why: 'Parley sends nothing to this address (no moderation mail, no reset link) until you follow the link mailed to it when you joined. Until then, anyone who confirms the address first takes it over.',
-  resend: 'Send the link again',
-  sending: 'Sending…',
-  sent: (email: string, expiresAt: string) => `A new link is on its way to ${email}. It works once, until ${when(expiresAt)}; the earlier link no longer works.`,
-  mailOff: 'This server sends no mail (its administrator has not set up an SMTP server), so no link can confirm the address for now. It stays unconfirmed, and the team sees it so.',
-};
+type Language = Answer<'/api/auth/me'>['language'];
 
 function MailChoices(props: { mail: Mail }) {
   const off = !props.mail.mail_enabled;
   return (
     <fieldset disabled={off} aria-describedby={off ? 'mail-off' : undefined}>
-      <legend>Moderation mail for the sites you moderate</legend>
+      <legend>{t('profile.mail.legend')}</legend>
       {(Object.keys(MAIL_CHOICES) as MailChoice[]).map((choice) => (
         <label key={choice} class="check">
           <input type="radio" name="moderation_mail" value={choice} defaultChecked={choice === props.mail.moderation_mail} />
-          {MAIL_CHOICES[choice]}
+          {t(MAIL_CHOICES[choice])}
         </label>
       ))}
     </fieldset>
@@ -48,7 +41,7 @@ function UnconfirmedAddress(props: { mailEnabled: boolean }) {
     setOutcome({ sent: null, error: null });
     try {
       const sent = await must(api.POST('/api/auth/verify-email/resend'));
-      setOutcome({ sent: ADDRESS.sent(sent.email, sent.expires_at), error: null });
+      setOutcome({ sent: t('profile.unconfirmed.sent', { email: sent.email, until: when(sent.expires_at) }), error: null });
     } catch (failure) {
       setOutcome({ sent: null, error: errorText(failure) });
     } finally {
@@ -57,13 +50,13 @@ function UnconfirmedAddress(props: { mailEnabled: boolean }) {
   };
   return props.mailEnabled ? (
     <>
-      <p class="note">{ADDRESS.why}</p>
-      <button type="button" onClick={resend} disabled={busy}>{busy ? ADDRESS.sending : ADDRESS.resend}</button>
+      <p class="note">{t('profile.unconfirmed.why')}</p>
+      <button type="button" onClick={resend} disabled={busy}>{busy ? t('profile.unconfirmed.sending') : t('profile.unconfirmed.resend')}</button>
       <p class="note" role="status">{outcome.sent}</p>
       <ErrorNote error={outcome.error} />
     </>
   ) : (
-    <p class="note">{ADDRESS.mailOff}</p>
+    <p class="note">{t('profile.unconfirmed.mailOff')}</p>
   );
 }
 
@@ -72,11 +65,11 @@ function ModerationMail(props: { mail: Mail; update: (change: (mail: Mail) => Ma
   const mail = props.mail;
   return mail.mail_enabled ? (
     <Form
-      submit="Save the mail choice"
+      submit={t('profile.mail.save')}
       onSubmit={async (data) => {
         const saved = await must(api.PUT('/api/auth/me/mail', { body: { moderation_mail: text(data, 'moderation_mail') as MailChoice } }));
         props.update(() => saved);
-        notify('Your mail choice is saved');
+        notify(t('profile.mail.saved'));
       }}
     >
       <MailChoices mail={mail} />
@@ -85,10 +78,40 @@ function ModerationMail(props: { mail: Mail; update: (change: (mail: Mail) => Ma
     <>
       {/* Nothing to save: the choice is shown as it stands, and why it cannot change. */}
       <p class="note" id="mail-off">
-        This server sends no mail (its administrator has not set up an SMTP server), so moderation mail cannot be chosen here; the queue shows new comments as they come.
+        {t('profile.mail.serverOff')}
       </p>
       <MailChoices mail={mail} />
     </>
+  );
+}
+
+/**
+ * The language of the dashboard and of Parley's mails to the staff member: each language by its own
+ * name, or the browser's (null).
+ */
+function LanguageChoice() {
+  const { me, chooseLanguage } = useSession();
+  return (
+    <Form
+      submit={t('profile.saveLanguage')}
+      onSubmit={async (data) => {
+        await chooseLanguage((text(data, 'language') || null) as Language);
+        notify(t('profile.languageSaved'));
+      }}
+    >
+      <label>
+        {t('profile.language')}
+        <select name="language" aria-describedby="language-help">
+          <option value="" selected={me.language === null}>{t('profile.browserLanguage')}</option>
+          {LANGUAGES.map((locale) => (
+            <option key={locale} value={locale} lang={locale} selected={me.language === locale}>
+              {localeName(locale)}
+            </option>
+          ))}
+        </select>
+      </label>
+      <p class="note" id="language-help">{t('profile.languageHelp')}</p>
+    </Form>
   );
 }
 
@@ -97,22 +120,26 @@ export function ProfileView() {
   const [load, reload, update] = useLoad(() => must(api.GET('/api/auth/me/mail')), []);
   return (
     <section aria-labelledby="profile-title">
-      <h1 id="profile-title">Your profile</h1>
+      <h1 id="profile-title">{t('profile.title')}</h1>
       <div class="panel">
         <p>
-          {me.staff.name} · {me.staff.email} {!me.staff.email_verified && <span class="badge status-pending">{ADDRESS.unconfirmed}</span>}
+          <bdi>{me.staff.name}</bdi> · <bdi>{me.staff.email}</bdi> {!me.staff.email_verified && <span class="badge status-pending">{t('profile.unconfirmed')}</span>}
         </p>
         {!me.staff.email_verified && (
-          <Loaded load={load} retry={reload} what="whether this server sends mail">
+          <Loaded load={load} retry={reload} what={t('profile.whatServerMail')}>
             {(mail) => <UnconfirmedAddress mailEnabled={mail.mail_enabled} />}
           </Loaded>
         )}
       </div>
       <div class="panel">
-        <h2>Mail</h2>
-        <Loaded load={load} retry={reload} what="your mail choice">
+        <h2>{t('profile.mail')}</h2>
+        <Loaded load={load} retry={reload} what={t('profile.whatMail')}>
           {(mail) => <ModerationMail mail={mail} update={update} />}
         </Loaded>
+      </div>
+      <div class="panel">
+        <h2>{t('profile.language')}</h2>
+        <LanguageChoice />
       </div>
     </section>
   );

@@ -1,5 +1,6 @@
 import { useState } from 'preact/hooks';
 import { api, errorText, must } from '../client/api.ts';
+import { t } from './i18n.ts';
 import { when } from './ui.tsx';
 
 type Revision = { content: string; written_at: string; replaced_at: string };
@@ -27,22 +28,22 @@ export function EarlierVersions(props: { commentId: string; authorName: string }
         if ((event.currentTarget as HTMLDetailsElement).open && (versions.state === 'closed' || versions.state === 'error')) void open();
       }}
     >
-      <summary aria-label={`Edited: the earlier versions of the comment by ${props.authorName}`}>Edited</summary>
-      {versions.state === 'loading' && <p class="note" role="status">Loading the earlier versions…</p>}
+      <summary aria-label={t('revisions.label', { name: props.authorName })}>{t('revisions.edited')}</summary>
+      {versions.state === 'loading' && <p class="note" role="status">{t('revisions.loading')}</p>}
       {versions.state === 'error' && (
         <p class="problem-text" role="alert">
-          Could not load the earlier versions: {versions.error}
+          {t('revisions.failed', { error: versions.error })}
         </p>
       )}
-      {versions.state === 'ready' && versions.revisions.length === 0 && <p class="note">No earlier version was kept (it was edited before Parley kept them).</p>}
+      {versions.state === 'ready' && versions.revisions.length === 0 && <p class="note">{t('revisions.none')}</p>}
       {versions.state === 'ready' && versions.revisions.length > 0 && (
         <ol class="versions-list">
           {versions.revisions.map((revision) => (
             <li key={revision.replaced_at}>
               <p class="note">
-                Written {when(revision.written_at)}, replaced {when(revision.replaced_at)}
+                {t('revisions.when', { written: when(revision.written_at), replaced: when(revision.replaced_at) })}
               </p>
-              <p class="content">{revision.content}</p>
+              <p class="content" dir="auto">{revision.content}</p>
             </li>
           ))}
         </ol>

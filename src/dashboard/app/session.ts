@@ -10,6 +10,8 @@ export interface Session {
   me: Me;
   sites: Site[];
   reloadSites: () => Promise<void>;
+  /** Saves the person's language (null: the browser's) and speaks it. */
+  chooseLanguage: (language: Me['language']) => Promise<void>;
   signOut: () => Promise<void>;
 }
 

@@ -11,6 +11,7 @@ import { administers, loadMe, loadSites, SessionContext, useSession, type Me, ty
 import { SitesView, SiteSettingsView } from './sites.tsx';
 import { TeamView } from './team.tsx';
 import { ThreadView } from './thread.tsx';
+import { applyLanguage, t, useLocale, type MessageKey } from './i18n.ts';
 import { Link, Notices } from './ui.tsx';
 import { WebhooksView } from './webhooks.tsx';
 
@@ -18,22 +19,29 @@ const PUBLIC_PAGES = new Set(['sign-in', 'setup', 'accept-invite', 'reset-passwo
 
 interface NavItem {
   path: string;
-  label: string;
+  label: MessageKey;
   adminOnly?: boolean;
 }
 const NAV: NavItem[] = [
-  { path: 'queue', label: 'Queue' },
-  { path: 'overview', label: 'Overview' },
-  { path: 'sites', label: 'Sites', adminOnly: true },
-  { path: 'keys', label: 'API keys', adminOnly: true },
-  { path: 'webhooks', label: 'Webhooks', adminOnly: true },
-  { path: 'reader-sign-in', label: 'Reader sign-in', adminOnly: true },
-  { path: 'team', label: 'Team' },
+  { path: 'queue', label: 'shell.nav.queue' },
+  { path: 'overview', label: 'shell.nav.overview' },
+  { path: 'sites', label: 'shell.nav.sites', adminOnly: true },
+  { path: 'keys', label: 'shell.nav.keys', adminOnly: true },
+  { path: 'webhooks', label: 'shell.nav.webhooks', adminOnly: true },
+  { path: 'reader-sign-in', label: 'shell.nav.readerSignIn', adminOnly: true },
+  { path: 'team', label: 'shell.nav.team' },
 ];
-/** Views reached from elsewhere than the navigation: the profile, from the signed-in name. */
-const OTHER_TITLES: Record<string, string> = { profile: 'Your profile' };
+/** Titles of the views reached from elsewhere than the navigation: the sign-in pages, the profile. */
+const OTHER_TITLES: Record<string, MessageKey> = {
+  'sign-in': 'auth.signIn.title',
+  setup: 'auth.setup.title',
+  'accept-invite': 'auth.invite.title',
+  'reset-password': 'auth.reset.title',
+  profile: 'profile.title',
+};
 
 export function App() {
+  const locale = useLocale();
   const url = useUrl();
   const path = viewPath(url);
   const [me, setMe] = useState<Me | null | undefined>(undefined);
@@ -43,6 +51,7 @@ export function App() {
   const refresh = async () => {
     try {
       const signedIn = await loadMe();
+      await applyLanguage(signedIn?.language);
       setSites(signedIn ? await loadSites() : []);
       setMe(signedIn);
       setBootError(null);
@@ -52,6 +61,10 @@ export function App() {
   };
   const top = path.split('/')[0];
   useEffect(() => whenSignedOut(() => setMe(null)), []);
+  // Before a sign-in, the pages speak the browser's language.
+  useEffect(() => {
+    if (me === null || PUBLIC_PAGES.has(top)) void applyLanguage(null);
+  }, [me === null, top]);
   // Who is signed in is asked once a view needs it: the sign-in and link pages need nobody (they
   // call refresh once someone is).
   useEffect(() => {
@@ -59,9 +72,9 @@ export function App() {
   }, [me, top]);
 
   useEffect(() => {
-    const view = NAV.find((item) => item.path === top);
-    document.title = `${PUBLIC_PAGES.has(top) ? top.replace('-', ' ') : (view?.label ?? OTHER_TITLES[top] ?? 'Queue')} · Parley dashboard`;
-  }, [top]);
+    const view = NAV.find((item) => item.path === top)?.label ?? OTHER_TITLES[top] ?? 'shell.nav.queue';
+    document.title = t('shell.title', { view: t(view) });
+  }, [top, locale]);
 
   if (top === 'sign-in') return <SignIn url={url} onSignedIn={refresh} />;
   if (top === 'setup') return <Setup onSignedIn={refresh} />;
@@ -71,12 +84,12 @@ export function App() {
   if (bootError) {
     return (
       <main class="auth" id="main">
-        <p class="problem" role="alert">Could not reach Parley: {bootError}</p>
-        <button type="button" onClick={refresh}>Try again</button>
+        <p class="problem" role="alert">{t('shell.unreachable', { error: bootError })}</p>
+        <button type="button" onClick={refresh}>{t('ui.tryAgain')}</button>
       </main>
     );
   }
-  if (me === undefined) return <p class="boot" role="status">Loading the dashboard…</p>;
+  if (me === undefined) return <p class="boot" role="status">{t('shell.loading')}</p>;
   if (me === null) {
     navigate(`${href('sign-in')}?next=${encodeURIComponent(location.pathname + location.search)}`, { replace: true });
     return null;
@@ -86,6 +99,11 @@ export function App() {
     me,
     sites,
     reloadSites: async () => setSites(await loadSites()),
+    chooseLanguage: async (language: Me['language']) => {
+      const saved = await must(api.PUT('/api/auth/me/language', { body: { language } }));
+      await applyLanguage(saved.language);
+      setMe({ ...me, language: saved.language });
+    },
     signOut: async () => {
       await must(api.POST('/api/auth/logout'));
       setCsrfToken(null);
@@ -106,21 +124,21 @@ function Layout(props: { url: URL; path: string }) {
   const site = props.url.searchParams.get('site');
   return (
     <div class="layout">
-      <a class="skip" href="#main">Skip to the content</a>
+      <a class="skip" href="#main">{t('shell.skip')}</a>
       <header class="top">
         <Link href={href('')} class="brand">Parley</Link>
-        <nav aria-label="Dashboard">
+        <nav aria-label={t('shell.nav')}>
           {NAV.filter((item) => !item.adminOnly || administers(me)).map((item) => (
             <Link key={item.path} href={withQuery({ site }, new URL(href(item.path), location.origin))} aria-current={current === item.path ? 'page' : undefined}>
-              {item.label}
+              {t(item.label)}
             </Link>
           ))}
         </nav>
         <div class="who">
           <Link href={href('profile')} aria-current={current === 'profile' ? 'page' : undefined}>
-            {me.staff.name}
+            <bdi>{me.staff.name}</bdi>
           </Link>
-          <button type="button" class="plain" onClick={signOut}>Sign out</button>
+          <button type="button" class="plain" onClick={signOut}>{t('shell.signOut')}</button>
         </div>
       </header>
       <main id="main" tabIndex={-1}>
@@ -154,9 +172,10 @@ function View(props: { top: string; second?: string; url: URL }) {
     default:
       return (
         <section>
-          <h1>No such page</h1>
+          <h1>{t('shell.notFound.title')}</h1>
+          <p>{t('shell.notFound.text')}</p>
           <p>
-            There is nothing at this address. <Link href={href('queue')}>Go to the moderation queue</Link>.
+            <Link href={href('queue')}>{t('shell.notFound.link')}</Link>
           </p>
         </section>
       );

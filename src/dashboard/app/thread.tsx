@@ -2,6 +2,7 @@ import { useEffect, useState } from 'preact/hooks';
 import { api, errorText, must } from '../client/api.ts';
 import { ACTION_LABELS, actionsFor, expected, type Action, type QueueItem } from './queue/actions.ts';
 import { AuthorName, statusText, threadName } from './queue/card.tsx';
+import { t } from './i18n.ts';
 import { EarlierVersions } from './revisions.tsx';
 import { href } from './router.ts';
 import { ago, Empty, Link, Loaded, notify, useLoad } from './ui.tsx';
@@ -36,17 +37,17 @@ export function ThreadView(props: { url: URL }) {
     if (load.state === 'ready' && focusId) document.getElementById(`c-${focusId}`)?.scrollIntoView({ block: 'center' });
   }, [load.state, focusId]);
 
-  if (!siteId || !threadUrl) return <Empty>Open a thread from a comment in the queue.</Empty>;
+  if (!siteId || !threadUrl) return <Empty>{t('thread.noThread')}</Empty>;
 
   const moderate = async (item: QueueItem, action: Action) => {
     update((data) => ({ ...data, items: data.items.map((c) => (c.id === item.id ? expected(c, action) : c)) }));
     try {
       const [result] = (await must(api.POST('/api/comments/moderate', { body: { ids: [item.id], action } }))).results;
       if (!result.ok) throw new Error(result.error.detail);
-      notify(`${ACTION_LABELS[action].done} the comment by ${item.author_name}`);
+      notify(t('queue.done', { action, name: item.author_name }));
     } catch (error) {
       update((data) => ({ ...data, items: data.items.map((c) => (c.id === item.id ? item : c)) }));
-      notify(`Could not ${ACTION_LABELS[action].verb.toLowerCase()} the comment: ${errorText(error)}. It is back as it was.`, 'error');
+      notify(t('queue.actionFailed', { action, error: errorText(error) }), 'error');
     }
   };
 
@@ -55,15 +56,15 @@ export function ThreadView(props: { url: URL }) {
     try {
       const comment = await must(pinned ? api.POST('/api/comments/{id}/pin', path) : api.DELETE('/api/comments/{id}/pin', path));
       update((data) => ({ ...data, items: data.items.map((c) => (c.id === item.id ? { ...c, pinned: comment.pinned } : c)) }));
-      notify(pinned ? `Pinned the comment by ${item.author_name}: it leads the thread` : `Unpinned the comment by ${item.author_name}`);
+      notify(t(pinned ? 'thread.pinnedDone' : 'thread.unpinnedDone', { name: item.author_name }));
     } catch (error) {
-      notify(`Could not ${pinned ? 'pin' : 'unpin'} the comment: ${errorText(error)}`, 'error');
+      notify(t('thread.pinFailed', { pin: pinned ? 'yes' : 'no', error: errorText(error) }), 'error');
     }
   };
 
   return (
     <section aria-labelledby="thread-title">
-      <Loaded load={load} retry={reload} what="the thread">
+      <Loaded load={load} retry={reload} what={t('thread.what')}>
         {({ items, cut }) => {
           const first = items[0];
           const pinsFull = items.filter((item) => item.pinned).length >= MAX_PINNED;
@@ -82,31 +83,31 @@ export function ThreadView(props: { url: URL }) {
                     <div class="card-head">
                       <AuthorName item={item} />
                       {item.author_badges.map((badge) => (
-                        <span key={badge} class="badge author-badge">{badge}</span>
+                        <span key={badge} class="badge author-badge"><bdi>{badge}</bdi></span>
                       ))}
-                      {item.pinned && <span class="badge pinned">Pinned</span>}
+                      {item.pinned && <span class="badge pinned">{t('thread.pinned')}</span>}
                       <span class={`badge status-${item.status}`}>{statusText(item)}</span>
                       <time dateTime={item.created_at}>{ago(item.created_at)}</time>
-                      {item.flags.count > 0 && <span class="badge flagged">{item.flags.count} flags</span>}
+                      {item.flags.count > 0 && <span class="badge flagged">{t('queue.flags', { count: item.flags.count })}</span>}
                     </div>
-                    <p class="content">{item.content ?? '(deleted)'}</p>
+                    <p class="content" dir="auto">{item.content ?? t('queue.deletedContent')}</p>
                     {item.is_edited && !item.is_deleted && <EarlierVersions commentId={item.id} authorName={item.author_name} />}
                     <div class="actions">
                       {actionsFor(item).map((action) => (
                         <button key={action} type="button" class="act" onClick={() => moderate(item, action)}>
-                          {ACTION_LABELS[action].verb}
+                          {t(ACTION_LABELS[action])}
                         </button>
                       ))}
                       {item.parent_id === null && (item.pinned || !item.is_deleted) && (
                         <button
                           type="button"
                           class="act"
-                          aria-label={`${item.pinned ? 'Unpin' : 'Pin'} the comment by ${item.author_name}`}
+                          aria-label={t('thread.pinLabel', { pinned: item.pinned ? 'yes' : 'no', name: item.author_name })}
                           aria-describedby={!item.pinned && pinsFull ? 'pins-full' : undefined}
                           disabled={!item.pinned && pinsFull}
                           onClick={() => setPinned(item, !item.pinned)}
                         >
-                          {item.pinned ? 'Unpin' : 'Pin'}
+                          {item.pinned ? t('thread.unpin') : t('thread.pin')}
                         </button>
                       )}
                     </div>
@@ -119,12 +120,13 @@ export function ThreadView(props: { url: URL }) {
           return (
             <>
               <div class="view-head">
-                <h1 id="thread-title">{first ? threadName(first) : 'Thread'}</h1>
-                <Link href={`${href('queue')}?site=${siteId}`}>Back to the queue</Link>
+                <h1 id="thread-title">{first ? <bdi>{threadName(first)}</bdi> : t('thread.title')}</h1>
+                <Link href={`${href('queue')}?site=${siteId}`}>{t('thread.back')}</Link>
               </div>
               <p class="note">
-                <a href={threadUrl} rel="noopener noreferrer" target="_blank">{threadUrl}</a>
-                {first && ` · ${first.thread.closed ? 'closed to new comments' : 'open'}`}
+                <a href={threadUrl} rel="noopener noreferrer" target="_blank" dir="ltr">{threadUrl}</a>
+                {first && ' · '}
+                {first && (first.thread.closed ? t('thread.closedState') : t('thread.open'))}
               </p>
               {first && (
                 <button
@@ -135,7 +137,7 @@ export function ThreadView(props: { url: URL }) {
                     try {
                       const thread = await must(api.PATCH('/api/sites/{id}/threads/{thread_id}', { params: { path: { id: siteId, thread_id: first.thread.id } }, body: { closed: !first.thread.closed } }));
                       update((data) => ({ ...data, items: data.items.map((c) => ({ ...c, thread: { ...c.thread, closed: thread.closed } })) }));
-                      notify(thread.closed ? 'The thread is closed to new comments' : 'The thread is open again');
+                      notify(thread.closed ? t('thread.closed') : t('thread.reopened'));
                     } catch (error) {
                       notify(errorText(error), 'error');
                     } finally {
@@ -143,16 +145,16 @@ export function ThreadView(props: { url: URL }) {
                     }
                   }}
                 >
-                  {first.thread.closed ? 'Reopen the thread' : 'Close the thread'}
+                  {first.thread.closed ? t('thread.reopen') : t('thread.close')}
                 </button>
               )}
               {pinsFull && (
                 <p id="pins-full" class="note">
-                  {MAX_PINNED} comments are pinned, as many as a thread holds: unpin one to pin another.
+                  {t('thread.pinsFull', { max: MAX_PINNED })}
                 </p>
               )}
-              {items.length === 0 ? <Empty>This thread has no comments.</Empty> : branch(null, 0)}
-              {cut && <p class="note">Only the first {items.length} comments are shown.</p>}
+              {items.length === 0 ? <Empty>{t('thread.empty')}</Empty> : branch(null, 0)}
+              {cut && <p class="note">{t('thread.cut', { count: items.length })}</p>}
             </>
           );
         }}

@@ -1,6 +1,7 @@
 import type { ComponentChildren } from 'preact';
 import { useCallback, useEffect, useRef, useState } from 'preact/hooks';
 import { errorText } from '../client/api.ts';
+import { dateTime, relativeTime, t } from './i18n.ts';
 import { isModifiedClick, navigate } from './router.ts';
 
 /** A link to another dashboard view, followed without reloading the page. */
@@ -41,13 +42,14 @@ export function useLoad<T>(load: () => Promise<T>, deps: unknown[]): [Load<T>, (
 }
 
 /** Draws what is loaded, or says in words that it is loading or what went wrong (with a retry). */
+/** `what` names what loads, as a phrase of its own (a message like `keys.what`: "the keys"). */
 export function Loaded<T>(props: { load: Load<T>; retry?: () => void; what: string; children: (data: T) => ComponentChildren }) {
-  if (props.load.state === 'loading') return <p class="note" role="status">Loading {props.what}…</p>;
+  if (props.load.state === 'loading') return <p class="note" role="status">{t('ui.loading', { what: props.what })}</p>;
   if (props.load.state === 'error') {
     return (
       <div class="problem" role="alert">
-        <p>Could not load {props.what}: {props.load.error}</p>
-        {props.retry && <button type="button" onClick={props.retry}>Try again</button>}
+        <p>{t('ui.loadFailed', { what: props.what, error: props.load.error })}</p>
+        {props.retry && <button type="button" onClick={props.retry}>{t('ui.tryAgain')}</button>}
       </div>
     );
   }
@@ -88,14 +90,14 @@ export function CopyButton(props: { text: string; label?: string }) {
   const copy = async () => {
     try {
       await navigator.clipboard.writeText(props.text);
-      setDone('Copied');
+      setDone(t('ui.copied'));
     } catch {
-      setDone('Copy failed: select the text and copy it');
+      setDone(t('ui.copyFailed'));
     }
   };
   return (
     <span class="copy">
-      <button type="button" onClick={copy}>{props.label ?? 'Copy'}</button>
+      <button type="button" onClick={copy}>{props.label ?? t('ui.copy')}</button>
       <span role="status" class="note">{done}</span>
     </span>
   );
@@ -118,7 +120,7 @@ export function Dialog(props: { title: string; onClose: () => void; children: Co
     <dialog ref={ref} class={props.class ?? 'dialog'} aria-label={props.title} onClose={props.onClose}>
       <header class="dialog-head">
         <h2>{props.title}</h2>
-        <button type="button" class="plain" aria-label="Close" onClick={props.onClose}>✕</button>
+        <button type="button" class="plain" aria-label={t('ui.close')} onClick={props.onClose}>✕</button>
       </header>
       {props.children}
     </dialog>
@@ -148,24 +150,18 @@ export function Form(props: { onSubmit: (data: FormData) => Promise<void>; submi
     >
       {props.children}
       <ErrorNote error={error} />
-      <button type="submit" class="primary" disabled={busy}>{busy ? 'Working…' : props.submit}</button>
+      <button type="submit" class="primary" disabled={busy}>{busy ? t('ui.working') : props.submit}</button>
     </form>
   );
 }
 
 export const text = (data: FormData, name: string) => String(data.get(name) ?? '').trim();
 
-const DATE = new Intl.DateTimeFormat(undefined, { dateStyle: 'medium', timeStyle: 'short' });
-export const when = (iso: string | null) => (iso ? DATE.format(new Date(iso)) : 'never');
+/** A moment in the dashboard's language, or "never". */
+export const when = (iso: string | null) => (iso ? dateTime(iso) : t('ui.never'));
 
 /** "3 minutes ago" for recent times, a date otherwise. */
-export function ago(iso: string): string {
-  const seconds = (Date.now() - new Date(iso).getTime()) / 1000;
-  if (seconds < 60) return 'just now';
-  if (seconds < 3600) return `${Math.floor(seconds / 60)} min ago`;
-  if (seconds < 86400) return `${Math.floor(seconds / 3600)} h ago`;
-  return when(iso);
-}
+export const ago = (iso: string) => relativeTime(iso);
 
 /** Messages for everyone (screen readers too): what an action did, or why it was undone. */
 type Notice = { id: number; text: string; kind: 'info' | 'error' };

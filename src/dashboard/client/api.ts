@@ -1,5 +1,6 @@
 /// <reference lib="dom" />
 import createClient from 'openapi-fetch';
+import { t } from '../app/i18n.ts';
 import type { components, paths } from './openapi.d.ts';
 
 export type { paths };
@@ -49,8 +50,8 @@ export class ApiError extends Error {
 /** The words a person reads for a problem+json answer. */
 export function problemText(problem: Partial<Problem> | undefined, status: number): string {
   const field = problem?.errors?.[0];
-  if (field) return `${field.path.replace(/^(body|querystring|params)\//, '')} ${field.message}`;
-  return problem?.detail || problem?.title || `Parley answered ${status}`;
+  if (field) return t('api.fieldProblem', { field: field.path.replace(/^(body|querystring|params)\//, ''), message: field.message });
+  return problem?.detail || problem?.title || t('api.answered', { status: String(status) });
 }
 
 let onSignedOut: () => void = () => undefined;
@@ -65,7 +66,7 @@ export async function must<T>(call: Promise<{ data?: T; error?: unknown; respons
   try {
     answer = await call;
   } catch {
-    throw new ApiError('Parley did not answer: check the connection and try again', 0, null);
+    throw new ApiError(t('api.noAnswer'), 0, null);
   }
   const { data, error, response } = answer;
   if (response.ok) return data as T;

@@ -5163,6 +5163,8 @@ export interface paths {
                                 email_verified: boolean;
                                 name: string;
                             };
+                            /** @description The language of your dashboard and of Parley's mails to you; null: your browser's (mails: the site's) */
+                            language: ("en" | "ar" | "bg" | "ca" | "cs" | "da" | "de" | "el" | "es" | "et" | "fa" | "fi" | "fr" | "he" | "hi" | "hr" | "hu" | "id" | "it" | "ja" | "ko" | "lt" | "lv" | "nb" | "nl" | "pl" | "pt-BR" | "pt-PT" | "ro" | "ru" | "sk" | "sl" | "sr" | "sv" | "th" | "tr" | "uk" | "ur" | "vi" | "zh-Hans" | "zh-Hant") | null;
                             memberships: {
                                 account_id: string;
                                 /** @enum {unknown} */
@@ -5247,6 +5249,8 @@ export interface paths {
                                 email_verified: boolean;
                                 name: string;
                             };
+                            /** @description The language of your dashboard and of Parley's mails to you; null: your browser's (mails: the site's) */
+                            language: ("en" | "ar" | "bg" | "ca" | "cs" | "da" | "de" | "el" | "es" | "et" | "fa" | "fi" | "fr" | "he" | "hi" | "hr" | "hu" | "id" | "it" | "ja" | "ko" | "lt" | "lv" | "nb" | "nl" | "pl" | "pt-BR" | "pt-PT" | "ro" | "ru" | "sk" | "sl" | "sr" | "sv" | "th" | "tr" | "uk" | "ur" | "vi" | "zh-Hans" | "zh-Hant") | null;
                             memberships: {
                                 account_id: string;
                                 /** @enum {unknown} */
@@ -5294,6 +5298,70 @@ export interface paths {
             };
         };
         put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/auth/me/language": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        /** Choose the language of your dashboard and of Parley's mails to you (null: your browser's) */
+        put: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": {
+                        /** @description The language of your dashboard and of Parley's mails to you; null: your browser's (mails: the site's) */
+                        language: ("en" | "ar" | "bg" | "ca" | "cs" | "da" | "de" | "el" | "es" | "et" | "fa" | "fi" | "fr" | "he" | "hi" | "hr" | "hu" | "id" | "it" | "ja" | "ko" | "lt" | "lv" | "nb" | "nl" | "pl" | "pt-BR" | "pt-PT" | "ro" | "ru" | "sk" | "sl" | "sr" | "sv" | "th" | "tr" | "uk" | "ur" | "vi" | "zh-Hans" | "zh-Hant") | null;
+                    };
+                };
+            };
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description The language of your dashboard and of Parley's mails to you; null: your browser's (mails: the site's) */
+                            language: ("en" | "ar" | "bg" | "ca" | "cs" | "da" | "de" | "el" | "es" | "et" | "fa" | "fi" | "fr" | "he" | "hi" | "hr" | "hu" | "id" | "it" | "ja" | "ko" | "lt" | "lv" | "nb" | "nl" | "pl" | "pt-BR" | "pt-PT" | "ro" | "ru" | "sk" | "sl" | "sr" | "sv" | "th" | "tr" | "uk" | "ur" | "vi" | "zh-Hans" | "zh-Hant") | null;
+                        };
+                    };
+                };
+                /** @description RFC 9457 problem details (application/problem+json) */
+                "4XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description RFC 9457 problem details (application/problem+json) */
+                "5XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Problem"];
+                    };
+                };
+            };
+        };
         post?: never;
         delete?: never;
         options?: never;

@@ -1,16 +1,18 @@
 import type { Answer } from '../../client/api.ts';
+import type { MessageKey } from '../i18n.ts';
 import type { QueueStatus } from './search.ts';
 
 export type QueueItem = Answer<'/api/comments'>['comments'][number];
 export type Action = 'approve' | 'remove' | 'spam' | 'shadow_ban' | 'unhide' | 'dismiss_flags';
 
-export const ACTION_LABELS: Record<Action, { verb: string; done: string }> = {
-  approve: { verb: 'Approve', done: 'Approved' },
-  remove: { verb: 'Remove', done: 'Removed' },
-  spam: { verb: 'Spam', done: 'Marked as spam' },
-  shadow_ban: { verb: 'Shadow-ban', done: 'Shadow-banned the author of' },
-  unhide: { verb: 'Unhide', done: 'Unhid' },
-  dismiss_flags: { verb: 'Dismiss flags', done: 'Dismissed the flags of' },
+/** The buttons' words; what an action did is said by messages that select on the action (queue.done…). */
+export const ACTION_LABELS: Record<Action, MessageKey> = {
+  approve: 'queue.approve',
+  remove: 'queue.remove',
+  spam: 'queue.spam',
+  shadow_ban: 'queue.shadowBan',
+  unhide: 'queue.unhide',
+  dismiss_flags: 'queue.dismissFlags',
 };
 
 /** What the server will make of a comment (src/moderation/service.ts targetOf): shown before it answers. */

@@ -1,19 +1,16 @@
 import { api, must } from '../../client/api.ts';
+import { t } from '../i18n.ts';
 import { Dialog, Form, notify, text } from '../ui.tsx';
 
-const DURATIONS: Array<[string, number | null]> = [
-  ['Permanently', null],
-  ['For 1 day', 1],
-  ['For 7 days', 7],
-  ['For 30 days', 30],
-];
+/** The lengths of a ban offered, in days; 0: for good. */
+const DURATIONS = [0, 1, 7, 30];
 
 /** Bans a site user, for a time or for good; a shadow ban hides their comments from everyone else. */
 export function BanDialog(props: { siteId: string; userId: string; name: string; onClose: () => void; onBanned?: () => void }) {
   return (
-    <Dialog title={`Ban ${props.name}`} onClose={props.onClose}>
+    <Dialog title={t('ban.title', { name: props.name })} onClose={props.onClose}>
       <Form
-        submit="Ban"
+        submit={t('ban.submit')}
         onSubmit={async (data) => {
           const days = text(data, 'duration');
           const expires = days ? new Date(Date.now() + Number(days) * 86400_000).toISOString() : null;
@@ -24,32 +21,33 @@ export function BanDialog(props: { siteId: string; userId: string; name: string;
               body: { user_id: props.userId, ban_type: banType, reason: text(data, 'reason') || null, expires_at: expires },
             }),
           );
-          notify(`${props.name} is ${banType === 'ban' ? 'banned' : 'shadow-banned'}${days ? ` for ${days} day${days === '1' ? '' : 's'}` : ''}`);
+          notify(t('ban.done', { type: banType, name: props.name, days: Number(days) }));
           props.onBanned?.();
           props.onClose();
         }}
       >
         <fieldset>
-          <legend>Kind of ban</legend>
+          <legend>{t('ban.kind')}</legend>
           <label class="check">
             <input type="radio" name="type" value="ban" checked />
-            Ban: they can no longer comment, vote or flag
+            {t('ban.ban')}
           </label>
           <label class="check">
             <input type="radio" name="type" value="shadow_ban" />
-            Shadow ban: they may go on, but only they see their comments
+            {t('ban.shadow')}
           </label>
         </fieldset>
         <label>
-          How long
+          {t('ban.duration')}
           <select name="duration">
-            {DURATIONS.map(([label, days]) => (
-              <option key={label} value={days ?? ''}>{label}</option>
+            {DURATIONS.map((days) => (
+              <option key={days} value={days || ''}>{days ? t('ban.forDays', { days }) : t('ban.permanently')}</option>
             ))}
           </select>
         </label>
         <label>
-          Reason (optional, for the moderation log)<input name="reason" maxLength={500} />
+          {t('ban.reason')}
+          <input name="reason" maxLength={500} />
         </label>
       </Form>
     </Dialog>

@@ -1,6 +1,7 @@
 import { useEffect, useLayoutEffect, useRef, useState } from 'preact/hooks';
 import { api, errorText, must, type Answer } from '../../client/api.ts';
 import { AuthorDrawer } from '../drawer.tsx';
+import { t, type MessageKey } from '../i18n.ts';
 import { navigate, withQuery } from '../router.ts';
 import { useSession } from '../session.ts';
 import { Empty, notify } from '../ui.tsx';
@@ -9,7 +10,7 @@ import { BanDialog } from './ban-dialog.tsx';
 import { Card } from './card.tsx';
 import { ShortcutHelp, useShortcuts } from './shortcuts.tsx';
 import { parseSearch, TABS, type QueueStatus, type Tab } from './search.ts';
-import { changeText, entersTab, leavesTab, useQueueStream, type QueueChange } from './stream.ts';
+import { changeKind, entersTab, leavesTab, useQueueStream, type ChangeKind, type QueueChange } from './stream.ts';
 
 type Counts = Answer<'/api/comments/counts'>;
 const PAGE_SIZE = 50;
@@ -17,7 +18,7 @@ const PAGE_SIZE = 50;
 const REFRESH_MS = 30_000;
 /** Changes in a burst (a bulk action elsewhere) bring one reload of the tab counts. */
 const COUNTS_DELAY_MS = 300;
-const TAB_LABELS: Record<Tab, string> = { pending: 'Pending', flagged: 'Flagged', spam: 'Spam', removed: 'Removed', all: 'All' };
+const TAB_LABELS: Record<Tab, MessageKey> = { pending: 'queue.tab.pending', flagged: 'queue.tab.flagged', spam: 'queue.tab.spam', removed: 'queue.tab.removed', all: 'queue.tab.all' };
 
 interface Listing {
   items: QueueItem[];
@@ -57,7 +58,7 @@ export function QueueView(props: { url: URL }) {
   /** Comments that joined this tab since the page was loaded, shown on the next reload. */
   const [arrived, setArrived] = useState<Set<string>>(new Set());
   /** Comments on screen that someone else moderated meanwhile, and what became of them. */
-  const [handled, setHandled] = useState<Map<string, string>>(new Map());
+  const [handled, setHandled] = useState<Map<string, ChangeKind>>(new Map());
   const countsTimer = useRef<ReturnType<typeof setTimeout> | undefined>(undefined);
   const anchor = useRef<number | null>(null);
   const listRef = useRef<HTMLDivElement>(null);
@@ -95,7 +96,7 @@ export function QueueView(props: { url: URL }) {
     clearTimeout(countsTimer.current);
     countsTimer.current = setTimeout(() => void loadCounts(), COUNTS_DELAY_MS);
     const shown = items.some((item) => item.id === change.comment_id);
-    if (shown && leavesTab(status, change)) setHandled((current) => new Map(current).set(change.comment_id, changeText(change)));
+    if (shown && leavesTab(status, change)) setHandled((current) => new Map(current).set(change.comment_id, changeKind(change)));
     else if (!shown && entersTab(status, change)) setArrived((current) => new Set(current).add(change.comment_id));
   };
   useQueueStream(site, { onChange, onLive: setLive, onReset: () => setReloads((n) => n + 1) });
@@ -153,7 +154,7 @@ export function QueueView(props: { url: URL }) {
       results = (await must(api.POST('/api/comments/moderate', { body: { ids, action, reason: sentReason } }))).results;
     } catch (error) {
       setListing((current) => ({ ...current, items: restore(current.items, before, chosen) }));
-      notify(`${ACTION_LABELS[action].verb} was refused: ${errorText(error)}. The comments are back as they were.`, 'error');
+      notify(t('queue.refused', { action, error: errorText(error) }), 'error');
       return;
     }
     const refused = results.filter((result) => !result.ok);
@@ -165,8 +166,8 @@ export function QueueView(props: { url: URL }) {
         return result ? { ...item, status: result.status as QueueItem['status'], moderation_status: result.moderation_status as QueueItem['moderation_status'] } : item;
       }),
     }));
-    if (done.size) notify(`${ACTION_LABELS[action].done} ${done.size} comment${done.size === 1 ? '' : 's'}`);
-    for (const result of refused) if (!result.ok) notify(`Could not ${ACTION_LABELS[action].verb.toLowerCase()} a comment (${result.id}): ${result.error.detail}. It is back as it was.`, 'error');
+    if (done.size) notify(t('queue.doneCount', { action, count: done.size }));
+    for (const result of refused) if (!result.ok) notify(t('queue.refusedOne', { action, id: result.id, error: result.error.detail }), 'error');
     void loadCounts();
   };
 
@@ -217,16 +218,16 @@ export function QueueView(props: { url: URL }) {
   return (
     <section class="queue" aria-labelledby="queue-title">
       <div class="view-head">
-        <h1 id="queue-title">Moderation queue</h1>
+        <h1 id="queue-title">{t('queue.title')}</h1>
         <button type="button" class="plain" onClick={() => setHelp(true)} aria-keyshortcuts="?">
-          Keyboard shortcuts (?)
+          {t('queue.shortcuts')}
         </button>
       </div>
       <div class="toolbar">
         <label>
-          Site
+          {t('queue.site')}
           <select value={site} onChange={(event) => navigate(withQuery({ site: event.currentTarget.value }))}>
-            <option value="">All sites</option>
+            <option value="">{t('queue.allSites')}</option>
             {sites.map((s) => (
               <option key={s.id} value={s.id}>{s.name}</option>
             ))}
@@ -241,16 +242,16 @@ export function QueueView(props: { url: URL }) {
             navigate(withQuery({ search: value.trim(), tab: parseSearch(value).status ?? params.get('tab') }));
           }}
         >
-          <label for="queue-search">Search</label>
-          <input id="queue-search" key={search} ref={searchRef} name="search" type="search" defaultValue={search} placeholder="words, author:usr_…, thread:https://…, status:spam" aria-keyshortcuts="/" />
-          <button type="submit">Search</button>
+          <label for="queue-search">{t('queue.search')}</label>
+          <input id="queue-search" key={search} ref={searchRef} name="search" type="search" defaultValue={search} placeholder={t('queue.search.placeholder')} aria-keyshortcuts="/" />
+          <button type="submit">{t('queue.search')}</button>
         </form>
       </div>
       {parsed.problems.map((problem) => (
         <p key={problem} class="problem" role="alert">{problem}</p>
       ))}
       <div class="tabs-row">
-        <nav class="tabs" aria-label="Queue tabs">
+        <nav class="tabs" aria-label={t('queue.tabs')}>
           {TABS.map((tab) => (
             <a
               key={tab}
@@ -261,7 +262,7 @@ export function QueueView(props: { url: URL }) {
                 navigate(event.currentTarget.getAttribute('href')!);
               }}
             >
-              {TAB_LABELS[tab]}
+              {t(TAB_LABELS[tab])}
               {tab !== 'all' && counts && <span class="count"> {counts[tab]}</span>}
             </a>
           ))}
@@ -269,14 +270,14 @@ export function QueueView(props: { url: URL }) {
         <div class="freshness" role="status">
           {arrived.size > 0 ? (
             <button type="button" onClick={() => setReloads((n) => n + 1)}>
-              {arrived.size} new — show
+              {t('queue.newComments', { count: arrived.size })}
             </button>
           ) : (
-            <span class="note">{live ? 'Live' : 'Checks every 30 s'}</span>
+            <span class="note">{live ? t('queue.live') : t('queue.polling', { seconds: REFRESH_MS / 1000 })}</span>
           )}
         </div>
       </div>
-      <div class="bulk" aria-label="Selected comments">
+      <div class="bulk" aria-label={t('queue.bulk')}>
         <label class="check">
           <input
             type="checkbox"
@@ -284,35 +285,34 @@ export function QueueView(props: { url: URL }) {
             disabled={items.length === 0}
             onChange={() => setSelected(allSelected ? new Set() : new Set(items.map((item) => item.id)))}
           />
-          Select all on this page
+          {t('queue.selectAll')}
         </label>
-        <span class="note">{selected.size} selected</span>
+        <span class="note">{t('queue.selected', { count: selected.size })}</span>
         {(['approve', 'remove', 'spam', 'shadow_ban', 'dismiss_flags'] as Action[]).map((action) => (
           <button key={action} type="button" disabled={selected.size === 0} onClick={() => moderate([...selected], action)}>
-            {ACTION_LABELS[action].verb}
+            {t(ACTION_LABELS[action])}
           </button>
         ))}
         <label class="reason">
-          Reason (optional, sent with the next action)
+          {t('queue.reason')}
           <input value={reason} maxLength={500} onInput={(event) => setReason(event.currentTarget.value)} />
         </label>
       </div>
       <div class="cards" ref={listRef}>
-        {listing.state === 'loading' && <p class="note" role="status">Loading comments…</p>}
+        {listing.state === 'loading' && <p class="note" role="status">{t('queue.loading')}</p>}
         {listing.state === 'error' && (
           <p class="problem" role="alert">
-            Could not load the queue: {listing.error}
+            {t('queue.failed', { error: listing.error ?? '' })}
           </p>
         )}
         {listing.state === 'ready' && items.length === 0 && (
           <Empty>
             <p>
-              <strong>Nothing here.</strong>{' '}
-              {status === 'pending' ? 'No comment waits for approval: new ones appear here by themselves.' : 'No comment matches this tab and search.'}
+              <strong>{t('queue.empty.title')}</strong> {status === 'pending' ? t('queue.empty.pending') : t('queue.empty.other')}
             </p>
             {search && (
               <p>
-                <a href={withQuery({ search: undefined })} onClick={(event) => (event.preventDefault(), navigate(withQuery({ search: undefined })))}>Clear the search</a>
+                <a href={withQuery({ search: undefined })} onClick={(event) => (event.preventDefault(), navigate(withQuery({ search: undefined })))}>{t('queue.clearSearch')}</a>
               </p>
             )}
           </Empty>
@@ -341,11 +341,11 @@ export function QueueView(props: { url: URL }) {
               const page = await must(api.GET('/api/comments', { params: { query: { ...filters, limit: PAGE_SIZE, cursor: listing.next! } } }));
               setListing((current) => ({ ...current, items: [...current.items, ...page.comments], next: page.next_cursor }));
             } catch (error) {
-              notify(`Could not load more comments: ${errorText(error)}`, 'error');
+              notify(t('queue.loadMoreFailed', { error: errorText(error) }), 'error');
             }
           }}
         >
-          Load more
+          {t('queue.loadMore')}
         </button>
       )}
       {banning && banning.author.id && (

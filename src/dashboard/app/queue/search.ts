@@ -1,3 +1,5 @@
+import { t } from '../i18n.ts';
+
 /**
  * The queue's search box: `author:usr_…`, `thread:<page URL>`, `status:<tab>` and free text, mapped
  * to the filters of GET /api/comments. A value with spaces goes in double quotes.
@@ -32,9 +34,9 @@ export function parseSearch(input: string): ParsedSearch {
     else if (name === 'thread') parsed.thread_url = value;
     else if (name === 'status') {
       if (STATUSES.has(value.toLowerCase())) parsed.status = value.toLowerCase() as QueueStatus;
-      else parsed.problems.push(`status:${value} is not a status (pending, flagged, spam, removed, published, deleted or all)`);
+      else parsed.problems.push(t('queue.search.badStatus', { value }));
     } else if (/^https?$/.test(name)) words.push(match[0]);
-    else parsed.problems.push(`${name}: is not an operator (author:, thread: and status: are)`);
+    else parsed.problems.push(t('queue.search.badOperator', { name }));
   }
   const q = words.join(' ').trim();
   if (q) parsed.q = q;

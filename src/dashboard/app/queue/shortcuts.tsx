@@ -1,16 +1,17 @@
 import { useEffect, useRef } from 'preact/hooks';
+import { t, type MessageKey } from '../i18n.ts';
 import { Dialog } from '../ui.tsx';
 
-export const SHORTCUTS: Array<[string, string]> = [
-  ['j', 'Next comment'],
-  ['k', 'Previous comment'],
-  ['a', 'Approve the comment'],
-  ['r', 'Remove the comment'],
-  ['s', 'Mark the comment as spam'],
-  ['b', 'Ban its author'],
-  ['x', 'Select or unselect the comment'],
-  ['/', 'Search'],
-  ['?', 'Show these shortcuts'],
+export const SHORTCUTS: Array<[string, MessageKey]> = [
+  ['j', 'shortcuts.next'],
+  ['k', 'shortcuts.previous'],
+  ['a', 'shortcuts.approve'],
+  ['r', 'shortcuts.remove'],
+  ['s', 'shortcuts.spam'],
+  ['b', 'shortcuts.ban'],
+  ['x', 'shortcuts.select'],
+  ['/', 'shortcuts.search'],
+  ['?', 'shortcuts.show'],
 ];
 
 /** Single-key shortcuts, not while typing in a field or with a modifier held. */
@@ -35,14 +36,14 @@ export function useShortcuts(active: boolean, handlers: Record<string, () => unk
 
 export function ShortcutHelp(props: { onClose: () => void }) {
   return (
-    <Dialog title="Keyboard shortcuts" onClose={props.onClose}>
+    <Dialog title={t('shortcuts.title')} onClose={props.onClose}>
       <dl class="shortcuts">
         {SHORTCUTS.map(([key, what]) => (
           <div key={key}>
             <dt>
               <kbd>{key}</kbd>
             </dt>
-            <dd>{what}</dd>
+            <dd>{t(what)}</dd>
           </div>
         ))}
       </dl>

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { changeText, entersTab, leavesTab, type QueueChange } from './stream.ts';
+import { changeKind, entersTab, leavesTab, type QueueChange } from './stream.ts';
 
 const change = (type: QueueChange['type'], status: QueueChange['status'], action?: string): QueueChange => ({ type, comment_id: 'cmt_1', site_id: 'site_1', status, ...(action && { action }) });
 
@@ -27,9 +27,9 @@ describe("the queue's reading of stream changes", () => {
   });
 
   it('says in words what became of a comment', () => {
-    expect(changeText(change('moderation.action', 'published', 'approve'))).toBe('approved');
-    expect(changeText(change('moderation.action', 'spam', 'spam'))).toBe('marked as spam');
-    expect(changeText(change('moderation.action', 'published', 'dismiss_flags'))).toBe('flags dismissed');
-    expect(changeText(change('comment.deleted', 'pending'))).toBe('deleted');
+    expect(changeKind(change('moderation.action', 'published', 'approve'))).toBe('approved');
+    expect(changeKind(change('moderation.action', 'spam', 'spam'))).toBe('spam');
+    expect(changeKind(change('moderation.action', 'published', 'dismiss_flags'))).toBe('flags_dismissed');
+    expect(changeKind(change('comment.deleted', 'pending'))).toBe('deleted');
   });
 });

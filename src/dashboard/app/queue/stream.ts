@@ -77,11 +77,13 @@ export function leavesTab(status: QueueStatus, change: QueueChange): boolean {
   }
 }
 
-/** What became of a comment, in words, for its card. */
-export function changeText(change: QueueChange): string {
+export type ChangeKind = 'deleted' | 'flags_dismissed' | 'pinned' | 'unpinned' | 'approved' | 'held' | 'spam' | 'removed';
+
+/** What became of a comment, for its card to say (queue.changed). */
+export function changeKind(change: QueueChange): ChangeKind {
   if (change.type === 'comment.deleted') return 'deleted';
-  if (change.action === 'dismiss_flags') return 'flags dismissed';
+  if (change.action === 'dismiss_flags') return 'flags_dismissed';
   if (change.action === 'pin') return 'pinned';
   if (change.action === 'unpin') return 'unpinned';
-  return change.status === 'published' ? 'approved' : change.status === 'pending' ? 'held for approval' : change.status === 'spam' ? 'marked as spam' : 'removed';
+  return change.status === 'published' ? 'approved' : change.status === 'pending' ? 'held' : change.status === 'spam' ? 'spam' : 'removed';
 }
