@@ -1,10 +1,11 @@
 import { useState } from 'preact/hooks';
 import { api, errorText, must, type Answer } from '../client/api.ts';
+import { t, type MessageKey } from './i18n.ts';
 import { useSession } from './session.ts';
 import { CopyButton, Empty, Form, Loaded, notify, Table, text, useLoad, when } from './ui.tsx';
 
 type Key = Answer<'/api/keys'>['keys'][number];
-const ROLES = { admin: 'Admin: everything, as the owner', moderator: 'Moderator: moderation only', integration: "Integration: sign readers in, post as the site" } as const;
+const ROLES: Record<Key['role'], MessageKey> = { admin: 'keys.role.admin', moderator: 'keys.role.moderator', integration: 'keys.role.integration' };
 
 /** API keys: created here (the secret shown once), listed with their last use, revoked. */
 export function KeysView() {
@@ -15,10 +16,10 @@ export function KeysView() {
   const siteName = (id: string) => sites.find((site) => site.id === id)?.name ?? id;
 
   const revoke = async (key: Key) => {
-    if (!confirm(`Revoke ${key.name}? Requests with it are refused from now on.`)) return;
+    if (!confirm(t('keys.revokeConfirm', { key: key.name }))) return;
     try {
       await must(api.DELETE('/api/keys/{id}', { params: { path: { id: key.id } } }));
-      notify(`${key.name} is revoked`);
+      notify(t('keys.revoked', { key: key.name }));
       await reload();
     } catch (error) {
       notify(errorText(error), 'error');
@@ -27,12 +28,12 @@ export function KeysView() {
 
   return (
     <section aria-labelledby="keys-title">
-      <h1 id="keys-title">API keys</h1>
+      <h1 id="keys-title">{t('keys.title')}</h1>
       <div class="panel">
-        <h2>Create a key</h2>
+        <h2>{t('keys.create.title')}</h2>
         <Form
           class="inline-form"
-          submit="Create the key"
+          submit={t('keys.create.submit')}
           onSubmit={async (data) => {
             const site = text(data, 'site');
             const key = await must(api.POST('/api/keys', { body: { name: text(data, 'name') || undefined, role: text(data, 'role') as Key['role'], site_ids: site ? [site] : null } }));
@@ -41,22 +42,23 @@ export function KeysView() {
           }}
         >
           <label>
-            Name<input name="name" maxLength={100} placeholder="Blog backend" />
+            {t('keys.field.name')}
+            <input name="name" maxLength={100} placeholder={t('keys.field.namePlaceholder')} />
           </label>
           <label>
-            Role
+            {t('keys.field.role')}
             <select name="role">
               {Object.entries(ROLES).map(([role, label]) => (
-                <option key={role} value={role}>{label}</option>
+                <option key={role} value={role}>{t(label)}</option>
               ))}
             </select>
           </label>
           <label>
-            Sites
+            {t('keys.field.sites')}
             <select name="site">
-              <option value="">Every site of the account</option>
+              <option value="">{t('keys.field.everySite')}</option>
               {sites.map((site) => (
-                <option key={site.id} value={site.id}>{site.name} only</option>
+                <option key={site.id} value={site.id}>{t('keys.field.siteOnly', { site: site.name })}</option>
               ))}
             </select>
           </label>
@@ -64,39 +66,39 @@ export function KeysView() {
         {created && (
           <div class="secret" role="status">
             <span>
-              The secret of <strong>{created.name}</strong>, shown this once: <code>{created.api_key}</code>
+              {t('keys.secret', { key: created.name })} <code>{created.api_key}</code>
             </span>
             <CopyButton text={created.api_key} />
-            <button type="button" class="plain" onClick={() => setCreated(null)}>I have kept it</button>
+            <button type="button" class="plain" onClick={() => setCreated(null)}>{t('keys.secretKept')}</button>
           </div>
         )}
       </div>
       <label class="check">
         <input type="checkbox" checked={showRevoked} onChange={(event) => setShowRevoked(event.currentTarget.checked)} />
-        Show revoked keys
+        {t('keys.showRevoked')}
       </label>
-      <Loaded load={load} retry={reload} what="the keys">
+      <Loaded load={load} retry={reload} what={t('keys.what')}>
         {(data) =>
           data.keys.length === 0 ? (
-            <Empty>No API key yet. Create one for your site's backend to sign readers in (integration) or to moderate from your own tools.</Empty>
+            <Empty>{t('keys.empty')}</Empty>
           ) : (
-            <Table columns={['Key', 'Role', 'Sites', 'Created', 'Last used', 'State']} panel>
+            <Table columns={[t('keys.column.key'), t('keys.column.role'), t('keys.column.sites'), t('keys.column.created'), t('keys.column.lastUsed'), t('keys.column.state')]} panel>
               {data.keys.map((key) => (
                 <tr key={key.id}>
                   <td>
                     {key.name}
                     <div class="note">{key.prefix ? <code>{key.prefix}…</code> : key.id}</div>
                   </td>
-                  <td>{key.role}</td>
-                  <td>{key.site_ids ? key.site_ids.map(siteName).join(', ') : 'all'}</td>
+                  <td>{t('keys.roleName', { role: key.role })}</td>
+                  <td>{key.site_ids ? key.site_ids.map(siteName).join(', ') : t('keys.allSites')}</td>
                   <td>{when(key.created_at)}</td>
                   <td>{when(key.last_used_at)}</td>
                   <td>
                     {key.revoked_at ? (
-                      `revoked ${when(key.revoked_at)}`
+                      t('keys.revokedAt', { when: when(key.revoked_at) })
                     ) : (
-                      <button type="button" class="danger" onClick={() => revoke(key)} aria-label={`Revoke ${key.name}`}>
-                        Revoke
+                      <button type="button" class="danger" onClick={() => revoke(key)} aria-label={t('keys.revokeLabel', { key: key.name })}>
+                        {t('keys.revoke')}
                       </button>
                     )}
                   </td>

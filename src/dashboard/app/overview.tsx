@@ -1,4 +1,5 @@
 import { api, must, type Answer } from '../client/api.ts';
+import { t } from './i18n.ts';
 import { href } from './router.ts';
 import { chosenSite, useSession } from './session.ts';
 import { SitePicker } from './site-picker.tsx';
@@ -15,7 +16,10 @@ export function DailyChart(props: { days: Day[] }) {
   const step = width / Math.max(1, props.days.length);
   const sum = props.days.reduce((n, day) => n + total(day), 0);
   const busiest = props.days.reduce<Day | null>((best, day) => (best === null || total(day) > total(best) ? day : best), null);
-  const summary = `${sum} comments in the last ${props.days.length} days${busiest && total(busiest) > 0 ? `, the most on ${busiest.day} (${total(busiest)})` : ''}`;
+  const summary =
+    busiest && total(busiest) > 0
+      ? t('overview.chart.summaryBusiest', { total: sum, days: props.days.length, day: busiest.day, busiest: total(busiest) })
+      : t('overview.chart.summary', { total: sum, days: props.days.length });
   return (
     <figure class="chart">
       <svg viewBox={`0 0 ${width} ${height + 20}`} role="img" aria-label={summary}>
@@ -24,7 +28,7 @@ export function DailyChart(props: { days: Day[] }) {
           const h = (total(day) / top) * (height - 10);
           return (
             <rect key={day.day} class="bar" x={i * step + 1} y={height - h} width={Math.max(1, step - 2)} height={h}>
-              <title>{`${day.day}: ${total(day)} (${day.published} published, ${day.pending} pending, ${day.removed} removed, ${day.spam} spam)`}</title>
+              <title>{t('overview.chart.day', { day: day.day, total: total(day), published: day.published, pending: day.pending, removed: day.removed, spam: day.spam })}</title>
             </rect>
           );
         })}
@@ -32,7 +36,7 @@ export function DailyChart(props: { days: Day[] }) {
           <>
             <text x="0" y={height + 15}>{props.days[0].day}</text>
             <text x={width} y={height + 15} text-anchor="end">{props.days[props.days.length - 1].day}</text>
-            <text x="0" y="10">{top} a day</text>
+            <text x="0" y="10">{t('overview.chart.scale', { top })}</text>
           </>
         )}
       </svg>
@@ -50,49 +54,57 @@ export function OverviewView(props: { url: URL }) {
     const [stats, counts] = await Promise.all([must(api.GET('/api/sites/{id}/stats', path)), must(api.GET('/api/comments/counts', { params: { query: { site_id: site.id } } }))]);
     return { stats, counts };
   }, [site?.id]);
-  if (!site) return <Empty>You have no site yet. {sites.length === 0 && <Link href={href('sites')}>Create one</Link>}</Empty>;
+  if (!site) {
+    return (
+      <Empty>
+        {t('overview.noSite')} {sites.length === 0 && <Link href={href('sites')}>{t('overview.createSite')}</Link>}
+      </Empty>
+    );
+  }
   return (
     <section aria-labelledby="overview-title">
       <div class="view-head">
-        <h1 id="overview-title">Overview of {site.name}</h1>
+        <h1 id="overview-title">{t('overview.title', { site: site.name })}</h1>
         <SitePicker sites={sites} current={site} />
       </div>
-      <Loaded load={load} retry={reload} what="the figures">
+      <Loaded load={load} retry={reload} what={t('overview.what')}>
         {(data) =>
           data && (
             <>
               <div class="grid">
                 <div class="panel">
-                  <h2>Pending</h2>
-                  <p class="stat">{data.counts.pending}</p>
-                  <Link href={`${href('queue')}?site=${site.id}&tab=pending`}>Review them</Link>
+                  <h2>{t('overview.pending')}</h2>
+                  <p class="stat">{t('overview.count', { count: data.counts.pending })}</p>
+                  <Link href={`${href('queue')}?site=${site.id}&tab=pending`}>{t('overview.review')}</Link>
                 </div>
                 <div class="panel">
-                  <h2>Flagged</h2>
-                  <p class="stat">{data.counts.flagged}</p>
-                  <Link href={`${href('queue')}?site=${site.id}&tab=flagged`}>Review them</Link>
+                  <h2>{t('overview.flagged')}</h2>
+                  <p class="stat">{t('overview.count', { count: data.counts.flagged })}</p>
+                  <Link href={`${href('queue')}?site=${site.id}&tab=flagged`}>{t('overview.review')}</Link>
                 </div>
                 <div class="panel">
-                  <h2>Webhook success</h2>
-                  <p class="stat">{data.stats.webhooks.success_rate === null ? '–' : `${Math.round(data.stats.webhooks.success_rate * 100)}%`}</p>
+                  <h2>{t('overview.webhooks.title')}</h2>
+                  <p class="stat">{data.stats.webhooks.success_rate === null ? t('overview.webhooks.noRate') : t('overview.webhooks.rate', { rate: data.stats.webhooks.success_rate })}</p>
                   <p class="note">
-                    {data.stats.webhooks.deliveries === 0 ? 'No delivery yet' : `${data.stats.webhooks.succeeded} of ${data.stats.webhooks.deliveries} deliveries succeeded, ${data.stats.webhooks.failed} failed`}
+                    {data.stats.webhooks.deliveries === 0
+                      ? t('overview.webhooks.none')
+                      : t('overview.webhooks.deliveries', { succeeded: data.stats.webhooks.succeeded, deliveries: data.stats.webhooks.deliveries, failed: data.stats.webhooks.failed })}
                   </p>
                 </div>
               </div>
               <div class="panel">
-                <h2>Comments per day</h2>
+                <h2>{t('overview.chart.title')}</h2>
                 <DailyChart days={data.stats.days} />
               </div>
               <div class="panel">
-                <h2>Top threads</h2>
+                <h2>{t('overview.topThreads.title')}</h2>
                 {data.stats.top_threads.length === 0 ? (
-                  <p class="note">No thread has comments yet: add the embed snippet to a page (Sites) and the first comments show here.</p>
+                  <p class="note">{t('overview.topThreads.empty')}</p>
                 ) : (
                   <ol>
                     {data.stats.top_threads.map((thread) => (
                       <li key={thread.id}>
-                        <Link href={`${href('thread')}?site=${site.id}&url=${encodeURIComponent(thread.url)}`}>{thread.title ?? thread.url}</Link> · {thread.top_level_comments} comments
+                        <Link href={`${href('thread')}?site=${site.id}&url=${encodeURIComponent(thread.url)}`}>{thread.title ?? thread.url}</Link> · {t('overview.topThreads.comments', { count: thread.top_level_comments })}
                       </li>
                     ))}
                   </ol>

@@ -1,51 +1,55 @@
 import { useState } from 'preact/hooks';
 import { api, errorText, must, type Answer } from '../client/api.ts';
 import { href, navigate } from './router.ts';
+import { t, type MessageKey } from './i18n.ts';
 import { useSession, type Site } from './session.ts';
+import { LanguagePanel } from './site-language.tsx';
 import { SpamPanel } from './spam.tsx';
 import { CopyButton, Empty, Form, Link, Loaded, notify, Table, text, useLoad, when } from './ui.tsx';
 
-const MODES = { none: 'Publish at once', guests: "Hold guests' comments for approval", all: 'Hold every comment for approval' } as const;
+const MODES: Record<Site['moderation_mode'], MessageKey> = { none: 'sites.mode.none', guests: 'sites.mode.guests', all: 'sites.mode.all' };
 const list = (value: string) => value.split(/[\s,]+/).map((part) => part.trim()).filter(Boolean);
 
 export function SitesView() {
   const { sites, reloadSites } = useSession();
   return (
     <section aria-labelledby="sites-title">
-      <h1 id="sites-title">Sites</h1>
+      <h1 id="sites-title">{t('sites.title')}</h1>
       {sites.length === 0 ? (
-        <Empty>No site yet: create the first one below, then add its embed snippet to your pages.</Empty>
+        <Empty>{t('sites.empty')}</Empty>
       ) : (
-        <Table columns={['Site', 'Domains', 'New comments', 'Created']} panel>
+        <Table columns={[t('sites.column.site'), t('sites.column.domains'), t('sites.column.moderation'), t('sites.column.created')]} panel>
           {sites.map((site) => (
             <tr key={site.id}>
               <td>
                 <Link href={href(`sites/${site.id}`)}>{site.name}</Link>
                 <div class="note">{site.id}</div>
               </td>
-              <td>{site.domains.join(', ') || <span class="note">any</span>}</td>
-              <td>{MODES[site.moderation_mode]}</td>
+              <td>{site.domains.join(', ') || <span class="note">{t('sites.anyDomain')}</span>}</td>
+              <td>{t(MODES[site.moderation_mode])}</td>
               <td>{when(site.created_at)}</td>
             </tr>
           ))}
         </Table>
       )}
       <div class="panel">
-        <h2>Create a site</h2>
+        <h2>{t('sites.create.title')}</h2>
         <Form
-          submit="Create the site"
+          submit={t('sites.create.submit')}
           onSubmit={async (data) => {
             const site = await must(api.POST('/api/sites', { body: { name: text(data, 'name'), domains: list(text(data, 'domains')) } }));
             await reloadSites();
-            notify(`${site.name} is created`);
+            notify(t('sites.create.done', { name: site.name }));
             navigate(href(`sites/${site.id}`));
           }}
         >
           <label>
-            Name<input name="name" required maxLength={200} />
+            {t('sites.field.name')}
+            <input name="name" required maxLength={200} />
           </label>
           <label>
-            Domains (where the widget may post; separated by spaces or commas, empty for any)<input name="domains" placeholder="blog.example.com" />
+            {t('sites.create.domains')}
+            <input name="domains" placeholder="blog.example.com" />
           </label>
         </Form>
       </div>
@@ -57,7 +61,7 @@ function SettingsForm(props: { site: Site; onSaved: (site: Site) => void }) {
   const { site } = props;
   return (
     <Form
-      submit="Save the settings"
+      submit={t('sites.settings.submit')}
       onSubmit={async (data) => {
         const saved = await must(
           api.PATCH('/api/sites/{id}', {
@@ -73,35 +77,38 @@ function SettingsForm(props: { site: Site; onSaved: (site: Site) => void }) {
           }),
         );
         props.onSaved(saved);
-        notify('The settings are saved');
+        notify(t('sites.settings.saved'));
       }}
     >
       <label>
-        Name<input name="name" required maxLength={200} defaultValue={site.name} />
+        {t('sites.field.name')}
+        <input name="name" required maxLength={200} defaultValue={site.name} />
       </label>
       <label>
-        Domains (separated by spaces or commas; empty for any)<input name="domains" defaultValue={site.domains.join(', ')} />
+        {t('sites.settings.domains')}
+        <input name="domains" defaultValue={site.domains.join(', ')} />
       </label>
       <label>
-        New comments
+        {t('sites.settings.moderation')}
         <select name="moderation_mode">
           {Object.entries(MODES).map(([mode, label]) => (
             <option key={mode} value={mode} selected={mode === site.moderation_mode}>
-              {label}
+              {t(label)}
             </option>
           ))}
         </select>
       </label>
       <label class="check">
         <input type="checkbox" name="allow_guests" defaultChecked={site.allow_guests} />
-        Guests may comment without signing in
+        {t('sites.settings.allowGuests')}
       </label>
       <label class="check">
         <input type="checkbox" name="live_updates" defaultChecked={site.live_updates} />
-        Readers see new comments as they come (live updates)
+        {t('sites.settings.liveUpdates')}
       </label>
       <label>
-        Reactions (separated by spaces or commas; empty for none)<input name="reactions" defaultValue={site.reactions.join(', ')} />
+        {t('sites.settings.reactions')}
+        <input name="reactions" defaultValue={site.reactions.join(', ')} />
       </label>
     </Form>
   );
@@ -113,30 +120,28 @@ function Threads(props: { siteId: string }) {
     try {
       const changed = await must(api.PATCH('/api/sites/{id}/threads/{thread_id}', { params: { path: { id: props.siteId, thread_id: thread.id } }, body: { closed: !thread.closed } }));
       update((data) => ({ ...data, threads: data.threads.map((t) => (t.id === changed.id ? changed : t)) }));
-      notify(changed.closed ? 'The thread is closed to new comments' : 'The thread is open again');
+      notify(t(changed.closed ? 'sites.threads.closed' : 'sites.threads.reopened'));
     } catch (error) {
       notify(errorText(error), 'error');
     }
   };
   return (
-    <Loaded load={load} retry={reload} what="the threads">
+    <Loaded load={load} retry={reload} what={t('sites.threads.what')}>
       {(data) =>
         data.threads.length === 0 ? (
-          <p class="note">No thread yet: a thread starts with the first comment on a page.</p>
+          <p class="note">{t('sites.threads.empty')}</p>
         ) : (
-          <Table columns={['Thread', 'Comments', 'Last activity', 'State']}>
+          <Table columns={[t('sites.threads.column.thread'), t('sites.threads.column.comments'), t('sites.threads.column.lastActivity'), t('sites.threads.column.state')]}>
             {data.threads.map((thread) => (
               <tr key={thread.id}>
                 <td>
                   <Link href={`${href('thread')}?site=${props.siteId}&url=${encodeURIComponent(thread.url)}`}>{thread.title ?? thread.url}</Link>
                 </td>
-                <td>
-                  {thread.comments.published} published, {thread.comments.pending} pending
-                </td>
+                <td>{t('sites.threads.comments', { published: thread.comments.published, pending: thread.comments.pending })}</td>
                 <td>{when(thread.last_activity_at)}</td>
                 <td>
-                  <button type="button" onClick={() => toggle(thread)} aria-label={`${thread.closed ? 'Reopen' : 'Close'} ${thread.title ?? thread.url}`}>
-                    {thread.closed ? 'Reopen' : 'Close'}
+                  <button type="button" onClick={() => toggle(thread)} aria-label={t(thread.closed ? 'sites.threads.reopenLabel' : 'sites.threads.closeLabel', { thread: thread.title ?? thread.url })}>
+                    {t(thread.closed ? 'sites.threads.reopen' : 'sites.threads.close')}
                   </button>
                 </td>
               </tr>
@@ -156,42 +161,42 @@ export function SiteSettingsView(props: { siteId: string }) {
   const { reloadSites } = useSession();
   const [load, reload, update] = useLoad(() => must(api.GET('/api/sites/{id}', { params: { path: { id: props.siteId } } })), [props.siteId]);
   const [previewKey, setPreviewKey] = useState(0);
+  // The preview shows what readers see, so it reloads whenever a setting changes.
+  const saved = (site: Site) => {
+    update(() => site);
+    setPreviewKey((n) => n + 1);
+    void reloadSites();
+  };
   return (
-    <Loaded load={load} retry={reload} what="the site">
+    <Loaded load={load} retry={reload} what={t('sites.what')}>
       {(site) => (
         <section aria-labelledby="site-title">
           <div class="view-head">
             <h1 id="site-title">{site.name}</h1>
-            <Link href={href('sites')}>All sites</Link>
+            <Link href={href('sites')}>{t('sites.all')}</Link>
           </div>
           <div class="panel">
-            <h2>Settings</h2>
-            <SettingsForm
-              site={site}
-              onSaved={(saved) => {
-                update(() => saved);
-                setPreviewKey((n) => n + 1);
-                void reloadSites();
-              }}
-            />
+            <h2>{t('sites.settings.title')}</h2>
+            <SettingsForm site={site} onSaved={saved} />
           </div>
+          <LanguagePanel site={site} onSaved={saved} />
           <div class="panel">
-            <h2>Spam defence</h2>
-            <p class="note">New comments go through these checks in order; a comment that fails one is held for approval, or refused for a banned word.</p>
+            <h2>{t('sites.spam.title')}</h2>
+            <p class="note">{t('sites.spam.about')}</p>
             <SpamPanel site={site} onSaved={(saved) => update(() => saved)} />
           </div>
           <div class="panel">
-            <h2>Embed</h2>
-            <p>Paste this where comments belong on each page; the thread is the page's address.</p>
+            <h2>{t('sites.embed.title')}</h2>
+            <p>{t('sites.embed.about')}</p>
             <pre>
               <code>{embedSnippet(site.id)}</code>
             </pre>
-            <CopyButton text={embedSnippet(site.id)} label="Copy the snippet" />
-            <h3>Preview</h3>
-            <iframe key={previewKey} class="preview" title={`The comments widget of ${site.name} on a sample thread`} src={`/dashboard/preview?site_id=${encodeURIComponent(site.id)}`} />
+            <CopyButton text={embedSnippet(site.id)} label={t('sites.embed.copy')} />
+            <h3>{t('sites.embed.preview')}</h3>
+            <iframe key={previewKey} class="preview" title={t('sites.embed.previewTitle', { site: site.name })} src={`/dashboard/preview?site_id=${encodeURIComponent(site.id)}`} />
           </div>
           <div class="panel">
-            <h2>Threads</h2>
+            <h2>{t('sites.threads.title')}</h2>
             <Threads siteId={site.id} />
           </div>
         </section>

@@ -1,24 +1,23 @@
 import { useState } from 'preact/hooks';
 import { api, errorText, must, type Answer } from '../client/api.ts';
+import { t, type MessageKey } from './i18n.ts';
 import { navigate, withQuery } from './router.ts';
 import { chosenSite, managedAccounts, useSession, type Me } from './session.ts';
 import { SitePicker } from './site-picker.tsx';
 import { CopyButton, Empty, Form, Loaded, notify, Table, text, useLoad, when } from './ui.tsx';
 
 type Role = Answer<'/api/accounts/{id}/members'>['members'][number]['role'];
-const ROLES: Record<Role, string> = { owner: 'Owner', admin: 'Admin', moderator: 'Moderator' };
-const UNCONFIRMED = 'Address not confirmed';
-const UNCONFIRMED_WHY = 'No mail goes to this address (no moderation mail, no reset link) until its owner follows the link mailed to it';
+const ROLES: Record<Role, MessageKey> = { owner: 'team.role.owner', admin: 'team.role.admin', moderator: 'team.role.moderator' };
 
 /** A link made for someone (an invite, a password reset), shown this once to hand over. */
-function HandOver(props: { what: string; url: string; onDone: () => void }) {
+function HandOver(props: { intro: string; url: string; onDone: () => void }) {
   return (
     <div class="secret" role="status">
       <span>
-        {props.what}, shown this once: <code>{props.url}</code>
+        {props.intro} <code>{props.url}</code>
       </span>
-      <CopyButton text={props.url} label="Copy the link" />
-      <button type="button" class="plain" onClick={props.onDone}>Done</button>
+      <CopyButton text={props.url} label={t('team.copyLink')} />
+      <button type="button" class="plain" onClick={props.onDone}>{t('team.done')}</button>
     </div>
   );
 }
@@ -26,7 +25,7 @@ function HandOver(props: { what: string; url: string; onDone: () => void }) {
 function Members(props: { accountId: string; me: Me }) {
   const { sites } = useSession();
   const [load, reload] = useLoad(() => must(api.GET('/api/accounts/{id}/members', { params: { path: { id: props.accountId } } })), [props.accountId]);
-  const [link, setLink] = useState<{ what: string; url: string } | null>(null);
+  const [link, setLink] = useState<{ intro: string; url: string } | null>(null);
   const path = (staffId: string) => ({ params: { path: { id: props.accountId, staffId } } });
   const run = async (what: () => Promise<unknown>, done: string) => {
     try {
@@ -38,35 +37,35 @@ function Members(props: { accountId: string; me: Me }) {
     }
   };
   return (
-    <Loaded load={load} retry={reload} what="the members">
+    <Loaded load={load} retry={reload} what={t('team.members.what')}>
       {(data) => (
         <>
-          {link && <HandOver what={link.what} url={link.url} onDone={() => setLink(null)} />}
-          <Table columns={['Member', 'Role', 'Sites', 'Joined', <span class="sr">Actions</span>]}>
+          {link && <HandOver intro={link.intro} url={link.url} onDone={() => setLink(null)} />}
+          <Table columns={[t('team.column.member'), t('team.column.role'), t('team.column.sites'), t('team.column.joined'), <span class="sr">{t('team.column.actions')}</span>]}>
             {data.members.map((member) => (
               <tr key={member.id}>
                 <td>
                   {member.name}
                   <div class="note">
-                    {member.email} {!member.email_verified && <span class="badge status-pending" title={UNCONFIRMED_WHY}>{UNCONFIRMED}</span>}
+                    {member.email} {!member.email_verified && <span class="badge status-pending" title={t('team.unconfirmedWhy')}>{t('team.unconfirmed')}</span>}
                   </div>
                 </td>
                 <td>
                   <select
-                    aria-label={`Role of ${member.name}`}
+                    aria-label={t('team.roleOf', { member: member.name })}
                     onChange={(event) => {
                       const role = event.currentTarget.value as Role;
-                      void run(() => must(api.PATCH('/api/accounts/{id}/members/{staffId}', { ...path(member.id), body: { role } })), `${member.name} is now ${ROLES[role].toLowerCase()}`);
+                      void run(() => must(api.PATCH('/api/accounts/{id}/members/{staffId}', { ...path(member.id), body: { role } })), t('team.roleChanged', { member: member.name, role }));
                     }}
                   >
                     {Object.entries(ROLES).map(([role, label]) => (
                       <option key={role} value={role} selected={role === member.role}>
-                        {label}
+                        {t(label)}
                       </option>
                     ))}
                   </select>
                 </td>
-                <td>{member.site_ids ? member.site_ids.map((id) => sites.find((site) => site.id === id)?.name ?? id).join(', ') : 'all'}</td>
+                <td>{member.site_ids ? member.site_ids.map((id) => sites.find((site) => site.id === id)?.name ?? id).join(', ') : t('team.allSites')}</td>
                 <td>{when(member.joined_at)}</td>
                 <td class="actions">
                   {member.id !== props.me.staff.id && (
@@ -75,25 +74,25 @@ function Members(props: { accountId: string; me: Me }) {
                       onClick={async () => {
                         try {
                           const made = await must(api.POST('/api/accounts/{id}/members/{staffId}/reset-link', path(member.id)));
-                          setLink({ what: `A password reset link for ${member.name}`, url: made.url });
+                          setLink({ intro: t('team.resetLink', { member: member.name }), url: made.url });
                         } catch (error) {
                           notify(errorText(error), 'error');
                         }
                       }}
                     >
-                      Reset link
+                      {t('team.resetLinkButton')}
                     </button>
                   )}
                   <button
                     type="button"
                     class="danger"
-                    aria-label={member.id === props.me.staff.id ? 'Leave the account' : `Remove ${member.name}`}
+                    aria-label={member.id === props.me.staff.id ? t('team.leaveLabel') : t('team.removeLabel', { member: member.name })}
                     onClick={() =>
-                      confirm(member.id === props.me.staff.id ? 'Leave this account?' : `Remove ${member.name} from the team?`) &&
-                      run(() => must(api.DELETE('/api/accounts/{id}/members/{staffId}', path(member.id))), `${member.name} is removed`)
+                      confirm(member.id === props.me.staff.id ? t('team.leaveConfirm') : t('team.removeConfirm', { member: member.name })) &&
+                      run(() => must(api.DELETE('/api/accounts/{id}/members/{staffId}', path(member.id))), t('team.removed', { member: member.name }))
                     }
                   >
-                    {member.id === props.me.staff.id ? 'Leave' : 'Remove'}
+                    {t(member.id === props.me.staff.id ? 'team.leave' : 'team.remove')}
                   </button>
                 </td>
               </tr>
@@ -113,7 +112,7 @@ function Invites(props: { accountId: string }) {
     <>
       <Form
         class="inline-form"
-        submit="Make an invite link"
+        submit={t('team.invite.submit')}
         onSubmit={async (data) => {
           const site = text(data, 'site');
           const invite = await must(api.POST('/api/accounts/{id}/invites', { params: { path: { id: props.accountId } }, body: { role: text(data, 'role') as Role, site_ids: site ? [site] : null } }));
@@ -122,33 +121,33 @@ function Invites(props: { accountId: string }) {
         }}
       >
         <label>
-          Role
+          {t('team.column.role')}
           <select name="role">
-            <option value="moderator">Moderator</option>
-            <option value="admin">Admin</option>
-            <option value="owner">Owner</option>
+            {(['moderator', 'admin', 'owner'] as const).map((role) => (
+              <option key={role} value={role}>{t(ROLES[role])}</option>
+            ))}
           </select>
         </label>
         <label>
-          Sites
+          {t('team.column.sites')}
           <select name="site">
-            <option value="">Every site</option>
+            <option value="">{t('team.invite.everySite')}</option>
             {sites.map((site) => (
-              <option key={site.id} value={site.id}>{site.name} only</option>
+              <option key={site.id} value={site.id}>{t('team.invite.siteOnly', { site: site.name })}</option>
             ))}
           </select>
         </label>
       </Form>
-      {made && <HandOver what="The invite link (valid 7 days, for one person)" url={made} onDone={() => setMade(null)} />}
-      <Loaded load={load} retry={reload} what="the invites">
+      {made && <HandOver intro={t('team.invite.link')} url={made} onDone={() => setMade(null)} />}
+      <Loaded load={load} retry={reload} what={t('team.invite.what')}>
         {(data) =>
           data.invites.length === 0 ? (
-            <p class="note">No invite yet.</p>
+            <p class="note">{t('team.invite.empty')}</p>
           ) : (
             <ul class="invites">
               {data.invites.map((invite) => (
                 <li key={invite.id}>
-                  {ROLES[invite.role]} invite made {when(invite.created_at)}: <strong>{invite.state}</strong>
+                  {t('team.invite.made', { role: invite.role, when: when(invite.created_at) })} <span class="badge">{t('team.invite.state', { state: invite.state })}</span>
                   {invite.state === 'pending' && (
                     <button
                       type="button"
@@ -161,7 +160,7 @@ function Invites(props: { accountId: string }) {
                         }
                       }}
                     >
-                      Revoke
+                      {t('team.invite.revoke')}
                     </button>
                   )}
                 </li>
@@ -187,20 +186,20 @@ function ModerationLog(props: { siteId: string }) {
     }
   };
   return (
-    <Loaded load={load} retry={reload} what="the moderation log">
+    <Loaded load={load} retry={reload} what={t('team.log.what')}>
       {(page) =>
         page.entries.length === 0 ? (
-          <p class="note">Nobody has moderated a comment of this site yet.</p>
+          <p class="note">{t('team.log.empty')}</p>
         ) : (
           <div class="table-wrap">
             <table>
               <thead>
                 <tr>
-                  <th scope="col">When</th>
-                  <th scope="col">Who</th>
-                  <th scope="col">Did</th>
-                  <th scope="col">To the comment</th>
-                  <th scope="col">Why</th>
+                  <th scope="col">{t('team.log.column.when')}</th>
+                  <th scope="col">{t('team.log.column.who')}</th>
+                  <th scope="col">{t('team.log.column.did')}</th>
+                  <th scope="col">{t('team.log.column.comment')}</th>
+                  <th scope="col">{t('team.log.column.why')}</th>
                 </tr>
               </thead>
               <tbody>
@@ -208,11 +207,11 @@ function ModerationLog(props: { siteId: string }) {
                   <tr key={entry.id}>
                     <td>{when(entry.created_at)}</td>
                     <td>
-                      {entry.moderator.name ?? 'unknown'} <span class="note">({entry.moderator.kind === 'key' ? 'API key' : entry.moderator.kind})</span>
+                      <bdi>{entry.moderator.name ?? t('team.log.unknown')}</bdi> <span class="note">{t('team.log.kind', { kind: entry.moderator.kind })}</span>
                     </td>
-                    <td>{entry.action.replace('_', ' ')}</td>
+                    <td>{t('team.log.action', { action: entry.action })}</td>
                     <td>
-                      {entry.comment.author_name}: {entry.comment.excerpt ?? '(deleted)'}
+                      {entry.comment.excerpt === null ? t('team.log.deletedComment', { author: entry.comment.author_name }) : t('team.log.comment', { author: entry.comment.author_name, excerpt: entry.comment.excerpt })}
                     </td>
                     <td>{entry.reason ?? ''}</td>
                   </tr>
@@ -221,7 +220,7 @@ function ModerationLog(props: { siteId: string }) {
             </table>
             {page.next_cursor && (
               <button type="button" onClick={() => more(page)}>
-                Older entries
+                {t('team.log.older')}
               </button>
             )}
           </div>
@@ -240,10 +239,10 @@ export function TeamView(props: { url: URL }) {
   return (
     <section aria-labelledby="team-title">
       <div class="view-head">
-        <h1 id="team-title">Team</h1>
+        <h1 id="team-title">{t('team.title')}</h1>
         {accounts.length > 1 && (
           <label>
-            Account
+            {t('team.account')}
             <select onChange={(event) => navigate(withQuery({ account: event.currentTarget.value }))}>
               {accounts.map((m) => (
                 <option key={m.account_id} value={m.account_id} selected={m.account_id === account?.account_id}>
@@ -257,23 +256,23 @@ export function TeamView(props: { url: URL }) {
       {account ? (
         <>
           <div class="panel">
-            <h2>Invite someone</h2>
+            <h2>{t('team.invite.title')}</h2>
             <Invites accountId={account.account_id} />
           </div>
           <div class="panel">
-            <h2>Members of {account.account_name}</h2>
+            <h2>{t('team.members.title', { account: account.account_name })}</h2>
             <Members accountId={account.account_id} me={me} />
           </div>
         </>
       ) : (
-        <p class="note">Owners and admins manage the team; you see the moderation log.</p>
+        <p class="note">{t('team.notManager')}</p>
       )}
       <div class="panel">
         <div class="view-head">
-          <h2>Moderation log{site ? ` of ${site.name}` : ''}</h2>
+          <h2>{site ? t('team.log.titleOf', { site: site.name }) : t('team.log.title')}</h2>
           {site && <SitePicker sites={sites} current={site} />}
         </div>
-        {site ? <ModerationLog siteId={site.id} /> : <Empty>No site yet.</Empty>}
+        {site ? <ModerationLog siteId={site.id} /> : <Empty>{t('team.noSite')}</Empty>}
       </div>
     </section>
   );

@@ -1,5 +1,6 @@
 import { useState } from 'preact/hooks';
 import { api, ApiError, errorText, must, type Answer, type paths } from '../client/api.ts';
+import { t } from './i18n.ts';
 import { chosenSite, useSession, type Site } from './session.ts';
 import { SitePicker } from './site-picker.tsx';
 import { CopyButton, Empty, ErrorNote, Loaded, notify, useLoad, when } from './ui.tsx';
@@ -27,10 +28,10 @@ function RevealedSecret(props: { secret: string; onDone: () => void }) {
   return (
     <div class="secret" role="status">
       <span>
-        The signing secret, shown this once: <code>{props.secret}</code>
+        {t('webhooks.secretShown')} <code>{props.secret}</code>
       </span>
       <CopyButton text={props.secret} />
-      <button type="button" class="plain" onClick={props.onDone}>I have kept it</button>
+      <button type="button" class="plain" onClick={props.onDone}>{t('webhooks.secretKept')}</button>
     </div>
   );
 }
@@ -47,7 +48,7 @@ function Settings(props: { site: Site; onSaved: (site: Site) => void; onPlanRefu
       const saved = await must(api.PATCH('/api/sites/{id}', { params: { path: { id: site.id } }, body }));
       if (saved.generated_webhook_secret) setSecret(saved.generated_webhook_secret);
       props.onSaved(saved);
-      notify('The webhook settings are saved');
+      notify(t('webhooks.saved'));
     } catch (failure) {
       if (failure instanceof ApiError && failure.code === 'plan_required') props.onPlanRefusal(failure.message);
       setError(errorText(failure));
@@ -66,11 +67,11 @@ function Settings(props: { site: Site; onSaved: (site: Site) => void; onPlanRefu
       }}
     >
       <label>
-        Receiver URL (empty turns webhooks off)
+        {t('webhooks.url')}
         <input name="url" type="url" defaultValue={site.webhook_url ?? ''} placeholder="https://example.com/parley-webhook" />
       </label>
       <fieldset>
-        <legend>Events</legend>
+        <legend>{t('webhooks.events')}</legend>
         {EVENTS.map((name) => (
           <label key={name} class="check">
             <input type="checkbox" name={name} defaultChecked={site.webhook_events.includes(name)} />
@@ -79,14 +80,14 @@ function Settings(props: { site: Site; onSaved: (site: Site) => void; onPlanRefu
         ))}
       </fieldset>
       <p>
-        Signing secret: {site.webhook_secret ? <code>{site.webhook_secret}</code> : <span class="note">none yet (one is made when you set a URL)</span>}{' '}
+        {t('webhooks.secret')} {site.webhook_secret ? <code>{site.webhook_secret}</code> : <span class="note">{t('webhooks.noSecret')}</span>}{' '}
         <button type="button" disabled={busy || !site.webhook_url} onClick={() => save({ webhook_secret: null })}>
-          {site.webhook_secret ? 'Rotate the secret' : 'Generate a secret'}
+          {t(site.webhook_secret ? 'webhooks.rotateSecret' : 'webhooks.generateSecret')}
         </button>
       </p>
       {secret && <RevealedSecret secret={secret} onDone={() => setSecret(null)} />}
       <ErrorNote error={error} />
-      <button type="submit" class="primary" disabled={busy}>{busy ? 'Saving…' : 'Save'}</button>
+      <button type="submit" class="primary" disabled={busy}>{t(busy ? 'webhooks.saving' : 'webhooks.save')}</button>
     </form>
   );
 }
@@ -106,7 +107,7 @@ function DeliveryRow(props: { siteId: string; delivery: Delivery; onChanged: () 
   const redeliver = async () => {
     try {
       await must(api.POST('/api/sites/{id}/webhooks/deliveries/{deliveryId}/redeliver', { params: { path: { id: props.siteId, deliveryId: delivery.id } } }));
-      notify('Queued again');
+      notify(t('webhooks.requeued'));
       props.onChanged();
     } catch (error) {
       notify(errorText(error), 'error');
@@ -116,39 +117,43 @@ function DeliveryRow(props: { siteId: string; delivery: Delivery; onChanged: () 
     <tr>
       <td>
         {delivery.event}
-        {delivery.test && <span class="badge">test</span>}
+        {delivery.test && <span class="badge">{t('webhooks.test')}</span>}
         <div class="note">{delivery.id}</div>
       </td>
       <td>
-        <span class={`badge state-${delivery.state}`}>{delivery.state}</span>
-        {delivery.next_attempt_at && <div class="note">next try {when(delivery.next_attempt_at)}</div>}
+        <span class={`badge state-${delivery.state}`}>{t('webhooks.state', { state: delivery.state })}</span>
+        {delivery.next_attempt_at && <div class="note">{t('webhooks.nextTry', { when: when(delivery.next_attempt_at) })}</div>}
       </td>
       <td>{when(delivery.created_at)}</td>
       <td>
         {delivery.attempts.length === 0 ? (
-          <span class="note">not tried yet</span>
+          <span class="note">{t('webhooks.notTried')}</span>
         ) : (
           <details>
             <summary>
-              {delivery.attempts.length} attempt{delivery.attempts.length === 1 ? '' : 's'}, last: {last.status_code ?? 'no answer'} in {last.duration_ms} ms
+              {last.status_code === null
+                ? t('webhooks.attemptsUnanswered', { count: delivery.attempts.length, ms: last.duration_ms })
+                : t('webhooks.attempts', { count: delivery.attempts.length, status: String(last.status_code), ms: last.duration_ms })}
             </summary>
             <ol class="attempts">
               {delivery.attempts.map((attempt) => (
                 <li key={attempt.number}>
-                  {when(attempt.at)}: {attempt.status_code === null ? 'no answer' : `HTTP ${attempt.status_code}`}, {attempt.duration_ms} ms
-                  {attempt.error && <span class="problem-text"> ({attempt.error})</span>}
+                  {attempt.status_code === null
+                    ? t('webhooks.attemptUnanswered', { when: when(attempt.at), ms: attempt.duration_ms })
+                    : t('webhooks.attempt', { when: when(attempt.at), status: String(attempt.status_code), ms: attempt.duration_ms })}
+                  {attempt.error && <span class="problem-text"> {t('webhooks.attemptError', { error: attempt.error })}</span>}
                 </li>
               ))}
             </ol>
-            <p class="note">The body each attempt sent:</p>
-            <pre class="delivery-body" tabIndex={0} aria-label={`The body of ${delivery.id}`}>{prettyBody(delivery.body)}</pre>
+            <p class="note">{t('webhooks.body')}</p>
+            <pre class="delivery-body" tabIndex={0} aria-label={t('webhooks.bodyOf', { delivery: delivery.id })}>{prettyBody(delivery.body)}</pre>
           </details>
         )}
       </td>
       <td>
         {delivery.state !== 'pending' && (
-          <button type="button" onClick={redeliver} aria-label={`Redeliver ${delivery.event} ${delivery.id}`}>
-            Redeliver
+          <button type="button" onClick={redeliver} aria-label={t('webhooks.redeliverLabel', { event: delivery.event, delivery: delivery.id })}>
+            {t('webhooks.redeliver')}
           </button>
         )}
       </td>
@@ -159,20 +164,20 @@ function DeliveryRow(props: { siteId: string; delivery: Delivery; onChanged: () 
 function Deliveries(props: { siteId: string; generation: number }) {
   const [load, reload] = useLoad(() => must(api.GET('/api/sites/{id}/webhooks/deliveries', { params: { path: { id: props.siteId }, query: { limit: 25 } } })), [props.siteId, props.generation]);
   return (
-    <Loaded load={load} retry={reload} what="the delivery log">
+    <Loaded load={load} retry={reload} what={t('webhooks.log.what')}>
       {(data) =>
         data.deliveries.length === 0 ? (
-          <Empty>No delivery yet. Set a receiver URL and press “Send a test”.</Empty>
+          <Empty>{t('webhooks.log.empty')}</Empty>
         ) : (
           <div class="table-wrap">
             <table>
               <thead>
                 <tr>
-                  <th scope="col">Event</th>
-                  <th scope="col">State</th>
-                  <th scope="col">Created</th>
-                  <th scope="col">Attempts</th>
-                  <th scope="col"><span class="sr">Actions</span></th>
+                  <th scope="col">{t('webhooks.log.column.event')}</th>
+                  <th scope="col">{t('webhooks.log.column.state')}</th>
+                  <th scope="col">{t('webhooks.log.column.created')}</th>
+                  <th scope="col">{t('webhooks.log.column.attempts')}</th>
+                  <th scope="col"><span class="sr">{t('webhooks.log.column.actions')}</span></th>
                 </tr>
               </thead>
               <tbody>
@@ -182,7 +187,7 @@ function Deliveries(props: { siteId: string; generation: number }) {
               </tbody>
             </table>
             <p class="note">
-              {data.total} deliveries in all. <button type="button" class="plain" onClick={reload}>Refresh</button>
+              {t('webhooks.log.total', { count: data.total })} <button type="button" class="plain" onClick={reload}>{t('webhooks.log.refresh')}</button>
             </p>
           </div>
         )
@@ -199,14 +204,19 @@ export function WebhooksView(props: { url: URL }) {
   const [planRefusal, setPlanRefusal] = useState<string | null>(null);
   const [generation, setGeneration] = useState(0);
   const [testing, setTesting] = useState(false);
-  if (!chosen) return <Empty>You have no site yet: create one under Sites first.</Empty>;
+  if (!chosen) return <Empty>{t('webhooks.noSite')}</Empty>;
 
   const sendTest = async () => {
     setTesting(true);
     try {
       const delivery = await must(api.POST('/api/sites/{id}/webhooks/test', { params: { path: { id: chosen.id } }, body: {} }));
       const attempt = delivery.attempts[delivery.attempts.length - 1];
-      notify(attempt ? `Test sent: ${attempt.status_code === null ? `no answer (${attempt.error})` : `HTTP ${attempt.status_code}`} in ${attempt.duration_ms} ms` : 'Test queued', attempt && attempt.status_code !== null && attempt.status_code < 300 ? 'info' : 'error');
+      const said = !attempt
+        ? t('webhooks.testQueued')
+        : attempt.status_code === null
+          ? t('webhooks.testUnanswered', { error: attempt.error ?? '', ms: attempt.duration_ms })
+          : t('webhooks.testAnswered', { status: String(attempt.status_code), ms: attempt.duration_ms });
+      notify(said, attempt && attempt.status_code !== null && attempt.status_code < 300 ? 'info' : 'error');
     } catch (error) {
       if (error instanceof ApiError && error.code === 'plan_required') setPlanRefusal(error.message);
       notify(errorText(error), 'error');
@@ -219,20 +229,20 @@ export function WebhooksView(props: { url: URL }) {
   return (
     <section aria-labelledby="webhooks-title">
       <div class="view-head">
-        <h1 id="webhooks-title">Webhooks of {chosen.name}</h1>
+        <h1 id="webhooks-title">{t('webhooks.title', { site: chosen.name })}</h1>
         <SitePicker sites={sites} current={chosen} />
       </div>
       {planRefusal && (
         <p class="problem" role="alert">
-          Webhooks are turned off for this site: {planRefusal}
+          {t('webhooks.planRefusal', { reason: planRefusal })}
         </p>
       )}
-      <Loaded load={load} retry={reload} what="the webhook settings">
+      <Loaded load={load} retry={reload} what={t('webhooks.what')}>
         {(site) =>
           site && (
             <>
               <div class="panel">
-                <h2>Settings</h2>
+                <h2>{t('webhooks.settings')}</h2>
                 <fieldset disabled={planRefusal !== null} class="plain-fieldset">
                   <Settings
                     site={site}
@@ -246,9 +256,9 @@ export function WebhooksView(props: { url: URL }) {
               </div>
               <div class="panel">
                 <div class="view-head">
-                  <h2>Delivery log</h2>
+                  <h2>{t('webhooks.log.title')}</h2>
                   <button type="button" disabled={testing || !site.webhook_url || planRefusal !== null} onClick={sendTest}>
-                    {testing ? 'Sending…' : 'Send a test'}
+                    {t(testing ? 'webhooks.sending' : 'webhooks.sendTest')}
                   </button>
                 </div>
                 <Deliveries siteId={site.id} generation={generation} />

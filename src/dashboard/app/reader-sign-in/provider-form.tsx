@@ -1,5 +1,7 @@
 import { useState } from 'preact/hooks';
 import { api, must } from '../../client/api.ts';
+import { t } from '../i18n.ts';
+import { Rich } from '../rich.tsx';
 import { CopyButton, Form, text } from '../ui.tsx';
 import { PROVIDER_TYPE_ORDER, PROVIDER_TYPES, type Provider, type ProviderType } from './provider-types.tsx';
 
@@ -7,9 +9,9 @@ import { PROVIDER_TYPE_ORDER, PROVIDER_TYPES, type Provider, type ProviderType }
 export function CallbackUrl(props: { url: string }) {
   return (
     <div class="callback">
-      <span>Callback URL (redirect URI) to paste into the provider’s console:</span>
+      <span>{t('signIn.callback')}</span>
       <code>{props.url}</code>
-      <CopyButton text={props.url} label="Copy the callback URL" />
+      <CopyButton text={props.url} label={t('signIn.copyCallback')} />
     </div>
   );
 }
@@ -22,21 +24,22 @@ function Fields(props: { type: ProviderType; provider?: Provider; name: string; 
   return (
     <>
       <label>
-        Name on the sign-in button
+        {t('signIn.field.name')}
         <input name="name" required maxLength={100} value={props.name} onInput={(event) => props.onName(event.currentTarget.value)} />
       </label>
       <label>
-        Client ID<input name="client_id" required maxLength={500} autocomplete="off" spellcheck={false} defaultValue={props.provider?.client_id} />
+        {t('signIn.field.clientId')}
+        <input name="client_id" required maxLength={500} autocomplete="off" spellcheck={false} defaultValue={props.provider?.client_id} />
       </label>
       <label>
-        {editing ? 'New client secret (empty keeps the one saved)' : 'Client secret (kept on the server, never shown again)'}
+        {t(editing ? 'signIn.field.newSecret' : 'signIn.field.secret')}
         <input name="client_secret" type="password" required={!editing} maxLength={1000} autocomplete="new-password" />
       </label>
       <label>
-        {issuer.label}
+        {t(issuer.label)}
         <input name="issuer" type="url" required={issuer.required} maxLength={500} placeholder={issuer.placeholder} defaultValue={props.provider?.issuer ?? ''} aria-describedby={hintId} />
       </label>
-      <span id={hintId} class="note hint">{issuer.hint}</span>
+      <span id={hintId} class="note hint">{t(issuer.hint)}</span>
     </>
   );
 }
@@ -44,17 +47,17 @@ function Fields(props: { type: ProviderType; provider?: Provider; name: string; 
 /** Adds an identity provider; the type chooses the default name, the console steps and whether an issuer is needed. */
 export function AddProvider(props: { siteId: string; callbackUrl: string; onAdded: (provider: Provider) => void }) {
   const [type, setType] = useState<ProviderType>('github');
-  const [name, setName] = useState(PROVIDER_TYPES.github.name);
+  const [name, setName] = useState(() => t(PROVIDER_TYPES.github.name));
   const [formKey, setFormKey] = useState(0);
   const chooseType = (next: ProviderType) => {
     // A name the admin left as the previous type's default follows the type.
-    if (name === PROVIDER_TYPES[type].name) setName(PROVIDER_TYPES[next].name);
+    if (name === t(PROVIDER_TYPES[type].name)) setName(t(PROVIDER_TYPES[next].name));
     setType(next);
   };
   return (
     <div key={formKey}>
       <Form
-        submit="Add the provider"
+        submit={t('signIn.add')}
         onSubmit={async (data) => {
           const issuer = text(data, 'issuer');
           const provider = await must(
@@ -65,19 +68,21 @@ export function AddProvider(props: { siteId: string; callbackUrl: string; onAdde
           );
           props.onAdded(provider);
           setType('github');
-          setName(PROVIDER_TYPES.github.name);
+          setName(t(PROVIDER_TYPES.github.name));
           setFormKey((n) => n + 1);
         }}
       >
         <label>
-          Type
+          {t('signIn.field.type')}
           <select name="type" value={type} onChange={(event) => chooseType(event.currentTarget.value as ProviderType)}>
             {PROVIDER_TYPE_ORDER.map((option) => (
-              <option key={option} value={option}>{PROVIDER_TYPES[option].label}</option>
+              <option key={option} value={option}>{t(PROVIDER_TYPES[option].label)}</option>
             ))}
           </select>
         </label>
-        <p class="steps">{PROVIDER_TYPES[type].steps}</p>
+        <p class="steps">
+          <Rich text={t(PROVIDER_TYPES[type].steps)} />
+        </p>
         <CallbackUrl url={props.callbackUrl} />
         <Fields type={type} name={name} onName={setName} />
       </Form>
@@ -91,7 +96,7 @@ export function EditProvider(props: { provider: Provider; onSaved: (provider: Pr
   const [name, setName] = useState(provider.name);
   return (
     <Form
-      submit="Save the provider"
+      submit={t('signIn.save')}
       onSubmit={async (data) => {
         const secret = String(data.get('client_secret') ?? '');
         const issuer = text(data, 'issuer');
@@ -111,7 +116,9 @@ export function EditProvider(props: { provider: Provider; onSaved: (provider: Pr
         props.onSaved(saved);
       }}
     >
-      <p class="steps">{PROVIDER_TYPES[provider.type].steps}</p>
+      <p class="steps">
+        <Rich text={t(PROVIDER_TYPES[provider.type].steps)} />
+      </p>
       <CallbackUrl url={provider.callback_url} />
       <Fields type={provider.type} provider={provider} name={name} onName={setName} />
     </Form>

@@ -1,5 +1,6 @@
 import { useState } from 'preact/hooks';
 import { api, errorText, must, type Answer } from '../../client/api.ts';
+import { t } from '../i18n.ts';
 import { Dialog, Empty, Loaded, notify, useLoad } from '../ui.tsx';
 import { AddProvider, CallbackUrl, EditProvider } from './provider-form.tsx';
 import { PROVIDER_TYPES, type Provider } from './provider-types.tsx';
@@ -28,7 +29,7 @@ function ProviderRow(props: { provider: Provider; onChanged: (provider: Provider
       setResult(await must(api.POST('/api/sites/{id}/identity-providers/{provider_id}/test', { params: { path } })));
     });
   const remove = () =>
-    confirm(`Remove ${provider.name}? Readers who sign in only through ${provider.name} lose that way in; their comments stay.`) &&
+    confirm(t('signIn.provider.removeConfirm', { provider: provider.name })) &&
     run('removing', async () => {
       await must(api.DELETE('/api/sites/{id}/identity-providers/{provider_id}', { params: { path } }));
       props.onRemoved(provider);
@@ -37,35 +38,41 @@ function ProviderRow(props: { provider: Provider; onChanged: (provider: Provider
     <li class="provider">
       <div class="provider-head">
         <h3>{provider.name}</h3>
-        <span class="badge">{PROVIDER_TYPES[provider.type].label}</span>
+        <span class="badge">{t(PROVIDER_TYPES[provider.type].label)}</span>
       </div>
       <dl class="provider-facts">
         <div>
-          <dt>Client ID</dt>
+          <dt>{t('signIn.field.clientId')}</dt>
           <dd><code>{provider.client_id}</code></dd>
         </div>
         <div>
-          <dt>Issuer</dt>
+          <dt>{t('signIn.issuer.required')}</dt>
           <dd><code>{provider.issuer}</code></dd>
         </div>
       </dl>
       <div class="actions">
-        <button type="button" disabled={busy !== null} onClick={test} aria-label={`Test ${provider.name}`}>{busy === 'testing' ? 'Testing…' : 'Test'}</button>
-        <button type="button" disabled={busy !== null} onClick={() => setEditing(true)} aria-label={`Edit ${provider.name}`}>Edit</button>
-        <button type="button" class="danger" disabled={busy !== null} onClick={remove} aria-label={`Remove ${provider.name}`}>Remove</button>
+        <button type="button" disabled={busy !== null} onClick={test} aria-label={t('signIn.provider.testLabel', { provider: provider.name })}>
+          {t(busy === 'testing' ? 'signIn.provider.testing' : 'signIn.provider.test')}
+        </button>
+        <button type="button" disabled={busy !== null} onClick={() => setEditing(true)} aria-label={t('signIn.provider.editLabel', { provider: provider.name })}>
+          {t('signIn.provider.edit')}
+        </button>
+        <button type="button" class="danger" disabled={busy !== null} onClick={remove} aria-label={t('signIn.provider.removeLabel', { provider: provider.name })}>
+          {t('signIn.provider.remove')}
+        </button>
       </div>
       <div role="status">
-        {result && <p class={result.ok ? 'test-ok' : 'problem'}>{result.ok ? `Works: ${result.detail}` : `Does not work: ${result.detail}`}</p>}
+        {result && <p class={result.ok ? 'test-ok' : 'problem'}>{t(result.ok ? 'signIn.provider.works' : 'signIn.provider.fails', { detail: result.detail })}</p>}
       </div>
       {editing && (
-        <Dialog title={`Edit ${provider.name}`} onClose={() => setEditing(false)}>
+        <Dialog title={t('signIn.provider.editLabel', { provider: provider.name })} onClose={() => setEditing(false)}>
           <EditProvider
             provider={provider}
             onSaved={(saved) => {
               setEditing(false);
               setResult(null);
               props.onChanged(saved);
-              notify(`${saved.name} is saved`);
+              notify(t('signIn.provider.saved', { provider: saved.name }));
             }}
           />
         </Dialog>
@@ -80,20 +87,20 @@ export function IdentityProviders(props: { siteId: string }) {
   const update = (change: (providers: Provider[]) => Provider[]) => updateAnswer((answer) => ({ ...answer, providers: change(answer.providers) }));
   const [added, setAdded] = useState<Provider | null>(null);
   return (
-    <Loaded load={load} retry={reload} what="the identity providers">
+    <Loaded load={load} retry={reload} what={t('signIn.providers.what')}>
       {({ providers, callback_url: callbackUrl }) => (
         <>
           {added && (
             <div class="secret" role="status">
-              <span>{added.name} is added. If you have not yet, paste its callback URL into the provider’s console, then press Test.</span>
+              <span>{t('signIn.provider.added', { provider: added.name })}</span>
               <CallbackUrl url={added.callback_url} />
-              <button type="button" class="plain" onClick={() => setAdded(null)}>Done</button>
+              <button type="button" class="plain" onClick={() => setAdded(null)}>{t('signIn.done')}</button>
             </div>
           )}
           {providers.length === 0 ? (
-            <Empty>No identity provider yet: add one below to let readers sign in with GitHub, Google or any OpenID Connect provider.</Empty>
+            <Empty>{t('signIn.providers.empty')}</Empty>
           ) : (
-            <ul class="providers" aria-label="Identity providers">
+            <ul class="providers" aria-label={t('signIn.providers.title')}>
               {providers.map((provider) => (
                 <ProviderRow
                   key={provider.id}
@@ -101,14 +108,14 @@ export function IdentityProviders(props: { siteId: string }) {
                   onChanged={(changed) => update((list) => list.map((p) => (p.id === changed.id ? changed : p)))}
                   onRemoved={(removed) => {
                     if (added?.id === removed.id) setAdded(null);
-                    notify(`${removed.name} is removed`);
+                    notify(t('signIn.provider.removed', { provider: removed.name }));
                     update((list) => list.filter((p) => p.id !== removed.id));
                   }}
                 />
               ))}
             </ul>
           )}
-          <h3>Add a provider</h3>
+          <h3>{t('signIn.providers.add')}</h3>
           <AddProvider
             siteId={props.siteId}
             callbackUrl={callbackUrl}

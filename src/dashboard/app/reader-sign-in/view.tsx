@@ -1,4 +1,5 @@
 import { api, must } from '../../client/api.ts';
+import { t } from '../i18n.ts';
 import { administers, chosenSite, useSession } from '../session.ts';
 import { SitePicker } from '../site-picker.tsx';
 import { Empty, Loaded, useLoad } from '../ui.tsx';
@@ -13,22 +14,22 @@ export function ReaderSignInView(props: { url: URL }) {
     async () => (chosen ? Promise.all([must(api.GET('/api/sites/{id}', { params: { path: { id: chosen.id } } })), must(api.GET('/api/auth/me/mail'))]) : null),
     [chosen?.id],
   );
-  if (!administers(me)) return <Empty>Only a site’s owners and admins choose how its readers sign in.</Empty>;
-  if (!chosen) return <Empty>You have no site yet: create one under Sites first.</Empty>;
+  if (!administers(me)) return <Empty>{t('signIn.adminsOnly')}</Empty>;
+  if (!chosen) return <Empty>{t('signIn.noSite')}</Empty>;
   return (
     <section aria-labelledby="reader-sign-in-title">
       <div class="view-head">
-        <h1 id="reader-sign-in-title">How readers sign in to {chosen.name}</h1>
+        <h1 id="reader-sign-in-title">{t('signIn.title', { site: chosen.name })}</h1>
         <SitePicker sites={sites} current={chosen} />
       </div>
       <div class="panel">
-        <h2>Ways in</h2>
-        <Loaded load={load} retry={reload} what="the site's settings">
+        <h2>{t('signIn.waysIn.title')}</h2>
+        <Loaded load={load} retry={reload} what={t('signIn.waysIn.what')}>
           {(data) => data && <WaysIn site={data[0]} mailEnabled={data[1].mail_enabled} onSaved={(site) => update((current) => current && [site, current[1]])} />}
         </Loaded>
       </div>
       <div class="panel">
-        <h2>Identity providers</h2>
+        <h2>{t('signIn.providers.title')}</h2>
         <IdentityProviders key={chosen.id} siteId={chosen.id} />
       </div>
     </section>

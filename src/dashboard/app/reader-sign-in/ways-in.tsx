@@ -2,14 +2,17 @@ import type { ComponentChildren } from 'preact';
 import { useState } from 'preact/hooks';
 import { api, errorText, must, type Answer } from '../../client/api.ts';
 import { href } from '../router.ts';
+import { t, type MessageKey } from '../i18n.ts';
+import { Rich } from '../rich.tsx';
 import { Link, notify } from '../ui.tsx';
 
 type SiteDetail = Answer<'/api/sites/{id}'>;
 type Setting = 'email_sign_in' | 'provider_avatars';
 
-const SAVED: Record<Setting, (on: boolean) => string> = {
-  email_sign_in: (on) => (on ? 'Readers may sign in with a code mailed to them' : 'Sign-in by email code is off'),
-  provider_avatars: (on) => (on ? 'Readers’ pictures come from their provider' : 'Readers’ pictures are drawn from their id'),
+/** What switching a setting on, then off, did. */
+const SAVED: Record<Setting, [MessageKey, MessageKey]> = {
+  email_sign_in: ['signIn.emailCode.on', 'signIn.emailCode.off'],
+  provider_avatars: ['signIn.avatars.on', 'signIn.avatars.off'],
 };
 
 /** A setting that saves as soon as it is switched (PATCH /api/sites/:id), with what it means below. */
@@ -23,7 +26,7 @@ function Switch(props: { site: SiteDetail; name: Setting; label: string; childre
     setBusy(true);
     try {
       props.onSaved(await must(api.PATCH('/api/sites/{id}', { params: { path: { id: props.site.id } }, body: { [props.name]: wanted } })));
-      notify(SAVED[props.name](wanted));
+      notify(t(SAVED[props.name][wanted ? 0 : 1]));
     } catch (error) {
       setOn(!wanted);
       notify(errorText(error), 'error');
@@ -45,13 +48,13 @@ function Switch(props: { site: SiteDetail; name: Setting; label: string; childre
 /** What sign-in by email code needs that this server or site lacks, said so the admin can act. */
 function EmailNeeds(props: { site: SiteDetail; mailEnabled: boolean }) {
   const noDomains = props.site.domains.length === 0;
-  if (props.mailEnabled && !noDomains) return <>Parley mails a 6-digit code and a link, good for 10 minutes and one sign-in.</>;
+  if (props.mailEnabled && !noDomains) return <>{t('signIn.emailCode.about')}</>;
   return (
     <ul class="needs" role="list">
-      {!props.mailEnabled && <li class="warn-text">This server sends no mail (its administrator has not set up an SMTP server), so readers cannot get a code yet.</li>}
+      {!props.mailEnabled && <li class="warn-text">{t('signIn.emailCode.noMail')}</li>}
       {noDomains && (
         <li class="warn-text">
-          The site has no domains, so Parley cannot send readers back to its pages: add them in <Link href={href(`sites/${props.site.id}`)}>the site’s settings</Link>.
+          <Rich text={t('signIn.emailCode.noDomains')} tags={{ link: (words) => <Link href={href(`sites/${props.site.id}`)}>{words}</Link> }} />
         </li>
       )}
     </ul>
@@ -61,11 +64,11 @@ function EmailNeeds(props: { site: SiteDetail; mailEnabled: boolean }) {
 export function WaysIn(props: { site: SiteDetail; mailEnabled: boolean; onSaved: (site: SiteDetail) => void }) {
   return (
     <div class="switches">
-      <Switch site={props.site} name="email_sign_in" label="Sign-in by email code" onSaved={props.onSaved}>
+      <Switch site={props.site} name="email_sign_in" label={t('signIn.emailCode.label')} onSaved={props.onSaved}>
         <EmailNeeds site={props.site} mailEnabled={props.mailEnabled} />
       </Switch>
-      <Switch site={props.site} name="provider_avatars" label="Show readers’ pictures from their provider" onSaved={props.onSaved}>
-        When off, the widget draws each reader a picture from their id, and readers’ browsers ask no third party for one.
+      <Switch site={props.site} name="provider_avatars" label={t('signIn.avatars.label')} onSaved={props.onSaved}>
+        {t('signIn.avatars.about')}
       </Switch>
     </div>
   );
