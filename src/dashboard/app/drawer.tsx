@@ -81,7 +81,7 @@ export function AuthorDrawer(props: { siteId: string; userId: string; onClose: (
 
   return (
     <Dialog title={t('drawer.title')} class="drawer" onClose={props.onClose}>
-      <Loaded load={load} retry={reload} what={t('drawer.what')}>
+      <Loaded load={load} retry={reload} loading="drawer.loading" failed="drawer.loadFailed">
         {(user) => {
           const active = user.bans.filter((ban) => ban.active);
           const shadow = active.find((ban) => ban.ban_type === 'shadow_ban');

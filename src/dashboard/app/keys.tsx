@@ -1,6 +1,6 @@
 import { useState } from 'preact/hooks';
 import { api, errorText, must, type Answer } from '../client/api.ts';
-import { t, type MessageKey } from './i18n.ts';
+import { list, t, type MessageKey } from './i18n.ts';
 import { useSession } from './session.ts';
 import { CopyButton, Empty, Form, Loaded, notify, Table, text, useLoad, when } from './ui.tsx';
 
@@ -77,7 +77,7 @@ export function KeysView() {
         <input type="checkbox" checked={showRevoked} onChange={(event) => setShowRevoked(event.currentTarget.checked)} />
         {t('keys.showRevoked')}
       </label>
-      <Loaded load={load} retry={reload} what={t('keys.what')}>
+      <Loaded load={load} retry={reload} loading="keys.loading" failed="keys.loadFailed">
         {(data) =>
           data.keys.length === 0 ? (
             <Empty>{t('keys.empty')}</Empty>
@@ -90,7 +90,7 @@ export function KeysView() {
                     <div class="note">{key.prefix ? <code>{key.prefix}…</code> : key.id}</div>
                   </td>
                   <td>{t('keys.roleName', { role: key.role })}</td>
-                  <td>{key.site_ids ? key.site_ids.map(siteName).join(', ') : t('keys.allSites')}</td>
+                  <td>{key.site_ids ? list(key.site_ids.map(siteName)) : t('keys.allSites')}</td>
                   <td>{when(key.created_at)}</td>
                   <td>{when(key.last_used_at)}</td>
                   <td>

@@ -67,7 +67,7 @@ export function OverviewView(props: { url: URL }) {
         <h1 id="overview-title">{t('overview.title', { site: site.name })}</h1>
         <SitePicker sites={sites} current={site} />
       </div>
-      <Loaded load={load} retry={reload} what={t('overview.what')}>
+      <Loaded load={load} retry={reload} loading="overview.loading" failed="overview.loadFailed">
         {(data) =>
           data && (
             <>

@@ -126,14 +126,14 @@ export function ProfileView() {
           <bdi>{me.staff.name}</bdi> · <bdi>{me.staff.email}</bdi> {!me.staff.email_verified && <span class="badge status-pending">{t('profile.unconfirmed')}</span>}
         </p>
         {!me.staff.email_verified && (
-          <Loaded load={load} retry={reload} what={t('profile.whatServerMail')}>
+          <Loaded load={load} retry={reload} loading="profile.loadingServerMail" failed="profile.loadFailedServerMail">
             {(mail) => <UnconfirmedAddress mailEnabled={mail.mail_enabled} />}
           </Loaded>
         )}
       </div>
       <div class="panel">
         <h2>{t('profile.mail')}</h2>
-        <Loaded load={load} retry={reload} what={t('profile.whatMail')}>
+        <Loaded load={load} retry={reload} loading="profile.loadingMail" failed="profile.loadFailedMail">
           {(mail) => <ModerationMail mail={mail} update={update} />}
         </Loaded>
       </div>

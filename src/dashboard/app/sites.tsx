@@ -126,7 +126,7 @@ function Threads(props: { siteId: string }) {
     }
   };
   return (
-    <Loaded load={load} retry={reload} what={t('sites.threads.what')}>
+    <Loaded load={load} retry={reload} loading="sites.threads.loading" failed="sites.threads.loadFailed">
       {(data) =>
         data.threads.length === 0 ? (
           <p class="note">{t('sites.threads.empty')}</p>
@@ -168,7 +168,7 @@ export function SiteSettingsView(props: { siteId: string }) {
     void reloadSites();
   };
   return (
-    <Loaded load={load} retry={reload} what={t('sites.what')}>
+    <Loaded load={load} retry={reload} loading="sites.loading" failed="sites.loadFailed">
       {(site) => (
         <section aria-labelledby="site-title">
           <div class="view-head">

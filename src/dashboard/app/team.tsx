@@ -1,6 +1,6 @@
 import { useState } from 'preact/hooks';
 import { api, errorText, must, type Answer } from '../client/api.ts';
-import { t, type MessageKey } from './i18n.ts';
+import { list, t, type MessageKey } from './i18n.ts';
 import { navigate, withQuery } from './router.ts';
 import { chosenSite, managedAccounts, useSession, type Me } from './session.ts';
 import { SitePicker } from './site-picker.tsx';
@@ -37,7 +37,7 @@ function Members(props: { accountId: string; me: Me }) {
     }
   };
   return (
-    <Loaded load={load} retry={reload} what={t('team.members.what')}>
+    <Loaded load={load} retry={reload} loading="team.members.loading" failed="team.members.loadFailed">
       {(data) => (
         <>
           {link && <HandOver intro={link.intro} url={link.url} onDone={() => setLink(null)} />}
@@ -65,7 +65,7 @@ function Members(props: { accountId: string; me: Me }) {
                     ))}
                   </select>
                 </td>
-                <td>{member.site_ids ? member.site_ids.map((id) => sites.find((site) => site.id === id)?.name ?? id).join(', ') : t('team.allSites')}</td>
+                <td>{member.site_ids ? list(member.site_ids.map((id) => sites.find((site) => site.id === id)?.name ?? id)) : t('team.allSites')}</td>
                 <td>{when(member.joined_at)}</td>
                 <td class="actions">
                   {member.id !== props.me.staff.id && (
@@ -139,7 +139,7 @@ function Invites(props: { accountId: string }) {
         </label>
       </Form>
       {made && <HandOver intro={t('team.invite.link')} url={made} onDone={() => setMade(null)} />}
-      <Loaded load={load} retry={reload} what={t('team.invite.what')}>
+      <Loaded load={load} retry={reload} loading="team.invite.loading" failed="team.invite.loadFailed">
         {(data) =>
           data.invites.length === 0 ? (
             <p class="note">{t('team.invite.empty')}</p>
@@ -186,7 +186,7 @@ function ModerationLog(props: { siteId: string }) {
     }
   };
   return (
-    <Loaded load={load} retry={reload} what={t('team.log.what')}>
+    <Loaded load={load} retry={reload} loading="team.log.loading" failed="team.log.loadFailed">
       {(page) =>
         page.entries.length === 0 ? (
           <p class="note">{t('team.log.empty')}</p>

@@ -64,7 +64,7 @@ export function ThreadView(props: { url: URL }) {
 
   return (
     <section aria-labelledby="thread-title">
-      <Loaded load={load} retry={reload} what={t('thread.what')}>
+      <Loaded load={load} retry={reload} loading="thread.loading" failed="thread.loadFailed">
         {({ items, cut }) => {
           const first = items[0];
           const pinsFull = items.filter((item) => item.pinned).length >= MAX_PINNED;

@@ -1,7 +1,7 @@
 import type { ComponentChildren } from 'preact';
 import { useCallback, useEffect, useRef, useState } from 'preact/hooks';
 import { errorText } from '../client/api.ts';
-import { dateTime, relativeTime, t } from './i18n.ts';
+import { dateTime, relativeTime, t, type MessageKey } from './i18n.ts';
 import { isModifiedClick, navigate } from './router.ts';
 
 /** A link to another dashboard view, followed without reloading the page. */
@@ -42,13 +42,13 @@ export function useLoad<T>(load: () => Promise<T>, deps: unknown[]): [Load<T>, (
 }
 
 /** Draws what is loaded, or says in words that it is loading or what went wrong (with a retry). */
-/** `what` names what loads, as a phrase of its own (a message like `keys.what`: "the keys"). */
-export function Loaded<T>(props: { load: Load<T>; retry?: () => void; what: string; children: (data: T) => ComponentChildren }) {
-  if (props.load.state === 'loading') return <p class="note" role="status">{t('ui.loading', { what: props.what })}</p>;
+/** `loading` and `failed` are whole sentences of their view ("Loading the keys…", "Could not load the keys: {error}"). */
+export function Loaded<T>(props: { load: Load<T>; retry?: () => void; loading: MessageKey; failed: MessageKey; children: (data: T) => ComponentChildren }) {
+  if (props.load.state === 'loading') return <p class="note" role="status">{t(props.loading)}</p>;
   if (props.load.state === 'error') {
     return (
       <div class="problem" role="alert">
-        <p>{t('ui.loadFailed', { what: props.what, error: props.load.error })}</p>
+        <p>{t(props.failed, { error: props.load.error })}</p>
         {props.retry && <button type="button" onClick={props.retry}>{t('ui.tryAgain')}</button>}
       </div>
     );

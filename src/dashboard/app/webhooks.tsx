@@ -164,7 +164,7 @@ function DeliveryRow(props: { siteId: string; delivery: Delivery; onChanged: () 
 function Deliveries(props: { siteId: string; generation: number }) {
   const [load, reload] = useLoad(() => must(api.GET('/api/sites/{id}/webhooks/deliveries', { params: { path: { id: props.siteId }, query: { limit: 25 } } })), [props.siteId, props.generation]);
   return (
-    <Loaded load={load} retry={reload} what={t('webhooks.log.what')}>
+    <Loaded load={load} retry={reload} loading="webhooks.log.loading" failed="webhooks.log.loadFailed">
       {(data) =>
         data.deliveries.length === 0 ? (
           <Empty>{t('webhooks.log.empty')}</Empty>
@@ -237,7 +237,7 @@ export function WebhooksView(props: { url: URL }) {
           {t('webhooks.planRefusal', { reason: planRefusal })}
         </p>
       )}
-      <Loaded load={load} retry={reload} what={t('webhooks.what')}>
+      <Loaded load={load} retry={reload} loading="webhooks.loading" failed="webhooks.loadFailed">
         {(site) =>
           site && (
             <>

@@ -87,7 +87,7 @@ export function IdentityProviders(props: { siteId: string }) {
   const update = (change: (providers: Provider[]) => Provider[]) => updateAnswer((answer) => ({ ...answer, providers: change(answer.providers) }));
   const [added, setAdded] = useState<Provider | null>(null);
   return (
-    <Loaded load={load} retry={reload} what={t('signIn.providers.what')}>
+    <Loaded load={load} retry={reload} loading="signIn.providers.loading" failed="signIn.providers.loadFailed">
       {({ providers, callback_url: callbackUrl }) => (
         <>
           {added && (

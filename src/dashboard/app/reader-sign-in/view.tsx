@@ -24,7 +24,7 @@ export function ReaderSignInView(props: { url: URL }) {
       </div>
       <div class="panel">
         <h2>{t('signIn.waysIn.title')}</h2>
-        <Loaded load={load} retry={reload} what={t('signIn.waysIn.what')}>
+        <Loaded load={load} retry={reload} loading="signIn.waysIn.loading" failed="signIn.waysIn.loadFailed">
           {(data) => data && <WaysIn site={data[0]} mailEnabled={data[1].mail_enabled} onSaved={(site) => update((current) => current && [site, current[1]])} />}
         </Loaded>
       </div>
