@@ -1,7 +1,10 @@
 import type { ParsedMail } from 'mailparser';
-import { MAIL_STRINGS as S } from '../src/mail/strings.ts';
+import { mailWords } from '../src/mail/words.ts';
 import type { TestParley } from './helper.ts';
 import { linkIn, pathOf, type Mailbox } from './mailbox.ts';
+
+/** Parley's English words of the mails and their pages. */
+const S = mailWords('en');
 
 /** The domain of the sites readers sign in on in these tests, and a page of it. */
 export const READER_DOMAIN = 'blog.example.com';
@@ -16,7 +19,7 @@ export async function signInSite(parley: TestParley, siteName = 'Tea Blog') {
 export function signInMail(mail: ParsedMail): { code: string; link: string } {
   const code = /^ {4}(\d{6})$/m.exec(mail.text ?? '')?.[1];
   if (!code) throw new Error(`no code in:\n${mail.text}`);
-  return { code, link: pathOf(linkIn(mail, S.signInAction)) };
+  return { code, link: pathOf(linkIn(mail, S('signInAction'))) };
 }
 
 /** Asks for a code for `email` and waits for its mail. */

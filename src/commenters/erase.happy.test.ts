@@ -3,9 +3,12 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { pageUrl, startParley, type TestParley } from '../../test/helper.ts';
 import { linkIn, pathOf, startMailbox, type Mailbox } from '../../test/mailbox.ts';
 import { sleep } from '../../test/receiver.ts';
-import { MAIL_STRINGS as S } from '../mail/strings.ts';
+import { mailWords } from '../mail/words.ts';
 import { exportSite } from '../transfer/export.ts';
 import { ERASED_NAME } from './erase.ts';
+
+/** Parley's English words of the mails and their pages. */
+const S = mailWords('en');
 
 /** Longer than two polls of the mail worker: what it would have sent by now, it has. */
 const SETTLE_MS = 2_500;
@@ -45,7 +48,7 @@ describe('erasing a site user', () => {
     // Bob asks for replies by mail under two addresses: one confirmed, one waiting for its link.
     const asked = await post(bob, { content: 'Which tea is best?', notify_replies: true, email: 'bob@example.com' });
     await expect.poll(() => mailsTo('bob@example.com').length, { timeout: 10_000 }).toBe(1);
-    expect((await parley.request('POST', pathOf(linkIn(mailsTo('bob@example.com')[0], S.confirmAction)))).status).toBe(200);
+    expect((await parley.request('POST', pathOf(linkIn(mailsTo('bob@example.com')[0], S('confirmAction'))))).status).toBe(200);
     await post(bob, { content: 'And which cup?', notify_replies: true, email: 'bob.other@example.com' });
     await expect.poll(() => mailsTo('bob.other@example.com').length, { timeout: 10_000 }).toBe(1);
     // The address the site's SSO token gave for Bob, which he once left as a guest too.

@@ -1,3 +1,4 @@
+import { requestLocale } from '../i18n/request.ts';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
@@ -91,7 +92,7 @@ export const commentRoutes: FastifyPluginAsyncTypebox<{ db: Db; caches: CommentC
       response: { 201: CommentRef, ...errors },
     },
     config: { commentCreation: true },
-    handler: async (request, reply) => reply.code(201).send(await createComment(db, request.caller, request.body, confirmMails)),
+    handler: async (request, reply) => reply.code(201).send(await createComment(db, request.caller, { ...request.body, language: requestLocale(request) }, confirmMails)),
   });
 
   app.patch('/v1/comments/:id', {

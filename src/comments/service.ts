@@ -1,3 +1,4 @@
+import type { Locale } from '../i18n/locales.ts';
 import { sql, type Kysely, type Transaction } from 'kysely';
 import { actorRef, isModerator, requireCredential, type Caller, type SiteOwnership } from '../auth/caller.ts';
 import type { Db } from '../db/connect.ts';
@@ -153,6 +154,8 @@ export interface CreateInput extends FormFields {
   /** "Email me replies" (mail/readers.ts). */
   notify_replies?: boolean;
   email?: string;
+  /** The request's language: the mails to the address it gives speak it. */
+  language?: Locale | null;
 }
 
 function authorNameFor(caller: Caller, requested: string | undefined): string {

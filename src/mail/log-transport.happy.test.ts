@@ -3,7 +3,10 @@ import { seedDatabase, spawnServer } from '../../test/hardening/child-server.ts'
 import { freshDatabaseUrl, pageUrl } from '../../test/helper.ts';
 import { endedAfterEach } from '../../test/mailbox.ts';
 import { doctor } from '../doctor/doctor.ts';
-import { MAIL_STRINGS as S } from './strings.ts';
+import { mailWords } from './words.ts';
+
+/** Parley's English words of the mails and their pages. */
+const S = mailWords('en');
 
 const { servers, databases } = endedAfterEach();
 
@@ -37,8 +40,8 @@ describe('PARLEY_SMTP_URL=log: (mail without an SMTP server)', () => {
     const startup = lines.find((line) => /PARLEY_SMTP_URL=log:/.test(line.msg) && line.mail_to === undefined);
     expect(startup?.msg).toMatch(/for development/);
     const written = lines.find((line) => line.mail_to !== undefined)!;
-    expect(written).toMatchObject({ level: 30, mail_to: 'gina@example.com', mail_subject: S.confirmSubject('Crash site') });
-    const link = new RegExp(`${S.confirmAction}: (\\S+)`).exec(written.mail_text)?.[1];
+    expect(written).toMatchObject({ level: 30, mail_to: 'gina@example.com', mail_subject: S('confirmSubject', { site: 'Crash site' }) });
+    const link = new RegExp(`${S('confirmAction')}: (\\S+)`).exec(written.mail_text)?.[1];
     expect(link).toMatch(/\/v1\/mail\/confirm\?token=mc_/);
     const confirmed = await fetch(`${server.url}${new URL(link!).pathname}${new URL(link!).search}`, { method: 'POST' });
     expect(confirmed.status).toBe(200);

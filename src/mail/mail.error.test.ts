@@ -2,7 +2,10 @@ import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest
 import { pageUrl, startParley, type TestParley } from '../../test/helper.ts';
 import { linkIn, pathOf, startMailbox, type Mailbox } from '../../test/mailbox.ts';
 import { ConfigError, loadConfig } from '../config.ts';
-import { MAIL_STRINGS as S } from './strings.ts';
+import { mailWords } from './words.ts';
+
+/** Parley's English words of the mails and their pages. */
+const S = mailWords('en');
 
 let parley: TestParley;
 let box: Mailbox;
@@ -42,7 +45,7 @@ describe('mail requests that cannot be done', () => {
     const before = box.mails.length;
     expect((await guestComment({ notify_replies: true, email: 'late@example.com' })).status).toBe(201);
     const [mail] = (await box.waitFor(before + 1)).slice(before);
-    const link = pathOf(linkIn(mail, S.confirmAction));
+    const link = pathOf(linkIn(mail, S('confirmAction')));
     vi.useFakeTimers({ toFake: ['Date'], now: Date.now() + 24 * 3600_000 + 1000 });
     const expired = await parley.request('POST', link);
     expect(expired.status).toBe(404);

@@ -2,7 +2,10 @@ import { afterEach, describe, expect, it, vi } from 'vitest';
 import { pageUrl, parleysPerTest, type TestParley } from '../../test/helper.ts';
 import { headerOf, linkIn, pathOf, startMailbox, type Mailbox } from '../../test/mailbox.ts';
 import { sleep } from '../../test/receiver.ts';
-import { MAIL_STRINGS as S } from './strings.ts';
+import { mailWords } from './words.ts';
+
+/** Parley's English words of the mails and their pages. */
+const S = mailWords('en');
 
 const start = parleysPerTest();
 const boxes: Mailbox[] = [];
@@ -42,7 +45,7 @@ async function confirmedGuest(parley: TestParley, box: Mailbox, post: (body: Rec
   const comment = await post({ content: 'Which tea is best?', author_name: 'Gina', notify_replies: true, email: 'Gina@Example.com' });
   const [confirm] = (await box.waitFor(already + 1)).slice(already);
   expect(confirm.to).toMatchObject({ value: [{ address: 'gina@example.com' }] });
-  const link = pathOf(linkIn(confirm, S.confirmAction));
+  const link = pathOf(linkIn(confirm, S('confirmAction')));
   expect((await parley.request('POST', link)).status).toBe(200);
   return comment;
 }
@@ -54,15 +57,15 @@ describe('reply notifications by email', () => {
     const comment = await post({ content: 'Which tea is best?', author_name: 'Gina', notify_replies: true, email: 'Gina@Example.com' });
 
     const [confirm] = await box.waitFor(1);
-    expect(confirm.subject).toBe(S.confirmSubject('Tea Blog'));
+    expect(confirm.subject).toBe(S('confirmSubject', { site: 'Tea Blog' }));
     expect(confirm.from?.value[0]).toEqual({ name: 'Tea Blog', address: 'comments@example.com' });
-    expect(confirm.html).toContain(S.confirmAction);
+    expect(confirm.html).toContain(S('confirmAction'));
     // Before confirming, a reply sends nothing.
     await post({ content: 'Too early', parent_id: comment.id }, bob);
     await sleep(SETTLE_MS);
     expect(box.mails).toHaveLength(1);
 
-    const link = pathOf(linkIn(confirm, S.confirmAction));
+    const link = pathOf(linkIn(confirm, S('confirmAction')));
     const asked = await parley.request('GET', link);
     expect(asked.status).toBe(200);
     expect(asked.headers.get('content-type')).toMatch(/text\/html/);
@@ -81,11 +84,11 @@ describe('reply notifications by email', () => {
     expect(headerOf(reply, 'List-Unsubscribe-Post')).toBe('List-Unsubscribe=One-Click');
 
     // Only asks on GET (mail scanners open links); the POST of a mail client's one-click does it.
-    const unsubscribe = pathOf(linkIn(reply, S.unsubscribeThread));
-    expect((await parley.request('GET', unsubscribe)).body).toContain(S.pageUnsubscribeAsk.thread);
+    const unsubscribe = pathOf(linkIn(reply, S('unsubscribeThread')));
+    expect((await parley.request('GET', unsubscribe)).body).toContain(S('pageUnsubscribeAskThread'));
     const clicked = await parley.request('POST', pathOf(oneClick), { raw: 'List-Unsubscribe=One-Click', headers: { 'content-type': 'application/x-www-form-urlencoded' } });
     expect(clicked.status).toBe(200);
-    expect(clicked.body).toContain(S.pageUnsubscribeDone);
+    expect(clicked.body).toContain(S('pageUnsubscribeDone'));
 
     await post({ content: 'Anyone there?', parent_id: comment.id }, bob);
     await sleep(SETTLE_MS);
@@ -100,19 +103,19 @@ describe('reply notifications by email', () => {
     const [, reply] = await box.waitFor(2);
 
     // A link for one page offers no such thing, and refuses it.
-    const onePage = pathOf(linkIn(reply, S.unsubscribeThread));
-    expect((await parley.request('GET', onePage)).body).not.toContain(S.pageForgetButton);
+    const onePage = pathOf(linkIn(reply, S('unsubscribeThread')));
+    expect((await parley.request('GET', onePage)).body).not.toContain(S('pageForgetButton'));
     const refused = await parley.request('POST', onePage, { raw: 'forget=address', headers: { 'content-type': 'application/x-www-form-urlencoded' } });
     expect(refused.status).toBe(400);
     expect(refused.body.errors[0].path).toBe('body/forget');
 
-    const everything = pathOf(linkIn(reply, S.unsubscribeAll));
+    const everything = pathOf(linkIn(reply, S('unsubscribeAll')));
     const asked = await parley.request('GET', everything);
-    expect(asked.body).toContain(S.pageForgetButton);
+    expect(asked.body).toContain(S('pageForgetButton'));
     expect(asked.body).toContain('<input type="hidden" name="forget" value="address">');
     const forgotten = await parley.request('POST', everything, { raw: 'forget=address', headers: { 'content-type': 'application/x-www-form-urlencoded' } });
     expect(forgotten.status).toBe(200);
-    expect(forgotten.body).toContain(S.pageForgetDone);
+    expect(forgotten.body).toContain(S('pageForgetDone'));
     const db = parley.app.db.kysely;
     expect(await db.selectFrom('mail_addresses').select('id').where('site_id', '=', site.site_id).execute()).toEqual([]);
     expect(await db.selectFrom('mail_subscriptions').select('comment_id').where('comment_id', '=', comment.id).execute()).toEqual([]);
@@ -145,9 +148,9 @@ describe('reply notifications by email', () => {
     expect((await fetch(parley.url + oneClick, { method: 'POST', body: form('List-Unsubscribe', 'x'.repeat(70_000)) })).status).toBe(413);
     const clicked = await fetch(parley.url + oneClick, { method: 'POST', body: form('List-Unsubscribe', 'One-Click') });
     expect(clicked.status).toBe(200);
-    expect(await clicked.text()).toContain(S.pageUnsubscribeDone);
+    expect(await clicked.text()).toContain(S('pageUnsubscribeDone'));
     const forgotten = await fetch(parley.url + oneClick, { method: 'POST', body: form('forget', 'address') });
-    expect(await forgotten.text()).toContain(S.pageForgetDone);
+    expect(await forgotten.text()).toContain(S('pageForgetDone'));
     expect(await parley.app.db.kysely.selectFrom('mail_addresses').select('id').where('email', '=', 'gina@example.com').execute()).toEqual([]);
   }, 30_000);
 
@@ -179,7 +182,7 @@ describe('reply notifications by email', () => {
     const comment = await confirmedGuest(parley, box, post);
     // Her answer asks for replies too: that request is confirmed on its own.
     await post({ content: 'answering myself', author_name: 'Gina', parent_id: comment.id, notify_replies: true, email: 'gina@example.com' });
-    expect((await box.waitFor(2))[1].subject).toBe(S.confirmSubject('Tea Blog'));
+    expect((await box.waitFor(2))[1].subject).toBe(S('confirmSubject', { site: 'Tea Blog' }));
     await post({ content: 'first answer', parent_id: comment.id }, bob);
     await box.waitFor(3);
     await sleep(SETTLE_MS);

@@ -4,7 +4,10 @@ import { linkIn, pathOf, startMailbox, type Mailbox } from '../../test/mailbox.t
 import { Writable } from 'node:stream';
 import { exportSite } from '../transfer/export.ts';
 import { unsubscribeUrl } from './links.ts';
-import { MAIL_STRINGS as S } from './strings.ts';
+import { mailWords } from './words.ts';
+
+/** Parley's English words of the mails and their pages. */
+const S = mailWords('en');
 
 let parley: TestParley;
 let box: Mailbox;
@@ -55,7 +58,7 @@ describe('addresses are personal data', () => {
     const mailTo = (address: string) => box.mails.find((m) => JSON.stringify(m.to).includes(address));
     await expect.poll(() => mailTo('one@example.com') && mailTo('two@example.com'), { timeout: 10_000 }).toBeTruthy();
     const one = mailTo('one@example.com')!;
-    await parley.request('POST', pathOf(linkIn(one, S.confirmAction)));
+    await parley.request('POST', pathOf(linkIn(one, S('confirmAction'))));
     const addresses = await parley.app.db.kysely.selectFrom('mail_addresses').select(['id', 'email', 'link_key']).where('site_id', '=', site.site_id).execute();
     const [first, second] = ['one@example.com', 'two@example.com'].map((e) => addresses.find((a) => a.email === e)!);
     // A valid link for the first address, pointed at the second.
@@ -140,8 +143,8 @@ describe('who may have Parley mail an address', () => {
       await parley.request('POST', '/v1/comments', { body: { site_id: site.site_id, thread_url: pageUrl(), content: 'hi', notify_replies: true, email } });
       const [mail] = (await box.waitFor(before + 1)).slice(before);
       expect(mail.from?.value[0].name, JSON.stringify(name)).toBe(shown);
-      expect(mail.subject).toBe(S.confirmSubject(shown));
-      expect(mail.text).toContain(S.confirmIntro(shown));
+      expect(mail.subject).toBe(S('confirmSubject', { site: shown }));
+      expect(mail.text).toContain(S('confirmIntro', { site: shown }));
       expect(mail.headerLines.map((h) => h.key)).not.toContain('bcc');
     }
   });
@@ -164,7 +167,7 @@ describe('double opt-in per subscription, and "stop all mail" until its owner ac
     const mailsTo = () => box.mails.filter((m) => JSON.stringify(m.to).includes(email));
     const ginas = await post({ content: 'Which tea?', author_name: 'Gina', notify_replies: true, email });
     await expect.poll(() => mailsTo().length, { timeout: 10_000 }).toBe(1);
-    expect((await parley.request('POST', pathOf(linkIn(mailsTo()[0], S.confirmAction)))).status).toBe(200);
+    expect((await parley.request('POST', pathOf(linkIn(mailsTo()[0], S('confirmAction'))))).status).toBe(200);
     await post({ content: 'Oolong.', parent_id: ginas }, bob);
     await expect.poll(() => mailsTo().length, { timeout: 10_000 }).toBe(2);
     const reply = mailsTo()[1];
@@ -177,14 +180,14 @@ describe('double opt-in per subscription, and "stop all mail" until its owner ac
     const strangers = await post({ content: 'Reply to claim your prize', author_name: 'Mallory', notify_replies: true, email });
     await expect.poll(() => mailsTo().length, { timeout: 10_000 }).toBe(3);
     const confirm = mailsTo()[2];
-    expect(confirm.subject).toBe(S.confirmSubject('Tea Blog'));
+    expect(confirm.subject).toBe(S('confirmSubject', { site: 'Tea Blog' }));
     await post({ content: 'Your account is locked: answer with your password', parent_id: strangers }, bob);
     await new Promise((resolve) => setTimeout(resolve, 2_500));
     expect(mailsTo()).toHaveLength(3);
     expect(await replyMails()).toHaveLength(1);
 
     // Only its own link confirms it.
-    expect((await parley.request('POST', pathOf(linkIn(confirm, S.confirmAction)))).status).toBe(200);
+    expect((await parley.request('POST', pathOf(linkIn(confirm, S('confirmAction'))))).status).toBe(200);
     // Queued (sent with the page's next mail, ten minutes after the last).
     const answer = await post({ content: 'A second answer', parent_id: strangers }, bob);
     expect((await replyMails()).map((row) => JSON.parse(row.data).reply_id)).toContain(answer);
@@ -192,7 +195,7 @@ describe('double opt-in per subscription, and "stop all mail" until its owner ac
 
   it('holds "stop all mail" against anyone else\'s subscription: no confirmation mail, the stop kept', async () => {
     const { site, email, post, mailsTo, reply } = await ginaConfirmed();
-    const everything = pathOf(linkIn(reply, S.unsubscribeAll));
+    const everything = pathOf(linkIn(reply, S('unsubscribeAll')));
     expect((await parley.request('POST', everything)).status).toBe(200);
     const stopped = () => parley.app.db.kysely.selectFrom('mail_addresses').select('unsubscribed_at').where('site_id', '=', site.site_id).where('email', '=', email).executeTakeFirstOrThrow();
     const stoppedAt = (await stopped()).unsubscribed_at;
@@ -210,16 +213,16 @@ describe('double opt-in per subscription, and "stop all mail" until its owner ac
 
   it('lets the owner lift the stop from the page of a link of an earlier mail, or by their own signed-in session', async () => {
     const { site, bob, email, post, reply, replyMails } = await ginaConfirmed();
-    const everything = pathOf(linkIn(reply, S.unsubscribeAll));
+    const everything = pathOf(linkIn(reply, S('unsubscribeAll')));
     expect((await parley.request('POST', everything)).status).toBe(200);
     const page = await parley.request('GET', everything);
-    expect(page.body).toContain(S.pageResumeButton);
+    expect(page.body).toContain(S('pageResumeButton'));
     expect(page.body).toContain('<input type="hidden" name="resume" value="mail">');
     // A link for one page cannot resume.
-    expect((await parley.request('POST', pathOf(linkIn(reply, S.unsubscribeThread)), { raw: 'resume=mail', headers: { 'content-type': 'application/x-www-form-urlencoded' } })).status).toBe(400);
+    expect((await parley.request('POST', pathOf(linkIn(reply, S('unsubscribeThread'))), { raw: 'resume=mail', headers: { 'content-type': 'application/x-www-form-urlencoded' } })).status).toBe(400);
     const resumed = await parley.request('POST', everything, { raw: 'resume=mail', headers: { 'content-type': 'application/x-www-form-urlencoded' } });
     expect(resumed.status).toBe(200);
-    expect(resumed.body).toContain(S.pageResumeDone);
+    expect(resumed.body).toContain(S('pageResumeDone'));
     const ginas = (await parley.app.db.kysely.selectFrom('mail_subscriptions').select('comment_id').orderBy('created_at').limit(1).where('address_id', '=', new URL(everything, 'http://x').searchParams.get('address')!).executeTakeFirstOrThrow()).comment_id;
     // Queued, not yet sent: one reply mail per page every ten minutes.
     await post({ content: 'Welcome back', parent_id: ginas }, bob);

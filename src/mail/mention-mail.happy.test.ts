@@ -4,7 +4,10 @@ import { headerOf, linkIn, mailingParleysPerTest, pathOf, type Mailbox } from '.
 import { sleep } from '../../test/receiver.ts';
 import { signedInReader } from '../readers/me/readers.fixture.ts';
 import { MENTION_MAILS_PER_DAY } from './mentions.ts';
-import { MAIL_STRINGS as S } from './strings.ts';
+import { mailWords } from './words.ts';
+
+/** Parley's English words of the mails and their pages. */
+const S = mailWords('en');
 
 const mailingParley = mailingParleysPerTest(parleysPerTest());
 afterEach(() => {
@@ -53,10 +56,10 @@ describe('mention mails', () => {
     const [mail] = await box.waitFor(1);
     expect(mail.to).toMatchObject({ value: [{ address: 'ann@example.com' }] });
     expect(mail.from?.value[0]).toEqual({ name: 'Tea Blog', address: 'comments@example.com' });
-    expect(mail.subject).toBe(S.mentionSubject(1, url));
-    expect(mail.text).toContain(S.mentionBy('Bob'));
+    expect(mail.subject).toBe(S('mentionSubject', { count: 1, page: url }));
+    expect(mail.text).toContain(S('mentionBy', { name: 'Bob' }));
     expect(mail.text).toContain('> Ask @Ann about **oolong**.');
-    expect(linkIn(mail, S.mentionOpen)).toBe(`${url}#parley_comment=${comment.id}`);
+    expect(linkIn(mail, S('mentionOpen'))).toBe(`${url}#parley_comment=${comment.id}`);
     expect(mail.html).toContain('Ask @Ann about **oolong**.');
     expect(mail.html).not.toContain('<strong>');
 
@@ -67,11 +70,11 @@ describe('mention mails', () => {
 
     const oneClick = String(headerOf(mail, 'List-Unsubscribe')).replace(/^<|>$/g, '');
     expect(headerOf(mail, 'List-Unsubscribe-Post')).toBe('List-Unsubscribe=One-Click');
-    expect(oneClick).toBe(linkIn(mail, S.unsubscribeMentions));
-    expect((await parley.request('GET', pathOf(oneClick))).body).toContain(S.pageUnsubscribeAsk.mentions);
+    expect(oneClick).toBe(linkIn(mail, S('unsubscribeMentions')));
+    expect((await parley.request('GET', pathOf(oneClick))).body).toContain(S('pageUnsubscribeAskMentions'));
     const clicked = await parley.request('POST', pathOf(oneClick), { raw: 'List-Unsubscribe=One-Click', headers: { 'content-type': 'application/x-www-form-urlencoded' } });
     expect(clicked.status).toBe(200);
-    expect(clicked.body).toContain(S.pageUnsubscribeDone);
+    expect(clicked.body).toContain(S('pageUnsubscribeDone'));
     expect((await parley.request('GET', '/v1/me', { token: ann.token })).body.mail).toEqual({ notify_replies: false, mention_mail: false });
 
     await post(bob, `${ann.mention}, are you there?`);
@@ -162,9 +165,9 @@ describe('mention mails', () => {
     expect(box.mails).toHaveLength(1);
     vi.setSystemTime(Date.now() + 10 * 60_000);
     const [, rolled] = await box.waitFor(2);
-    expect(rolled.subject).toBe(S.mentionSubject(2, url));
-    expect(rolled.text).toContain(`${S.mentionBy('Carl')}\n\n> Second, @Ann`);
-    expect(rolled.text).toContain(`${S.mentionBy('Bob')}\n\n> Third, @Ann`);
+    expect(rolled.subject).toBe(S('mentionSubject', { count: 2, page: url }));
+    expect(rolled.text).toContain(`${S('mentionBy', { name: 'Carl' })}\n\n> Second, @Ann`);
+    expect(rolled.text).toContain(`${S('mentionBy', { name: 'Bob' })}\n\n> Third, @Ann`);
     await sleep(SETTLE_MS);
     expect(box.mails).toHaveLength(2);
   }, 30_000);
@@ -177,7 +180,7 @@ describe('mention mails', () => {
     await post(bob, `Over to @[Carl](${carlId})`);
     const [mail] = await box.waitFor(1);
     expect(mail.to).toMatchObject({ value: [{ address: 'carl@example.com' }] });
-    const stopAll = pathOf(linkIn(mail, S.unsubscribeAll));
+    const stopAll = pathOf(linkIn(mail, S('unsubscribeAll')));
     expect((await parley.request('POST', stopAll, { raw: '', headers: { 'content-type': 'application/x-www-form-urlencoded' } })).status).toBe(200);
     await post(bob, `Again, @[Carl](${carlId})`);
     await sleep(SETTLE_MS);

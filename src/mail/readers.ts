@@ -1,3 +1,4 @@
+import type { Locale } from '../i18n/locales.ts';
 import { sql, type Kysely, type Transaction } from 'kysely';
 import { hashSecret } from '../auth/secrets.ts';
 import type { Caller } from '../auth/caller.ts';
@@ -22,13 +23,17 @@ export const REPLY_MAIL_INTERVAL_MS = 10 * 60_000;
 export interface ReplyMailWish {
   notify_replies?: boolean;
   email?: string;
+  /** The language of the request (the widget's): the address's mails speak it. */
+  language?: Locale | null;
 }
 
 /** A session's user (their address and default) and the site's row for an address, as one statement reads them. */
 interface UserAndAddress {
   userEmail: string | null;
   userNotifies: number | null;
+  userLanguage: string | null;
   id: string | null;
+  language: string | null;
   email: string | null;
   confirmedAt: string | null;
   confirmExpiresAt: string | null;
@@ -41,23 +46,23 @@ interface UserAndAddress {
  * `email` null no address.
  */
 const userAndAddress = preparedQuery((db, _shape: null, userId: string | null, siteId: string, email: string | null) =>
-  sql<UserAndAddress>`select u.email as "userEmail", u.notify_replies as "userNotifies", a.id as "id", a.email as "email",
+  sql<UserAndAddress>`select u.email as "userEmail", u.notify_replies as "userNotifies", u.language as "userLanguage", a.id as "id", a.email as "email", a.language as "language",
       a.confirmed_at as "confirmedAt", a.confirm_expires_at as "confirmExpiresAt", a.unsubscribed_at as "unsubscribedAt"
     from (select 1 as one) as o
     left join site_users as u on u.id = ${userId}
     left join mail_addresses as a on a.site_id = ${siteId} and a.email = ${email}`.compile(db),
 );
 
-type Address = { id: string; email: string; confirmedAt: string | null; confirmExpiresAt: string | null; unsubscribedAt: string | null };
+type Address = { id: string; email: string; language: string | null; confirmedAt: string | null; confirmExpiresAt: string | null; unsubscribedAt: string | null };
 
 /** The site's row for an address, made on its first use (another request may make it at the same moment). */
-async function keptAddress(trx: Transaction<Database>, siteId: string, email: string, userId: string | null, verified: boolean, now: string, found: UserAndAddress): Promise<Address> {
+async function keptAddress(trx: Transaction<Database>, siteId: string, email: string, userId: string | null, verified: boolean, now: string, found: UserAndAddress, language: Locale | null): Promise<Address> {
   if (found.id !== null) return found as Address;
-  return madeAddress(trx, siteId, email, userId, verified, now);
+  return madeAddress(trx, siteId, email, userId, verified, now, language);
 }
 
 /** Makes the site's row for an address that has none yet (or that another request makes at the same moment). */
-export async function madeAddress(trx: Transaction<Database>, siteId: string, email: string, userId: string | null, verified: boolean, now: string): Promise<Address> {
+export async function madeAddress(trx: Transaction<Database>, siteId: string, email: string, userId: string | null, verified: boolean, now: string, language: Locale | null = null): Promise<Address> {
   await trx
     .insertInto('mail_addresses')
     .values({
@@ -70,6 +75,7 @@ export async function madeAddress(trx: Transaction<Database>, siteId: string, em
       confirm_token_hash: null,
       confirm_expires_at: null,
       unsubscribed_at: null,
+      language,
       created_at: now,
     })
     .onConflict((oc) => oc.columns(['site_id', 'email']).doNothing())
@@ -120,6 +126,9 @@ export async function subscribeToReplies(
   const asked = wish.email === undefined ? null : normaliseEmail(wish.email);
   let [found] = await userAndAddress(trx, null, userId, site.id, asked);
   if (!(wish.notify_replies ?? found.userNotifies === 1)) return;
+  const language = wish.language ?? null;
+  // The reader's language, for their mention mails: read with the rest, written only when it changed.
+  if (userId !== null && language !== null && found.userLanguage !== language) await trx.updateTable('site_users').set({ language }).where('id', '=', userId).execute();
   const known = found.userEmail ? normaliseEmail(found.userEmail) : null;
   const email = asked ?? known;
   if (email === null) {
@@ -130,7 +139,9 @@ export async function subscribeToReplies(
   if (asked === null) [found] = await userAndAddress(trx, null, null, site.id, email);
   const owner = email === known;
   const now = nowIso();
-  const address = await keptAddress(trx, site.id, email, userId, owner, now, found);
+  const address = await keptAddress(trx, site.id, email, userId, owner, now, found, language);
+  // The address speaks the language it was last given in; a request that names none keeps the one it had.
+  if (language !== null && address.language !== language) await trx.updateTable('mail_addresses').set({ language }).where('id', '=', address.id).execute();
   const subscription = { comment_id: comment.id, address_id: address.id, thread_id: comment.thread_id, created_at: now, unsubscribed_at: null };
   if (owner) {
     if (address.unsubscribedAt !== null || address.confirmedAt === null) {
@@ -140,18 +151,28 @@ export async function subscribeToReplies(
     return;
   }
   const linkPending = address.confirmExpiresAt !== null && address.confirmExpiresAt > now;
-  const link = address.unsubscribedAt === null && !linkPending ? await mailConfirmation(trx, mail, confirmMails, caller, site, address.id, email, now) : null;
+  const link = address.unsubscribedAt === null && !linkPending ? await mailConfirmation(trx, mail, confirmMails, caller, site, address.id, email, language ?? address.language, now) : null;
   await insertSubscription(trx, { ...subscription, confirmed_at: null, confirm_token_hash: link });
 }
 
 /** Mails an address the link that confirms one subscription; returns the hash of its token. */
-async function mailConfirmation(trx: Transaction<Database>, mail: MailConfig, confirmMails: ConfirmMailLimiter | null, caller: Caller, site: Site, addressId: string, email: string, now: string): Promise<string> {
+async function mailConfirmation(
+  trx: Transaction<Database>,
+  mail: MailConfig,
+  confirmMails: ConfirmMailLimiter | null,
+  caller: Caller,
+  site: Site,
+  addressId: string,
+  email: string,
+  language: string | null,
+  now: string,
+): Promise<string> {
   await confirmMails?.take(site.id, caller.kind === 'session' ? caller.userId : clientKey(caller.ip));
   const token = newConfirmToken();
   const tokenHash = hashSecret(token);
   const expires = new Date(Date.parse(now) + CONFIRM_LIFETIME_MS).toISOString();
   await trx.updateTable('mail_addresses').set({ confirm_token_hash: tokenHash, confirm_expires_at: expires }).where('id', '=', addressId).execute();
-  await queueMail(trx, { kind: 'confirm', cause: tokenHash, recipient: email, siteId: site.id, data: { url: confirmUrl(mail.publicUrl, token) } });
+  await queueMail(trx, { kind: 'confirm', cause: tokenHash, recipient: email, siteId: site.id, data: { url: confirmUrl(mail.publicUrl, token), language } });
   return tokenHash;
 }
 
@@ -208,14 +229,14 @@ const UNUSABLE_CONFIRM = 'This confirmation link is unknown, used or expired';
 /** The address a pending confirmation link is for, or 404 however it is unusable. */
 export async function pendingConfirmation(db: Kysely<Database>, token: string) {
   const row = token.startsWith('mc_')
-    ? await db.selectFrom('mail_addresses').select(['id', 'email', 'confirm_expires_at']).where('confirm_token_hash', '=', hashSecret(token)).executeTakeFirst()
+    ? await db.selectFrom('mail_addresses').select(['id', 'site_id', 'email', 'language', 'confirm_expires_at']).where('confirm_token_hash', '=', hashSecret(token)).executeTakeFirst()
     : undefined;
   if (!row || row.confirm_expires_at === null || row.confirm_expires_at <= nowIso()) throw new AppError('not_found', UNUSABLE_CONFIRM);
   return row;
 }
 
-/** Uses a confirmation link, once, within its 24 hours: it confirms the address and the subscription it was mailed for, no other. */
-export async function confirmAddress(db: Kysely<Database>, token: string): Promise<void> {
+/** Uses a confirmation link, once, within its 24 hours: it confirms the address and the subscription it was mailed for, no other. Answers the address. */
+export async function confirmAddress(db: Kysely<Database>, token: string) {
   const row = await pendingConfirmation(db, token);
   const tokenHash = hashSecret(token);
   const now = nowIso();
@@ -229,11 +250,12 @@ export async function confirmAddress(db: Kysely<Database>, token: string): Promi
     if (Number(done.numUpdatedRows) !== 1) throw new AppError('not_found', UNUSABLE_CONFIRM);
     await trx.updateTable('mail_subscriptions').set({ confirmed_at: now, confirm_token_hash: null }).where('address_id', '=', row.id).where('confirm_token_hash', '=', tokenHash).execute();
   });
+  return row;
 }
 
 /** The address an unsubscribe link names, when its signature holds; 404 otherwise (the answer tells nothing more). */
 export async function signedAddress(db: Kysely<Database>, what: UnsubscribeTarget, signature: string) {
-  const row = await db.selectFrom('mail_addresses').select(['id', 'site_id', 'link_key', 'unsubscribed_at']).where('id', '=', what.address).executeTakeFirst();
+  const row = await db.selectFrom('mail_addresses').select(['id', 'site_id', 'link_key', 'language', 'unsubscribed_at']).where('id', '=', what.address).executeTakeFirst();
   if (!row || !validSignature(row.link_key, what, signature)) throw new AppError('not_found', 'This unsubscribe link is unknown');
   return row;
 }
@@ -246,24 +268,25 @@ export type UnsubscribeAction = 'stop' | 'forget' | 'resume';
  * the address with everything it asked for (forgetAddresses), and the link, whose address is gone,
  * then answers 404. Resuming lifts "stop all mail": only the link of a mail sent to the address can
  * do it, so only its owner (subscriptions made meanwhile by anyone else stay unconfirmed).
+ * Answers the address as it was (its page speaks its language, even once it is forgotten).
  */
-export async function unsubscribe(db: Kysely<Database>, what: UnsubscribeTarget, signature: string, action: UnsubscribeAction): Promise<void> {
+export async function unsubscribe(db: Kysely<Database>, what: UnsubscribeTarget, signature: string, action: UnsubscribeAction) {
   if (action !== 'stop' && what.scope !== 'all') throw invalid(`body/${action}`, 'is offered only by a link that stops every mail (scope all)');
   const address = await signedAddress(db, what, signature);
   if (action === 'forget') {
     await db.transaction().execute((trx) => forgetAddresses(trx, [address.id]));
-    return;
+    return address;
   }
   const now = nowIso();
   if (what.scope === 'all') {
     const row = db.updateTable('mail_addresses').where('id', '=', address.id);
     await (action === 'stop' ? row.set({ unsubscribed_at: now }).where('unsubscribed_at', 'is', null) : row.set({ unsubscribed_at: null })).execute();
-    return;
+    return address;
   }
   if (what.scope === 'mentions') {
     // The reader's own switch, as PATCH /v1/me {mention_mail: false} sets it.
     await db.updateTable('site_users').set({ mention_mail: 0 }).where('id', '=', what.target).where('site_id', '=', address.site_id).execute();
-    return;
+    return address;
   }
   const column = what.scope === 'comment' ? 'comment_id' : 'thread_id';
   await db
@@ -273,6 +296,7 @@ export async function unsubscribe(db: Kysely<Database>, what: UnsubscribeTarget,
     .where(column, '=', what.target)
     .where('unsubscribed_at', 'is', null)
     .execute();
+  return address;
 }
 
 /** The mails a reader's address gets (a staff member's moderation and reset mails are theirs, not a reader's). */

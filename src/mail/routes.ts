@@ -1,9 +1,11 @@
+import type { IncomingHttpHeaders } from 'node:http';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { Db } from '../db/connect.ts';
 import { Credential, errors, StaffRead, StaffWrite } from '../http/schemas.ts';
 import { requireStaff } from '../auth/caller.ts';
 import { formField, FormBody, HtmlPage, registerFormParsers } from './form-body.ts';
-import { confirmedPage, confirmPage, FORGET_FIELD, RESUME_FIELD, unsubscribedPage, unsubscribePage } from './pages.ts';
+import { findSite } from '../sites/repository.ts';
+import { confirmedPage, confirmPage, FORGET_FIELD, pageVoice, RESUME_FIELD, unsubscribedPage, unsubscribePage } from './pages.ts';
 import { confirmAddress, pendingConfirmation, signedAddress, unsubscribe, type UnsubscribeAction } from './readers.ts';
 import { ConfirmQuery, ReaderMailChange, ReaderMailSettings, StaffMailChange, StaffMailSettings, UnsubscribeQuery } from './schemas.ts';
 import { changeReaderMailSettings, changeStaffMailSettings, readerMailSettings, staffMailSettings } from './settings.ts';
@@ -27,19 +29,24 @@ export const mailRoutes: FastifyPluginAsyncTypebox<{ db: Db }> = async (app, { d
   // Everything a link does is in its query: a body is read only for the forget and resume buttons' fields.
   registerFormParsers(app);
 
+  /** A link's page speaks its address's language, else the browser's, else its site's. */
+  async function addressVoice(request: { headers: IncomingHttpHeaders }, address: { site_id: string; language: string | null }) {
+    return pageVoice(request, address.language, await findSite(db.kysely, address.site_id));
+  }
+
   app.get('/v1/mail/confirm', {
     schema: { ...MAIL, summary: 'The page of a confirmation link: asks to confirm (nothing changes yet)', querystring: ConfirmQuery, response: { 200: HtmlPage, ...errors } },
     handler: async (request, reply) => {
-      await pendingConfirmation(db.kysely, request.query.token);
-      return reply.type('text/html; charset=utf-8').header('cache-control', 'no-store').send(confirmPage());
+      const address = await pendingConfirmation(db.kysely, request.query.token);
+      return reply.type('text/html; charset=utf-8').header('cache-control', 'no-store').send(confirmPage(await addressVoice(request, address)));
     },
   });
 
   app.post('/v1/mail/confirm', {
     schema: { ...MAIL, summary: 'Confirm the reply mails of the comment the link was mailed for (the link works once, for 24 hours)', querystring: ConfirmQuery, body: FormBody, response: { 200: HtmlPage, ...errors } },
     handler: async (request, reply) => {
-      await confirmAddress(db.kysely, request.query.token);
-      return reply.type('text/html; charset=utf-8').header('cache-control', 'no-store').send(confirmedPage());
+      const address = await confirmAddress(db.kysely, request.query.token);
+      return reply.type('text/html; charset=utf-8').header('cache-control', 'no-store').send(confirmedPage(await addressVoice(request, address)));
     },
   });
 
@@ -48,7 +55,7 @@ export const mailRoutes: FastifyPluginAsyncTypebox<{ db: Db }> = async (app, { d
     handler: async (request, reply) => {
       const { sig, ...what } = request.query;
       const address = await signedAddress(db.kysely, what, sig);
-      return reply.type('text/html; charset=utf-8').header('cache-control', 'no-store').send(unsubscribePage(what.scope, address.unsubscribed_at !== null));
+      return reply.type('text/html; charset=utf-8').header('cache-control', 'no-store').send(unsubscribePage(await addressVoice(request, address), what.scope, address.unsubscribed_at !== null));
     },
   });
 
@@ -66,8 +73,8 @@ export const mailRoutes: FastifyPluginAsyncTypebox<{ db: Db }> = async (app, { d
     handler: async (request, reply) => {
       const { sig, ...what } = request.query;
       const action = actionOf(request.body);
-      await unsubscribe(db.kysely, what, sig, action);
-      return reply.type('text/html; charset=utf-8').header('cache-control', 'no-store').send(unsubscribedPage(action));
+      const address = await unsubscribe(db.kysely, what, sig, action);
+      return reply.type('text/html; charset=utf-8').header('cache-control', 'no-store').send(unsubscribedPage(await addressVoice(request, address), action));
     },
   });
 

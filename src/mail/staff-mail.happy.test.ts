@@ -3,7 +3,10 @@ import { pageUrl, parleysPerTest, type TestParley } from '../../test/helper.ts';
 import { linkIn, pathOf, mailingParleysPerTest } from '../../test/mailbox.ts';
 import { sleep } from '../../test/receiver.ts';
 import { addStaff, signInStaff } from '../../test/staff.ts';
-import { MAIL_STRINGS as S } from './strings.ts';
+import { mailWords } from './words.ts';
+
+/** Parley's English words of the mails and their pages. */
+const S = mailWords('en');
 
 const start = parleysPerTest();
 /** Longer than two polls of the mail worker: what it would have sent by now, it has. */
@@ -54,11 +57,11 @@ describe('mail to staff', () => {
     expect(held.body.status).toBe('pending');
     const mails = await box.waitFor(2);
     expect(mails.map((m) => m.to && 'value' in m.to && m.to.value[0].address).sort()).toEqual([choices.pending.email, choices.all.email].sort());
-    expect(mails[0].subject).toBe(S.moderationSubject('Tea Blog', 1, 0));
+    expect(mails[0].subject).toBe(S('moderationSubjectPending', { site: 'Tea Blog', pending: 1 }));
     expect(mails[0].text).toContain('Please approve me');
     // The comment in its thread, where the dashboard moderates it.
     const opened = new URLSearchParams({ site: site.site_id, url: held.body.thread_url, comment: held.body.id });
-    expect(linkIn(mails[0], S.moderationOpen)).toBe(`https://comments.example.com/dashboard/thread?${opened}`);
+    expect(linkIn(mails[0], S('moderationOpen'))).toBe(`https://comments.example.com/dashboard/thread?${opened}`);
 
     // The flag comes within ten minutes of the mail about the held comment: it waits for their end.
     await sleep(SETTLE_MS);
@@ -71,7 +74,7 @@ describe('mail to staff', () => {
     vi.setSystemTime(Date.now() + INTERVAL_MS);
     const [, , flagged] = await box.waitFor(3);
     expect(flagged.to).toMatchObject({ value: [{ address: choices.all.email }] });
-    expect(flagged.subject).toBe(S.moderationSubject('Tea Blog', 0, 1));
+    expect(flagged.subject).toBe(S('moderationSubjectFlagged', { site: 'Tea Blog', flagged: 1 }));
     expect(flagged.text).toContain('(flagged: rude)');
     expect(flagged.text).not.toContain('Please approve me');
     await sleep(SETTLE_MS);
@@ -86,7 +89,7 @@ describe('mail to staff', () => {
     // The first mail of a quiet period goes at once.
     const [alone] = await box.waitFor(1);
     expect(alone.to).toMatchObject({ value: [{ address: moderator.email }] });
-    expect(alone.subject).toBe(S.moderationSubject('Tea Blog', 1, 0));
+    expect(alone.subject).toBe(S('moderationSubjectPending', { site: 'Tea Blog', pending: 1 }));
     expect(alone.text).toContain('First of the day');
     await sleep(SETTLE_MS);
 
@@ -102,17 +105,17 @@ describe('mail to staff', () => {
 
     vi.setSystemTime(Date.now() + INTERVAL_MS);
     const [, rolled] = await box.waitFor(2);
-    expect(rolled.subject).toBe(S.moderationSubject('Tea Blog', 2, 1));
-    expect(rolled.text).toContain(S.moderationPendingHeading(2));
-    expect(rolled.text).toContain(S.moderationFlaggedHeading(1));
+    expect(rolled.subject).toBe(S('moderationSubjectBoth', { site: 'Tea Blog', pending: 2, flagged: 1 }));
+    expect(rolled.text).toContain(S('moderationPendingHeading', { count: 2 }));
+    expect(rolled.text).toContain(S('moderationFlaggedHeading', { count: 1 }));
     expect(rolled.text).toContain('Buy cheap watches');
     expect(rolled.text).toContain('More cheap watches');
-    expect(rolled.text).toContain(`${S.moderationFlaggedBy(shown.body.author_name, ['rude'])}\n\n> Rude words`);
+    expect(rolled.text).toContain(`${S('moderationFlaggedBy', { name: shown.body.author_name, reasons: 'rude' })}\n\n> Rude words`);
     expect(rolled.text).not.toMatch(/First of the day|A fair question/);
     // Each comment with its link in the dashboard, in the order they came, then the queue.
-    const links = (rolled.text ?? '').split('\n').filter((line) => line.startsWith(`${S.moderationOpen}: `)).map((line) => new URL(line.slice(S.moderationOpen.length + 2)).searchParams.get('comment'));
+    const links = (rolled.text ?? '').split('\n').filter((line) => line.startsWith(`${S('moderationOpen')}: `)).map((line) => new URL(line.slice(S('moderationOpen').length + 2)).searchParams.get('comment'));
     expect(links).toEqual([kept.id, also.id, shown.body.id]);
-    expect(linkIn(rolled, S.moderationQueue)).toBe(`https://comments.example.com/dashboard/queue?site=${site.site_id}&tab=pending`);
+    expect(linkIn(rolled, S('moderationQueue'))).toBe(`https://comments.example.com/dashboard/queue?site=${site.site_id}&tab=pending`);
     await sleep(SETTLE_MS);
     expect(box.mails).toHaveLength(2);
 
@@ -143,11 +146,11 @@ describe('mail to staff', () => {
     const mails = (await box.waitFor(4)).slice(2);
     expect(mails.map((mail) => mail.to && 'value' in mail.to && mail.to.value[0].address).sort()).toEqual(moderators.map((m) => m.email).sort());
     for (const mail of mails) {
-      expect(mail.subject).toBe(S.moderationSubject('Tea Blog', 24, 0));
+      expect(mail.subject).toBe(S('moderationSubjectPending', { site: 'Tea Blog', pending: 24 }));
       expect(mail.text).toContain('> Spam number 20\n');
       expect(mail.text).not.toContain('> Spam number 21');
-      expect(mail.text).toContain(S.moderationMore(4));
-      expect(linkIn(mail, S.moderationQueue)).toBe(`https://comments.example.com/dashboard/queue?site=${site.site_id}&tab=pending`);
+      expect(mail.text).toContain(S('moderationMore', { count: 4 }));
+      expect(linkIn(mail, S('moderationQueue'))).toBe(`https://comments.example.com/dashboard/queue?site=${site.site_id}&tab=pending`);
     }
     await sleep(SETTLE_MS);
     expect(box.mails).toHaveLength(4);
@@ -163,7 +166,7 @@ describe('mail to staff', () => {
     expect(issued.status).toBe(201);
     const [mail] = await box.waitFor(1);
     expect(mail.to).toMatchObject({ value: [{ address: moderator.email }] });
-    const link = linkIn(mail, S.resetSubject);
+    const link = linkIn(mail, S('resetSubject'));
     expect(link).toBe(issued.body.url);
     const token = new URL(link).hash.replace('#token=', '');
     expect((await parley.request('POST', '/api/auth/reset', { body: { token, password: 'a brand new password' } })).status).toBe(200);

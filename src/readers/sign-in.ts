@@ -1,3 +1,4 @@
+import type { Locale } from '../i18n/locales.ts';
 import type { Kysely, Transaction } from 'kysely';
 import { nowIso } from '../clock.ts';
 import { cleanText, MAX_AUTHOR_NAME, NAME_PATTERN } from '../comments/text.ts';
@@ -44,10 +45,10 @@ function startingName(identity: ProvenIdentity): string {
  * account at some provider with another person's address take over that person's comments.
  * Answers the body of `POST /v1/sessions`.
  */
-export async function signInReader(db: Db, site: Site, identity: ProvenIdentity) {
+export async function signInReader(db: Db, site: Site, identity: ProvenIdentity, language: Locale | null = null) {
   return db.kysely.transaction().execute(async (trx) => {
     const now = nowIso();
-    const user = (await ownUser(trx, site, identity)) ?? (await userOfAddress(trx, site, identity)) ?? (await newReader(trx, site, identity, now));
+    const user = (await ownUser(trx, site, identity)) ?? (await userOfAddress(trx, site, identity)) ?? (await newReader(trx, site, identity, language, now));
     await trx
       .insertInto('reader_identities')
       .values({
@@ -66,13 +67,15 @@ export async function signInReader(db: Db, site: Site, identity: ProvenIdentity)
     const refresh = {
       ...(identity.emailVerified && identity.email !== null && user.email === null && { email: identity.email }),
       ...(site.providerAvatars && identity.pictureUrl !== null && { avatar_url: identity.pictureUrl }),
+      // The language they sign in from: their mention mails speak it (written only when it changed).
+      ...(language !== null && language !== user.language && { language }),
     };
     if (Object.keys(refresh).length > 0) await trx.updateTable('site_users').set(refresh).where('id', '=', user.id).execute();
     return openSession(trx, { ...user, ...refresh }, { moderator: false, keyId: null });
   });
 }
 
-const USER_COLUMNS = ['site_users.id', 'site_users.site_id', 'site_users.external_id', 'site_users.name', 'site_users.avatar_url', 'site_users.email', 'site_users.erase_after'] as const;
+const USER_COLUMNS = ['site_users.id', 'site_users.site_id', 'site_users.external_id', 'site_users.name', 'site_users.avatar_url', 'site_users.email', 'site_users.erase_after', 'site_users.language'] as const;
 
 function ownUser(trx: Transaction<Database>, site: Site, identity: ProvenIdentity) {
   return trx
@@ -102,7 +105,7 @@ function userOfAddress(trx: Transaction<Database>, site: Site, identity: ProvenI
 }
 
 /** A reader's own account: its site id (`external_id`) is Parley's, `reader:<user id>`, which no site's user ids are. */
-async function newReader(trx: Transaction<Database>, site: Site, identity: ProvenIdentity, now: string) {
+async function newReader(trx: Transaction<Database>, site: Site, identity: ProvenIdentity, language: Locale | null, now: string) {
   const id = newId('usr');
   const row = {
     id,
@@ -111,6 +114,7 @@ async function newReader(trx: Transaction<Database>, site: Site, identity: Prove
     name: startingName(identity),
     avatar_url: site.providerAvatars ? identity.pictureUrl : null,
     email: identity.emailVerified ? identity.email : null,
+    language,
     first_comment_at: null,
     created_at: now,
   };

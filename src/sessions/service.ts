@@ -1,3 +1,4 @@
+import type { Locale } from '../i18n/locales.ts';
 import type { Kysely, Selectable } from 'kysely';
 import { requireCredential, type Caller } from '../auth/caller.ts';
 import { hashSecret, newSessionToken } from '../auth/secrets.ts';
@@ -42,6 +43,8 @@ export interface SiteUserProfile {
   email?: string | null;
   /** For a signed token: its `iat`. A profile from an older token than the one last applied is not applied. */
   issuedAt?: number;
+  /** The language the reader signs in from (the widget's): their mention mails speak it. */
+  language?: Locale | null;
 }
 
 /**
@@ -59,6 +62,7 @@ export async function startSession(db: Db, site: Site, profile: SiteUserProfile,
       avatar_url: avatarUrl,
       ...(profile.email !== undefined && { email: profile.email }),
       ...(issuedAt !== null && { profile_issued_at: issuedAt }),
+      ...(profile.language && { language: profile.language }),
     };
     await trx
       .insertInto('site_users')

@@ -1,3 +1,4 @@
+import { requestLocale } from '../i18n/request.ts';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
 import { actorOf } from '../audit/audit.ts';
@@ -32,7 +33,7 @@ export const ssoRoutes: FastifyPluginAsyncTypebox<{ db: Db }> = async (app, { db
       body: Type.Object({ token: Type.String({ minLength: 1, maxLength: 8192, description: 'The JWT' }) }),
       response: { 201: SessionCreated, ...errors },
     },
-    handler: async (request, reply) => reply.code(201).send(await exchangeToken(db, request.body.token)),
+    handler: async (request, reply) => reply.code(201).send(await exchangeToken(db, request.body.token, requestLocale(request))),
   });
 
   app.post('/api/sites/:id/sso-secrets', {

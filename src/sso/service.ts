@@ -1,3 +1,4 @@
+import type { Locale } from '../i18n/locales.ts';
 import { audited, recordAudit, type Actor } from '../audit/audit.ts';
 import type { Kysely } from 'kysely';
 import type { Db } from '../db/connect.ts';
@@ -87,7 +88,7 @@ function checkTimes(payload: Record<string, unknown>, now: number): { iat: numbe
  * POST /v1/sso/exchange: a token the site's backend signed becomes a session, once. Every refusal
  * says why (`reason`) and carries the server's clock, so clock and unit mistakes are found at once.
  */
-export async function exchangeToken(db: Db, token: string) {
+export async function exchangeToken(db: Db, token: string, language: Locale | null = null) {
   const now = new Date();
   try {
     const signed = readToken(token);
@@ -122,6 +123,7 @@ export async function exchangeToken(db: Db, token: string) {
       avatarUrl,
       email,
       issuedAt: iat,
+      language,
     };
     return await startSession(db, site, profile, moderator, null);
   } catch (error) {

@@ -2,7 +2,7 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
 import type { Db } from '../db/connect.ts';
 import { errors, StaffWrite } from '../http/schemas.ts';
-import { verifiedPage, verifyPage } from '../mail/pages.ts';
+import { pageVoice, verifiedPage, verifyPage } from '../mail/pages.ts';
 import { formBodyOf, HtmlPage, registerFormParsers } from '../mail/form-body.ts';
 import { ADDRESS_MAILS_PER_HOUR, ADDRESS_MAILS_PER_MINUTE, openAddressMailLimiter } from '../ratelimits/address-mails.ts';
 import { confirmAddress, pendingConfirmation, resendConfirmation, VERIFY_PAGE } from './addresses.ts';
@@ -28,8 +28,8 @@ export const addressRoutes: FastifyPluginAsyncTypebox<{ db: Db }> = async (app, 
   app.get(VERIFY_PAGE, {
     schema: { ...PAGE, summary: "The page of a staff address's confirmation link: asks to confirm (nothing changes yet)", response: { 200: HtmlPage, ...errors } },
     handler: async (request, reply) => {
-      await pendingConfirmation(db.kysely, request.query.token);
-      return reply.type('text/html; charset=utf-8').header('cache-control', 'no-store').send(verifyPage());
+      const staff = await pendingConfirmation(db.kysely, request.query.token);
+      return reply.type('text/html; charset=utf-8').header('cache-control', 'no-store').send(verifyPage(pageVoice(request, staff.language)));
     },
   });
 
@@ -37,8 +37,8 @@ export const addressRoutes: FastifyPluginAsyncTypebox<{ db: Db }> = async (app, 
     config: { staffSignIn: true },
     schema: { ...PAGE, summary: 'Confirm a staff address (the link works once, for 7 days)', body: EmptyForm, response: { 200: HtmlPage, ...errors } },
     handler: async (request, reply) => {
-      await confirmAddress(db.kysely, request.query.token);
-      return reply.type('text/html; charset=utf-8').header('cache-control', 'no-store').send(verifiedPage());
+      const staff = await confirmAddress(db.kysely, request.query.token);
+      return reply.type('text/html; charset=utf-8').header('cache-control', 'no-store').send(verifiedPage(pageVoice(request, staff.language)));
     },
   });
 

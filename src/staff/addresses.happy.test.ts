@@ -2,7 +2,10 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { parleysPerTest } from '../../test/helper.ts';
 import { linkIn, mailingEnv, pathOf, startMailbox, type Mailbox } from '../../test/mailbox.ts';
 import { joinThroughInvite, signInStaff, staffEmail } from '../../test/staff.ts';
-import { MAIL_STRINGS as S } from '../mail/strings.ts';
+import { mailWords } from '../mail/words.ts';
+
+/** Parley's English words of the mails and their pages. */
+const S = mailWords('en');
 
 const start = parleysPerTest();
 const boxes: Mailbox[] = [];
@@ -32,9 +35,9 @@ describe('a new confirmation link', () => {
 
     const [, fresh] = await box.waitFor(2);
     expect(fresh.to).toMatchObject({ text: email });
-    expect(fresh.subject).toBe(S.verifySubject);
-    expect((await confirm(parley, pathOf(linkIn(lost, S.verifyAction)))).status).toBe(404);
-    expect((await confirm(parley, pathOf(linkIn(fresh, S.verifyAction)))).status).toBe(200);
+    expect(fresh.subject).toBe(S('verifySubject'));
+    expect((await confirm(parley, pathOf(linkIn(lost, S('verifyAction'))))).status).toBe(404);
+    expect((await confirm(parley, pathOf(linkIn(fresh, S('verifyAction'))))).status).toBe(200);
     expect((await parley.request('GET', '/api/auth/me', { headers: session.headers })).body.staff.email_verified).toBe(true);
   });
 });

@@ -2,7 +2,10 @@ import { describe, expect, it } from 'vitest';
 import { parleysPerTest, type TestParley } from '../../test/helper.ts';
 import { linkIn, pathOf, mailingParleysPerTest } from '../../test/mailbox.ts';
 import { joinThroughInvite as joined, signInStaff, staffEmail } from '../../test/staff.ts';
-import { MAIL_STRINGS as S } from '../mail/strings.ts';
+import { mailWords } from '../mail/words.ts';
+
+/** Parley's English words of the mails and their pages. */
+const S = mailWords('en');
 
 /**
  * A staff member's address is theirs once they prove it, by the link mailed to it: until then it
@@ -25,8 +28,8 @@ describe('staff addresses', () => {
     expect(accepted.body.staff).toMatchObject({ email, email_verified: false });
     const [mail] = await box.waitFor(1);
     expect(mail.to).toMatchObject({ text: email });
-    expect(mail.subject).toBe(S.verifySubject);
-    const link = linkIn(mail, S.verifyAction);
+    expect(mail.subject).toBe(S('verifySubject'));
+    const link = linkIn(mail, S('verifyAction'));
     expect(pathOf(link)).toMatch(/^\/api\/auth\/verify-email\?token=verify_/);
     // Opening the link (as a mail scanner would) confirms nothing; its button does.
     const asked = await parley.request('GET', pathOf(link));
@@ -35,7 +38,7 @@ describe('staff addresses', () => {
     expect((await member(parley, site.account_id, owner.headers, accepted.body.staff.id)).email_verified).toBe(false);
     const confirmed = await parley.request('POST', pathOf(link), { raw: '', headers: { 'content-type': 'application/x-www-form-urlencoded' } });
     expect(confirmed.status).toBe(200);
-    expect(confirmed.body).toContain(S.verifyDone);
+    expect(confirmed.body).toContain(S('pageVerifyDone'));
     expect((await member(parley, site.account_id, owner.headers, accepted.body.staff.id)).email_verified).toBe(true);
     expect((await signInStaff(parley, email)).body.staff.email_verified).toBe(true);
     // Once.
@@ -53,7 +56,7 @@ describe('staff addresses', () => {
     expect(reset.status).toBe(201);
     await parley.request('POST', '/v1/comments', { body: { site_id: site.site_id, thread_url: 'https://blog.example.com/a', content: 'held for a moderator' } });
     await new Promise((resolve) => setTimeout(resolve, 2500));
-    expect(box.mails.map((mail) => mail.subject)).toEqual([S.verifySubject]);
+    expect(box.mails.map((mail) => mail.subject)).toEqual([S('verifySubject')]);
   });
 
   it('claim nothing unconfirmed: whoever proves the address later takes it over', async () => {
@@ -68,7 +71,7 @@ describe('staff addresses', () => {
     expect(real.accepted.body.staff.id).not.toBe(squat.accepted.body.staff.id);
     const mails = await box.waitFor(2);
     // Only the last link works: it is the address's owner who reads it.
-    const [first, last] = mails.map((mail) => pathOf(linkIn(mail, S.verifyAction)));
+    const [first, last] = mails.map((mail) => pathOf(linkIn(mail, S('verifyAction'))));
     const post = (path: string) => parley.request('POST', path, { raw: '', headers: { 'content-type': 'application/x-www-form-urlencoded' } });
     expect((await post(first)).status).toBe(404);
     expect((await post(last)).status).toBe(200);

@@ -76,12 +76,19 @@ export async function releaseAddress(trx: Kysely<Database>, holder: StaffRow): P
 }
 
 /** A confirmation link still pending (404 otherwise), for the page that asks before confirming. */
-export async function pendingConfirmation(db: Kysely<Database>, token: string): Promise<void> {
-  await pendingLink(db, 'verify', token);
+export async function pendingConfirmation(db: Kysely<Database>, token: string): Promise<{ language: string | null }> {
+  const link = await pendingLink(db, 'verify', token);
+  return staffLanguageOf(db, link.staff_id!);
+}
+
+/** The language a staff member chose, for the pages of their links. */
+async function staffLanguageOf(db: Kysely<Database>, staffId: string): Promise<{ language: string | null }> {
+  const staff = await db.selectFrom('staff').select('language').where('id', '=', staffId).executeTakeFirst();
+  return { language: staff?.language ?? null };
 }
 
 /** Confirms the address the link was mailed to, if its person still has it (404 otherwise). */
-export async function confirmAddress(db: Kysely<Database>, token: string): Promise<void> {
+export async function confirmAddress(db: Kysely<Database>, token: string): Promise<{ language: string | null }> {
   const link = await pendingLink(db, 'verify', token);
   await db.transaction().execute(async (trx) => {
     const confirmed = await trx
@@ -93,4 +100,5 @@ export async function confirmAddress(db: Kysely<Database>, token: string): Promi
     if (Number(confirmed.numUpdatedRows) !== 1) throw new AppError('not_found', 'This confirmation link is unknown, used, replaced or expired');
     await spendLink(trx, link, link.staff_id!);
   });
+  return staffLanguageOf(db, link.staff_id!);
 }

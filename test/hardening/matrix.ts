@@ -124,7 +124,7 @@ function readerSite(w: World): Promise<Site> {
 async function signInCode(w: World, returnTo: string | null) {
   const site = await readerSite(w);
   const email = `reader-${Date.now()}-${Math.random().toString(36).slice(2)}@example.com`;
-  const { code, linkToken } = await issueSignInCode(w.parley.app.db, site, email, returnTo === null ? null : new URL(returnTo));
+  const { code, linkToken } = await issueSignInCode(w.parley.app.db, site, email, returnTo === null ? null : new URL(returnTo), null);
   return { site_id: site.id, email, code, link: `/v1/auth/email/link?token=${linkToken}` };
 }
 

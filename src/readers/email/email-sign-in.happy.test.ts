@@ -2,7 +2,10 @@ import { describe, expect, it } from 'vitest';
 import { parleysPerTest } from '../../../test/helper.ts';
 import { mailingParleysPerTest } from '../../../test/mailbox.ts';
 import { mailedCode, READER_PAGE, signInSite, verify } from '../../../test/sign-in-codes.ts';
-import { MAIL_STRINGS as S } from '../../mail/strings.ts';
+import { mailWords } from '../../mail/words.ts';
+
+/** Parley's English words of the mails and their pages. */
+const S = mailWords('en');
 
 const mailingParley = mailingParleysPerTest(parleysPerTest());
 
@@ -16,10 +19,10 @@ describe('email sign-in', () => {
 
     const [mail] = await box.waitFor(1);
     expect(mail.to).toMatchObject({ value: [{ address: 'reader@example.com' }] });
-    expect(mail.subject).toBe(S.signInSubject('Tea Blog'));
+    expect(mail.subject).toBe(S('signInSubject', { site: 'Tea Blog' }));
     expect(mail.from?.value[0]).toEqual({ name: 'Tea Blog', address: 'comments@example.com' });
-    expect(mail.text).toContain(S.signInExpiry(10));
-    expect(mail.text).toContain(S.signInIgnore);
+    expect(mail.text).toContain(S('signInExpiry', { minutes: 10 }));
+    expect(mail.text).toContain(S('signInIgnore'));
     const code = /^ {4}(\d{6})$/m.exec(mail.text ?? '')![1];
     expect(mail.html).toContain(`>${code}</p>`);
     expect(mail.html).toContain('https://comments.example.com/v1/auth/email/link?token=sil_');
@@ -61,7 +64,7 @@ describe('email sign-in', () => {
     expect(page.headers.get('content-security-policy')).toContain(`form-action 'self' https://blog.example.com`);
     const html = await page.text();
     expect(html).toContain('<form method="post">');
-    expect(html).toContain(S.pageSignInButton);
+    expect(html).toContain(S('pageSignInButton'));
     // Opening the page (as a mail scanner does) spent nothing: it can be opened again.
     expect((await fetch(parley.url + link)).status).toBe(200);
 

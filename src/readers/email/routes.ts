@@ -1,3 +1,4 @@
+import { requestLocale } from '../../i18n/request.ts';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
 import { MAX_AUTHOR_NAME, NAME_PATTERN } from '../../comments/text.ts';
@@ -5,7 +6,7 @@ import type { Db } from '../../db/connect.ts';
 import { sendHtmlPage, type PagePolicy } from '../../http/html-page.ts';
 import { errors } from '../../http/schemas.ts';
 import { FormBody, HtmlPage, registerFormParsers } from '../../mail/form-body.ts';
-import { signInPage } from '../../mail/pages.ts';
+import { pageVoice, signInPage } from '../../mail/pages.ts';
 import { shownName } from '../../mail/shown-name.ts';
 import { clientKey } from '../../ratelimits/client-key.ts';
 import type { SignInLimiter } from '../../ratelimits/sign-in-mails.ts';
@@ -67,7 +68,7 @@ export const readerEmailRoutes: FastifyPluginAsyncTypebox<{ db: Db; limiter: Sig
     handler: async (request, reply) => {
       const site = await siteOrNotFound(db.kysely, request.body.site_id);
       const { email, return_to: returnTo } = request.body;
-      return reply.code(202).send(await requestSignInCode(db, limiter, publicUrl, site, { email, returnTo, client: clientKey(request.ip) }));
+      return reply.code(202).send(await requestSignInCode(db, limiter, publicUrl, site, { email, returnTo, client: clientKey(request.ip), language: requestLocale(request) }));
     },
   });
 
@@ -85,7 +86,7 @@ export const readerEmailRoutes: FastifyPluginAsyncTypebox<{ db: Db; limiter: Sig
     handler: async (request, reply) => {
       const site = await siteOrNotFound(db.kysely, request.body.site_id);
       const { email, code, name } = request.body;
-      return reply.code(201).send(await verifySignInCode(db, limiter, site, { email, code, name, client: clientKey(request.ip) }));
+      return reply.code(201).send(await verifySignInCode(db, limiter, site, { email, code, name, client: clientKey(request.ip), language: requestLocale(request) }));
     },
   });
 
@@ -93,7 +94,7 @@ export const readerEmailRoutes: FastifyPluginAsyncTypebox<{ db: Db; limiter: Sig
     schema: { ...READERS, summary: "The page of a sign-in mail's link: a button that signs in (nothing is spent yet)", querystring: LinkQuery, response: { 200: HtmlPage, ...errors } },
     handler: async (request, reply) => {
       const link = await pendingLink(db, request.query.token);
-      return sendHtmlPage(reply, linkPagePolicy(link.returnTo), signInPage(shownName(link.site.name, 'Parley'), link.returnTo !== null));
+      return sendHtmlPage(reply, linkPagePolicy(link.returnTo), signInPage(pageVoice(request, null, link.site), shownName(link.site.name, 'Parley'), link.returnTo !== null));
     },
   });
 
@@ -107,10 +108,10 @@ export const readerEmailRoutes: FastifyPluginAsyncTypebox<{ db: Db; limiter: Sig
       response: { 200: HtmlPage, 303: { description: 'Signed in: back to the page, the session token in the fragment' }, ...errors },
     },
     handler: async (request, reply) => {
-      const target = await signInByLink(db, request.query.token);
+      const target = await signInByLink(db, request.query.token, requestLocale(request));
       if (target !== null) return reply.header('cache-control', 'no-store').header('referrer-policy', 'no-referrer').redirect(target.href, 303);
       const link = await pendingLink(db, request.query.token);
-      return sendHtmlPage(reply, linkPagePolicy(null), signInPage(shownName(link.site.name, 'Parley'), false));
+      return sendHtmlPage(reply, linkPagePolicy(null), signInPage(pageVoice(request, null, link.site), shownName(link.site.name, 'Parley'), false));
     },
   });
 };

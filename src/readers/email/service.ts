@@ -1,3 +1,4 @@
+import type { Locale } from '../../i18n/locales.ts';
 import type { Kysely } from 'kysely';
 import { nowIso } from '../../clock.ts';
 import type { Db } from '../../db/connect.ts';
@@ -41,7 +42,7 @@ export function signInLinkUrl(publicUrl: string, token: string): string {
  * address: there is no "known address" branch, as the code proves the address and the account
  * comes with the first sign-in.
  */
-export async function issueSignInCode(db: Db, site: Site, email: string, returnTo: URL | null): Promise<IssuedCode> {
+export async function issueSignInCode(db: Db, site: Site, email: string, returnTo: URL | null, language: Locale | null): Promise<IssuedCode> {
   const publicUrl = db.mail!.publicUrl;
   const code = newSignInCode();
   const linkToken = newLinkToken();
@@ -66,7 +67,8 @@ export async function issueSignInCode(db: Db, site: Site, email: string, returnT
         created_at: now,
       })
       .execute();
-    const data = { code, url: signInLinkUrl(publicUrl, linkToken), minutes: SIGN_IN_CODE_LIFETIME_MS / 60_000 };
+    // The mail speaks the language of the request (the widget's), kept in its row until it is sent.
+    const data = { code, url: signInLinkUrl(publicUrl, linkToken), minutes: SIGN_IN_CODE_LIFETIME_MS / 60_000, language };
     await queueMail(trx, { kind: 'sign_in', cause: id, recipient: email, siteId: site.id, data });
   });
   return { code, linkToken };
@@ -77,6 +79,8 @@ export interface CodeRequest {
   returnTo?: string;
   /** The asking client's key (clientKey): its limits. */
   client: string;
+  /** The language the code is asked in: the mail speaks it. */
+  language: Locale | null;
 }
 
 /** POST /v1/auth/email: checks what it can before counting, then counts, then mails. */
@@ -85,7 +89,7 @@ export async function requestSignInCode(db: Db, limiter: SignInLimiter | null, p
   const returnTo = request.returnTo === undefined ? null : returnTarget(site, publicUrl, request.returnTo, 'body/return_to');
   const email = normaliseEmail(request.email);
   await limiter?.mail(site.id, email, request.client);
-  await issueSignInCode(db, site, email, returnTo);
+  await issueSignInCode(db, site, email, returnTo, request.language);
   return { sent: true as const, expires_in: SIGN_IN_CODE_LIFETIME_MS / 1000 };
 }
 
@@ -132,6 +136,8 @@ export interface CodeEntry {
   code: string;
   name?: string;
   client: string;
+  /** The language the reader signs in from: their mention mails speak it. */
+  language: Locale | null;
 }
 
 /**
@@ -165,7 +171,7 @@ export async function verifySignInCode(db: Db, limiter: SignInLimiter | null, si
   }
   if (!(await spend(db.kysely, row.id, now, true))) throw refused(WRONG_CODE, 'wrong_code');
   await attempt?.right();
-  return signInReader(db, site, { provider: EMAIL_PROVIDER, subject: email, email, emailVerified: true, name: entry.name ?? null, pictureUrl: null });
+  return signInReader(db, site, { provider: EMAIL_PROVIDER, subject: email, email, emailVerified: true, name: entry.name ?? null, pictureUrl: null }, entry.language);
 }
 
 const UNUSABLE_LINK = 'This sign-in link is unknown, used or expired: ask for a new code';
@@ -193,12 +199,12 @@ export async function pendingLink(db: Db, token: string) {
  * they asked from with the session in the URL's fragment, which browsers never send to a server.
  * Null when the link has no page to go back to: it is then not spent (the code still works).
  */
-export async function signInByLink(db: Db, token: string): Promise<URL | null> {
+export async function signInByLink(db: Db, token: string, language: Locale | null): Promise<URL | null> {
   const link = await pendingLink(db, token);
   if (link.returnTo === null) return null;
   if (!(await spend(db.kysely, link.row.id, nowIso(), false))) throw new AppError('not_found', UNUSABLE_LINK);
   const email = link.row.email;
-  const session = await signInReader(db, link.site, { provider: EMAIL_PROVIDER, subject: email, email, emailVerified: true, name: null, pictureUrl: null });
+  const session = await signInReader(db, link.site, { provider: EMAIL_PROVIDER, subject: email, email, emailVerified: true, name: null, pictureUrl: null }, language);
   const target = new URL(link.returnTo);
   target.hash = `parley_session=${session.token}`;
   return target;

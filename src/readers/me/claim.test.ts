@@ -1,8 +1,11 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { pageUrl, startParley, type TestParley } from '../../../test/helper.ts';
 import { linkIn, mailingEnv, pathOf, startMailbox, type Mailbox } from '../../../test/mailbox.ts';
-import { MAIL_STRINGS as S } from '../../mail/strings.ts';
+import { mailWords } from '../../mail/words.ts';
 import { identityProvider, signedInReader } from './readers.fixture.ts';
+
+/** Parley's English words of the mails and their pages. */
+const S = mailWords('en');
 
 let parley: TestParley;
 let box: Mailbox;
@@ -24,7 +27,7 @@ async function guestComment(siteId: string, thread: string, email: string, conte
   const response = await parley.request('POST', '/v1/comments', { body: { site_id: siteId, thread_url: thread, ...form, content, author_name: 'A guest', notify_replies: true, email } });
   expect(response.status, JSON.stringify(response.body)).toBe(201);
   await expect.poll(() => mailsTo(email).length, { timeout: 10_000 }).toBe(mailed + 1);
-  if (confirm) expect((await parley.request('POST', pathOf(linkIn(mailsTo(email).at(-1)!, S.confirmAction)))).status).toBe(200);
+  if (confirm) expect((await parley.request('POST', pathOf(linkIn(mailsTo(email).at(-1)!, S('confirmAction'))))).status).toBe(200);
   return response.body.id as string;
 }
 

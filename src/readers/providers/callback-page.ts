@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto';
 import type { FastifyReply } from 'fastify';
 import { sendHtmlPage } from '../../http/html-page.ts';
 import { escapeHtml } from '../../formatting/escape.ts';
+import type { Voice } from '../../mail/words.ts';
 
 /** What the pop-up tells the page that opened it, and to which origin only. */
 export interface OpenerMessage {
@@ -32,12 +33,12 @@ const SCRIPT =
  * The page the callback answers: a title and a message, and, for a pop-up whose opener is known, its
  * message to the opener. Its one script and style are allowed by a nonce of this answer alone.
  */
-export function sendCallbackPage(reply: FastifyReply, status: number, title: string, text: string, opener: OpenerMessage | null): FastifyReply {
+export function sendCallbackPage(reply: FastifyReply, status: number, voice: Pick<Voice, 'locale' | 'dir'>, title: string, text: string, opener: OpenerMessage | null): FastifyReply {
   const nonce = randomBytes(16).toString('base64');
   // JSON in an inert script element: `<` escaped so that no value can end the element.
   const data = opener ? `<script type="application/json" id="parley-message">${JSON.stringify(opener).replace(/</g, '\\u003c')}</script><script nonce="${nonce}">${SCRIPT}</script>` : '';
   const html =
-    `<!doctype html><html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width,initial-scale=1">` +
+    `<!doctype html><html lang="${voice.locale}" dir="${voice.dir}"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width,initial-scale=1"><meta name="color-scheme" content="light dark">` +
     `<title>${escapeHtml(title)}</title><style nonce="${nonce}">${STYLE}</style></head>` +
     `<body><main><h1>${escapeHtml(title)}</h1><p>${escapeHtml(text)}</p></main>${data}</body></html>`;
   const sources = `default-src 'none'; script-src 'nonce-${nonce}'; style-src 'nonce-${nonce}'; base-uri 'none'; form-action 'none'`;

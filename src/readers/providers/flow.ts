@@ -1,3 +1,4 @@
+import type { Locale } from '../../i18n/locales.ts';
 import type { Selectable } from 'kysely';
 import { randomNonce, randomPKCECodeVerifier, randomState } from 'openid-client';
 import { hashSecret } from '../../auth/secrets.ts';
@@ -15,6 +16,10 @@ import { callbackUrl, providerOfSite } from './service.ts';
 
 export const SIGN_IN_MODES = ['popup', 'redirect'] as const;
 export type SignInMode = (typeof SIGN_IN_MODES)[number];
+
+/** Why a callback finds no sign-in to finish; its page says it in the reader's language (routes.ts). */
+export const UNKNOWN_SIGN_IN = 'This sign-in is unknown or was already used: start again from the comments';
+export const EXPIRED_SIGN_IN = 'This sign-in took longer than 10 minutes: start again from the comments';
 
 /** A reader has this long from the start to the provider's callback. */
 const SIGN_IN_LIFETIME_MS = 10 * 60_000;
@@ -64,7 +69,7 @@ export async function startSignIn(
 export async function takePendingSignIn(db: Db, state: string | undefined): Promise<PendingSignIn> {
   if (!state) throw invalid('querystring/state', 'is required: the provider sends it back with the code');
   const pending = await db.kysely.deleteFrom('provider_sign_ins').where('state_hash', '=', hashSecret(state)).returningAll().executeTakeFirst();
-  if (!pending) throw new AppError('validation_failed', 'This sign-in is unknown or was already used: start again from the comments');
+  if (!pending) throw new AppError('validation_failed', UNKNOWN_SIGN_IN);
   return pending;
 }
 
@@ -80,8 +85,8 @@ export interface CallbackQuery {
  * with PKCE; for OpenID Connect the ID token's signature, issuer, audience, expiry and nonce), then
  * the reader signed in. Any refusal throws before anything is written.
  */
-export async function finishSignIn(db: Db, publicUrl: string, pending: PendingSignIn, query: CallbackQuery, callback: URL) {
-  if (pending.expires_at < nowIso()) throw new AppError('validation_failed', 'This sign-in took longer than 10 minutes: start again from the comments');
+export async function finishSignIn(db: Db, publicUrl: string, pending: PendingSignIn, query: CallbackQuery, callback: URL, language: Locale | null) {
+  if (pending.expires_at < nowIso()) throw new AppError('validation_failed', EXPIRED_SIGN_IN);
   const site = await findSite(db.kysely, pending.site_id);
   if (!site) throw new AppError('not_found', `No site ${pending.site_id}`);
   const provider = await providerOfSite(db.kysely, site.id, pending.provider_id);
@@ -92,5 +97,5 @@ export async function finishSignIn(db: Db, publicUrl: string, pending: PendingSi
   if (!query.code) throw invalid('querystring/code', 'is required: the provider sends it back with the state');
   const checks: SignInChecks = { redirectUri: callbackUrl(publicUrl), state: query.state!, nonce: pending.nonce, codeVerifier: pending.code_verifier };
   const claims = provider.type === 'github' ? await githubClaims(provider, query.code, checks) : await oidcClaims(provider, callback, checks);
-  return signInReader(db, site, { provider: provider.id, ...claims });
+  return signInReader(db, site, { provider: provider.id, ...claims }, language);
 }

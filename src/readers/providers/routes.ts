@@ -1,11 +1,15 @@
+import { requestLocale } from '../../i18n/request.ts';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
 import type { Config } from '../../config.ts';
 import type { Db } from '../../db/connect.ts';
 import { AppError } from '../../errors.ts';
 import { errors, ProblemRef } from '../../http/schemas.ts';
+import { pageVoice } from '../../mail/pages.ts';
+import type { Voice } from '../../mail/words.ts';
+import { findSite, type Site } from '../../sites/repository.ts';
 import { sendCallbackPage, type OpenerMessage } from './callback-page.ts';
-import { finishSignIn, SIGN_IN_MODES, startSignIn, takePendingSignIn, type PendingSignIn } from './flow.ts';
+import { EXPIRED_SIGN_IN, finishSignIn, SIGN_IN_MODES, startSignIn, takePendingSignIn, UNKNOWN_SIGN_IN, type PendingSignIn } from './flow.ts';
 import { CALLBACK_PATH } from './service.ts';
 
 const AUTH = { tags: ['reader sign-in'] };
@@ -16,8 +20,12 @@ const FailurePage = {
   content: { 'text/html': { schema: Type.String() }, 'application/problem+json': { schema: ProblemRef } },
 };
 
-const SIGNED_IN = 'You are signed in. This window closes by itself; if it stays open, close it and reload the page with the comments.';
-const FAILED = 'Sign-in failed';
+/** What the page says of a failure, in the reader's language: the two the reader can act on by themselves, else the problem's own detail. */
+function failureText({ say }: Voice, error: AppError): string {
+  if (error.message === UNKNOWN_SIGN_IN) return say('pageProviderUnknown');
+  if (error.message === EXPIRED_SIGN_IN) return say('pageProviderExpired');
+  return say('pageProviderRefused', { detail: error.message });
+}
 
 /**
  * A reader signs in at one of the site's identity providers: the start sends them there, the
@@ -61,20 +69,27 @@ export const providerSignInRoutes: FastifyPluginAsyncTypebox<{ db: Db; config: C
     },
     handler: async (request, reply) => {
       let pending: PendingSignIn;
+      let site: Site | undefined;
       try {
         pending = await takePendingSignIn(db, request.query.state);
       } catch (error) {
         return failurePage(error, null);
       }
+      site = await findSite(db.kysely, pending.site_id);
       const origin = new URL(pending.return_to).origin;
       try {
-        const session = await finishSignIn(db, config.publicUrl, pending, request.query, new URL(request.url, config.publicUrl));
+        const session = await finishSignIn(db, config.publicUrl, pending, request.query, new URL(request.url, config.publicUrl), requestLocale(request));
         const back = new URL(pending.return_to);
         back.hash = `parley_session=${session.token}`;
         if (pending.mode === 'redirect') {
           return reply.header('cache-control', 'no-store').header('referrer-policy', 'no-referrer').redirect(back.href, 303);
         }
-        return sendCallbackPage(reply, 200, 'Signed in', SIGNED_IN, { message: { type: 'parley:session', session }, origin, fallback: back.href });
+        const voice = pageVoice(request, null, site);
+        return sendCallbackPage(reply, 200, voice, voice.say('pageProviderSignedInTitle'), voice.say('pageProviderSignedIn'), {
+          message: { type: 'parley:session', session },
+          origin,
+          fallback: back.href,
+        });
       } catch (error) {
         return failurePage(error, pending.mode === 'popup' ? origin : null);
       }
@@ -83,7 +98,8 @@ export const providerSignInRoutes: FastifyPluginAsyncTypebox<{ db: Db; config: C
         // A browser (which asks for HTML) gets a page to read; any other client the problem as JSON.
         if (!(error instanceof AppError) || !request.headers.accept?.includes('text/html')) throw error;
         const opener: OpenerMessage | null = openerOrigin ? { message: { type: 'parley:sign-in-error', detail: error.message }, origin: openerOrigin } : null;
-        return sendCallbackPage(reply, error.status, FAILED, error.message, opener);
+        const voice = pageVoice(request, null, site);
+        return sendCallbackPage(reply, error.status, voice, voice.say('pageProviderFailedTitle'), failureText(voice, error), opener);
       }
     },
   });
