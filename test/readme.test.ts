@@ -34,6 +34,7 @@ const NOT_RUN: Record<string, string> = {
   'PARLEY_SMTP_URL=log: PARLEY_MAIL_FROM=': 'starts the server that this test starts itself, with these settings (SERVER_ENV)',
   'npm test': 'runs the whole suite, this test among it',
   'npx vitest run src/i18n/catalogs.test.ts': 'runs one test of the suite, in a checkout with its development dependencies',
+  'npx vitest run src/widget/keyboard.browser.test.ts': 'runs browser tests of the suite, in a checkout with its development dependencies and Chromium',
   'PARLEY_SKIP_BROWSER=1 npm test': 'runs the whole suite, this test among it',
   'PARLEY_TEST_DATABASE_URL=': 'needs a PostgreSQL server and runs the whole suite',
   'export PARLEY_SMTP_URL=smtps://': 'needs a real SMTP server',
