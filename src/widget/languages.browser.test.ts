@@ -194,6 +194,23 @@ describe.skipIf(!CHROMIUM)('the widget’s language', () => {
     expect(await field.inputValue()).toBe('Half a thought');
   });
 
+  const SHOWN = ['de', 'ja', 'ar', 'ru'].filter((locale) => messagesOf(locale));
+  it.skipIf(!CHROMIUM || SHOWN.length === 0)('draws a thread in German, Japanese, Arabic and Russian, light and dark, with no serious axe violation (screenshots)', async () => {
+    const thread = `/thread-${++threads}`;
+    const post = (body: object) => parley.request('POST', '/v1/comments', { token: plain.api_key, body: { site_id: plain.site_id, thread_url: pageOrigin + thread, ...body } });
+    const first = await post({ content: 'Great article: the **second** part answered my question.', author_name: 'Ada Lovelace' });
+    await post({ content: 'Thanks! There is more in the follow-up.', author_name: 'Grace Hopper', parent_id: first.body.id });
+    await post({ content: 'Has anyone tried this with `PostgreSQL`?', author_name: 'Linus' });
+    for (const locale of SHOWN) {
+      for (const theme of ['light', 'dark'] as const) {
+        const { page } = await open({ html: locale, thread, theme }, { width: 760, height: 900 });
+        expect(await page.locator('parley-comments h2').textContent()).toBe(messagesOf(locale)!.heading);
+        expect(await seriousViolations(page)).toEqual([]);
+        await page.screenshot({ path: join(ARTIFACTS, `widget-${locale}-${theme}.png`), fullPage: true });
+      }
+    }
+  });
+
   it.skipIf(noArabic)('mirrors for Arabic: right to left, the post button at the inline start, names isolated (screenshots: light, dark, phone)', async () => {
     const thread = `/thread-${++threads}`;
     const seeded = await parley.request('POST', '/v1/comments', { token: plain.api_key, body: { site_id: plain.site_id, thread_url: pageOrigin + thread, content: 'A comment in English', author_name: 'Ada Lovelace' } });
