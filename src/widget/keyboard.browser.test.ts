@@ -364,6 +364,31 @@ describe.skipIf(!CHROMIUM)('the widget beyond the keyboard', () => {
     });
   }
 
+  it('draws the edges of its text fields at 3:1 or more against the background, light and dark (WCAG 1.4.11)', async () => {
+    const thread = newThread();
+    await seedThread(thread);
+    for (const theme of ['light', 'dark'] as const) {
+      const page = await open(await browser.newPage(), thread, { theme });
+      const contrasts = await page.locator('parley-comments').evaluate((host) => {
+        const channels = (color: string) => (color.match(/[\d.]+/g) ?? []).slice(0, 3).map(Number);
+        const luminance = (color: string) => {
+          const [r, g, b] = channels(color).map((v) => v / 255).map((v) => (v <= 0.03928 ? v / 12.92 : ((v + 0.055) / 1.055) ** 2.4));
+          return 0.2126 * r + 0.7152 * g + 0.0722 * b;
+        };
+        const root = host.shadowRoot!;
+        return [...root.querySelectorAll('input:not([type=hidden]):not([tabindex="-1"]), textarea, select')].map((field) => {
+          const style = getComputedStyle(field);
+          // A field's background is the widget's own (--parley-bg): its edge is measured against it.
+          const [a, b] = [luminance(style.borderTopColor), luminance(style.backgroundColor)].sort((x, y) => y - x);
+          return { field: field.tagName, contrast: Math.round(((a + 0.05) / (b + 0.05)) * 100) / 100 };
+        });
+      });
+      expect(contrasts.length).toBeGreaterThan(0);
+      for (const { field, contrast } of contrasts) expect(contrast, `${theme} ${field}`).toBeGreaterThanOrEqual(3);
+      await page.close();
+    }
+  });
+
   for (const locale of ['en', 'de', 'ar']) {
     const file = `src/widget/locales/${locale}.json`;
     const missing = !existsSync(join(process.cwd(), file));

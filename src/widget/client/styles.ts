@@ -1,5 +1,5 @@
 const DARK = `--parley-bg:#17171c;--parley-fg:#ececf1;--parley-muted:#a9a9b4;--parley-accent:#8ab4f8;--parley-accent-fg:#0b1a33;
---parley-border:#3b3b46;--parley-surface:#23232a;--parley-danger:#f2b8b5;color-scheme:dark;
+--parley-border:#3b3b46;--parley-field-border:#7a7a86;--parley-surface:#23232a;--parley-danger:#f2b8b5;color-scheme:dark;
 --parley-code-keyword:#ff7b72;--parley-code-string:#a5d6ff;--parley-code-comment:#9ba3ad;--parley-code-number:#79c0ff;
 --parley-code-title:#d2a8ff;--parley-code-tag:#7ee787;--parley-code-meta:#ffa657;--parley-code-deletion:#ffdcd7;
 --parley-code-deletion-bg:#5c0e14;--parley-code-addition:#aff5b4;--parley-code-addition-bg:#0f3d1e;`;
@@ -12,7 +12,7 @@ const DARK = `--parley-bg:#17171c;--parley-fg:#ececf1;--parley-muted:#a9a9b4;--p
  */
 export const STYLES = `
 :host{display:block;--parley-bg:#fff;--parley-fg:#1d1d22;--parley-muted:#5a5a66;--parley-accent:#0b57d0;--parley-accent-fg:#fff;
---parley-border:#d5d5dd;--parley-surface:#f4f4f7;--parley-danger:#b3261e;color-scheme:light;
+--parley-border:#d5d5dd;--parley-field-border:#85858f;--parley-surface:#f4f4f7;--parley-danger:#b3261e;color-scheme:light;
 --parley-code-keyword:#b3261e;--parley-code-string:#0a3069;--parley-code-comment:#57606a;--parley-code-number:#0550ae;
 --parley-code-title:#6639ba;--parley-code-tag:#116329;--parley-code-meta:#953800;--parley-code-deletion:#82071e;
 --parley-code-deletion-bg:#ffebe9;--parley-code-addition:#116329;--parley-code-addition-bg:#dafbe1;
@@ -26,7 +26,7 @@ color:var(--parley-fg);background:var(--parley-bg);font:var(--parley-font-size)/
 h2{font-size:1.15em;margin:0}
 .top{display:flex;flex-wrap:wrap;gap:8px 16px;align-items:center;justify-content:space-between;margin-bottom:12px}
 label{font-size:.9em;color:var(--parley-muted)}
-select,textarea,input{font:inherit;color:var(--parley-fg);background:var(--parley-bg);border:1px solid var(--parley-border);border-radius:var(--parley-radius);padding:6px 8px}
+select,textarea,input{font:inherit;color:var(--parley-fg);background:var(--parley-bg);border:1px solid var(--parley-field-border);border-radius:var(--parley-radius);padding:6px 8px}
 select{margin-inline-start:6px}
 textarea{width:100%;min-height:4.5em;resize:vertical;display:block;margin:4px 0 8px}
 input{width:100%;max-width:20em;display:block;margin:4px 0 8px}
