@@ -14,6 +14,17 @@ beforeAll(async () => {
 afterAll(() => parley.close());
 
 describe('the dashboard as Parley serves it', () => {
+  it('says its first words, before the script runs, in the browser’s language, right to left where it reads so', async () => {
+    const messages = (locale: string) => JSON.parse(readFileSync(`src/dashboard/locales/${locale}.json`, 'utf8')) as Record<string, string>;
+    for (const [asked, locale, dir] of [['de-DE,de;q=0.9', 'de', 'ltr'], ['tlh, ar;q=0.5', 'ar', 'rtl'], [null, 'en', 'ltr']] as const) {
+      const response = await fetch(`${parley.url}/dashboard`, { headers: asked ? { 'accept-language': asked } : {} });
+      expect(response.headers.get('vary')).toContain('Accept-Language');
+      const html = await response.text();
+      expect(html).toContain(`<html lang="${locale}" dir="${dir}">`);
+      expect(html).toContain(`<p class="boot">${messages(locale)['shell.loading']}</p>`);
+    }
+  });
+
   it('answers every address under /dashboard with the app, under a policy that allows this server only', async () => {
     for (const path of ['/dashboard', '/dashboard/', '/dashboard/queue?tab=spam', '/dashboard/sites/site_x', '/dashboard/setup']) {
       const response = await fetch(parley.url + path);

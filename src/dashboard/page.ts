@@ -1,6 +1,8 @@
 import type { PagePolicy } from '../http/html-page.ts';
 import { escapeHtml } from '../formatting/escape.ts';
 import { WIDGET_PAGE_SOURCES } from '../widget/demo.ts';
+import { direction, type Locale } from '../i18n/locales.ts';
+import type { BootWords } from './catalogues.ts';
 
 /**
  * Only this server's own files: no inline script or style, no other origin. The widget preview is
@@ -17,23 +19,23 @@ export const DASHBOARD_POLICY: PagePolicy = {
 export const PREVIEW_POLICY: PagePolicy = { sources: WIDGET_PAGE_SOURCES, framedBy: 'self' };
 
 /** The one HTML document of every dashboard URL; the script draws the view the URL names. */
-export function dashboardPage(assets: { script: string; styles: string; locales: Record<string, string> }): string {
+export function dashboardPage(assets: { script: string; styles: string; locales: Record<string, string> }, words: BootWords & { locale: Locale }): string {
   // The language files there are, by version, for the script to fetch the one it needs (no inline script).
   const locales = Object.entries(assets.locales).map(([locale, version]) => `${locale}:${version}`).join(' ');
   return `<!doctype html>
-<html lang="en">
+<html lang="${words.locale}" dir="${direction(words.locale)}">
 <head>
 <meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <meta name="color-scheme" content="light dark">
 <meta name="parley-locales" content="${escapeHtml(locales)}">
-<title>Parley dashboard</title>
+<title>${escapeHtml(words.title)}</title>
 <link rel="icon" href="data:,">
 <link rel="stylesheet" href="/dashboard/assets/app.css?v=${escapeHtml(assets.styles)}">
 <script src="/dashboard/assets/app.js?v=${escapeHtml(assets.script)}" defer></script>
 </head>
 <body>
-<div id="app"><p class="boot">Loading the dashboard…</p><noscript>The Parley dashboard needs JavaScript.</noscript></div>
+<div id="app"><p class="boot">${escapeHtml(words.loading)}</p><noscript>${escapeHtml(words.noscript)}</noscript></div>
 </body>
 </html>`;
 }

@@ -1,13 +1,15 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
-import type { FastifyReply } from 'fastify';
+import type { FastifyReply, FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
 import type { Db } from '../db/connect.ts';
-import { sendBundle, type Bundle } from '../http/bundle.ts';
+import { sendBundle } from '../http/bundle.ts';
 import { AppError } from '../errors.ts';
 import { sendHtmlPage } from '../http/html-page.ts';
 import { siteOrNotFound } from '../sites/repository.ts';
 import { dashboardScript, dashboardStyles } from './bundle.ts';
 import { readDashboardCatalogues } from './catalogues.ts';
+import { requestLocale } from '../i18n/request.ts';
+import type { Locale } from '../i18n/locales.ts';
 import { DASHBOARD_POLICY, dashboardPage, PREVIEW_POLICY, previewPage } from './page.ts';
 
 // Asset URLs carry their content's hash, so a browser may keep them for good.
@@ -20,12 +22,17 @@ const version = (etag: string) => etag.replaceAll('"', '').slice(0, 12);
  * and the widget preview. Everything comes from this server.
  */
 export const dashboardRoutes: FastifyPluginAsyncTypebox<{ db: Db; localesFolder: string | null }> = async (app, { db, localesFolder }) => {
-  let catalogues: Map<string, Bundle> | null = null;
-  const languages = () => (catalogues ??= readDashboardCatalogues(localesFolder));
-  const page = async (_request: unknown, reply: FastifyReply) => {
+  let catalogues: ReturnType<typeof readDashboardCatalogues> | null = null;
+  const read = () => (catalogues ??= readDashboardCatalogues(localesFolder));
+  const languages = () => read().files;
+  const page = async (request: FastifyRequest, reply: FastifyReply) => {
     const [script, styles] = await Promise.all([dashboardScript(), dashboardStyles()]);
     const locales = Object.fromEntries([...languages()].map(([locale, file]) => [locale, version(file.etag)]));
-    return sendHtmlPage(reply, DASHBOARD_POLICY, dashboardPage({ script: version(script.etag), styles: version(styles.etag), locales }));
+    // Until the script knows the staff member's own choice, the page speaks the browser's language.
+    const locale = requestLocale(request) ?? 'en';
+    const words = read().boot.get(locale) ?? read().boot.get('en')!;
+    reply.header('vary', 'Accept-Language');
+    return sendHtmlPage(reply, DASHBOARD_POLICY, dashboardPage({ script: version(script.etag), styles: version(styles.etag), locales }, { locale, ...words }));
   };
   app.get('/dashboard', { schema: { hide: true } }, page);
   app.get('/dashboard/*', { schema: { hide: true } }, page);
@@ -42,7 +49,7 @@ export const dashboardRoutes: FastifyPluginAsyncTypebox<{ db: Db; localesFolder:
     '/dashboard/assets/locales/:file',
     { schema: { hide: true, params: Type.Object({ file: Type.String({ maxLength: 20 }) }) } },
     async (request, reply) => {
-      const file = languages().get(request.params.file.replace(/\.json$/, ''));
+      const file = languages().get(request.params.file.replace(/\.json$/, '') as Locale);
       if (!file || !request.params.file.endsWith('.json')) throw new AppError('not_found', 'No such language file');
       return sendBundle(request, reply.header('cache-control', IMMUTABLE), file, 'application/json; charset=utf-8');
     },

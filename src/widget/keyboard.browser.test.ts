@@ -376,7 +376,7 @@ describe.skipIf(!CHROMIUM)('the widget beyond the keyboard', () => {
           return 0.2126 * r + 0.7152 * g + 0.0722 * b;
         };
         const root = host.shadowRoot!;
-        return [...root.querySelectorAll('input:not([type=hidden]):not([tabindex="-1"]), textarea, select')].map((field) => {
+        return Array.from(root.querySelectorAll('input:not([type=hidden]):not([tabindex="-1"]), textarea, select')).map((field) => {
           const style = getComputedStyle(field);
           // A field's background is the widget's own (--parley-bg): its edge is measured against it.
           const [a, b] = [luminance(style.borderTopColor), luminance(style.backgroundColor)].sort((x, y) => y - x);
