@@ -1,5 +1,5 @@
 import { readdirSync } from 'node:fs';
-import { fileURLToPath } from 'node:url';
+import { sourcePath } from '../http/bundle.ts';
 import { readCatalog } from '../i18n/compile.ts';
 import { direction, pickLocale, type Locale } from '../i18n/locales.ts';
 import { formatMessage, type Catalog } from '../i18n/messages.ts';
@@ -12,7 +12,8 @@ export type MailValues = Record<string, string | number>;
 /** Says a message in one language: a site's own words first, then Parley's, then English. */
 export type Words = (key: MailKey, values?: MailValues) => string;
 
-const FOLDER = fileURLToPath(new URL('./locales/', import.meta.url));
+// From src/mail or, bundled, from dist/: the message files stay in the source tree (see sourcePath).
+const FOLDER = `${sourcePath(import.meta.url, 'mail/locales')}/`;
 
 /** Every locale file of the folder, read once at start: a translation added later needs a restart. */
 const CATALOGS = new Map<string, Catalog>(
