@@ -1,7 +1,9 @@
 import { readFileSync } from 'node:fs';
 import { parse, TYPE, type MessageFormatElement } from '@formatjs/icu-messageformat-parser';
 import type { Plugin } from 'esbuild';
-import type { Catalog } from './messages.ts';
+
+/** A message file: key → ICU MessageFormat text. */
+export type Catalog = Record<string, string>;
 
 /**
  * A message as browsers get it: plain text when it has no placeholder, else the ICU syntax tree, so

@@ -1,10 +1,9 @@
 import { parse, TYPE, type MessageFormatElement } from '@formatjs/icu-messageformat-parser';
 import { IntlMessageFormat } from 'intl-messageformat';
-import { PARSE_OPTIONS } from './compile.ts';
+import { PARSE_OPTIONS, type Catalog } from './compile.ts';
 import { LOCALES, type Locale } from './locales.ts';
 
-/** A message file: key → ICU MessageFormat text. */
-export type Catalog = Record<string, string>;
+export type { Catalog };
 
 const formatters = new Map<string, IntlMessageFormat>();
 
