@@ -107,8 +107,9 @@ async function open(page: Page, thread: string, params: Record<string, string> =
 
 /** The focus is on something that matches, and a reader sees where: an outline of 3:1 against what is behind it (WCAG 2.4.7, 1.4.11). */
 async function expectFocus(page: Page, pattern: RegExp): Promise<Focus> {
+  // An action moves the focus once the server has answered and the widget has drawn again.
+  await expect.poll(async () => (await focusOf(page)).what, { message: 'where the focus is', timeout: 5_000 }).toMatch(pattern);
   const focus = await focusOf(page);
-  expect(focus.what, 'where the focus is').toMatch(pattern);
   expect(focus.contrast, `the focus of ${focus.what} is visible (${focus.ring})`).toBeGreaterThanOrEqual(3);
   expect(focus.obscured, `${focus.what} shows`).toBe(false);
   return focus;
