@@ -13,13 +13,13 @@ import { astroToTsx, bundleModules, PARLEY_REACT_CONTRACT, renderJsx } from './i
  * second line names where it goes (`file: …` or `paste into: …`).
  *
  * Liquid (Jekyll, Eleventy) runs in liquidjs, with Jekyll's `absolute_url` and `relative_url` as
- * Jekyll defines them. JSX (Next.js, and Astro's templates, which are JSX in all the guides use)
+ * Jekyll defines them. JSX (Next.js, and Astro's templates, which in these guides are plain JSX)
  * is compiled by esbuild and rendered by a small renderer (./integrations/jsx.ts); `next/*` and
  * `astro:content` are replaced by stand-ins giving the sample posts, and `@parley/react` by the
  * agreed contract of its components (props checked, elements drawn). Hugo's Go templates, PHP and
  * Ghost's Handlebars do not run in Node: the snippets' expressions are evaluated by small stand-ins
- * that know only the constructs the guides use and fail on any other, so a changed snippet cannot
- * pass unread.
+ * that know only the constructs the guides use, so a snippet using anything else fails the test
+ * instead of passing unread.
  */
 
 const GUIDES = ['astro', 'nextjs', 'hugo', 'jekyll', 'eleventy', 'wordpress', 'ghost'];
