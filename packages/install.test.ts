@@ -18,7 +18,7 @@ const SKIP_REASON = process.env.PARLEY_TEST_DATABASE_URL ? 'SQLite pass only: pa
 /** The issue's "installs in seconds", with room for a busy machine. */
 const INSTALL_BUDGET_MS = 30_000;
 
-const work = mkdtempSync(join(tmpdir(), 'parley-packages-'));
+let work: string;
 const tarballs: Record<string, string> = {};
 
 /** Plain Node: nothing inherited from this test process's loaders. */
@@ -77,6 +77,7 @@ describe.skipIf(SKIP_REASON !== null)(`the packages, packed and installed into a
   let parley: TestParley;
 
   beforeAll(async () => {
+    work = mkdtempSync(join(tmpdir(), 'parley-packages-'));
     const [{ stdout }, started] = await Promise.all([
       run('npm', ['pack', '--json', '--pack-destination', work, ...PACKAGES.flatMap((name) => ['--workspace', `packages/${name}`])]),
       startParley(),
@@ -88,7 +89,7 @@ describe.skipIf(SKIP_REASON !== null)(`the packages, packed and installed into a
 
   afterAll(async () => {
     await parley?.close();
-    rmSync(work, { recursive: true, force: true });
+    if (work) rmSync(work, { recursive: true, force: true });
   });
 
   it('@parley/webhooks installs alone and checks a signature in Node and over Web Crypto, with its types', async () => {

@@ -41,9 +41,10 @@ export function frameworkTests(name: string, appDir: string, entry: string, plug
     let origin: string;
     let siteId: string;
     let browser: Browser;
-    const outDir = mkdtempSync(join(tmpdir(), `parley-${name}-app-`));
+    let outDir: string;
 
     beforeAll(async () => {
+      outDir = mkdtempSync(join(tmpdir(), `parley-${name}-app-`));
       const started = performance.now();
       await build({
         configFile: false,
@@ -77,7 +78,7 @@ export function frameworkTests(name: string, appDir: string, entry: string, plug
       await browser?.close();
       pages?.close();
       await parley?.close();
-      rmSync(outDir, { recursive: true, force: true });
+      if (outDir) rmSync(outDir, { recursive: true, force: true });
     });
 
     /** The built app, and the page that starts it with this run's Parley, site and posts. */
