@@ -8,7 +8,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 
 const run = promisify(execFile);
 
-/** A project that installed Parley's packed tarball, as one installed from the registry would have it. */
+/** A project that installed Parley's packed tarball and its @parley/webhooks, as one installed from the registry would have them. */
 const project = mkdtempSync(join(tmpdir(), 'parley-consumer-'));
 afterAll(() => rmSync(project, { recursive: true, force: true }));
 
@@ -18,9 +18,14 @@ describe('the published package', () => {
     const { stdout } = await run('npm', ['pack', '--ignore-scripts', '--json', '--pack-destination', project]);
     const [packed] = JSON.parse(stdout) as Array<{ filename: string; files: Array<{ path: string }> }>;
     expect(packed.files.map((file) => file.path)).toEqual(expect.arrayContaining(['dist/webhooks.js', 'dist/webhooks.d.ts']));
-    mkdirSync(join(project, 'node_modules'));
+    // The check itself comes from @parley/webhooks, Parley's dependency, packed from its workspace.
+    const webhooks = await run('npm', ['pack', '--ignore-scripts', '--json', '--pack-destination', project, '--workspace', 'packages/webhooks']);
+    const [dependency] = JSON.parse(webhooks.stdout) as Array<{ filename: string }>;
+    mkdirSync(join(project, 'node_modules', '@parley'), { recursive: true });
     await run('tar', ['-xzf', join(project, packed.filename), '-C', join(project, 'node_modules')]);
     renameSync(join(project, 'node_modules', 'package'), join(project, 'node_modules', 'parley'));
+    await run('tar', ['-xzf', join(project, dependency.filename), '-C', join(project, 'node_modules')]);
+    renameSync(join(project, 'node_modules', 'package'), join(project, 'node_modules', '@parley', 'webhooks'));
 
     const secret = 'whsec_dGhpcyBpcyBhIHRlc3Qgc2VjcmV0IG9mIDMyIGJ5dGVzIQ==';
     const body = '{"event":"comment.created","site_id":"site_1","timestamp":"2026-01-01T00:00:00Z","data":{}}';

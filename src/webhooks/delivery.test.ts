@@ -4,7 +4,7 @@ import { Webhook } from 'standardwebhooks';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { pageUrl, startParley, type TestParley } from '../../test/helper.ts';
 import { sleep, startReceiver, subscribe, WEBHOOK_TEST_ENV, waitForLog, type Behaviour, type Receiver } from '../../test/receiver.ts';
-import { verifyWebhookSignature } from './verify.ts';
+import { verifyWebhookSignature } from '@parley/webhooks';
 
 let parley: TestParley;
 const receivers: Receiver[] = [];

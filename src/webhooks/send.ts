@@ -3,7 +3,7 @@ import { Agent as HttpsAgent, request as httpsRequest } from 'node:https';
 import type { LookupFunction } from 'node:net';
 import { resolveTarget, TargetError, type ResolvedTarget } from './address.ts';
 import { standardSignature } from './secret.ts';
-import { signatureOf } from './verify.ts';
+import { signatureOf } from '@parley/webhooks';
 import type { AttemptRecord } from './repository.ts';
 
 export interface Outgoing {

@@ -1,7 +1,7 @@
 /// <reference lib="dom" />
 import createClient from 'openapi-fetch';
 import { t } from '../app/i18n.ts';
-import type { components, paths } from './openapi.d.ts';
+import type { components, paths } from '@parley/client';
 
 export type { paths };
 export type Problem = components['schemas']['Problem'];

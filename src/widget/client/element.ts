@@ -146,6 +146,8 @@ export class ParleyComments extends HTMLElement {
   }
 
   disconnectedCallback(): void {
+    // A load still under way ends without opening a stream: a removed widget must not keep one.
+    this.#generation += 1;
     this.#live?.stop();
     this.#live = null;
     instances.delete(this);

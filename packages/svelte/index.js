@@ -1,0 +1,2 @@
+export { default as ParleyComments } from './ParleyComments.svelte';
+export { default as ParleyCount } from './ParleyCount.svelte';
