@@ -1,3 +1,4 @@
+import { availableParallelism } from 'node:os';
 import { defineConfig } from 'vitest/config';
 
 export default defineConfig({
@@ -6,5 +7,8 @@ export default defineConfig({
     testTimeout: 30_000,
     hookTimeout: 60_000,
     pool: 'forks',
+    // Most test files wait on servers, timers and the browser rather than compute: two files at once
+    // on a two-core machine (Vitest's default would run one there).
+    maxWorkers: Math.max(2, availableParallelism() - 1),
   },
 });

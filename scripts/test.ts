@@ -5,7 +5,7 @@
  *
  * The browser tests drive the Chromium that test/chromium.ts finds (PARLEY_CHROMIUM, else the usual
  * install locations); without one, or with PARLEY_SKIP_BROWSER=1, they are skipped, and the run ends
- * by saying so.
+ * by saying so. They run in the SQLite pass only.
  *
  * Under CI (CI=true) neither server nor the browser may be skipped: a missing variable, a server that
  * does not answer, a missing Chromium or PARLEY_SKIP_BROWSER fails the run before any test starts. Outside CI
@@ -81,6 +81,8 @@ interface Counts {
 }
 const totals: Counts = { passed: 0, failed: 0, skipped: 0 };
 
+const BROWSER_TESTS = '**/*.browser.test.ts';
+
 /** Test files that exist for PostgreSQL and Redis: in the PostgreSQL pass, a skip there is a failure. */
 const POSTGRES_ONLY = ['test/scale/multi-instance.test.ts'];
 
@@ -124,7 +126,10 @@ function runSuite(dialect: 'sqlite' | 'postgres'): boolean {
   if (chromium.executable) env.PARLEY_CHROMIUM = chromium.executable;
   process.stdout.write(`\n=== test suite on ${dialect}${redisUrl ? ' (with Redis)' : ''} ===\n`);
   const report = join(mkdtempSync(join(tmpdir(), 'parley-vitest-')), 'report.json');
-  const args = [vitest, 'run', '--reporter=default', '--reporter=json', `--outputFile.json=${report}`, ...process.argv.slice(2)];
+  // Pages draw the same whatever the database: the browser tests run in the SQLite pass only, and
+  // the server's side of what they do is covered on PostgreSQL by the API tests.
+  const pagesOnce = dialect === 'postgres' ? ['--exclude', BROWSER_TESTS] : [];
+  const args = [vitest, 'run', '--reporter=default', '--reporter=json', `--outputFile.json=${report}`, ...pagesOnce, ...process.argv.slice(2)];
   const result = spawnSync(process.execPath, args, { stdio: 'inherit', env });
   if (!existsSync(report)) {
     totals.failed += 1;
