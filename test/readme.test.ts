@@ -33,6 +33,8 @@ const NOT_RUN: Record<string, string> = {
   'npm install && npm start': 'installs and starts the server that this test starts itself',
   'PARLEY_SMTP_URL=log: PARLEY_MAIL_FROM=': 'starts the server that this test starts itself, with these settings (SERVER_ENV)',
   'npm test': 'runs the whole suite, this test among it',
+  'npm install @parley/': "installs a package into the reader's own project",
+  'npm pack --workspace': "packs a package for the reader's own project",
   'npx vitest run src/i18n/catalogs.test.ts': 'runs one test of the suite, in a checkout with its development dependencies',
   'npx vitest run src/widget/keyboard.browser.test.ts': 'runs browser tests of the suite, in a checkout with its development dependencies and Chromium',
   'PARLEY_SKIP_BROWSER=1 npm test': 'runs the whole suite, this test among it',
