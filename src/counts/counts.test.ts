@@ -1,9 +1,11 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { pageUrl, startParley, threadWithUsers, type TestParley } from '../../test/helper.ts';
+import { dialectName, freshDatabaseUrl, pageUrl, startParley, threadWithUsers, type TestParley } from '../../test/helper.ts';
 
+const REDIS_URL = process.env.PARLEY_TEST_REDIS_URL ?? 'redis://127.0.0.1:6379';
 let parley: TestParley;
 beforeAll(async () => {
-  parley = await startParley();
+  // On PostgreSQL an instance keeps counts only while Redis tells it of every write.
+  parley = await startParley(dialectName === 'postgres' ? { REDIS_URL } : {});
 });
 afterAll(() => parley.close());
 
@@ -106,5 +108,43 @@ describe('comment counts', () => {
     const response = await parley.request('GET', countsPath(site.site_id, [url]), { token: other.api_key });
     expect(response.body.counts[url]).toBe(1);
     expect((await parley.request('GET', countsPath(site.site_id, [url]), { token: 'pk_unknown' })).status).toBe(401);
+  });
+});
+
+describe('counts kept in memory', () => {
+  it('answer again from memory, and read anew once a comment of the thread is written', async () => {
+    const { alice, post, count, moderate } = await countedThread();
+    await post(alice, 'top');
+    const second = await post(alice, 'second');
+    await moderate(second, 'remove');
+    expect(await count()).toBe(1);
+    // Shown again behind the API's back: the kept count does not see it…
+    await parley.app.db.kysely.updateTable('comments').set({ moderation_status: null }).where('id', '=', second).execute();
+    expect(await count()).toBe(1);
+    // …until a write to the thread clears it.
+    await post(alice, 'third');
+    expect(await count()).toBe(3);
+  });
+
+  it("are cleared on another instance by a write announced through Redis", async () => {
+    const database = await freshDatabaseUrl();
+    const env = { DATABASE_URL: database.url, REDIS_URL };
+    const writer = await startParley(env);
+    const reader = await startParley(env);
+    try {
+      const own = await writer.newSite();
+      const thread = pageUrl();
+      const path = countsPath(own.site_id, [thread]);
+      expect((await reader.request('GET', path)).body.counts[thread]).toBe(0);
+      await writer.request('POST', '/v1/comments', { token: own.api_key, body: { thread_url: thread, site_id: own.site_id, content: 'from the other instance' } });
+      const deadline = Date.now() + 2000;
+      let seen = 0;
+      while (seen === 0 && Date.now() < deadline) seen = (await reader.request('GET', path)).body.counts[thread];
+      expect(seen).toBe(1);
+    } finally {
+      await reader.close();
+      await writer.close();
+      await database.drop();
+    }
   });
 });
