@@ -3,7 +3,7 @@ import { Type } from 'typebox';
 import type { CommentCaches } from '../comments/caches.ts';
 import { MAX_THREAD_URL, threadKey } from '../comments/thread-url.ts';
 import type { Db } from '../db/connect.ts';
-import { etagOf, matchesEtag } from '../http/etag.ts';
+import { etagOf, sendWithEtag } from '../http/etag.ts';
 import { errors, OptionalCredential } from '../http/schemas.ts';
 
 export const MAX_COUNTED_URLS = 100;
@@ -42,10 +42,7 @@ export const countRoutes: FastifyPluginAsyncTypebox<{ db: Db; caches: CommentCac
       const keys = url.map((raw) => threadKey(raw, 'querystring/url').href);
       const counts = await caches.counts.of(db, site_id, keys);
       const body = Buffer.from(JSON.stringify({ counts: Object.fromEntries(url.map((raw, index) => [raw, counts.get(keys[index])!])) }));
-      const etag = etagOf(body);
-      reply.header('etag', etag);
-      if (matchesEtag(request.headers['if-none-match'], etag)) return reply.code(304).send();
-      return reply.type('application/json; charset=utf-8').send(body);
+      return sendWithEtag(request, reply, { body, etag: etagOf(body) });
     },
   });
 };
