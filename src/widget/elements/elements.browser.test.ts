@@ -28,6 +28,7 @@ const postUrl = (index: number) => `${pageOrigin}/posts/${index}`;
 function servePages(): Promise<Server> {
   const server = createServer((request, response) => {
     const url = new URL(request.url ?? '/', pageOrigin);
+    if (url.pathname.startsWith('/posts/')) return void response.writeHead(200, { 'content-type': 'text/html; charset=utf-8' }).end(threadPage(url));
     const theme = url.searchParams.get('theme') ?? 'light';
     const posts = Array.from(
       { length: POSTS },
@@ -42,6 +43,12 @@ function servePages(): Promise<Server> {
 <script src="${parley.url}/embed/count.js" async></script><script src="${parley.url}/embed/recent.js" async></script></body></html>`);
   });
   return new Promise((resolve) => server.listen(0, '127.0.0.1', () => resolve(server)));
+}
+
+/** A post's own page, with the thread widget. */
+function threadPage(url: URL): string {
+  return `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>A post</title></head><body><main><h1>A post</h1>
+<parley-comments site-id="${site.site_id}" thread-url="${pageOrigin}${url.pathname}"></parley-comments></main><script src="${parley.url}/embed.js" async></script></body></html>`;
 }
 
 async function comment(index: number, content: string, name: string) {
@@ -137,5 +144,19 @@ describe.skipIf(!CHROMIUM)('count and recent-comment elements', () => {
       if (name === 'phone') await page.locator('aside').screenshot({ path: join(SHOTS, 'elements-phone-recent.png') });
       await page.context().close();
     }
+  });
+
+  it("link the thread widget to its thread's Atom feed", async () => {
+    const context = await browser.newContext({ viewport: { width: 760, height: 900 } });
+    const page = await context.newPage();
+    await page.goto(postUrl(0));
+    const link = page.locator('parley-comments a[rel=alternate][type="application/atom+xml"]');
+    await link.waitFor();
+    expect(await link.textContent()).toBe('Comments feed (Atom)');
+    const feed = await fetch((await link.getAttribute('href'))!);
+    expect(feed.status).toBe(200);
+    expect(await feed.text()).toContain('The first post was a good read.');
+    await page.locator('parley-comments').screenshot({ path: join(SHOTS, 'widget-feed-link.png') });
+    await context.close();
   });
 });
