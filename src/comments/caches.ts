@@ -21,7 +21,7 @@ const MB = 1024 * 1024;
 
 /**
  * The caches in `responseMb` of memory for public responses (lists take 70 %, single comments 25 %,
- * counts 5 %: of the default 32 MB, some 4,000 threads' counts) and
+ * counts 5 %: of the default 32 MB, some 2,000 threads' counts and 70 index pages' answers) and
  * `partsMb` for what answers are made of: lists' subtrees five eighths; their page ids, readers'
  * marks and readers' answers an eighth each. With 0 a cache keeps nothing: every entry is larger
  * than its budget.

@@ -1,9 +1,9 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
 import type { CommentCaches } from '../comments/caches.ts';
-import { MAX_THREAD_URL, threadKey } from '../comments/thread-url.ts';
+import { MAX_THREAD_URL } from '../comments/thread-url.ts';
 import type { Db } from '../db/connect.ts';
-import { etagOf, sendWithEtag } from '../http/etag.ts';
+import { sendWithEtag } from '../http/etag.ts';
 import { errors, OptionalCredential } from '../http/schemas.ts';
 
 export const MAX_COUNTED_URLS = 100;
@@ -39,10 +39,7 @@ export const countRoutes: FastifyPluginAsyncTypebox<{ db: Db; caches: CommentCac
     },
     handler: async (request, reply) => {
       const { site_id, url } = request.query;
-      const keys = url.map((raw) => threadKey(raw, 'querystring/url').href);
-      const counts = await caches.counts.of(db, site_id, keys);
-      const body = Buffer.from(JSON.stringify({ counts: Object.fromEntries(url.map((raw, index) => [raw, counts.get(keys[index])!])) }));
-      return sendWithEtag(request, reply, { body, etag: etagOf(body) });
+      return sendWithEtag(request, reply, await caches.counts.answer(db, request.url, site_id, url));
     },
   });
 };
