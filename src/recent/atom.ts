@@ -1,3 +1,4 @@
+import { escapeHtml } from '../formatting/escape.ts';
 import type { Locale } from '../i18n/locales.ts';
 
 /** One entry of a feed: a comment, written for feed readers. */
@@ -23,12 +24,9 @@ export interface AtomFeed {
   entries: AtomEntry[];
 }
 
-const ENTITIES: Record<string, string> = { '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&apos;' };
-
-/** Text as XML character data or an attribute value; characters XML 1.0 does not allow (C0 controls but tab and newlines) are dropped. */
+/** Text as XML character data or an attribute value: escaped as for HTML, less the characters XML 1.0 does not allow (C0 controls but tab and newlines), which a name may hold. */
 export function escapeXml(text: string): string {
-  // eslint-disable-next-line no-control-regex
-  return text.replace(/[\u0000-\u0008\u000b\u000c\u000e-\u001f\ufffe\uffff]/g, '').replace(/[&<>"']/g, (char) => ENTITIES[char]);
+  return escapeHtml(text.replace(/[\u0000-\u0008\u000b\u000c\u000e-\u001f\ufffe\uffff]/g, ''));
 }
 
 /** A tag URI (RFC 4151) under the Parley server's host, minted on `date` (an ISO time): ids that never change for a site, thread or comment. */

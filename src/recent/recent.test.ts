@@ -2,6 +2,7 @@ import { parseFeed } from '@rowanmanning/feed-parser';
 import { SaxesParser } from 'saxes';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { pageUrl, startParley, threadWithUsers, type TestParley } from '../../test/helper.ts';
+import { escapeXml } from './atom.ts';
 
 let parley: TestParley;
 beforeAll(async () => {
@@ -159,5 +160,11 @@ describe('Atom feeds', () => {
     expect((await parley.request('GET', '/v1/feeds/site.atom?site_id=site_none')).status).toBe(404);
     const { parsed } = await feed(`/v1/feeds/thread.atom?site_id=${siteId}&thread_url=${encodeURIComponent(pageUrl())}`);
     expect(parsed.items).toEqual([]);
+  });
+
+  it('write any name or text as well-formed XML, dropping the control characters XML forbids', () => {
+    const escaped = escapeXml('A\u0001 <b> & "q" \u000b\ttab\n');
+    expect(escaped).toBe('A &lt;b&gt; &amp; &quot;q&quot; \ttab\n');
+    wellFormed(`<x a="${escaped}">${escaped}</x>`);
   });
 });
