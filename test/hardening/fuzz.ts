@@ -392,7 +392,8 @@ export function brokenPromise(response: RawResponse): string | null {
     if (!problem || typeof problem.type !== 'string' || typeof problem.title !== 'string' || typeof problem.detail !== 'string') return 'incomplete problem body';
     if (problem.status !== response.status) return `problem.status ${problem.status} on a ${response.status}`;
     if (ERROR_STATUS[problem.code as keyof typeof ERROR_STATUS] !== response.status) return `code ${problem.code} on a ${response.status}`;
-  } else if (response.status !== 204 && !String(response.headers['content-type']).startsWith('application/json')) {
+  } else if (response.status !== 204 && !/^application\/(json|atom\+xml)\b/.test(String(response.headers['content-type']))) {
+    // JSON everywhere but the Atom feeds (/v1/feeds/*.atom).
     return `success without JSON: ${response.headers['content-type']}`;
   }
   return null;
