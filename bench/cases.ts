@@ -64,6 +64,7 @@ export function casesFor(seeded: Seeded): Case[] {
     };
   };
   const small = listPath(seeded, threads.small, 'limit=20');
+  const countsPath = `/v1/counts?site_id=${seeded.siteId}${seeded.indexPage.map((url) => `&url=${encodeURIComponent(url)}`).join('')}`;
   const whole = listPath(seeded, threads.whole200, 'limit=50');
   const hugeFirst = listPath(seeded, threads.huge, 'limit=20');
   const hugeDeep = listPath(seeded, threads.huge, 'limit=20&page=500');
@@ -123,6 +124,8 @@ export function casesFor(seeded: Seeded): Case[] {
     },
     { id: 'list-100', title: 'public list, 100-comment thread, page 1, limit=20', server: 'default', route: list, target: { kind: 'ratio', min: 0.6 }, request: get(small), variable: false },
     { id: 'whole-200', title: 'public list, whole 200-comment thread (50 top-level), limit=50', server: 'default', route: list, target: { kind: 'ratio', min: 0.6 }, request: get(whole), variable: false },
+    // An index page's counts: 100 thread URLs in one request, answered from the counts kept in memory.
+    { id: 'counts-100', title: 'comment counts of an index page, 100 URLs', server: 'default', route: '/v1/counts', target: { kind: 'ratio', min: 0.6 }, request: get(countsPath), variable: false },
     { id: 'huge-page-1', title: 'public list, 100,000-comment thread, page 1', server: 'default', route: list, target: { kind: 'latency', of: 'list-100', factor: 1.5 }, request: get(hugeFirst), variable: false },
     { id: 'huge-page-500', title: 'public list, 100,000-comment thread, page 500', server: 'default', route: list, target: { kind: 'latency', of: 'list-100', factor: 1.5 }, request: get(hugeDeep), variable: false },
     { id: 'personalised', title: "session user's list (own votes and reactions), 100-comment thread", server: 'default', route: list, target: { kind: 'ratio', min: 0.2 }, request: get(small, { authorization: `Bearer ${reader}` }), variable: false },

@@ -28,6 +28,8 @@ export interface Seeded {
     markdown: string;
     plain: string;
   };
+  /** The 100 posts of an index page, each showing its comment count (33 to 52 comments each). */
+  indexPage: string[];
   /** A comment of the 10,000-comment thread with 500 replies below it. */
   subtreeRoot: string;
   /** Comments of the write thread that the vote and reaction cases act on. */
@@ -208,6 +210,7 @@ export async function seed(options: SeedOptions): Promise<Seeded> {
       markdown: `${BASE}/markdown`,
       plain: `${BASE}/plain`,
     };
+    const indexPage = Array.from({ length: 100 }, (_, index) => `${BASE}/index-${index}`);
     const progress = (label: string) => options.log(`  ${label}: ${ctx.comments} comments, ${ctx.votes} votes, ${((Date.now() - started) / 1000).toFixed(1)} s`);
 
     const small = await seedThread(ctx, threads.small, 100, 40);
@@ -230,6 +233,9 @@ export async function seed(options: SeedOptions): Promise<Seeded> {
 
       await seedBushyThread(ctx, threads.bushy, 100, 500);
       progress('100 × 500 thread');
+
+      for (const [index, url] of indexPage.entries()) await seedThread(ctx, url, BATCH + 1 + (index % 20), BATCH + 1);
+      progress('index page of 100 posts');
     }
 
     const voteTargets = await seedThread(ctx, threads.writes, 200, 200);
@@ -251,6 +257,7 @@ export async function seed(options: SeedOptions): Promise<Seeded> {
       apiKey: site.api_key,
       sessions,
       threads,
+      indexPage,
       subtreeRoot,
       voteTargets,
       comments: ctx.comments,

@@ -2,6 +2,8 @@ import Fastify, { type FastifyInstance } from 'fastify';
 import { resolveCaller, credentialOf } from './auth/caller.ts';
 import { commenterRoutes } from './commenters/routes.ts';
 import { commentRoutes } from './comments/routes.ts';
+import { countRoutes } from './counts/routes.ts';
+import { recentRoutes } from './recent/routes.ts';
 import { formattingRoutes } from './formatting/routes.ts';
 import { mentionRoutes } from './mentions/routes.ts';
 import { commentCaches, responseCacheCounts } from './comments/caches.ts';
@@ -170,6 +172,8 @@ export async function createApp(config: Config): Promise<FastifyInstance> {
   const confirmMails = config.mail ? await openConfirmMailLimiter(config, app.log) : null;
   app.addHook('onClose', () => confirmMails?.close());
   await app.register(commentRoutes, { db, caches, confirmMails });
+  await app.register(countRoutes, { db, caches });
+  await app.register(recentRoutes, { db, publicUrl: config.publicUrl });
   await app.register(formattingRoutes, deps);
   await app.register(mentionRoutes, deps);
   await app.register(voteRoutes, deps);

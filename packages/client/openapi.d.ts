@@ -734,6 +734,324 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/counts": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Comment counts of up to 100 threads of a site (an index page's "12 comments")
+         * @description Every caller gets the public's counts. Counts are kept in memory per thread until a write to it, so an index page asking again is answered without the database. Carries an ETag; a request whose If-None-Match names it gets 304 and no body.
+         */
+        get: {
+            parameters: {
+                query: {
+                    site_id: string;
+                    /** @description Thread URLs (repeat the parameter), 1 to 100; each an absolute http(s) URL of at most 2048 characters, read as GET /v1/comments reads thread_url */
+                    url: string[];
+                };
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description By each URL exactly as sent: the comments the public sees in its thread (published, not deleted, not hidden by moderation, not under a hidden comment). 0 for a thread with none, one that does not exist, or a URL outside the site's domains (as its list is empty) */
+                            counts: {
+                                [key: string]: number;
+                            };
+                        };
+                    };
+                };
+                /** @description Not modified: the If-None-Match entity tag is current */
+                304: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content?: never;
+                };
+                /** @description RFC 9457 problem details (application/problem+json) */
+                "4XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description RFC 9457 problem details (application/problem+json) */
+                "5XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Problem"];
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/comments/recent": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * A site's newest comments the public sees, or one thread's (thread_url), newest first
+         * @description Each with its thread's URL and title, and no replies. Every caller gets the public's answer.
+         */
+        get: {
+            parameters: {
+                query: {
+                    site_id: string;
+                    limit?: number;
+                    /** @description Only this thread's comments (an absolute http(s) URL, read as GET /v1/comments reads it) */
+                    thread_url?: string;
+                };
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            comments: {
+                                /** @description cmt_<id> */
+                                id: string;
+                                /** @description The author's source, as written (Markdown or plain text, as the site's `formatting` was); null once deleted */
+                                content: string | null;
+                                /** @description The content as sanitized HTML, rendered when it was written or edited: only p, br, strong, em, s, a (href http(s) or mailto, rel "nofollow ugc noopener"), code, pre, span (highlighted code, mentions), blockquote, ul, ol, li and hr. Safe to insert into a page as it is; null once deleted */
+                                content_html: string | null;
+                                /** @description The site users the comment mentions (`@[Name](usr_…)` in its source), named as they were when it was written */
+                                mentions: {
+                                    /** @description usr_<id> */
+                                    user_id: string;
+                                    name: string;
+                                }[];
+                                author_name: string;
+                                /** @description Posted without a credential, under a name the poster chose: nobody vouches for it */
+                                author_is_guest: boolean;
+                                /** @description `staff` (written by a staff member from the dashboard), `moderator` (by a moderator session), `verified` (by a signed-in reader: SSO, an identity provider or an emailed code), then the labels a moderator gave the author (PATCH /api/sites/{id}/users/{user_id}) */
+                                author_badges: string[];
+                                upvotes: number;
+                                downvotes: number;
+                                reaction_counts: {
+                                    [key: string]: number;
+                                };
+                                /** @description The thread key: the page URL without fragment */
+                                thread_url: string;
+                                site_id: string;
+                                parent_id: string | null;
+                                /**
+                                 * Format: date-time
+                                 * @description ISO 8601 UTC with milliseconds
+                                 */
+                                created_at: string;
+                                is_edited: boolean;
+                                is_deleted: boolean;
+                                /** @description A moderator pinned it: pinned top-level comments come first on the first page of every sort */
+                                pinned: boolean;
+                                status: "published" | "pending" | "removed" | "spam";
+                                moderation_status: "pending" | "removed" | "spam" | "shadow_banned" | null;
+                                /** @description Replies below were left out of this answer; GET /v1/comments/{id} pages through them */
+                                has_more_replies: boolean;
+                                /** @description The caller's vote */
+                                user_vote: "up" | "down" | null;
+                                /** @description The caller's reaction */
+                                user_reaction: string | null;
+                                /** @description The caller wrote this comment (so may edit and delete it) */
+                                user_is_author: boolean;
+                                /** @description The thread's title, where the site gave one (PATCH /api/threads/{id}); else null */
+                                thread_title: string | null;
+                            }[];
+                        };
+                    };
+                };
+                /** @description RFC 9457 problem details (application/problem+json) */
+                "4XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description RFC 9457 problem details (application/problem+json) */
+                "5XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Problem"];
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/feeds/thread.atom": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * A thread's newest comments as an Atom 1.0 feed
+         * @description Entries link to the comment on the thread's page (`#parley_comment=<id>`, which the widget opens on); titles are in the site's language.
+         */
+        get: {
+            parameters: {
+                query: {
+                    site_id: string;
+                    thread_url: string;
+                };
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Atom 1.0 (application/atom+xml; charset=utf-8): the newest 50 comments the public sees, newest first */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": string;
+                    };
+                };
+                /** @description Not modified: the If-None-Match entity tag is current, or (without one) nothing changed since If-Modified-Since */
+                304: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content?: never;
+                };
+                /** @description RFC 9457 problem details (application/problem+json) */
+                "4XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description RFC 9457 problem details (application/problem+json) */
+                "5XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Problem"];
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/feeds/site.atom": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * A site's newest comments, of all its threads, as an Atom 1.0 feed
+         * @description Titles are in the site's language.
+         */
+        get: {
+            parameters: {
+                query: {
+                    site_id: string;
+                };
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Atom 1.0 (application/atom+xml; charset=utf-8): the newest 50 comments the public sees, newest first */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": string;
+                    };
+                };
+                /** @description Not modified: the If-None-Match entity tag is current, or (without one) nothing changed since If-Modified-Since */
+                304: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content?: never;
+                };
+                /** @description RFC 9457 problem details (application/problem+json) */
+                "4XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description RFC 9457 problem details (application/problem+json) */
+                "5XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Problem"];
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/comments/preview": {
         parameters: {
             query?: never;

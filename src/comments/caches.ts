@@ -1,3 +1,4 @@
+import { PublicCounts } from '../counts/counts.ts';
 import type { ChangeFeed } from '../db/changes.ts';
 import { PublicComments } from './public-comment.ts';
 import { PublicLists } from './public-list.ts';
@@ -9,6 +10,8 @@ import type { RevisionCache } from './revision-cache.ts';
 export interface CommentCaches {
   lists: PublicLists;
   comments: PublicComments;
+  /** The public's comment counts per thread (GET /v1/counts). */
+  counts: PublicCounts;
   /** Session readers' marks (reader-marks.ts) and last answers (reader-answer.ts). */
   readerMarks: RevisionCache<KnownMarks>;
   readerAnswers: RevisionCache<ReaderAnswer>;
@@ -17,7 +20,8 @@ export interface CommentCaches {
 const MB = 1024 * 1024;
 
 /**
- * The caches in `responseMb` of memory for public responses (lists take three quarters) and
+ * The caches in `responseMb` of memory for public responses (lists take 70 %, single comments 25 %,
+ * counts 5 %: of the default 32 MB, some 2,000 threads' counts and 70 index pages' answers) and
  * `partsMb` for what answers are made of: lists' subtrees five eighths; their page ids, readers'
  * marks and readers' answers an eighth each. With 0 a cache keeps nothing: every entry is larger
  * than its budget.
@@ -26,8 +30,9 @@ export function commentCaches(changes: ChangeFeed, responseMb: number, partsMb: 
   const responses = responseMb * MB;
   const parts = partsMb * MB;
   return {
-    lists: new PublicLists(changes, { responseBytes: responses * 0.75, subtreeBytes: parts * 0.625, pageIdBytes: parts * 0.125 }),
+    lists: new PublicLists(changes, { responseBytes: responses * 0.7, subtreeBytes: parts * 0.625, pageIdBytes: parts * 0.125 }),
     comments: new PublicComments(changes, responses * 0.25),
+    counts: new PublicCounts(changes, responses * 0.05),
     readerMarks: readerMarksCache(parts * 0.125),
     readerAnswers: readerAnswerCache(parts * 0.125),
   };

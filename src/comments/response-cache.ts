@@ -92,12 +92,17 @@ export class ResponseCache<Page> {
     const hit = this.get(key);
     if (hit) return hit;
     this.misses += 1;
-    const readStartedAt = this.#clock;
-    const { siteId, threadKey, response, page } = await build();
-    return this.#keep(key, siteId, threadKey, readStartedAt, response, page);
+    const readStartedAt = this.startRead();
+    return this.keep(key, readStartedAt, await build());
   }
 
-  #keep(key: string, siteId: string, threadKey: string, readStartedAt: number, response: TaggedResponse, page: Page): CachedResponse<Page> {
+  /** The clock before a read of what `keep` is then given: one read may build many entries (counts.ts). */
+  startRead(): number {
+    return this.#clock;
+  }
+
+  /** Keeps what a read started at `readStartedAt` built, unless a change to its thread came since. */
+  keep(key: string, readStartedAt: number, { siteId, threadKey, response, page }: BuiltResponse<Page>): CachedResponse<Page> {
     const tag = threadTag(siteId, threadKey);
     const entry: Entry<Page> = { ...response, page, tag, size: response.body.length * this.sizePerBodyByte };
     const changedAt = Math.max(this.#changedAt.get(tag) ?? -1, this.#changedAt.get(siteId) ?? -1);

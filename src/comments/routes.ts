@@ -1,28 +1,22 @@
 import { requestLocale } from '../i18n/request.ts';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
-import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { FastifyReply } from 'fastify';
 import { Type } from 'typebox';
 import type { Caller } from '../auth/caller.ts';
 import { requireCapability } from '../auth/management.ts';
 import type { Db } from '../db/connect.ts';
 import { Credential, errors, IdParams, ManagementWrite, OptionalCredential } from '../http/schemas.ts';
-import { matchesEtag } from '../http/etag.ts';
+import { sendWithEtag } from '../http/etag.ts';
 import type { ConfirmMailLimiter } from '../ratelimits/confirm-mails.ts';
 import type { CommentCaches } from './caches.ts';
 import type { SerializeComment } from './public-list.ts';
 import { MAX_PINNED } from './pinned.ts';
 import { setPinned } from './pins.ts';
 import { readerAnswer } from './reader-answer.ts';
-import { taggedResponse, type TaggedResponse } from './response-cache.ts';
+import { taggedResponse } from './response-cache.ts';
 import { CommentList, CommentPage, CommentQuery, CommentRef, CreateBody, EditBody, ListedComment, ListQuery } from './schemas.ts';
 import { createComment, deleteComment, editComment, listComments, readComment } from './service.ts';
 import { SUBTREE_PAGE_DEFAULT, SUBTREE_PAGE_MAX } from './subtree-page.ts';
-
-function sendWithEtag(request: FastifyRequest, reply: FastifyReply, response: TaggedResponse) {
-  reply.header('etag', response.etag);
-  if (matchesEtag(request.headers['if-none-match'], response.etag)) return reply.code(304).send();
-  return reply.type('application/json; charset=utf-8').send(response.body);
-}
 
 /** A top-level comment with its replies, written as the list's response schema writes each (compiled once, then kept by Fastify). */
 function commentSerializer(reply: FastifyReply): SerializeComment {

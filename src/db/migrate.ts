@@ -33,6 +33,7 @@ import * as readerAccounts from './migrations/0030_reader_accounts.ts';
 import * as readerSelfService from './migrations/0031_reader_self_service.ts';
 import * as richComments from './migrations/0032_rich_comments.ts';
 import * as languages from './migrations/0033_languages.ts';
+import * as recentComments from './migrations/0034_recent_comments.ts';
 
 /**
  * Migrations are listed here explicitly (no directory scan), in order. They are additive only (new
@@ -76,6 +77,7 @@ const MIGRATIONS: Record<string, Migration> = {
   '0031_reader_self_service': readerSelfService,
   '0032_rich_comments': richComments,
   '0033_languages': languages,
+  '0034_recent_comments': recentComments,
 };
 
 const provider: MigrationProvider = { getMigrations: async () => MIGRATIONS };

@@ -7,14 +7,15 @@ import { AppError } from '../errors.ts';
  * (/api/..., /v1/sites, minting /v1/sessions) is called with API keys from servers and answers
  * browsers on other origins with no CORS headers.
  */
-const WIDGET_PATH = /^\/v1\/(comments|widget|sso|auth\/email|me|sessions\/current)(?=[/?]|$)/;
+const WIDGET_PATH = /^\/v1\/(comments|counts|feeds|widget|sso|auth\/email|me|sessions\/current)(?=[/?]|$)/;
 /** What a reader's session does to itself: its site is the session's. */
 const SESSION_PATH = /^\/v1\/(me|sessions\/current)(?=[/?]|$)/;
 /**
- * A comment named in the path; the live stream (/v1/comments/stream) and a thread's participants
- * (/v1/comments/participants) name their site in the query, a preview (/v1/comments/preview) in its body.
+ * A comment named in the path; the live stream (/v1/comments/stream), a thread's participants
+ * (/v1/comments/participants) and a site's recent comments (/v1/comments/recent) name their site in
+ * the query, a preview (/v1/comments/preview) in its body.
  */
-const COMMENT_PATH = /^\/v1\/comments\/(?!(?:stream|participants|preview)(?:\?|$))([^/?]+)/;
+const COMMENT_PATH = /^\/v1\/comments\/(?!(?:stream|participants|preview|recent)(?:\?|$))([^/?]+)/;
 const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
 
 const PREFLIGHT_HEADERS = {

@@ -3,7 +3,9 @@ import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { asBundle, buildBundle, builtOnce, sourcePath, type Bundle } from '../http/bundle.ts';
 import { compileCatalog, readCatalog } from '../i18n/compile.ts';
+import { LOCALES } from '../i18n/locales.ts';
 import { TRANSLATED_LOCALES } from '../i18n/messages.ts';
+import { compileElementWords } from './elements/compile.ts';
 
 /** A bundle whose name holds a hash of its content, so it can be cached for good. */
 export interface NamedBundle extends Bundle {
@@ -64,3 +66,19 @@ export async function buildWidget(dialogs?: NamedBundle, locales: LocaleFiles = 
 export const dialogsBundle = builtOnce(buildDialogs);
 export const localeFiles = builtOnce(async () => buildLocaleFiles());
 export const widgetBundle = builtOnce(async () => buildWidget(await dialogsBundle(), await localeFiles()));
+
+/**
+ * A small script of its own for one element (`count` or `recent`, in widget/elements), with the
+ * messages it shows in every locale compiled into it (elements/compile.ts): a page that only shows
+ * counts fetches neither embed.js nor a locale file.
+ */
+export async function buildElement(name: 'count' | 'recent', keys: string[]): Promise<Bundle> {
+  const folder = sourcePath(import.meta.url, 'widget/locales/elements');
+  const words = Object.fromEntries(
+    LOCALES.filter((locale) => existsSync(join(folder, `${locale}.json`))).map((locale) => [locale, compileElementWords(readCatalog(join(folder, `${locale}.json`)), keys)]),
+  );
+  return buildBundle(sourcePath(import.meta.url, `widget/elements/${name}.ts`), { target: ['es2022'], define: { PARLEY_ELEMENT_WORDS: JSON.stringify(words) } });
+}
+
+export const countBundle = builtOnce(() => buildElement('count', ['commentCount']));
+export const recentBundle = builtOnce(() => buildElement('recent', ['recentComments', 'recentEntry', 'noRecentComments']));

@@ -67,6 +67,22 @@ describe('embed.js', () => {
   });
 });
 
+/** The element scripts, gzipped as served: an index page loads count.js alone. */
+const ELEMENT_BUDGETS = { '/embed/count.js': 3 * 1024, '/embed/recent.js': 5 * 1024 };
+
+describe('the element scripts', () => {
+  it.each(Object.entries(ELEMENT_BUDGETS))('serve %s with caching headers, within its budget gzipped', async (path, budget) => {
+    const response = await fetch(`${parley.url}${path}`, { headers: { 'accept-encoding': 'gzip' } });
+    expect(response.status).toBe(200);
+    expect(response.headers.get('content-type')).toMatch(/^application\/javascript/);
+    expect(response.headers.get('cache-control')).toBe('public, max-age=300, stale-while-revalidate=86400');
+    const code = Buffer.from(await response.arrayBuffer());
+    expect(gzipSync(code, { level: 9 }).length).toBeLessThanOrEqual(budget);
+    const etag = response.headers.get('etag')!;
+    expect((await fetch(`${parley.url}${path}`, { headers: { 'if-none-match': etag } })).status).toBe(304);
+  });
+});
+
 describe('the locale files', () => {
   it.skipIf(WRITTEN.length === 0)("serve a locale's widget and dialog messages compiled in one file, cached for good, gzipped, to any origin", async () => {
     const locale = WRITTEN[0];

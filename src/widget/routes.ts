@@ -15,7 +15,7 @@ import { PublicSiteSchema } from '../sites/schemas.ts';
 import { publicSiteView } from '../sites/view.ts';
 import { formSecretOf, issueFormToken } from '../spam/form-token.ts';
 import { newChallenge } from '../spam/proof.ts';
-import { dialogsBundle, localeFiles, widgetBundle } from './bundle.ts';
+import { countBundle, dialogsBundle, localeFiles, recentBundle, widgetBundle } from './bundle.ts';
 import { DEMO_POLICY, demoPage } from './demo.ts';
 import widgetEnglish from './locales/en.json' with { type: 'json' };
 import dialogEnglish from './locales/dialogs/en.json' with { type: 'json' };
@@ -151,11 +151,17 @@ export const widgetRoutes: FastifyPluginAsyncTypebox<{ db: Db; eraseGraceMs: num
     },
   });
 
-  app.get('/embed.js', { schema: { hide: true } }, async (request, reply) => {
-    const bundle = await widgetBundle();
-    reply.header('cache-control', 'public, max-age=300, stale-while-revalidate=86400').header('cross-origin-resource-policy', 'cross-origin');
-    return sendBundle(request, reply, bundle, 'application/javascript; charset=utf-8');
-  });
+  // The widget and the element scripts: a page names them without a hash, so they are kept a few minutes only.
+  for (const [path, bundle] of [
+    ['/embed.js', widgetBundle],
+    ['/embed/count.js', countBundle],
+    ['/embed/recent.js', recentBundle],
+  ] as const) {
+    app.get(path, { schema: { hide: true } }, async (request, reply) => {
+      reply.header('cache-control', 'public, max-age=300, stale-while-revalidate=86400').header('cross-origin-resource-policy', 'cross-origin');
+      return sendBundle(request, reply, await bundle(), 'application/javascript; charset=utf-8');
+    });
+  }
 
   // The dialogs' module, named by its hash. Another hash (an embed.js of an earlier build) is 404.
   app.get('/embed/:file', { schema: { hide: true, params: Type.Object({ file: Type.String({ maxLength: 100 }) }) } }, async (request, reply) => {

@@ -108,6 +108,15 @@ export const ENDPOINTS: Endpoint[] = [
     sort: field(oneOf(['newest', 'oldest', 'top', 'best'])), page: field(fc.integer({ min: 1, max: 3 })), limit: field(fc.integer({ min: 1, max: 100 })),
   }) },
   { method: 'GET', path: '/v1/comments/participants', query: (ids) => ({ site_id: field(oneOf(ids.site)), thread_url: field(fc.constant('https://blog.example.com/fuzz')) }) },
+  { method: 'GET', path: '/v1/counts', query: (ids) => ({
+    site_id: field(oneOf(ids.site)),
+    url: fc.array(fc.oneof(fc.constant('https://blog.example.com/fuzz'), fc.webUrl(), adversarialString), { maxLength: 105 }),
+  }) },
+  { method: 'GET', path: '/v1/comments/recent', query: (ids) => ({
+    site_id: field(oneOf(ids.site)), limit: field(fc.integer({ min: 0, max: 60 })), thread_url: field(fc.constant('https://blog.example.com/fuzz')),
+  }) },
+  { method: 'GET', path: '/v1/feeds/thread.atom', query: (ids) => ({ site_id: field(oneOf(ids.site)), thread_url: field(fc.constant('https://blog.example.com/fuzz')) }) },
+  { method: 'GET', path: '/v1/feeds/site.atom', query: (ids) => ({ site_id: field(oneOf(ids.site)) }) },
   { method: 'GET', path: '/v1/comments/:id', ids: 'comment' },
   { method: 'GET', path: '/v1/widget', query: (ids) => ({ site_id: field(oneOf(ids.site)), lang: field(fc.oneof(oneOf(['de-AT', 'pt', 'zh-TW', 'tlh']), fc.string({ maxLength: 40 }))) }) },
   { method: 'OPTIONS', path: '/v1/comments', query: (ids) => ({ site_id: field(oneOf(ids.site)) }) },
@@ -383,7 +392,8 @@ export function brokenPromise(response: RawResponse): string | null {
     if (!problem || typeof problem.type !== 'string' || typeof problem.title !== 'string' || typeof problem.detail !== 'string') return 'incomplete problem body';
     if (problem.status !== response.status) return `problem.status ${problem.status} on a ${response.status}`;
     if (ERROR_STATUS[problem.code as keyof typeof ERROR_STATUS] !== response.status) return `code ${problem.code} on a ${response.status}`;
-  } else if (response.status !== 204 && !String(response.headers['content-type']).startsWith('application/json')) {
+  } else if (response.status !== 204 && !/^application\/(json|atom\+xml)\b/.test(String(response.headers['content-type']))) {
+    // JSON everywhere but the Atom feeds (/v1/feeds/*.atom).
     return `success without JSON: ${response.headers['content-type']}`;
   }
   return null;

@@ -298,9 +298,15 @@ export class ParleyComments extends HTMLElement {
       this.#announcer,
       this.#list,
       this.#more,
+      // A feed reader follows the thread from here; a page that wants feed discovery names the feed in its own head.
+      h('p', { class: 'feed' }, h('a', { href: this.#feedUrl(), rel: 'alternate', type: 'application/atom+xml' }, t('feed'))),
     );
     this.#root.replaceChildren(h('style', {}, STYLES), this.#frame);
     return composer;
+  }
+
+  #feedUrl(): string {
+    return `${ParleyComments.apiBase}/v1/feeds/thread.atom?${new URLSearchParams({ site_id: this.#siteId, thread_url: this.#threadUrl })}`;
   }
 
   /** The session for the `sso-token` attribute: the token is exchanged once for a session token. */

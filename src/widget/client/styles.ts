@@ -100,6 +100,7 @@ a{color:var(--parley-accent)}
 .msg:empty{display:none}
 .msg.error{color:var(--parley-danger)}
 .more{margin-top:14px}
+.feed{font-size:.85em;margin:16px 0 0}.feed a{color:var(--parley-muted)}
 .new{display:block;min-height:32px;margin:4px 0;color:var(--parley-accent);border-color:var(--parley-accent)}
 .new[aria-hidden=true]{visibility:hidden}
 .reader{display:flex;flex-wrap:wrap;align-items:center;gap:6px 10px;margin:0 0 8px}
