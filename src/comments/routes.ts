@@ -25,7 +25,7 @@ function sendWithEtag(request: FastifyRequest, reply: FastifyReply, response: Ta
 }
 
 /** A top-level comment with its replies, written as the list's response schema writes each (compiled once, then kept by Fastify). */
-function commentSerializer(reply: FastifyReply): SerializeComment {
+export function commentSerializer(reply: FastifyReply): SerializeComment {
   const toJson = reply.compileSerializationSchema(ListedComment as unknown as Record<string, unknown>);
   return (comment) => toJson(comment as unknown as Record<string, unknown>);
 }
