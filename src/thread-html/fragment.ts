@@ -95,6 +95,7 @@ export class ThreadPages {
       page: shown,
       listJson,
       allowGuests: site.allowGuests,
+      markdown: site.formatting === 'markdown',
       proofAlways,
       replyTo: (query.reply && withForm && findComment(shown.comments, query.reply)) || null,
       notice,

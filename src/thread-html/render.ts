@@ -33,6 +33,8 @@ export interface ThreadView {
   /** The list's response as sent to the widget: it takes the thread over from it. */
   listJson: string;
   allowGuests: boolean;
+  /** The site's comments are Markdown: the widget's editor has its tabs and toolbar. */
+  markdown: boolean;
   /** The site asks every guest for a proof of work, which needs a script. */
   proofAlways: boolean;
   /** The comment answered, when the reader followed a Reply link. */
@@ -47,7 +49,7 @@ export interface ThreadView {
  */
 const FRAGMENT_STYLES =
   'a.act{display:inline-flex;align-items:center;font-size:.88em;color:var(--parley-muted);border:1px solid transparent;border-radius:var(--parley-radius);padding:2px 6px;min-height:28px;text-decoration:none}' +
-  'a.act:hover{color:var(--parley-fg);background:var(--parley-surface)}.top form{margin:0}.top noscript button{margin-inline-start:6px}';
+  'a.act:hover{color:var(--parley-fg);background:var(--parley-surface)}.top form{margin:0}.top noscript button{margin-inline-start:6px}.ghost{visibility:hidden}';
 
 /**
  * The thread as HTML: a `<parley-comments>` element whose declarative shadow root holds what the
@@ -124,10 +126,27 @@ function composer(view: ThreadView): string {
     hidden('form_token', SLOT.token) +
     `<label for="parley-name">${esc(t('guestName'))}</label><input id="parley-name" name="author_name" autocomplete="nickname" maxlength="100" dir="auto">` +
     '<div class="hp" aria-hidden="true"><label for="parley-website">Website</label><input id="parley-website" name="website" type="text" tabindex="-1" autocomplete="off"></div>' +
-    `<label for="parley-content">${esc(label)}</label><div><textarea id="parley-content" name="content" required maxlength="10000" rows="3" dir="auto"></textarea></div>` +
+    `<label for="parley-content">${esc(label)}</label>${editor(view)}` +
     `<button type="submit" class="primary">${esc(reply ? t('sendReply') : t('post'))}</button>${cancel}` +
     `<p class="msg${view.notice && view.notice.code !== 'held' ? ' error' : ''}" role="status">${esc(noticeText(view))}</p>` +
     '</form></div>'
+  );
+}
+
+/**
+ * The comment field. On a Markdown site, the widget's editor bar stands above it, its Write tab
+ * shown and the rest kept invisible: they need a script, and the space they take keeps the thread
+ * where the widget will draw it.
+ */
+function editor({ t, markdown }: ThreadView): string {
+  const field = '<div><textarea id="parley-content" name="content" required maxlength="10000" rows="3" dir="auto"></textarea></div>';
+  if (!markdown) return field;
+  const button = (attributes: string, label: string) => `<button type="button" tabindex="-1" ${attributes}>${esc(label)}</button>`;
+  const tools = (['bold', 'italic', 'link', 'quote', 'code'] as const).map((tool) => button(`class="tool ${tool}"`, t(`tool_${tool}`))).join('');
+  return (
+    '<div class="editor"><div class="bar" aria-hidden="true">' +
+    `<div role="tablist">${button('role="tab" aria-selected="true"', t('tabWrite'))}${button('role="tab" class="ghost"', t('tabPreview'))}</div>` +
+    `<div role="toolbar" class="ghost">${tools}</div></div>${field}</div>`
   );
 }
 

@@ -119,6 +119,14 @@ export const ENDPOINTS: Endpoint[] = [
     form_token: field(oneOf(['ft1.1.AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA', 'ft1.99999999999999999999.x', ''])), website: field(text),
     altcha: field(oneOf(['bm90IGEgcHJvb2Y=', Buffer.from('{"signature":1}').toString('base64'), Buffer.from('{"algorithm":"SHA-256","challenge":"x","number":-1,"salt":"?expires=x","signature":"y"}').toString('base64')])),
   }) },
+  { method: 'GET', path: '/v1/comments/html', query: (ids) => ({
+    site_id: field(oneOf(ids.site)), thread_url: field(fc.constant('https://blog.example.com/fuzz')), sort: field(oneOf(['newest', 'top'])), page: field(fc.integer({ min: 1, max: 3 })),
+    lang: field(oneOf(['de', 'ar', 'tlh'])), reply: field(oneOf(ids.comment)), notice: field(oneOf(['held', 'rate_limited', 'validation_failed'])), retry: field(fc.integer({ min: 0, max: 99 })), detail: field(text),
+  }) },
+  { method: 'POST', path: '/v1/comments/form', body: (ids) => ({
+    site_id: field(oneOf(ids.site)), thread_url: field(oneOf(['https://blog.example.com/fuzz', 'https://evil.example/'])), content: field(text),
+    parent_id: field(oneOf([...ids.comment, ''])), author_name: field(text), form_token: field(oneOf(['ft1.1.AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA', ''])), website: field(text),
+  }) },
   { method: 'POST', path: '/v1/comments/preview', body: (ids) => ({ site_id: field(oneOf(ids.site)), content: field(text) }) },
   { method: 'PATCH', path: '/v1/comments/:id', ids: 'comment', body: () => ({ content: field(text) }) },
   { method: 'DELETE', path: '/v1/comments/:id', ids: 'comment' },
