@@ -168,7 +168,7 @@ function commentHtml(view: ThreadView, comment: Comment, anchors: string[]): str
       comment.author_badges.map((badge) => `<span class="badge author-badge">${esc(badgeText(t, badge))}</span>`).join('') +
       (comment.author_is_guest ? `<span class="badge guest">${esc(t('guest'))} <span class="sr">${esc(t('guestHint'))}</span></span>` : '');
   const meta =
-    `<div class="meta">${author}<time itemprop="dateCreated" datetime="${esc(comment.created_at)}" title="${esc(fullDate(comment.created_at, locale))}">${esc(fullDate(comment.created_at, locale))}</time>` +
+    `<div class="meta">${author}<time itemprop="dateCreated" datetime="${esc(comment.created_at)}" title="${esc(fullDate(comment.created_at, locale))}">${esc(shortDate(comment.created_at, locale))}</time>` +
     (comment.is_edited && !comment.is_deleted ? `<span class="edited">${esc(t('edited'))}</span>` : '') +
     (comment.pinned ? `<span class="badge pinned">${esc(t('pinned'))}</span>` : '') +
     '</div>';
@@ -210,4 +210,17 @@ function actions(view: ThreadView, comment: Comment): string {
 function badgeText(t: Translate, badge: string): string {
   const key = `badge_${badge}`;
   return t.has(key) ? t(key) : badge;
+}
+
+const shortFormats = new Map<string, Intl.DateTimeFormat>();
+
+/**
+ * The day a comment was written, as shown: a kept page cannot say "5 minutes ago" (it would go
+ * stale), and the day is about as wide as the relative time the widget writes in its place, so the
+ * line does not wrap differently on a phone when the widget takes over.
+ */
+function shortDate(iso: string, locale: string): string {
+  let format = shortFormats.get(locale);
+  if (!format) shortFormats.set(locale, (format = new Intl.DateTimeFormat(locale, { dateStyle: 'medium' })));
+  return format.format(new Date(iso));
 }
