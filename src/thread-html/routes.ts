@@ -3,6 +3,7 @@ import type { FastifyError, FastifyReply } from 'fastify';
 import { Type, type Static } from 'typebox';
 import type { CommentCaches } from '../comments/caches.ts';
 import { commentSerializer } from '../comments/routes.ts';
+import type { SerializeComment } from '../comments/public-list.ts';
 import { CreateBody } from '../comments/schemas.ts';
 import { NAME_PATTERN } from '../comments/text.ts';
 import { createComment } from '../comments/service.ts';
@@ -79,7 +80,7 @@ export const threadHtmlRoutes: FastifyPluginAsyncTypebox<{ db: Db; caches: Comme
       response: { 200: Fragment, 304: NotModified, ...errors },
     },
     handler: async (request, reply) => {
-      const html = await pages.read(db, request.query, requestLocale(request), commentSerializer(reply));
+      const html = await pages.read(db, request.query, requestLocale(request), lazySerializer(reply));
       reply.header('etag', html.etag).header('vary', 'accept-language').header('cache-control', 'no-cache');
       if (matchesEtag(request.headers['if-none-match'], html.strongEtag)) return (reply as FastifyReply).code(304).send();
       return reply.type('text/html; charset=utf-8').send(Buffer.concat(html.parts));
@@ -129,6 +130,12 @@ export const threadHtmlRoutes: FastifyPluginAsyncTypebox<{ db: Db; caches: Comme
     },
   });
 };
+
+/** The list's serializer, compiled only when a thread's HTML is built (a kept one needs none). */
+export function lazySerializer(reply: FastifyReply): SerializeComment {
+  let compiled: SerializeComment | null = null;
+  return (comment) => (compiled ??= commentSerializer(reply))(comment);
+}
 
 /** Why a form's comment was refused, as the page's `parley_*` parameters. */
 function refusal(error: FastifyError | AppError, reply: FastifyReply): Record<string, string> {

@@ -17,7 +17,7 @@ import { formSecretOf, issueFormToken } from '../spam/form-token.ts';
 import { newChallenge } from '../spam/proof.ts';
 import { dialogsBundle, localeFiles, widgetBundle } from './bundle.ts';
 import { DEMO_POLICY, DemoQuery, demoPage } from './demo.ts';
-import { commentSerializer } from '../comments/routes.ts';
+import { lazySerializer } from '../thread-html/routes.ts';
 import { requestLocale } from '../i18n/request.ts';
 import type { ThreadPages } from '../thread-html/fragment.ts';
 import widgetEnglish from './locales/en.json' with { type: 'json' };
@@ -185,7 +185,7 @@ export const widgetRoutes: FastifyPluginAsyncTypebox<{ db: Db; eraseGraceMs: num
     const threadUrl = `${request.protocol}://${request.host}/`;
     const { session_token: sessionToken, parley_static: withoutScript, parley_sort: sort, parley_page: page, parley_reply: replyTo, parley_notice: notice, parley_retry: retry, parley_detail: detail } = request.query;
     // The thread as a site's server includes it: the page's parley_* parameters passed on without the prefix.
-    const threadHtml = demo && (await pages.read(db, { site_id: demo.id, thread_url: threadUrl, sort, page, reply: replyTo, notice, retry, detail }, requestLocale(request), commentSerializer(reply)));
+    const threadHtml = demo && (await pages.read(db, { site_id: demo.id, thread_url: threadUrl, sort, page, reply: replyTo, notice, retry, detail }, requestLocale(request), lazySerializer(reply)));
     return sendHtmlPage(
       reply,
       DEMO_POLICY,
