@@ -72,7 +72,6 @@ export class ThreadPages {
   }
 
   async #build(db: Db, query: ThreadHtmlQuery, acceptLanguage: Locale | null, serialize: SerializeComment) {
-    (globalThis as any).builds = ((globalThis as any).builds ?? 0) + 1;
     const site = await siteOrNotFound(db.kysely, query.site_id);
     const url = threadKey(query.thread_url, 'querystring/thread_url').href;
     const sort = query.sort ?? 'newest';
