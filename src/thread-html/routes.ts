@@ -112,7 +112,9 @@ export const threadHtmlRoutes: FastifyPluginAsyncTypebox<{ db: Db; caches: Comme
       request.formTarget = await targetOf(request.body);
       if (request.deferredRefusal) throw request.deferredRefusal;
     },
-    errorHandler: async (error: FastifyError | AppError, request, reply) => {
+    errorHandler: async (failure: FastifyError | AppError, request, reply) => {
+      // A request over the limit is answered as refused by it, whatever else was wrong with it (its Retry-After is set).
+      const error = request.deferredRefusal ?? failure;
       const target = request.formTarget ?? (await targetOf(request.body).catch(() => null));
       if (!target) throw error;
       return goBack(reply, target, refusal(error, reply));

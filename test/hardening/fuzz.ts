@@ -380,10 +380,16 @@ export function requestArbitrary(pool: string[], ids: Ids): fc.Arbitrary<{ endpo
 
 const DOCUMENTED = new Set([200, 201, 202, 204, 304, 400, 401, 403, 404, 409, 413, 415, 429, 431]);
 
+/** What answers an endpoint that is not JSON: the thread as HTML, and its form's redirect back to the page. */
+const HTML_ANSWERS = new Set(['/v1/comments/html']);
+const REDIRECTS = new Set(['/v1/comments/form']);
+
 /** The contract's promises about one answer; returns what broke, or null. */
-export function brokenPromise(response: RawResponse): string | null {
+export function brokenPromise(response: RawResponse, path = ''): string | null {
   if (response.status === 0) return response.text;
   if (response.status >= 500) return `a ${response.status}`;
+  if (response.status === 303 && REDIRECTS.has(path)) return response.headers.location ? null : 'a 303 without Location';
+  if (response.status === 200 && HTML_ANSWERS.has(path)) return String(response.headers['content-type']).startsWith('text/html') ? null : `HTML without text/html: ${response.headers['content-type']}`;
   if (!DOCUMENTED.has(response.status)) return `undocumented status ${response.status}`;
   if (response.status >= 400) {
     if (!String(response.headers['content-type']).startsWith('application/problem+json')) return `error without problem+json: ${response.headers['content-type']}`;
@@ -501,7 +507,7 @@ export async function fuzzEndpoints(fuzzing: FuzzWorld, stats: FuzzStats, numRun
       if (response.status >= 400) stats.badInputs += 1;
       if (response.status >= 500) stats.serverErrors += 1;
       const after = await snapshot(world);
-      let broken = brokenPromise(response);
+      let broken = brokenPromise(response, endpoint.path);
       if (!broken && limits && response.status !== 0) {
         broken = brokenLimitHeaders(response, limits, expectedPolicy(raw, response, world, pool));
       }
