@@ -1,3 +1,4 @@
+import { Readable } from 'node:stream';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { FastifyError, FastifyReply } from 'fastify';
 import { Type, type Static } from 'typebox';
@@ -83,7 +84,10 @@ export const threadHtmlRoutes: FastifyPluginAsyncTypebox<{ db: Db; caches: Comme
       const html = await pages.read(db, request.query, requestLocale(request), lazySerializer(reply));
       reply.header('etag', html.etag).header('vary', 'accept-language').header('cache-control', 'no-cache');
       if (matchesEtag(request.headers['if-none-match'], html.strongEtag)) return (reply as FastifyReply).code(304).send();
-      return reply.type('text/html; charset=utf-8').send(Buffer.concat(html.parts));
+      // The kept bytes are sent as they are, with the answer's own token and time between them: a
+      // copy of the whole page for each answer would cost more in garbage collection than anything else.
+      const length = html.parts.reduce((sum, part) => sum + part.length, 0);
+      return reply.type('text/html; charset=utf-8').header('content-length', length).send(Readable.from(html.parts, { objectMode: false }));
     },
   });
 
