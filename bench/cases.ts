@@ -123,6 +123,16 @@ export function casesFor(seeded: Seeded): Case[] {
       request: postMarkdown,
     },
     { id: 'list-100', title: 'public list, 100-comment thread, page 1, limit=20', server: 'default', route: list, target: { kind: 'ratio', min: 0.6 }, request: get(small), variable: false },
+    // The same page as HTML (src/thread-html): made from list-100's kept list, kept itself, and a fresh form token spliced in per answer.
+    {
+      id: 'thread-html',
+      title: 'thread as HTML (GET /v1/comments/html), 100-comment thread, page 1',
+      server: 'default',
+      route: '/v1/comments/html',
+      target: { kind: 'ratio', min: 0.6 },
+      request: get(`/v1/comments/html?site_id=${seeded.siteId}&thread_url=${encodeURIComponent(threads.small)}`),
+      variable: false,
+    },
     { id: 'whole-200', title: 'public list, whole 200-comment thread (50 top-level), limit=50', server: 'default', route: list, target: { kind: 'ratio', min: 0.6 }, request: get(whole), variable: false },
     // An index page's counts: 100 thread URLs in one request, answered from the counts kept in memory.
     { id: 'counts-100', title: 'comment counts of an index page, 100 URLs', server: 'default', route: '/v1/counts', target: { kind: 'ratio', min: 0.6 }, request: get(countsPath), variable: false },

@@ -52,6 +52,9 @@ import { webhookRoutes } from './webhooks/routes.ts';
 import { deliveryPolicy } from './webhooks/service.ts';
 import { startDeliveryWorker, type DeliveryWorker } from './webhooks/worker.ts';
 import { widgetRoutes } from './widget/routes.ts';
+import { ThreadPages } from './thread-html/fragment.ts';
+import { threadHtmlRoutes } from './thread-html/routes.ts';
+import { AppError } from './errors.ts';
 import { mailRoutes } from './mail/routes.ts';
 import { startMailWorker, type MailWorker } from './mail/worker.ts';
 
@@ -66,6 +69,12 @@ declare module 'fastify' {
     commentCreation?: boolean;
     /** A guest's request counts against the per-guest vote limit (votes, their removal, reactions). */
     guestVote?: boolean;
+    /** A refused request is answered once its body is read (a form's post goes back to its page with the reason). */
+    refusedAfterBody?: boolean;
+  }
+  interface FastifyRequest {
+    /** The limit's refusal of a `refusedAfterBody` route, thrown by the route once it knows where to answer. */
+    deferredRefusal: AppError | null;
   }
 }
 
@@ -117,6 +126,7 @@ export async function createApp(config: Config): Promise<FastifyInstance> {
   app.decorate('config', config);
   app.decorate('readiness', readiness);
   app.decorateRequest('caller', null as never);
+  app.decorateRequest('deferredRefusal', null);
   app.addHook('onClose', () => db.close());
 
   registerHealth(app, db, readiness);
@@ -158,8 +168,13 @@ export async function createApp(config: Config): Promise<FastifyInstance> {
     } finally {
       // Also when the credential is refused: that request counts as its IP's, and may be a 429.
       // Counted in process, the check answers at once, and nothing is awaited.
-      const admitting = admit(request, reply, request.caller);
-      if (admitting) await admitting;
+      try {
+        const admitting = admit(request, reply, request.caller);
+        if (admitting) await admitting;
+      } catch (refusal) {
+        if (!(request.routeOptions.config.refusedAfterBody && refusal instanceof AppError)) throw refusal;
+        request.deferredRefusal = refusal;
+      }
     }
   });
   registerCors(app, db);
@@ -174,6 +189,9 @@ export async function createApp(config: Config): Promise<FastifyInstance> {
   await app.register(commentRoutes, { db, caches, confirmMails });
   await app.register(countRoutes, { db, caches });
   await app.register(recentRoutes, { db, publicUrl: config.publicUrl });
+  // Threads as HTML have a quarter of the public responses' memory besides the lists' and comments'.
+  const pages = new ThreadPages(db.changes, config.responseCacheMb * 1024 * 1024 * 0.25, caches.lists, config.publicUrl);
+  await app.register(threadHtmlRoutes, { db, caches, pages, publicUrl: config.publicUrl, confirmMails });
   await app.register(formattingRoutes, deps);
   await app.register(mentionRoutes, deps);
   await app.register(voteRoutes, deps);
@@ -189,7 +207,7 @@ export async function createApp(config: Config): Promise<FastifyInstance> {
   await app.register(webhookRoutes, deps);
   await app.register(staffAuthRoutes, deps);
   await app.register(teamRoutes, deps);
-  await app.register(widgetRoutes, { db, eraseGraceMs: config.eraseGraceMs });
+  await app.register(widgetRoutes, { db, eraseGraceMs: config.eraseGraceMs, pages });
   const runner = new ImportRunner(db, config, app.log);
   await app.register(transferRoutes, { db, runner });
   await app.register(dashboardRoutes, { db, localesFolder: config.dashboardLocales });

@@ -1052,6 +1052,178 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/comments/html": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * A thread as HTML, for crawlers and readers without JavaScript
+         * @description The public's page of the thread as the widget draws it, in a `<parley-comments>` element with a declarative shadow root: schema.org microdata (`DiscussionForumPosting` with each comment a `Comment`: author, dateCreated, text, upvoteCount, and `comment` for replies), a comment form that posts to POST /v1/comments/form, and the list as JSON, from which embed.js takes the thread over without fetching it again. A site's server passes its page's `parley_*` query parameters on, without the prefix. Served from a cache that every write to the thread clears; a weak ETag, with If-None-Match answered 304.
+         */
+        get: {
+            parameters: {
+                query: {
+                    site_id: string;
+                    /** @description Absolute http(s) URL of the page, without a user name or password */
+                    thread_url: string;
+                    /** @description The page's `parley_sort` */
+                    sort?: "newest" | "oldest" | "top" | "best";
+                    /** @description The page's `parley_page` */
+                    page?: number;
+                    /** @description The words' language; else the site's, else Accept-Language, else English */
+                    lang?: string;
+                    /** @description The page's `parley_reply`: the form answers this comment */
+                    reply?: string;
+                    /** @description The page's `parley_notice`: `held`, or why the form's comment was refused (an error code) */
+                    notice?: string;
+                    /** @description The page's `parley_retry`: seconds to wait, with `notice=rate_limited` */
+                    retry?: number;
+                    /** @description The page's `parley_detail`: what was wrong, with `notice=validation_failed` */
+                    detail?: string;
+                };
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description An HTML fragment: the thread in a <parley-comments> element */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "text/html": string;
+                    };
+                };
+                /** @description Not modified: the If-None-Match entity tag is current */
+                304: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content?: never;
+                };
+                /** @description RFC 9457 problem details (application/problem+json) */
+                "4XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description RFC 9457 problem details (application/problem+json) */
+                "5XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Problem"];
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/comments/form": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Post a guest comment from an HTML form (the thread HTML's, without JavaScript)
+         * @description The form of GET /v1/comments/html: the same creation as POST /v1/comments for a guest (limits, spam checks, moderation), answered with 303 back to the page: to `#parley-<id>` when the comment is published, else with `parley_notice` (`held`, or the error code that refused it, with `parley_retry` or `parley_detail`) and `#parley-form`. Only to a page of the site: `thread_url` on another host than the site's domains (or Parley's own) is refused with the problem, never redirected to; so is a site without domains (409).
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/x-www-form-urlencoded": {
+                        site_id: string;
+                        /** @description Absolute http(s) URL of the page, at most 2,048 characters, without a user name or password */
+                        thread_url: string;
+                        /** @description 1 to 10,000 characters after trimming */
+                        content: string;
+                        parent_id?: string;
+                        /** @description Empty: no name */
+                        author_name?: "" | string;
+                        /** @description Guests: the form token GET /v1/widget gave. Without one, or sent sooner than the site's min_submit_seconds after it was issued, the comment is held (API keys and sessions need none) */
+                        form_token?: string;
+                        /** @description Guests: the widget's hidden field, which people leave empty; filled in, the comment is held */
+                        website?: string;
+                        /** @description Guests, where the site asks for proof of work: an ALTCHA solution (base64 JSON) of a challenge from GET /v1/widget */
+                        altcha?: string;
+                    };
+                    "multipart/form-data": {
+                        site_id: string;
+                        /** @description Absolute http(s) URL of the page, at most 2,048 characters, without a user name or password */
+                        thread_url: string;
+                        /** @description 1 to 10,000 characters after trimming */
+                        content: string;
+                        parent_id?: string;
+                        /** @description Empty: no name */
+                        author_name?: "" | string;
+                        /** @description Guests: the form token GET /v1/widget gave. Without one, or sent sooner than the site's min_submit_seconds after it was issued, the comment is held (API keys and sessions need none) */
+                        form_token?: string;
+                        /** @description Guests: the widget's hidden field, which people leave empty; filled in, the comment is held */
+                        website?: string;
+                        /** @description Guests, where the site asks for proof of work: an ALTCHA solution (base64 JSON) of a challenge from GET /v1/widget */
+                        altcha?: string;
+                    };
+                };
+            };
+            responses: {
+                /** @description Back to the page */
+                303: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content?: never;
+                };
+                /** @description RFC 9457 problem details (application/problem+json) */
+                "4XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description RFC 9457 problem details (application/problem+json) */
+                "5XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Problem"];
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/comments/preview": {
         parameters: {
             query?: never;

@@ -19,7 +19,7 @@ import { createComment, deleteComment, editComment, listComments, readComment } 
 import { SUBTREE_PAGE_DEFAULT, SUBTREE_PAGE_MAX } from './subtree-page.ts';
 
 /** A top-level comment with its replies, written as the list's response schema writes each (compiled once, then kept by Fastify). */
-function commentSerializer(reply: FastifyReply): SerializeComment {
+export function commentSerializer(reply: FastifyReply): SerializeComment {
   const toJson = reply.compileSerializationSchema(ListedComment as unknown as Record<string, unknown>);
   return (comment) => toJson(comment as unknown as Record<string, unknown>);
 }

@@ -120,7 +120,9 @@ export function registerCors(app: FastifyInstance, db: Db): void {
     const origin = crossOrigin(request);
     if (origin === null || request.method !== 'OPTIONS' || !request.headers['access-control-request-method']) return;
     const allow = allowedOrigin(origin, await domainsOf(request));
-    reply.header('vary', 'Origin');
+    // Added to what the route varies by (the thread's HTML: Accept-Language), not in its place.
+    const vary = reply.getHeader('vary');
+    reply.header('vary', vary ? `${String(vary)}, Origin` : 'Origin');
     if (allow !== null) reply.header('access-control-allow-origin', allow).headers(PREFLIGHT_HEADERS);
     return reply.code(204).send();
   });
@@ -136,7 +138,9 @@ export function registerCors(app: FastifyInstance, db: Db): void {
   app.addHook('onSend', async (request, reply) => {
     const origin = crossOrigin(request);
     if (origin === null || request.method === 'OPTIONS') return;
-    reply.header('vary', 'Origin');
+    // Added to what the route varies by (the thread's HTML: Accept-Language), not in its place.
+    const vary = reply.getHeader('vary');
+    reply.header('vary', vary ? `${String(vary)}, Origin` : 'Origin');
     const allow = allowedOrigin(origin, await domainsOf(request));
     if (allow !== null) reply.header('access-control-allow-origin', allow).header('access-control-expose-headers', EXPOSED_HEADERS);
   });

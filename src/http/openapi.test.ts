@@ -23,17 +23,19 @@ describe('the OpenAPI document', () => {
     );
     expect(operations.length).toBeGreaterThanOrEqual(19);
     for (const { name, method, operation } of operations) {
-      // A sign-in's start only redirects (to the identity provider).
-      const success = Object.entries(operation.responses).find(([status]) => status.startsWith('2') || status === '302');
+      // A sign-in's start only redirects (to the identity provider); a thread's form, back to the page (303).
+      const success = Object.entries(operation.responses).find(([status]) => status.startsWith('2') || status === '302' || status === '303');
       expect(success, name).toBeDefined();
       const [status, response] = success as [string, any];
       // The pages a mail's links open (readers' and staff's, and readers' sign-in links) are HTML, and their buttons (and mail clients' one-click) post forms.
       const mailPage = name.includes('/v1/mail/') || name.endsWith('/api/auth/verify-email') || name.endsWith('/v1/auth/email/link') || name === 'GET /v1/auth/callback';
-      const type = name.endsWith('/stream') ? 'text/event-stream' : name.endsWith('/sites/{id}/export') ? 'application/x-ndjson' : mailPage ? 'text/html' : 'application/json';
-      if (status !== '204' && status !== '302') expect(response.content?.[type]?.schema, name).toBeDefined();
+      const htmlAnswer = mailPage || name === 'GET /v1/comments/html';
+      const formPost = mailPage || name === 'POST /v1/comments/form';
+      const type = name.endsWith('/stream') ? 'text/event-stream' : name.endsWith('/sites/{id}/export') ? 'application/x-ndjson' : htmlAnswer ? 'text/html' : 'application/json';
+      if (status !== '204' && status !== '302' && status !== '303') expect(response.content?.[type]?.schema, name).toBeDefined();
       if (mailPage) expect(Object.keys(response.content), name).toEqual(['text/html']);
       expect(operation.responses['4XX'] ?? operation.responses['4xx'], name).toBeDefined();
-      if (mailPage && method === 'post') {
+      if (formPost && method === 'post') {
         expect(Object.keys(operation.requestBody?.content ?? {}).sort(), name).toEqual(['application/x-www-form-urlencoded', 'multipart/form-data']);
       } else if (['post', 'patch'].includes(method) && !/\/(vote|flag|redeliver|test|logout|reset-link|sso-secrets|resend|claim|pin)$/.test(name)) {
         expect(operation.requestBody?.content?.['application/json']?.schema, name).toBeDefined();

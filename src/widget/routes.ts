@@ -16,7 +16,10 @@ import { publicSiteView } from '../sites/view.ts';
 import { formSecretOf, issueFormToken } from '../spam/form-token.ts';
 import { newChallenge } from '../spam/proof.ts';
 import { countBundle, dialogsBundle, localeFiles, recentBundle, widgetBundle } from './bundle.ts';
-import { DEMO_POLICY, demoPage } from './demo.ts';
+import { DEMO_POLICY, DemoQuery, demoPage } from './demo.ts';
+import { lazySerializer } from '../thread-html/routes.ts';
+import { requestLocale } from '../i18n/request.ts';
+import type { ThreadPages } from '../thread-html/fragment.ts';
 import widgetEnglish from './locales/en.json' with { type: 'json' };
 import dialogEnglish from './locales/dialogs/en.json' with { type: 'json' };
 
@@ -114,7 +117,7 @@ async function guestForm(db: Db, site: Site) {
   return { token: issueFormToken(secret, site.id), min_submit_seconds: checked ? site.spam.min_submit_seconds : 0, challenge };
 }
 
-export const widgetRoutes: FastifyPluginAsyncTypebox<{ db: Db; eraseGraceMs: number }> = async (app, { db, eraseGraceMs }) => {
+export const widgetRoutes: FastifyPluginAsyncTypebox<{ db: Db; eraseGraceMs: number; pages: ThreadPages }> = async (app, { db, eraseGraceMs, pages }) => {
   app.get('/v1/widget', {
     schema: {
       tags: ['widget'],
@@ -183,12 +186,16 @@ export const widgetRoutes: FastifyPluginAsyncTypebox<{ db: Db; eraseGraceMs: num
     },
   );
 
-  app.get('/', { schema: { hide: true, querystring: Type.Object({ session_token: Type.Optional(Type.String({ maxLength: 200 })) }) } }, async (request, reply) => {
+  app.get('/', { schema: { hide: true, querystring: DemoQuery } }, async (request, reply) => {
     const demo = await db.kysely.selectFrom('sites').select('id').orderBy('created_at').orderBy('id').limit(1).executeTakeFirst();
+    const threadUrl = `${request.protocol}://${request.host}/`;
+    const { session_token: sessionToken, parley_static: withoutScript, parley_sort: sort, parley_page: page, parley_reply: replyTo, parley_notice: notice, parley_retry: retry, parley_detail: detail } = request.query;
+    // The thread as a site's server includes it: the page's parley_* parameters passed on without the prefix.
+    const threadHtml = demo && (await pages.read(db, { site_id: demo.id, thread_url: threadUrl, sort, page, reply: replyTo, notice, retry, detail }, requestLocale(request), lazySerializer(reply)));
     return sendHtmlPage(
       reply,
       DEMO_POLICY,
-      demoPage({ siteId: demo?.id ?? null, threadUrl: `${request.protocol}://${request.host}/`, sessionToken: request.query.session_token ?? null }),
+      demoPage({ siteId: demo?.id ?? null, threadUrl, sessionToken: sessionToken ?? null, threadHtml: threadHtml ? Buffer.concat(threadHtml.parts).toString() : null, withScript: withoutScript === undefined }),
     );
   });
 };

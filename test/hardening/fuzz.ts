@@ -128,6 +128,14 @@ export const ENDPOINTS: Endpoint[] = [
     form_token: field(oneOf(['ft1.1.AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA', 'ft1.99999999999999999999.x', ''])), website: field(text),
     altcha: field(oneOf(['bm90IGEgcHJvb2Y=', Buffer.from('{"signature":1}').toString('base64'), Buffer.from('{"algorithm":"SHA-256","challenge":"x","number":-1,"salt":"?expires=x","signature":"y"}').toString('base64')])),
   }) },
+  { method: 'GET', path: '/v1/comments/html', query: (ids) => ({
+    site_id: field(oneOf(ids.site)), thread_url: field(fc.constant('https://blog.example.com/fuzz')), sort: field(oneOf(['newest', 'top'])), page: field(fc.integer({ min: 1, max: 3 })),
+    lang: field(oneOf(['de', 'ar', 'tlh'])), reply: field(oneOf(ids.comment)), notice: field(oneOf(['held', 'rate_limited', 'validation_failed'])), retry: field(fc.integer({ min: 0, max: 99 })), detail: field(text),
+  }) },
+  { method: 'POST', path: '/v1/comments/form', body: (ids) => ({
+    site_id: field(oneOf(ids.site)), thread_url: field(oneOf(['https://blog.example.com/fuzz', 'https://evil.example/'])), content: field(text),
+    parent_id: field(oneOf([...ids.comment, ''])), author_name: field(text), form_token: field(oneOf(['ft1.1.AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA', ''])), website: field(text),
+  }) },
   { method: 'POST', path: '/v1/comments/preview', body: (ids) => ({ site_id: field(oneOf(ids.site)), content: field(text) }) },
   { method: 'PATCH', path: '/v1/comments/:id', ids: 'comment', body: () => ({ content: field(text) }) },
   { method: 'DELETE', path: '/v1/comments/:id', ids: 'comment' },
@@ -381,10 +389,16 @@ export function requestArbitrary(pool: string[], ids: Ids): fc.Arbitrary<{ endpo
 
 const DOCUMENTED = new Set([200, 201, 202, 204, 304, 400, 401, 403, 404, 409, 413, 415, 429, 431]);
 
+/** What answers an endpoint that is not JSON: the thread as HTML, and its form's redirect back to the page. */
+const HTML_ANSWERS = new Set(['/v1/comments/html']);
+const REDIRECTS = new Set(['/v1/comments/form']);
+
 /** The contract's promises about one answer; returns what broke, or null. */
-export function brokenPromise(response: RawResponse): string | null {
+export function brokenPromise(response: RawResponse, path = ''): string | null {
   if (response.status === 0) return response.text;
   if (response.status >= 500) return `a ${response.status}`;
+  if (response.status === 303 && REDIRECTS.has(path)) return response.headers.location ? null : 'a 303 without Location';
+  if (response.status === 200 && HTML_ANSWERS.has(path)) return String(response.headers['content-type']).startsWith('text/html') ? null : `HTML without text/html: ${response.headers['content-type']}`;
   if (!DOCUMENTED.has(response.status)) return `undocumented status ${response.status}`;
   if (response.status >= 400) {
     if (!String(response.headers['content-type']).startsWith('application/problem+json')) return `error without problem+json: ${response.headers['content-type']}`;
@@ -503,7 +517,7 @@ export async function fuzzEndpoints(fuzzing: FuzzWorld, stats: FuzzStats, numRun
       if (response.status >= 400) stats.badInputs += 1;
       if (response.status >= 500) stats.serverErrors += 1;
       const after = await snapshot(world);
-      let broken = brokenPromise(response);
+      let broken = brokenPromise(response, endpoint.path);
       if (!broken && limits && response.status !== 0) {
         broken = brokenLimitHeaders(response, limits, expectedPolicy(raw, response, world, pool));
       }

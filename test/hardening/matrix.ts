@@ -180,6 +180,16 @@ export const MATRIX: Array<[string, number[], Target]> = [
     async (w) => ({ path: `/v1/feeds/thread.atom?site_id=${A(w)}&thread_url=${encodeURIComponent(w.thread)}` })],
   ['GET /v1/feeds/site.atom', v1([200, 200, 200, 200, 200, 200, 200, 200, 200, 401, 401]),
     async (w) => ({ path: `/v1/feeds/site.atom?site_id=${A(w)}` })],
+  ['GET /v1/comments/html', v1([200, 200, 200, 200, 200, 200, 200, 200, 200, 401, 401]),
+    async (w) => ({ path: `/v1/comments/html?site_id=${A(w)}&thread_url=${encodeURIComponent(w.thread)}` })],
+  // A form's post goes back to the page (here Parley's own, as the demo's; site A lists no domains), the
+  // refusal too: another site's session and another account's key come back with parley_notice=not_found.
+  ['POST /v1/comments/form', v1([303, 303, 303, 303, 303, 303, 303, 303, 303, 401, 401]),
+    async (w) => ({
+      path: '/v1/comments/form',
+      form: new URLSearchParams({ site_id: A(w), thread_url: `${w.parley.config.publicUrl}/matrix-form`, content: 'from a form' }).toString(),
+      redirect: 'manual',
+    })],
   ['GET /v1/comments/:id', v1([200, 200, 200, 200, 200, 200, 200, 200, 200, 401, 401]),
     async (w) => ({ path: comment(w) })],
   ['GET /v1/comments/stream', v1([200, 200, 200, 200, 200, 200, 200, 200, 200, 401, 401]),
@@ -569,7 +579,7 @@ export function describeMatrix(title: string, env: Record<string, string>, check
         const response = endpoint.endsWith('/stream')
           ? await streamAnswer(world.parley.url + path, token, headers)
           : form !== undefined
-            ? await world.parley.request(endpoint.split(' ')[0], path, { token, raw: form, headers: { ...headers, 'content-type': 'application/x-www-form-urlencoded' } })
+            ? await world.parley.request(endpoint.split(' ')[0], path, { token, raw: form, headers: { ...headers, 'content-type': 'application/x-www-form-urlencoded' }, redirect })
             : await world.parley.request(endpoint.split(' ')[0], path, { token, body, headers, redirect });
         expect(response.status, JSON.stringify(response.body)).toBe(status);
         if (status >= 400) {

@@ -13,6 +13,7 @@ import type { Participant } from './mention-picker.ts';
 import { siteOfKey, storedSession, storeSession, takeSessionFromUrl } from './session.ts';
 import { setStrings, translator, wordsFor, type Messages, type Translate } from './strings.ts';
 import { STYLES } from './styles.ts';
+import { takeServerThread } from './takeover.ts';
 
 const SORTS = ['newest', 'oldest', 'top', 'best'] as const;
 type Sort = (typeof SORTS)[number];
@@ -85,7 +86,8 @@ export class ParleyComments extends HTMLElement {
   /** Milliseconds from the first page's data arriving to the thread being in the DOM. */
   renderTime: number | null = null;
 
-  #root = this.attachShadow({ mode: 'open' });
+  // The thread's HTML (GET /v1/comments/html) comes with its shadow root: the widget draws over it.
+  #root = this.shadowRoot ?? this.attachShadow({ mode: 'open' });
   /** Every message in the reader's language, the dialogs' among them (dialogs.ts). */
   #messages: Messages = wordsFor('en', {}, {});
   #t: Translate = translator('en', this.#messages);
@@ -218,7 +220,10 @@ export class ParleyComments extends HTMLElement {
     let composer: HTMLElement | null = null;
     try {
       if (!this.getAttribute('session-token') && this.getAttribute('sso-token')) this.#api = new Api(ParleyComments.apiBase, await this.#ssoSession(), asked);
-      const listed = this.#api.call<CommentPage>('GET', this.#listPath(1));
+      // The public's first page, drawn by the server in the element, is not read again.
+      const served = this.#keepsSession && !stored ? takeServerThread(this.#root, this.#threadUrl) : null;
+      if (served) this.#sort = served.sort;
+      const listed = served ? Promise.resolve(served.list) : this.#api.call<CommentPage>('GET', this.#listPath(1));
       // Awaited once the widget is drawn; a failure of the settings too is said once, below.
       listed.catch(() => undefined);
       const settings = await this.#widgetSettings(asked);
