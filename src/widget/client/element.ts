@@ -932,6 +932,10 @@ export class ParleyComments extends HTMLElement {
   #confirmDelete(entry: Entry): void {
     const t = this.#t;
     const remove = async () => {
+      // The focus goes to a neighbour (the comment before, after, or answered), not to the page's top.
+      // It is chosen before the call: the stream may announce the deletion, and drop the comment, before the answer comes.
+      const element = entry.element;
+      const neighbour = (element.previousElementSibling ?? element.nextElementSibling ?? element.parentElement?.closest('article')) as HTMLElement | null;
       const deleted = await this.#attempt(entry, () => this.#api.call<Comment>('DELETE', `/v1/comments/${entry.data.id}`));
       if (!deleted) return;
       close();
@@ -940,11 +944,8 @@ export class ParleyComments extends HTMLElement {
         this.#fillBody(entry);
         return;
       }
-      // The focus goes to a neighbour (the comment before, after, or answered), not to the page's top.
-      const element = entry.element;
-      const neighbour = (element.previousElementSibling ?? element.nextElementSibling ?? element.parentElement?.closest('article')) as HTMLElement | null;
-      this.#drop(entry);
-      if (neighbour?.matches('article')) focusComment(neighbour);
+      if (this.#entries.get(entry.data.id) === entry) this.#drop(entry);
+      if (neighbour?.isConnected && neighbour.matches('article')) focusComment(neighbour);
       else this.#status.focus();
     };
     const close = this.#open(
