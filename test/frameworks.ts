@@ -46,15 +46,21 @@ export function frameworkTests(name: string, appDir: string, entry: string, plug
     beforeAll(async () => {
       outDir = mkdtempSync(join(tmpdir(), `parley-${name}-app-`));
       const started = performance.now();
-      await build({
-        configFile: false,
-        root: appDir,
-        logLevel: 'warn',
-        plugins,
-        // The production build a site ships (Vitest's NODE_ENV=test would select the frameworks' development builds).
-        define: { 'process.env.NODE_ENV': JSON.stringify('production') },
-        build: { outDir, emptyOutDir: true, rollupOptions: { input: join(appDir, entry), output: { entryFileNames: 'app.js', assetFileNames: '[name][extname]' } } },
-      });
+      // The production build a site ships: Vite and the frameworks' plugins read NODE_ENV, which Vitest sets to `test`
+      // (React's JSX would then call the development runtime that the production React lacks).
+      const vitestEnvironment = process.env.NODE_ENV;
+      process.env.NODE_ENV = 'production';
+      try {
+        await build({
+          configFile: false,
+          root: appDir,
+          logLevel: 'warn',
+          plugins,
+          build: { outDir, emptyOutDir: true, rollupOptions: { input: join(appDir, entry), output: { entryFileNames: 'app.js', assetFileNames: '[name][extname]' } } },
+        });
+      } finally {
+        process.env.NODE_ENV = vitestEnvironment;
+      }
       const js = readFileSync(join(outDir, 'app.js'));
       console.log(`${name}: vite build in ${Math.round(performance.now() - started)} ms, app.js ${js.length} bytes`);
       [parley, pages, browser] = await Promise.all([
