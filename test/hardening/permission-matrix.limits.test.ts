@@ -14,8 +14,9 @@ const SESSIONS: CallerName[] = ['user', 'otherUser', 'otherSiteSession'];
 
 function policyOf(endpoint: string, caller: CallerName, status: number): PolicyName {
   if (KEYS.includes(caller)) return 'api-key';
-  // A comment creation that fails counts under its IP's limit instead of the comment limit.
-  if (!/^POST \/v1\/comments( \(|$)/.test(endpoint) || status >= 400) return 'ip';
+  // A comment creation that fails counts under its IP's limit instead of the comment limit. A form's
+  // post is a comment creation too; it answers 303 whatever became of the comment.
+  if (!/^POST \/v1\/comments(\/form)?( \(|$)/.test(endpoint) || status >= 400) return 'ip';
   if (SESSIONS.includes(caller)) return 'session-comments';
   return caller === 'none' || caller === 'guest' || STAFF_CALLERS.includes(caller) ? 'guest-comments' : 'ip';
 }
