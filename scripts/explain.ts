@@ -23,7 +23,7 @@ import type { Database } from '../src/db/schema.ts';
 import { migrateToLatest } from '../src/db/migrate.ts';
 import { countQueuedComments } from '../src/db/migrations/0024_queue_counts.ts';
 import { commenterProfile } from '../src/commenters/service.ts';
-import { moderationLog } from '../src/moderation/log.ts';
+import { moderationLog, moderationLogOf } from '../src/moderation/log.ts';
 import { queueCounts } from '../src/moderation/counts.ts';
 import { moderationQueue, type QueueQuery } from '../src/moderation/queue.ts';
 import { flagComment, moderateComment } from '../src/moderation/service.ts';
@@ -272,7 +272,8 @@ async function main(): Promise<number> {
     scenarios.push(['queue search + pending', queue({ q: 'comment', status: 'pending' })]);
     scenarios.push(['queue counts', () => queueCounts(db, admin, site.site_id)]);
     scenarios.push(['threads', () => listThreads(db.kysely, siteRow, {})]);
-    scenarios.push(['moderation log', () => moderationLog(db, siteRow, {})]);
+    scenarios.push(['moderation log', () => moderationLog(db, [siteRow.id], {})]);
+    scenarios.push(['moderation log of every site, a week', () => moderationLogOf(db, admin, { since: new Date(Date.now() - 7 * 86_400_000).toISOString() })]);
     scenarios.push(['commenter profile', () => commenterProfile(db, siteRow, 'usr_17')]);
     scenarios.push(['stats (days counted)', () => siteStats(db.kysely, siteRow)]);
     scenarios.push(['stats (days kept)', () => siteStats(db.kysely, siteRow)]);

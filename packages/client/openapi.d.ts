@@ -3635,10 +3635,14 @@ export interface paths {
         get: {
             parameters: {
                 query?: {
-                    /** @description The moderator's id (key_ or usr_) */
+                    /** @description The moderator's id (stf_, key_ or usr_) */
                     moderator?: string;
                     action?: "approve" | "remove" | "spam" | "shadow_ban" | "unhide" | "dismiss_flags" | "pin" | "unpin";
                     comment_id?: string;
+                    /** @description Logged at or after */
+                    since?: string;
+                    /** @description Logged before */
+                    until?: string;
                     /** @description next_cursor of the previous page */
                     cursor?: string;
                     limit?: number;
@@ -3660,6 +3664,103 @@ export interface paths {
                         "application/json": {
                             entries: {
                                 id: string;
+                                site_id: string;
+                                /** @description One of the actions the action filter takes; more may come */
+                                action: string;
+                                reason: string | null;
+                                /**
+                                 * Format: date-time
+                                 * @description ISO 8601 UTC with milliseconds
+                                 */
+                                created_at: string;
+                                moderator: {
+                                    /** @description usr_, key_ or stf_ (a staff member) id; null for a guest */
+                                    id: string | null;
+                                    kind: "user" | "key" | "staff" | "guest";
+                                    name: string | null;
+                                };
+                                comment: {
+                                    id: string;
+                                    author_name: string;
+                                    excerpt: string | null;
+                                    thread_url: string;
+                                };
+                            }[];
+                            /** @description Pass as cursor for the next page; null on the last page */
+                            next_cursor: string | null;
+                        };
+                    };
+                };
+                /** @description RFC 9457 problem details (application/problem+json) */
+                "4XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description RFC 9457 problem details (application/problem+json) */
+                "5XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Problem"];
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/moderation-log": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The moderation log of every site the caller moderates (or one), newest first, filtered by moderator, action and time */
+        get: {
+            parameters: {
+                query?: {
+                    /** @description One site; default: every site the caller moderates */
+                    site_id?: string;
+                    /** @description The moderator's id (stf_, key_ or usr_) */
+                    moderator?: string;
+                    action?: "approve" | "remove" | "spam" | "shadow_ban" | "unhide" | "dismiss_flags" | "pin" | "unpin";
+                    comment_id?: string;
+                    /** @description Logged at or after */
+                    since?: string;
+                    /** @description Logged before */
+                    until?: string;
+                    /** @description next_cursor of the previous page */
+                    cursor?: string;
+                    limit?: number;
+                };
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            entries: {
+                                id: string;
+                                site_id: string;
+                                /** @description One of the actions the action filter takes; more may come */
                                 action: string;
                                 reason: string | null;
                                 /**
@@ -5714,10 +5815,16 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Who is signed in, their accounts and roles, and a CSRF token */
+        /**
+         * Who is signed in, their accounts and roles, and a CSRF token
+         * @description With if_signed_in=true, nobody signed in is 204 (no body) rather than 401: a page asks whether someone is without an error.
+         */
         get: {
             parameters: {
-                query?: never;
+                query?: {
+                    /** @description true: answer 204 with no body, not 401, when nobody is signed in */
+                    if_signed_in?: boolean;
+                };
                 header?: never;
                 path?: never;
                 cookie?: never;
@@ -5766,6 +5873,13 @@ export interface paths {
                             };
                         };
                     };
+                };
+                /** @description Default Response */
+                204: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content?: never;
                 };
                 /** @description RFC 9457 problem details (application/problem+json) */
                 "4XX": {

@@ -1,14 +1,13 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { Db } from '../db/connect.ts';
 import { errors, IdParams, ManagementRead, ManagementWrite } from '../http/schemas.ts';
-import { managedSite } from '../sites/repository.ts';
 import { moderateMany } from './bulk.ts';
 import { queueCounts } from './counts.ts';
 import { listFlags } from './flags.ts';
-import { moderationLog } from './log.ts';
+import { moderationLogOf } from './log.ts';
 import { moderationQueue } from './queue.ts';
 import { listRevisions } from './revisions.ts';
-import { BulkBody, BulkResponse, CountsQuerySchema, FlagList, LogPage, LogQuerySchema, QueueCountsSchema, QueuePage, QueueQuerySchema, RevisionList } from './schemas.ts';
+import { AllSitesLogQuerySchema, BulkBody, BulkResponse, CountsQuerySchema, FlagList, LogPage, LogQuerySchema, QueueCountsSchema, QueuePage, QueueQuerySchema, RevisionList } from './schemas.ts';
 
 /** The management side of moderation: the queue across sites, bulk actions, flags, the log. */
 export const moderationManagementRoutes: FastifyPluginAsyncTypebox<{ db: Db }> = async (app, { db }) => {
@@ -84,9 +83,17 @@ export const moderationManagementRoutes: FastifyPluginAsyncTypebox<{ db: Db }> =
       querystring: LogQuerySchema,
       response: { 200: LogPage, ...errors },
     },
-    handler: async (request) => {
-      const site = await managedSite(db.kysely, request.caller, request.params.id, 'moderate');
-      return moderationLog(db, site, request.query);
+    handler: (request) => moderationLogOf(db, request.caller, { ...request.query, site_id: request.params.id }),
+  });
+
+  app.get('/api/moderation-log', {
+    schema: {
+      tags: ['moderation'],
+      summary: 'The moderation log of every site the caller moderates (or one), newest first, filtered by moderator, action and time',
+      security: ManagementRead,
+      querystring: AllSitesLogQuerySchema,
+      response: { 200: LogPage, ...errors },
     },
+    handler: (request) => moderationLogOf(db, request.caller, request.query),
   });
 };

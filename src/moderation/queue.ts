@@ -66,7 +66,7 @@ async function scopesOf(db: Db, caller: Caller, query: QueueQuery): Promise<Scop
   return { column: 'c.thread_id', ids: threads.map((thread) => thread.id) };
 }
 
-function timeBound(value: string, path: string): string {
+export function timeBound(value: string, path: string): string {
   const time = new Date(value);
   if (Number.isNaN(time.getTime())) throw invalid(path, 'must be an ISO 8601 date-time');
   return time.toISOString();

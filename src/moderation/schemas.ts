@@ -112,17 +112,25 @@ export const RevisionList = Type.Object({
 export const LOGGED_ACTIONS = [...BULK_ACTIONS, 'pin', 'unpin'] as const;
 
 export const LogQuerySchema = Type.Object({
-  moderator: Type.Optional(Type.String({ maxLength: 100, description: "The moderator's id (key_ or usr_)" })),
+  moderator: Type.Optional(Type.String({ maxLength: 100, description: "The moderator's id (stf_, key_ or usr_)" })),
   action: Type.Optional(Type.Enum([...LOGGED_ACTIONS])),
   comment_id: Type.Optional(Type.String({ maxLength: 100 })),
+  since: Type.Optional(Type.String({ format: 'date-time', description: 'Logged at or after' })),
+  until: Type.Optional(Type.String({ format: 'date-time', description: 'Logged before' })),
   ...PageQuery,
+});
+
+export const AllSitesLogQuerySchema = Type.Object({
+  site_id: Type.Optional(Type.String({ maxLength: 100, description: 'One site; default: every site the caller moderates' })),
+  ...LogQuerySchema.properties,
 });
 
 export const LogPage = Type.Object({
   entries: Type.Array(
     Type.Object({
       id: Type.String(),
-      action: Type.String(),
+      site_id: Type.String(),
+      action: Type.String({ description: 'One of the actions the action filter takes; more may come' }),
       reason: Nullable(Type.String()),
       created_at: Timestamp,
       moderator: Actor,

@@ -14,6 +14,7 @@ import {
   AcceptInviteBody,
   Joined,
   LoginBody,
+  MeQuery,
   PasswordChangeBody,
   PasswordChanged,
   ResetBody,
@@ -66,8 +67,16 @@ export const staffAuthRoutes: FastifyPluginAsyncTypebox<{ db: Db }> = async (app
   });
 
   app.get('/api/auth/me', {
-    schema: { ...AUTH, summary: 'Who is signed in, their accounts and roles, and a CSRF token', security: StaffRead, response: { 200: SignedInSchema, ...errors } },
+    schema: {
+      ...AUTH,
+      summary: 'Who is signed in, their accounts and roles, and a CSRF token',
+      description: 'With if_signed_in=true, nobody signed in is 204 (no body) rather than 401: a page asks whether someone is without an error.',
+      security: StaffRead,
+      querystring: MeQuery,
+      response: { 200: SignedInSchema, 204: Type.Null(), ...errors },
+    },
     handler: async (request, reply) => {
+      if (request.query.if_signed_in && request.caller.kind === 'public') return reply.code(204).send(null);
       requireStaff(request.caller);
       const { staffId, staffSessionId } = request.caller;
       const [staff, session] = await Promise.all([

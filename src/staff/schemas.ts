@@ -18,6 +18,9 @@ export const AccountParams = Type.Object({ id: Id });
 export const MemberParams = Type.Object({ id: Id, staffId: Id });
 export const InviteParams = Type.Object({ id: Id, inviteId: Id });
 export const SessionParams = Type.Object({ id: Id });
+export const MeQuery = Type.Object({
+  if_signed_in: Type.Optional(Type.Boolean({ description: 'true: answer 204 with no body, not 401, when nobody is signed in' })),
+});
 
 const EmailVerified = Type.Boolean({ description: 'Whether the person confirmed the address by the link mailed to it; until then no mail goes to it' });
 const StaffSchema = Type.Object({ id: Type.String({ description: 'stf_<id>' }), email: Type.String(), email_verified: EmailVerified, name: Type.String() });

@@ -36,6 +36,19 @@ describe('signing in', () => {
     expect(me.body).toMatchObject({ staff: response.body.staff, session: response.body.session, memberships: response.body.memberships });
   });
 
+  it('answers "nobody" without an error when asked if_signed_in, and 401 as before when not', async () => {
+    const { session } = await ownedAccount();
+    const nobody = await parley.request('GET', '/api/auth/me?if_signed_in=true');
+    expect(nobody.status).toBe(204);
+    expect((await parley.request('GET', '/api/auth/me')).status).toBe(401);
+    const stale = await parley.request('GET', '/api/auth/me?if_signed_in=true', { headers: { cookie: 'parley_staff=stfs_ended' } });
+    expect(stale.status).toBe(204);
+    const someone = await parley.request('GET', '/api/auth/me?if_signed_in=true', { headers: session.headers });
+    expect(someone.status).toBe(200);
+    expect(someone.body.staff.email).toBe(session.body.staff.email);
+    expect((await parley.request('GET', '/api/auth/me?if_signed_in=true', { token: (await parley.newSite()).api_key })).status).toBe(403);
+  });
+
   it("keeps the language a person chooses for their dashboard, and forgets it for their browser's", async () => {
     const { session } = await ownedAccount();
     const choose = (language: string | null) => parley.request('PUT', '/api/auth/me/language', { headers: session.headers, body: { language } });

@@ -196,7 +196,10 @@ export const ENDPOINTS: Endpoint[] = [
   }) },
   { method: 'GET', path: '/api/comments/:id/flags', ids: 'comment' },
   { method: 'GET', path: '/api/comments/:id/revisions', ids: 'comment' },
-  { method: 'GET', path: '/api/sites/:id/moderation-log', ids: 'site', query: () => ({ action: field(oneOf(['approve', 'remove'])), limit: field(fc.integer({ min: 1, max: 100 })) }) },
+  { method: 'GET', path: '/api/sites/:id/moderation-log', ids: 'site', query: () => ({ action: field(oneOf(['approve', 'remove'])), since: field(text), until: field(fc.constant('2020-01-01T00:00:00Z')), limit: field(fc.integer({ min: 1, max: 100 })) }) },
+  { method: 'GET', path: '/api/moderation-log', query: (ids) => ({
+    site_id: field(oneOf(ids.site)), moderator: field(text), action: field(oneOf(['approve', 'remove', 'pin'])), since: field(fc.constant('2020-01-01T00:00:00Z')), until: field(text), limit: field(fc.integer({ min: 1, max: 100 })),
+  }) },
   { method: 'GET', path: '/api/sites/:id/threads', ids: 'site', query: () => ({ url: field(fc.constant(FUZZ_THREAD)), closed: field(fc.boolean()), limit: field(fc.integer({ min: 1, max: 100 })) }) },
   { method: 'GET', path: '/api/sites/:id/stats', ids: 'site' },
   { method: 'GET', path: '/api/sites/:id/bans', ids: 'site', query: (ids) => ({ user_id: field(oneOf(ids.user)), active: field(fc.boolean()) }) },
@@ -214,7 +217,7 @@ export const ENDPOINTS: Endpoint[] = [
   { method: 'POST', path: '/api/auth/setup', body: () => ({ token: field(oneOf(['setup_x', 'inv_x'])), email: field(oneOf(['new@example.com'])), name: field(text), password: field(text) }) },
   { method: 'POST', path: '/api/auth/invites/accept', body: () => ({ token: field(oneOf(['invite_x', 'setup_x'])), email: field(oneOf(['new@example.com'])), name: field(text), password: field(text) }) },
   { method: 'POST', path: '/api/auth/reset', body: () => ({ token: field(oneOf(['reset_x'])), password: field(text) }) },
-  { method: 'GET', path: '/api/auth/me' },
+  { method: 'GET', path: '/api/auth/me', query: () => ({ if_signed_in: field(fc.boolean()) }) },
   { method: 'PUT', path: '/api/auth/me/mail', body: () => ({ moderation_mail: field(oneOf(['off', 'pending', 'all'])) }) },
   { method: 'PUT', path: '/api/auth/me/language', body: () => ({ language: field(oneOf(['de', 'ar', 'zh-Hant'])) }) },
   // Mail links and settings (the links' tokens and signatures are fuzzed as they arrive: the query).
