@@ -24,7 +24,7 @@ function AuthFrame(props: { title: string; intro?: string; children: ComponentCh
 }
 
 /** The server's least password length (src/staff/passwords.ts), said before it refuses. */
-const MIN_PASSWORD = 10;
+export const MIN_PASSWORD = 10;
 
 const Email = () => (
   <label>

@@ -1,6 +1,7 @@
 import { useState } from 'preact/hooks';
 import { api, errorText, must, type Answer } from '../client/api.ts';
 import { LANGUAGES, localeName, t, type MessageKey } from './i18n.ts';
+import { MIN_PASSWORD } from './auth.tsx';
 import { useSession } from './session.ts';
 import { ErrorNote, Form, Loaded, notify, text, useLoad, when } from './ui.tsx';
 
@@ -115,9 +116,72 @@ function LanguageChoice() {
   );
 }
 
+/** A new password, proved by the current one; every other session then ends (the list shows it). */
+function PasswordChange(props: { onChanged: () => void }) {
+  return (
+    <Form
+      submit={t('profile.password.submit')}
+      onSubmit={async (data) => {
+        const changed = await must(api.POST('/api/auth/password', { body: { current_password: String(data.get('current')), new_password: String(data.get('new')) } }));
+        notify(t('profile.password.changed', { count: changed.ended_sessions }));
+        props.onChanged();
+      }}
+    >
+      <label>
+        {t('profile.password.current')}
+        <input name="current" type="password" autocomplete="current-password" required maxLength={1000} />
+      </label>
+      <label>
+        {t('profile.password.new', { min: MIN_PASSWORD })}
+        <input name="new" type="password" autocomplete="new-password" required minLength={MIN_PASSWORD} maxLength={200} />
+      </label>
+    </Form>
+  );
+}
+
+type StaffSession = Answer<'/api/auth/sessions'>['sessions'][number];
+
+/** The places the person is signed in, this one marked; any other can be ended from here. */
+function Sessions(props: { generation: number }) {
+  const [load, reload] = useLoad(() => must(api.GET('/api/auth/sessions')), [props.generation]);
+  const end = async (session: StaffSession) => {
+    try {
+      await must(api.DELETE('/api/auth/sessions/{id}', { params: { path: { id: session.id } } }));
+      notify(t('profile.sessions.ended'));
+      await reload();
+    } catch (error) {
+      notify(errorText(error), 'error');
+    }
+  };
+  return (
+    <Loaded load={load} retry={reload} loading="profile.sessions.loading" failed="profile.sessions.loadFailed">
+      {(data) => (
+        <ul class="sessions">
+          {data.sessions.map((session) => (
+            <li key={session.id}>
+              <span>
+                <bdi>{session.user_agent ?? t('profile.sessions.unknownBrowser')}</bdi>
+                <span class="note"> {t('profile.sessions.from', { ip: session.ip, when: when(session.created_at) })}</span>
+              </span>
+              {session.current ? (
+                <span class="badge">{t('profile.sessions.current')}</span>
+              ) : (
+                <button type="button" onClick={() => end(session)} aria-label={t('profile.sessions.endLabel', { ip: session.ip, when: when(session.created_at) })}>
+                  {t('profile.sessions.end')}
+                </button>
+              )}
+            </li>
+          ))}
+        </ul>
+      )}
+    </Loaded>
+  );
+}
+
 export function ProfileView() {
   const { me } = useSession();
   const [load, reload, update] = useLoad(() => must(api.GET('/api/auth/me/mail')), []);
+  const [generation, setGeneration] = useState(0);
   return (
     <section aria-labelledby="profile-title">
       <h1 id="profile-title">{t('profile.title')}</h1>
@@ -140,6 +204,15 @@ export function ProfileView() {
       <div class="panel">
         <h2>{t('profile.language')}</h2>
         <LanguageChoice />
+      </div>
+      <div class="panel">
+        <h2>{t('profile.password.title')}</h2>
+        {/* Drawn afresh once changed, so that no password stays in the fields. */}
+        <PasswordChange key={generation} onChanged={() => setGeneration((n) => n + 1)} />
+      </div>
+      <div class="panel">
+        <h2>{t('profile.sessions.title')}</h2>
+        <Sessions generation={generation} />
       </div>
     </section>
   );

@@ -1,6 +1,6 @@
 import { createContext } from 'preact';
 import { useContext } from 'preact/hooks';
-import { api, ApiError, must, setCsrfToken, type Answer } from '../client/api.ts';
+import { api, must, setCsrfToken, type Answer } from '../client/api.ts';
 
 export type Me = Answer<'/api/auth/me'>;
 export type Site = Answer<'/api/sites'>['sites'][number];
@@ -21,16 +21,16 @@ export function useSession(): Session {
   return useContext(SessionContext)!;
 }
 
-/** The signed-in person (and their CSRF token, kept for every write), or null when nobody is. */
+/**
+ * The signed-in person (and their CSRF token, kept for every write), or null when nobody is: asked
+ * so that nobody is an answer (204), not a failed request in the browser's console.
+ */
 export async function loadMe(): Promise<Me | null> {
-  try {
-    const me = await must(api.GET('/api/auth/me'));
-    setCsrfToken(me.csrf_token);
-    return me;
-  } catch (error) {
-    if (error instanceof ApiError && error.status === 401) return null;
-    throw error;
-  }
+  const call = api.GET('/api/auth/me', { params: { query: { if_signed_in: true } } });
+  const me = await must(call);
+  if ((await call).response.status === 204) return null;
+  setCsrfToken(me.csrf_token);
+  return me;
 }
 
 export async function loadSites(): Promise<Site[]> {

@@ -2,6 +2,7 @@ import { useEffect, useState } from 'preact/hooks';
 import { api, errorText, must, setCsrfToken, whenSignedOut } from '../client/api.ts';
 import { AcceptInvite, ResetPassword, Setup, SignIn } from './auth.tsx';
 import { KeysView } from './keys.tsx';
+import { LogView } from './log.tsx';
 import { OverviewView } from './overview.tsx';
 import { ProfileView } from './profile.tsx';
 import { QueueView } from './queue/queue.tsx';
@@ -29,7 +30,8 @@ const NAV: NavItem[] = [
   { path: 'keys', label: 'shell.nav.keys', adminOnly: true },
   { path: 'webhooks', label: 'shell.nav.webhooks', adminOnly: true },
   { path: 'reader-sign-in', label: 'shell.nav.readerSignIn', adminOnly: true },
-  { path: 'team', label: 'shell.nav.team' },
+  { path: 'team', label: 'shell.nav.team', adminOnly: true },
+  { path: 'log', label: 'shell.nav.log' },
 ];
 /** Titles of the views reached from elsewhere than the navigation: the sign-in pages, the profile. */
 const OTHER_TITLES: Record<string, MessageKey> = {
@@ -149,7 +151,22 @@ function Layout(props: { url: URL; path: string }) {
   );
 }
 
+/** A page for the account's owners and admins, opened by someone who is neither. */
+function AdminsOnly() {
+  return (
+    <section aria-labelledby="admins-only-title">
+      <h1 id="admins-only-title">{t('shell.adminsOnly.title')}</h1>
+      <p>{t('shell.adminsOnly.text')}</p>
+      <p>
+        <Link href={href('queue')}>{t('shell.notFound.link')}</Link>
+      </p>
+    </section>
+  );
+}
+
 function View(props: { top: string; second?: string; url: URL }) {
+  const { me } = useSession();
+  if (NAV.some((item) => item.path === props.top && item.adminOnly) && !administers(me)) return <AdminsOnly />;
   switch (props.top) {
     case 'queue':
       return <QueueView url={props.url} />;
@@ -167,6 +184,8 @@ function View(props: { top: string; second?: string; url: URL }) {
       return <ReaderSignInView url={props.url} />;
     case 'team':
       return <TeamView url={props.url} />;
+    case 'log':
+      return <LogView url={props.url} />;
     case 'profile':
       return <ProfileView />;
     default:

@@ -2,11 +2,11 @@ import { useState } from 'preact/hooks';
 import { api, errorText, must, type Answer } from '../client/api.ts';
 import { list, t, type MessageKey } from './i18n.ts';
 import { navigate, withQuery } from './router.ts';
-import { chosenSite, managedAccounts, useSession, type Me } from './session.ts';
-import { SitePicker } from './site-picker.tsx';
-import { CopyButton, Empty, Form, Loaded, notify, Table, text, useLoad, when } from './ui.tsx';
+import { managedAccounts, useSession, type Me } from './session.ts';
+import { CopyButton, Dialog, Form, Loaded, notify, Table, text, useLoad, when } from './ui.tsx';
 
-type Role = Answer<'/api/accounts/{id}/members'>['members'][number]['role'];
+type Member = Answer<'/api/accounts/{id}/members'>['members'][number];
+type Role = Member['role'];
 const ROLES: Record<Role, MessageKey> = { owner: 'team.role.owner', admin: 'team.role.admin', moderator: 'team.role.moderator' };
 
 /** A link made for someone (an invite, a password reset), shown this once to hand over. */
@@ -22,10 +22,23 @@ function HandOver(props: { intro: string; url: string; onDone: () => void }) {
   );
 }
 
+/** Asks before a role changes, naming the person and the role; a refusal is said here, and nothing changes. */
+function RoleChange(props: { member: Member; role: Role; onConfirm: () => Promise<void>; onClose: () => void }) {
+  return (
+    <Dialog title={t('team.roleChange.title')} onClose={props.onClose}>
+      <Form submit={t('team.roleChange.confirm', { role: props.role })} onSubmit={props.onConfirm}>
+        <p>{t('team.roleChange.question', { member: props.member.name, from: props.member.role, role: props.role })}</p>
+      </Form>
+    </Dialog>
+  );
+}
+
 function Members(props: { accountId: string; me: Me }) {
   const { sites } = useSession();
   const [load, reload] = useLoad(() => must(api.GET('/api/accounts/{id}/members', { params: { path: { id: props.accountId } } })), [props.accountId]);
   const [link, setLink] = useState<{ intro: string; url: string } | null>(null);
+  // The select keeps showing the role the server holds until a change is confirmed and accepted.
+  const [change, setChange] = useState<{ member: Member; role: Role } | null>(null);
   const path = (staffId: string) => ({ params: { path: { id: props.accountId, staffId } } });
   const run = async (what: () => Promise<unknown>, done: string) => {
     try {
@@ -41,6 +54,18 @@ function Members(props: { accountId: string; me: Me }) {
       {(data) => (
         <>
           {link && <HandOver intro={link.intro} url={link.url} onDone={() => setLink(null)} />}
+          {change && (
+            <RoleChange
+              {...change}
+              onClose={() => setChange(null)}
+              onConfirm={async () => {
+                await must(api.PATCH('/api/accounts/{id}/members/{staffId}', { ...path(change.member.id), body: { role: change.role } }));
+                setChange(null);
+                notify(t('team.roleChanged', { member: change.member.name, role: change.role }));
+                await reload();
+              }}
+            />
+          )}
           <Table columns={[t('team.column.member'), t('team.column.role'), t('team.column.sites'), t('team.column.joined'), <span class="sr">{t('team.column.actions')}</span>]}>
             {data.members.map((member) => (
               <tr key={member.id}>
@@ -51,15 +76,9 @@ function Members(props: { accountId: string; me: Me }) {
                   </div>
                 </td>
                 <td>
-                  <select
-                    aria-label={t('team.roleOf', { member: member.name })}
-                    onChange={(event) => {
-                      const role = event.currentTarget.value as Role;
-                      void run(() => must(api.PATCH('/api/accounts/{id}/members/{staffId}', { ...path(member.id), body: { role } })), t('team.roleChanged', { member: member.name, role }));
-                    }}
-                  >
+                  <select aria-label={t('team.roleOf', { member: member.name })} value={member.role} onChange={(event) => setChange({ member, role: event.currentTarget.value as Role })}>
                     {Object.entries(ROLES).map(([role, label]) => (
-                      <option key={role} value={role} selected={role === member.role}>
+                      <option key={role} value={role}>
                         {t(label)}
                       </option>
                     ))}
@@ -173,69 +192,11 @@ function Invites(props: { accountId: string }) {
   );
 }
 
-type LogPage = Answer<'/api/sites/{id}/moderation-log'>;
-
-function ModerationLog(props: { siteId: string }) {
-  const [load, reload, update] = useLoad(() => must(api.GET('/api/sites/{id}/moderation-log', { params: { path: { id: props.siteId }, query: { limit: 25 } } })), [props.siteId]);
-  const more = async (page: LogPage) => {
-    try {
-      const next = await must(api.GET('/api/sites/{id}/moderation-log', { params: { path: { id: props.siteId }, query: { limit: 25, cursor: page.next_cursor! } } }));
-      update((current) => ({ entries: [...current.entries, ...next.entries], next_cursor: next.next_cursor }));
-    } catch (error) {
-      notify(errorText(error), 'error');
-    }
-  };
-  return (
-    <Loaded load={load} retry={reload} loading="team.log.loading" failed="team.log.loadFailed">
-      {(page) =>
-        page.entries.length === 0 ? (
-          <p class="note">{t('team.log.empty')}</p>
-        ) : (
-          <div class="table-wrap">
-            <table>
-              <thead>
-                <tr>
-                  <th scope="col">{t('team.log.column.when')}</th>
-                  <th scope="col">{t('team.log.column.who')}</th>
-                  <th scope="col">{t('team.log.column.did')}</th>
-                  <th scope="col">{t('team.log.column.comment')}</th>
-                  <th scope="col">{t('team.log.column.why')}</th>
-                </tr>
-              </thead>
-              <tbody>
-                {page.entries.map((entry) => (
-                  <tr key={entry.id}>
-                    <td>{when(entry.created_at)}</td>
-                    <td>
-                      <bdi>{entry.moderator.name ?? t('team.log.unknown')}</bdi> <span class="note">{t('team.log.kind', { kind: entry.moderator.kind })}</span>
-                    </td>
-                    <td>{t('team.log.action', { action: entry.action })}</td>
-                    <td>
-                      {entry.comment.excerpt === null ? t('team.log.deletedComment', { author: entry.comment.author_name }) : t('team.log.comment', { author: entry.comment.author_name, excerpt: entry.comment.excerpt })}
-                    </td>
-                    <td>{entry.reason ?? ''}</td>
-                  </tr>
-                ))}
-              </tbody>
-            </table>
-            {page.next_cursor && (
-              <button type="button" onClick={() => more(page)}>
-                {t('team.log.older')}
-              </button>
-            )}
-          </div>
-        )
-      }
-    </Loaded>
-  );
-}
-
-/** The team: invite links for a role, members and their roles, and who moderated what. */
+/** The team: invite links for a role, and members and their roles. Who moderated what is the log's view. */
 export function TeamView(props: { url: URL }) {
-  const { me, sites } = useSession();
+  const { me } = useSession();
   const accounts = managedAccounts(me);
   const account = accounts.find((m) => m.account_id === props.url.searchParams.get('account')) ?? accounts[0];
-  const site = chosenSite(sites, props.url);
   return (
     <section aria-labelledby="team-title">
       <div class="view-head">
@@ -253,26 +214,13 @@ export function TeamView(props: { url: URL }) {
           </label>
         )}
       </div>
-      {account ? (
-        <>
-          <div class="panel">
-            <h2>{t('team.invite.title')}</h2>
-            <Invites accountId={account.account_id} />
-          </div>
-          <div class="panel">
-            <h2>{t('team.members.title', { account: account.account_name })}</h2>
-            <Members accountId={account.account_id} me={me} />
-          </div>
-        </>
-      ) : (
-        <p class="note">{t('team.notManager')}</p>
-      )}
       <div class="panel">
-        <div class="view-head">
-          <h2>{site ? t('team.log.titleOf', { site: site.name }) : t('team.log.title')}</h2>
-          {site && <SitePicker sites={sites} current={site} />}
-        </div>
-        {site ? <ModerationLog siteId={site.id} /> : <Empty>{t('team.noSite')}</Empty>}
+        <h2>{t('team.invite.title')}</h2>
+        <Invites accountId={account.account_id} />
+      </div>
+      <div class="panel">
+        <h2>{t('team.members.title', { account: account.account_name })}</h2>
+        <Members accountId={account.account_id} me={me} />
       </div>
     </section>
   );

@@ -1,27 +1,12 @@
 import { useState } from 'preact/hooks';
-import { api, ApiError, errorText, must, type Answer, type paths } from '../client/api.ts';
+import { api, ApiError, errorText, must, type Answer } from '../client/api.ts';
 import { t } from './i18n.ts';
 import { chosenSite, useSession, type Site } from './session.ts';
 import { SitePicker } from './site-picker.tsx';
-import { CopyButton, Empty, ErrorNote, Loaded, notify, useLoad, when } from './ui.tsx';
+import { CopyButton, Dialog, Empty, ErrorNote, Form, Loaded, notify, useLoad, when } from './ui.tsx';
+import { eventsToSave, WEBHOOK_EVENTS, type WebhookEvent } from './webhook-events.ts';
 
-type SiteChange = NonNullable<paths['/api/sites/{id}']['patch']['requestBody']>['content']['application/json'];
-type Event = NonNullable<SiteChange['webhook_events']>[number];
 type Delivery = Answer<'/api/sites/{id}/webhooks/deliveries'>['deliveries'][number];
-
-const EVENTS: Event[] = [
-  'comment.created',
-  'comment.updated',
-  'comment.deleted',
-  'comment.flagged',
-  'comment.approved',
-  'comment.rejected',
-  'moderation.action',
-  'user.created',
-  'user.banned',
-  'subscription.changed',
-  'import.completed',
-];
 
 /** A secret Parley generated, shown this once. */
 function RevealedSecret(props: { secret: string; onDone: () => void }) {
@@ -36,12 +21,24 @@ function RevealedSecret(props: { secret: string; onDone: () => void }) {
   );
 }
 
+/** Asks before the secret changes, saying what breaks: receivers that check the old one. */
+function RotateSecret(props: { onConfirm: () => Promise<void>; onClose: () => void }) {
+  return (
+    <Dialog title={t('webhooks.rotate.title')} onClose={props.onClose}>
+      <Form submit={t('webhooks.rotate.confirm')} onSubmit={props.onConfirm}>
+        <p>{t('webhooks.rotate.consequence')}</p>
+      </Form>
+    </Dialog>
+  );
+}
+
 function Settings(props: { site: Site; onSaved: (site: Site) => void; onPlanRefusal: (reason: string) => void }) {
   const { site } = props;
   const [secret, setSecret] = useState<string | null>(null);
   const [error, setError] = useState<string | null>(null);
   const [busy, setBusy] = useState(false);
-  const save = async (body: { webhook_url?: string | null; webhook_events?: Event[]; webhook_secret?: null }) => {
+  const [rotating, setRotating] = useState(false);
+  const save = async (body: { webhook_url?: string | null; webhook_events?: WebhookEvent[]; webhook_secret?: null }) => {
     setBusy(true);
     setError(null);
     try {
@@ -57,38 +54,50 @@ function Settings(props: { site: Site; onSaved: (site: Site) => void; onPlanRefu
     }
   };
   return (
-    <form
-      class="form"
-      onSubmit={(event) => {
-        event.preventDefault();
-        const data = new FormData(event.currentTarget);
-        const url = String(data.get('url') ?? '').trim();
-        void save({ webhook_url: url || null, webhook_events: EVENTS.filter((name) => data.get(name) === 'on') });
-      }}
-    >
-      <label>
-        {t('webhooks.url')}
-        <input name="url" type="url" defaultValue={site.webhook_url ?? ''} placeholder="https://example.com/parley-webhook" />
-      </label>
-      <fieldset>
-        <legend>{t('webhooks.events')}</legend>
-        {EVENTS.map((name) => (
-          <label key={name} class="check">
-            <input type="checkbox" name={name} defaultChecked={site.webhook_events.includes(name)} />
-            {name}
-          </label>
-        ))}
-      </fieldset>
-      <p>
-        {t('webhooks.secret')} {site.webhook_secret ? <code>{site.webhook_secret}</code> : <span class="note">{t('webhooks.noSecret')}</span>}{' '}
-        <button type="button" disabled={busy || !site.webhook_url} onClick={() => save({ webhook_secret: null })}>
-          {t(site.webhook_secret ? 'webhooks.rotateSecret' : 'webhooks.generateSecret')}
-        </button>
-      </p>
-      {secret && <RevealedSecret secret={secret} onDone={() => setSecret(null)} />}
-      <ErrorNote error={error} />
-      <button type="submit" class="primary" disabled={busy}>{t(busy ? 'webhooks.saving' : 'webhooks.save')}</button>
-    </form>
+    <>
+      <form
+        class="form"
+        onSubmit={(event) => {
+          event.preventDefault();
+          const data = new FormData(event.currentTarget);
+          const url = String(data.get('url') ?? '').trim();
+          void save({ webhook_url: url || null, webhook_events: eventsToSave((name) => data.get(name) === 'on', site.webhook_events) });
+        }}
+      >
+        <label>
+          {t('webhooks.url')}
+          <input name="url" type="url" defaultValue={site.webhook_url ?? ''} placeholder="https://example.com/parley-webhook" />
+        </label>
+        <fieldset>
+          <legend>{t('webhooks.events')}</legend>
+          {WEBHOOK_EVENTS.map((name) => (
+            <label key={name} class="check">
+              <input type="checkbox" name={name} defaultChecked={site.webhook_events.includes(name)} />
+              {name}
+            </label>
+          ))}
+        </fieldset>
+        <p>
+          {t('webhooks.secret')} {site.webhook_secret ? <code>{site.webhook_secret}</code> : <span class="note">{t('webhooks.noSecret')}</span>}{' '}
+          <button type="button" disabled={busy || !site.webhook_url} onClick={() => (site.webhook_secret ? setRotating(true) : save({ webhook_secret: null }))}>
+            {t(site.webhook_secret ? 'webhooks.rotateSecret' : 'webhooks.generateSecret')}
+          </button>
+        </p>
+        {secret && <RevealedSecret secret={secret} onDone={() => setSecret(null)} />}
+        <ErrorNote error={error} />
+        <button type="submit" class="primary" disabled={busy}>{t(busy ? 'webhooks.saving' : 'webhooks.save')}</button>
+      </form>
+      {/* Outside the settings' form: the dialog's own form must not submit it. */}
+      {rotating && (
+        <RotateSecret
+          onClose={() => setRotating(false)}
+          onConfirm={async () => {
+            setRotating(false);
+            await save({ webhook_secret: null });
+          }}
+        />
+      )}
+    </>
   );
 }
 
