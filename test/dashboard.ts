@@ -70,3 +70,36 @@ export const card = (page: Page, text: string) => page.locator('article.card').f
 export function artifact(name: string): string {
   return join(ARTIFACTS, name);
 }
+
+export const NARROW = { width: 320, height: 640 };
+
+/**
+ * What the page logs as an error from now on, a failed request among them ("Failed to load
+ * resource: ... 401"), for a test to assert there is none.
+ */
+export function consoleErrors(page: Page): string[] {
+  const errors: string[] = [];
+  page.on('console', (message) => message.type() === 'error' && errors.push(message.text()));
+  page.on('pageerror', (error) => errors.push(error.message));
+  return errors;
+}
+
+/** Whether the page scrolls sideways (a box wider than the screen). */
+export const scrollsSideways = (page: Page) => page.evaluate(() => document.scrollingElement!.scrollWidth > innerWidth);
+
+/**
+ * Screenshots of the page as it is, light and dark, at desktop, phone and 320 px widths, each also
+ * checked with axe-core; the viewport is left at desktop width.
+ */
+export async function shootEverywhere(page: Page, name: string, check: (label: string) => Promise<void>): Promise<void> {
+  for (const theme of ['light', 'dark'] as const) {
+    await page.emulateMedia({ colorScheme: theme });
+    for (const [size, viewport] of Object.entries({ desktop: DESKTOP, phone: PHONE, narrow: NARROW })) {
+      await page.setViewportSize(viewport);
+      await check(`${name} ${theme} ${size}`);
+      await page.screenshot({ path: artifact(`${name}-${theme}-${size}.png`), fullPage: true });
+    }
+  }
+  await page.emulateMedia({ colorScheme: 'light' });
+  await page.setViewportSize(DESKTOP);
+}
