@@ -123,7 +123,14 @@ function Entries(props: { page: LogPage; sites: Site[]; showSite: boolean; more:
             <td>{when(entry.created_at)}</td>
             {props.showSite && <td>{siteName(entry.site_id)}</td>}
             <td>
-              <bdi>{entry.moderator.name ?? t('log.unknown')}</bdi> <span class="note">{t('log.kind', { kind: entry.moderator.kind })}</span>
+              {entry.moderator.id ? (
+                <button type="button" class="plain" title={t('log.onlyWho', { who: entry.moderator.name ?? t('log.unknown') })} onClick={() => navigate(withQuery({ who: entry.moderator.id }))}>
+                  <bdi>{entry.moderator.name ?? t('log.unknown')}</bdi>
+                </button>
+              ) : (
+                <bdi>{t('log.unknown')}</bdi>
+              )}{' '}
+              <span class="note">{t('log.kind', { kind: entry.moderator.kind })}</span>
             </td>
             <td>{t('log.action', { action: entry.action })}</td>
             <td>{entry.comment.excerpt === null ? t('log.deletedComment', { author: entry.comment.author_name }) : t('log.comment', { author: entry.comment.author_name, excerpt: entry.comment.excerpt })}</td>
