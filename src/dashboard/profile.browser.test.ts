@@ -2,10 +2,10 @@ import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { seriousViolations } from '../../test/browser.ts';
 import { chromiumForTests } from '../../test/chromium.ts';
-import { artifact, DESKTOP, launchBrowser, PHONE, signedInDashboard } from '../../test/dashboard.ts';
+import { artifact, DESKTOP, launchBrowser, PHONE, shootEverywhere, signedInDashboard } from '../../test/dashboard.ts';
 import { startParley, type TestParley } from '../../test/helper.ts';
 import { mailingEnv, startMailbox, type Mailbox } from '../../test/mailbox.ts';
-import { addStaff, joinThroughInvite, signInStaff, staffEmail } from '../../test/staff.ts';
+import { addStaff, joinThroughInvite, signInStaff, STAFF_PASSWORD, staffEmail } from '../../test/staff.ts';
 
 const CHROMIUM = chromiumForTests();
 /** One Parley that sends mail through a real SMTP server, one with no mail set up. */
@@ -99,6 +99,39 @@ describe.skipIf(!CHROMIUM)('the profile', () => {
     await page.getByText('so no link can confirm the address for now').waitFor();
     expect(await page.getByRole('button', { name: 'Send the link again' }).count()).toBe(0);
     expect(await seriousViolations(page)).toEqual([]);
+    await context.close();
+  });
+
+  it('changes the password, ending the other sessions, and lists the sessions with this one marked, ending another', async () => {
+    const site = await silent.newSite({});
+    const owner = await addStaff(silent, site.account_id, 'owner', { name: 'Olive Owner' });
+    const elsewhere = await signInStaff(silent, owner.email, undefined, { 'user-agent': 'Firefox on the office desktop' });
+    const { context, page } = await signedInDashboard(browser, silent, owner.email, '/dashboard/profile');
+    const sessions = page.locator('.sessions li');
+    await expect.poll(() => sessions.count()).toBe(2);
+    expect(await sessions.filter({ hasText: 'This session' }).count()).toBe(1);
+    expect(await sessions.filter({ hasText: 'Firefox on the office desktop' }).getByRole('button', { name: /^End the session from/ }).count()).toBe(1);
+
+    await page.getByLabel('Current password').fill('not the password');
+    await page.getByLabel('New password (10 characters or more)').fill('a brand new passphrase');
+    await page.getByRole('button', { name: 'Change the password' }).click();
+    await page.getByRole('alert').filter({ hasText: /password/i }).waitFor();
+    await page.getByLabel('Current password').fill(STAFF_PASSWORD);
+    await page.getByRole('button', { name: 'Change the password' }).click();
+    await page.getByText('Your password is changed. 1 other session was ended.').waitFor();
+    expect(await page.getByLabel('Current password').inputValue()).toBe('');
+    await expect.poll(() => sessions.count()).toBe(1);
+    expect((await silent.request('GET', '/api/auth/me', { headers: elsewhere.headers })).status).toBe(401);
+
+    const another = await signInStaff(silent, owner.email, 'a brand new passphrase', { 'user-agent': 'Safari on a phone' });
+    await page.reload();
+    await expect.poll(() => sessions.count()).toBe(2);
+    await shootEverywhere(page, 'd-profile', async (label) => expect(await seriousViolations(page), label).toEqual([]));
+    await sessions.filter({ hasText: 'Safari on a phone' }).getByRole('button').click();
+    await page.getByText('The session is ended').waitFor();
+    await expect.poll(() => sessions.count()).toBe(1);
+    expect((await silent.request('GET', '/api/auth/me', { headers: another.headers })).status).toBe(401);
+    expect((await silent.request('GET', '/api/auth/me', { headers: { cookie: (await context.cookies()).map((c) => `${c.name}=${c.value}`).join('; ') } })).status).toBe(200);
     await context.close();
   });
 });

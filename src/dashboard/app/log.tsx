@@ -124,7 +124,7 @@ function Entries(props: { page: LogPage; sites: Site[]; showSite: boolean; more:
             {props.showSite && <td>{siteName(entry.site_id)}</td>}
             <td>
               {entry.moderator.id ? (
-                <button type="button" class="plain" title={t('log.onlyWho', { who: entry.moderator.name ?? t('log.unknown') })} onClick={() => navigate(withQuery({ who: entry.moderator.id }))}>
+                <button type="button" class="plain log-who" title={t('log.onlyWho', { who: entry.moderator.name ?? t('log.unknown') })} onClick={() => navigate(withQuery({ who: entry.moderator.id }))}>
                   <bdi>{entry.moderator.name ?? t('log.unknown')}</bdi>
                 </button>
               ) : (
