@@ -118,7 +118,7 @@ describe.skipIf(!CHROMIUM)('the profile', () => {
     await page.getByRole('alert').filter({ hasText: /password/i }).waitFor();
     await page.getByLabel('Current password').fill(STAFF_PASSWORD);
     await page.getByRole('button', { name: 'Change the password' }).click();
-    await page.getByText('Your password is changed. 1 other session was ended.').waitFor();
+    await page.getByText('Your password is changed. Other sessions ended: 1.').waitFor();
     expect(await page.getByLabel('Current password').inputValue()).toBe('');
     await expect.poll(() => sessions.count()).toBe(1);
     expect((await silent.request('GET', '/api/auth/me', { headers: elsewhere.headers })).status).toBe(401);

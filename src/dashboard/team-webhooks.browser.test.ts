@@ -39,7 +39,7 @@ describe.skipIf(!CHROMIUM)('changing a role', () => {
     const role = page.getByLabel('Role of Mo Derator');
     await role.selectOption('admin');
     const dialog = page.getByRole('dialog', { name: 'Change the role?' });
-    await expect.poll(() => dialog.textContent()).toContain('Mo Derator becomes an admin (now a moderator)');
+    await expect.poll(() => dialog.textContent()).toContain('New role for Mo Derator: Admin (now: Moderator).');
     expect(await seriousViolations(page)).toEqual([]);
     await page.screenshot({ path: artifact('d-team-role-question.png') });
     await page.keyboard.press('Escape');
@@ -48,7 +48,7 @@ describe.skipIf(!CHROMIUM)('changing a role', () => {
     expect(await roleOf(site, 'Mo Derator')).toBe('moderator');
 
     await role.selectOption('admin');
-    await dialog.getByRole('button', { name: 'Make them an admin' }).click();
+    await dialog.getByRole('button', { name: 'Change the role' }).click();
     await dialog.waitFor({ state: 'detached' });
     await page.getByText('Mo Derator is now admin').waitFor();
     expect(await role.inputValue()).toBe('admin');
@@ -66,7 +66,7 @@ describe.skipIf(!CHROMIUM)('changing a role', () => {
     const role = page.getByLabel('Role of Mo Derator');
     await role.selectOption('owner');
     const dialog = page.getByRole('dialog', { name: 'Change the role?' });
-    await dialog.getByRole('button', { name: 'Make them an owner' }).click();
+    await dialog.getByRole('button', { name: 'Change the role' }).click();
     await expect.poll(() => dialog.getByRole('alert').textContent()).toContain('Only an owner invites, changes or removes owners');
     expect(await seriousViolations(page)).toEqual([]);
     await page.screenshot({ path: artifact('d-team-role-refused.png') });

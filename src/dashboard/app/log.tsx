@@ -64,9 +64,9 @@ function LogFilters(props: { url: URL; sites: Site[]; entries: Entry[] }) {
     <form class="log-filters" role="search" aria-label={t('log.filters')} onSubmit={(event) => event.preventDefault()}>
       {props.sites.length > 1 && (
         <label>
-          {t('log.filter.site')}
+          {t('sitePicker.site')}
           <select value={params.get('site') ?? ''} onChange={set('site')}>
-            <option value="">{t('log.filter.everySite')}</option>
+            <option value="">{t('team.invite.everySite')}</option>
             {props.sites.map((site) => (
               <option key={site.id} value={site.id}>{site.name}</option>
             ))}
@@ -74,7 +74,7 @@ function LogFilters(props: { url: URL; sites: Site[]; entries: Entry[] }) {
         </label>
       )}
       <label>
-        {t('log.filter.who')}
+        {t('log.column.who')}
         <select value={params.get('who') ?? ''} onChange={set('who')}>
           <option value="">{t('log.filter.anyone')}</option>
           <option value={me.staff.id}>{t('log.filter.me')}</option>
@@ -109,7 +109,7 @@ function Entries(props: { page: LogPage; sites: Site[]; showSite: boolean; more:
   const siteName = (id: string) => props.sites.find((site) => site.id === id)?.name ?? id;
   const columns: Array<[MessageKey, boolean]> = [
     ['log.column.when', true],
-    ['log.column.site', props.showSite],
+    ['sitePicker.site', props.showSite],
     ['log.column.who', true],
     ['log.column.did', true],
     ['log.column.comment', true],

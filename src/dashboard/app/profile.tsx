@@ -206,7 +206,7 @@ export function ProfileView() {
         <LanguageChoice />
       </div>
       <div class="panel">
-        <h2>{t('profile.password.title')}</h2>
+        <h2>{t('auth.password')}</h2>
         {/* Drawn afresh once changed, so that no password stays in the fields. */}
         <PasswordChange key={generation} onChanged={() => setGeneration((n) => n + 1)} />
       </div>

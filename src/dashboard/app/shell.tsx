@@ -31,7 +31,7 @@ const NAV: NavItem[] = [
   { path: 'webhooks', label: 'shell.nav.webhooks', adminOnly: true },
   { path: 'reader-sign-in', label: 'shell.nav.readerSignIn', adminOnly: true },
   { path: 'team', label: 'shell.nav.team', adminOnly: true },
-  { path: 'log', label: 'shell.nav.log' },
+  { path: 'log', label: 'log.title' },
 ];
 /** Titles of the views reached from elsewhere than the navigation: the sign-in pages, the profile. */
 const OTHER_TITLES: Record<string, MessageKey> = {
