@@ -146,6 +146,7 @@ describe.skipIf(!CHROMIUM)('running sites from the dashboard', () => {
     // Rotating the secret shows the new one once.
     await page.getByRole('button', { name: 'I have kept it' }).click();
     await page.getByRole('button', { name: 'Rotate the secret' }).click();
+    await page.getByRole('dialog', { name: 'Rotate the webhook secret?' }).getByRole('button', { name: 'Rotate the secret' }).click();
     const rotated = (await page.locator('.secret code').textContent())!;
     expect(rotated).toMatch(/^whsec_/);
     expect(rotated).not.toBe(secret);
@@ -179,10 +180,12 @@ describe.skipIf(!CHROMIUM)('running sites from the dashboard', () => {
     await page.getByText(/Moderator invite made .*pending/).waitFor();
 
     await page.getByLabel('Role of Adam Admin').selectOption('moderator');
+    await page.getByRole('dialog', { name: 'Change the role?' }).getByRole('button', { name: 'Change the role' }).click();
     await page.getByText('Adam Admin is now moderator').waitFor();
     const members = (await parley.request('GET', `/api/accounts/${site.account_id}/members`, { token: site.api_key })).body.members;
     expect(members.find((m: { id: string }) => m.id === admin.id).role).toBe('moderator');
 
+    await page.getByRole('navigation', { name: 'Dashboard' }).getByRole('link', { name: 'Moderation log' }).click();
     const entry = page.getByRole('row', { name: /Off topic remark/ });
     expect(await entry.textContent()).toContain('Adam Admin (staff)');
     expect(await entry.textContent()).toContain('remove');
