@@ -111,6 +111,7 @@ describe('the moderation log', () => {
     expect(byBot.body.entries).toEqual([
       {
         id: expect.stringMatching(/^mod_/),
+        site_id: site.site_id,
         action: 'spam',
         reason: null,
         created_at: expect.any(String),
