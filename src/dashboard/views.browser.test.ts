@@ -49,6 +49,7 @@ beforeAll(async () => {
     ['webhooks', '/dashboard/webhooks', 'Webhooks of The Harbour Gazette'],
     ['reader-sign-in', '/dashboard/reader-sign-in', 'How readers sign in to The Harbour Gazette'],
     ['team', '/dashboard/team', 'Team'],
+    ['log', '/dashboard/log', 'Moderation log'],
     ['profile', '/dashboard/profile', 'Your profile'],
   ];
   (globalThis as { ownerEmail?: string }).ownerEmail = owner.email;

@@ -37,7 +37,7 @@ function filtersOf(url: URL): Filters {
   return {
     site: param('site'),
     moderator: param('who'),
-    action: action && action in ACTIONS ? (action as Action) : undefined,
+    action: action && Object.hasOwn(ACTIONS, action) ? (action as Action) : undefined,
     since: dayStart(url.searchParams.get('from')),
     // The "to" day is included: the log is read until the next day starts.
     until: dayStart(url.searchParams.get('to'), 1),

@@ -27,6 +27,6 @@ export const WEBHOOK_EVENTS = Object.keys(OFFERED) as WebhookEvent[];
  * server's), so that saving never drops one unseen.
  */
 export function eventsToSave(ticked: (event: WebhookEvent) => boolean, current: readonly string[]): WebhookEvent[] {
-  const unseen = current.filter((event) => !(event in OFFERED)) as WebhookEvent[];
+  const unseen = current.filter((event) => !Object.hasOwn(OFFERED, event)) as WebhookEvent[];
   return [...WEBHOOK_EVENTS.filter(ticked), ...unseen];
 }
