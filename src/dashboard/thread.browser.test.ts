@@ -128,6 +128,7 @@ describe.skipIf(!CHROMIUM)('the thread view', () => {
     expect(await reply.locator('.author-badge').allTextContents()).toEqual(['Staff']);
     expect(await reply.locator('.author').textContent()).toBe('Mo Derator');
     await expect.poll(async () => (await focusedId(page)) === (await reply.getAttribute('id'))).toBe(true);
+    await shoot(page, 'thread-staff-reply');
     // Staff are no site user: nobody offers to ban them.
     expect(await reply.getByRole('button', { name: 'Ban author' }).count()).toBe(0);
 

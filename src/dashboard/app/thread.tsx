@@ -118,8 +118,6 @@ export function ThreadView(props: { url: URL }) {
     }
   });
 
-  if (!siteId || !threadUrl) return <Empty>{t('thread.noThread')}</Empty>;
-
   const replace = (changed: (item: QueueItem) => QueueItem | undefined) =>
     update((data) => ({ ...data, items: data.items.map((item) => changed(item) ?? item) }));
 
@@ -189,6 +187,8 @@ export function ThreadView(props: { url: URL }) {
     focusWhenDrawn.current = reply.id;
     notify(t('thread.replied', { name: reply.parent?.author_name ?? '' }));
   };
+
+  if (!siteId || !threadUrl) return <Empty>{t('thread.noThread')}</Empty>;
 
   return (
     <section class="thread" aria-labelledby="thread-title">
