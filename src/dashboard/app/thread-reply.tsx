@@ -8,7 +8,7 @@ import { Form, text } from './ui.tsx';
  * A reply written from the dashboard (POST /api/comments): published at once under the staff
  * member's own name, with the staff badge. Answers the reply as the queue lists it.
  */
-export function ReplyForm(props: { to: QueueItem; onPosted: (reply: QueueItem) => void; onCancel: () => void }) {
+export function ReplyForm(props: { to: QueueItem; onPosted: (reply: QueueItem | null) => void; onCancel: () => void }) {
   const { to } = props;
   const field = useRef<HTMLTextAreaElement>(null);
   useEffect(() => field.current?.focus(), []);
@@ -21,8 +21,8 @@ export function ReplyForm(props: { to: QueueItem; onPosted: (reply: QueueItem) =
           const reply = await must(api.POST('/api/comments', { body: { site_id: to.site_id, thread_url: to.thread_url, parent_id: to.id, content: text(data, 'content') } }));
           // Read back as the queue lists it (its thread, its author's kind), to stand beside the others.
           const listed = await must(api.GET('/api/comments', { params: { query: { site_id: to.site_id, thread_url: to.thread_url, status: 'all', sort: 'newest', limit: 20 } } }));
-          const item = listed.comments.find((comment) => comment.id === reply.id);
-          if (item) props.onPosted(item);
+          // null: so many comments came meanwhile that it is not among the newest; the thread is read again.
+          props.onPosted(listed.comments.find((comment) => comment.id === reply.id) ?? null);
         }}
       >
         <label for={id}>{t('thread.replyLabel', { name: to.author_name })}</label>

@@ -91,10 +91,10 @@ export function ThreadView(props: { url: URL }) {
   const at = order.findIndex((item) => item.id === current);
   const focused = at >= 0 ? order[at] : undefined;
 
-  const focusComment = (id: string, scroll = true) => {
+  const focusComment = (id: string) => {
     setCurrent(id);
     const element = document.getElementById(`c-${id}`);
-    if (scroll) element?.scrollIntoView({ block: 'nearest' });
+    element?.scrollIntoView({ block: 'nearest' });
     element?.focus({ preventScroll: true });
   };
   const move = (index: number) => {
@@ -181,11 +181,12 @@ export function ThreadView(props: { url: URL }) {
     }
   };
 
-  const posted = (reply: QueueItem) => {
-    update((data) => ({ ...data, items: [...data.items, reply] }));
+  const posted = (to: QueueItem, reply: QueueItem | null) => {
     setReplying(null);
+    notify(t('thread.replied', { name: to.author_name }));
+    if (!reply) return void reload();
+    update((data) => ({ ...data, items: [...data.items, reply] }));
     focusWhenDrawn.current = reply.id;
-    notify(t('thread.replied', { name: reply.parent?.author_name ?? '' }));
   };
 
   if (!siteId || !threadUrl) return <Empty>{t('thread.noThread')}</Empty>;
@@ -252,7 +253,7 @@ export function ThreadView(props: { url: URL }) {
                       )}
                     </div>
                   </article>
-                  {replying === item.id && <ReplyForm to={item} onPosted={posted} onCancel={() => (setReplying(null), focusComment(item.id))} />}
+                  {replying === item.id && <ReplyForm to={item} onPosted={(reply) => posted(item, reply)} onCancel={() => (setReplying(null), focusComment(item.id))} />}
                   {children.has(item.id) && branch(item.id, depth + 1)}
                 </li>
               ))}
