@@ -530,6 +530,218 @@ export interface paths {
         };
         trace?: never;
     };
+    "/api/comments": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The moderation queue: comments of every site the caller moderates (or one), filtered, a cursor page at a time
+         * @description Each item carries its thread, its parent's excerpt, its flags with their reasons, and its author's comments by status. Pages follow next_cursor and stay correct while comments arrive. q searches content and author name (every word must appear).
+         */
+        get: {
+            parameters: {
+                query?: {
+                    /** @description One site; default: every site the caller moderates */
+                    site_id?: string;
+                    /** @description pending, removed, spam, published: that status, not deleted; flagged: published with flags not dismissed; deleted: deleted ones; all */
+                    status?: "all" | "pending" | "flagged" | "spam" | "removed" | "published" | "deleted";
+                    /** @description Words that must all appear in the content or the author name (full-text; not with sort=most_flagged). A search reads at most about 5,000 matches a request: a page may then hold fewer comments than limit, with a next_cursor to go on */
+                    q?: string;
+                    /** @description The author's id (usr_ or key_) */
+                    author?: string;
+                    /** @description Only comments of the thread of this page URL */
+                    thread_url?: string;
+                    /** @description Written at or after */
+                    since?: string;
+                    /** @description Written before */
+                    until?: string;
+                    /** @description most_flagged lists flagged comments only, most flags first */
+                    sort?: "newest" | "oldest" | "most_flagged";
+                    /** @description next_cursor of the previous page */
+                    cursor?: string;
+                    limit?: number;
+                };
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            comments: {
+                                /** @description cmt_<id> */
+                                id: string;
+                                /** @description The author's source, as written (Markdown or plain text, as the site's `formatting` was); null once deleted */
+                                content: string | null;
+                                /** @description The content as sanitized HTML, rendered when it was written or edited: only p, br, strong, em, s, a (href http(s) or mailto, rel "nofollow ugc noopener"), code, pre, span (highlighted code, mentions), blockquote, ul, ol, li and hr. Safe to insert into a page as it is; null once deleted */
+                                content_html: string | null;
+                                /** @description The site users the comment mentions (`@[Name](usr_…)` in its source), named as they were when it was written */
+                                mentions: {
+                                    /** @description usr_<id> */
+                                    user_id: string;
+                                    name: string;
+                                }[];
+                                author_name: string;
+                                /** @description Posted without a credential, under a name the poster chose: nobody vouches for it */
+                                author_is_guest: boolean;
+                                /** @description `staff` (written by a staff member from the dashboard), `moderator` (by a moderator session), `verified` (by a signed-in reader: SSO, an identity provider or an emailed code), then the labels a moderator gave the author (PATCH /api/sites/{id}/users/{user_id}) */
+                                author_badges: string[];
+                                upvotes: number;
+                                downvotes: number;
+                                reaction_counts: {
+                                    [key: string]: number;
+                                };
+                                /** @description The thread key: the page URL without fragment */
+                                thread_url: string;
+                                site_id: string;
+                                parent_id: string | null;
+                                /**
+                                 * Format: date-time
+                                 * @description ISO 8601 UTC with milliseconds
+                                 */
+                                created_at: string;
+                                is_edited: boolean;
+                                is_deleted: boolean;
+                                /** @description A moderator pinned it: pinned top-level comments come first on the first page of every sort */
+                                pinned: boolean;
+                                status: "published" | "pending" | "removed" | "spam";
+                                moderation_status: "pending" | "removed" | "spam" | "shadow_banned" | null;
+                                thread: {
+                                    id: string;
+                                    title: string | null;
+                                    closed: boolean;
+                                };
+                                parent: {
+                                    id: string;
+                                    author_name: string;
+                                    excerpt: string | null;
+                                } | null;
+                                flags: {
+                                    /** @description Flags not dismissed */
+                                    count: number;
+                                    /** @description The newest 10 */
+                                    reasons: {
+                                        reason: string | null;
+                                        /**
+                                         * Format: date-time
+                                         * @description ISO 8601 UTC with milliseconds
+                                         */
+                                        created_at: string;
+                                    }[];
+                                };
+                                /** @description Why the spam checks held the comment (kept after a moderator decides); empty when they held nothing */
+                                spam_reasons: {
+                                    /** @description form, duplicate, words, links, velocity or history */
+                                    check: string;
+                                    detail: string;
+                                }[];
+                                author: {
+                                    id: string | null;
+                                    /** @description staff: written from the dashboard (POST /api/comments); only a site user (user) can be banned */
+                                    kind: "user" | "key" | "staff" | "guest";
+                                    /** @description The author's comments on the site by status; null for a guest */
+                                    comments: {
+                                        published: number;
+                                        pending: number;
+                                        removed: number;
+                                        spam: number;
+                                    } | null;
+                                };
+                            }[];
+                            /** @description Pass as cursor for the next page; null on the last page */
+                            next_cursor: string | null;
+                        };
+                    };
+                };
+                /** @description RFC 9457 problem details (application/problem+json) */
+                "4XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description RFC 9457 problem details (application/problem+json) */
+                "5XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Problem"];
+                    };
+                };
+            };
+        };
+        put?: never;
+        /**
+         * Post a comment or a reply from the dashboard, as oneself (the site's moderators)
+         * @description Staff (owners, admins, moderators of the site) write under their own name with the `staff` badge; moderator and admin keys write as POST /v1/comments would with the key (under its name, no badge). Published at once: neither the spam checks nor the moderation mode hold what a moderator writes. Integration keys and staff get 403, other sites 404, as other management endpoints answer.
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": {
+                        site_id: string;
+                        /** @description Absolute http(s) URL of the page, at most 2,048 characters, without a user name or password */
+                        thread_url: string;
+                        parent_id?: string | null;
+                        /** @description 1 to 10,000 characters after trimming */
+                        content: string;
+                    };
+                };
+            };
+            responses: {
+                /** @description Default Response */
+                201: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Comment"];
+                    };
+                };
+                /** @description RFC 9457 problem details (application/problem+json) */
+                "4XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description RFC 9457 problem details (application/problem+json) */
+                "5XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Problem"];
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/comments/{id}/pin": {
         parameters: {
             query?: never;
@@ -3161,165 +3373,6 @@ export interface paths {
         };
         trace?: never;
     };
-    "/api/comments": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /**
-         * The moderation queue: comments of every site the caller moderates (or one), filtered, a cursor page at a time
-         * @description Each item carries its thread, its parent's excerpt, its flags with their reasons, and its author's comments by status. Pages follow next_cursor and stay correct while comments arrive. q searches content and author name (every word must appear).
-         */
-        get: {
-            parameters: {
-                query?: {
-                    /** @description One site; default: every site the caller moderates */
-                    site_id?: string;
-                    /** @description pending, removed, spam, published: that status, not deleted; flagged: published with flags not dismissed; deleted: deleted ones; all */
-                    status?: "all" | "pending" | "flagged" | "spam" | "removed" | "published" | "deleted";
-                    /** @description Words that must all appear in the content or the author name (full-text; not with sort=most_flagged). A search reads at most about 5,000 matches a request: a page may then hold fewer comments than limit, with a next_cursor to go on */
-                    q?: string;
-                    /** @description The author's id (usr_ or key_) */
-                    author?: string;
-                    /** @description Only comments of the thread of this page URL */
-                    thread_url?: string;
-                    /** @description Written at or after */
-                    since?: string;
-                    /** @description Written before */
-                    until?: string;
-                    /** @description most_flagged lists flagged comments only, most flags first */
-                    sort?: "newest" | "oldest" | "most_flagged";
-                    /** @description next_cursor of the previous page */
-                    cursor?: string;
-                    limit?: number;
-                };
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            comments: {
-                                /** @description cmt_<id> */
-                                id: string;
-                                /** @description The author's source, as written (Markdown or plain text, as the site's `formatting` was); null once deleted */
-                                content: string | null;
-                                /** @description The content as sanitized HTML, rendered when it was written or edited: only p, br, strong, em, s, a (href http(s) or mailto, rel "nofollow ugc noopener"), code, pre, span (highlighted code, mentions), blockquote, ul, ol, li and hr. Safe to insert into a page as it is; null once deleted */
-                                content_html: string | null;
-                                /** @description The site users the comment mentions (`@[Name](usr_…)` in its source), named as they were when it was written */
-                                mentions: {
-                                    /** @description usr_<id> */
-                                    user_id: string;
-                                    name: string;
-                                }[];
-                                author_name: string;
-                                /** @description Posted without a credential, under a name the poster chose: nobody vouches for it */
-                                author_is_guest: boolean;
-                                /** @description `staff` (written by a staff member from the dashboard), `moderator` (by a moderator session), `verified` (by a signed-in reader: SSO, an identity provider or an emailed code), then the labels a moderator gave the author (PATCH /api/sites/{id}/users/{user_id}) */
-                                author_badges: string[];
-                                upvotes: number;
-                                downvotes: number;
-                                reaction_counts: {
-                                    [key: string]: number;
-                                };
-                                /** @description The thread key: the page URL without fragment */
-                                thread_url: string;
-                                site_id: string;
-                                parent_id: string | null;
-                                /**
-                                 * Format: date-time
-                                 * @description ISO 8601 UTC with milliseconds
-                                 */
-                                created_at: string;
-                                is_edited: boolean;
-                                is_deleted: boolean;
-                                /** @description A moderator pinned it: pinned top-level comments come first on the first page of every sort */
-                                pinned: boolean;
-                                status: "published" | "pending" | "removed" | "spam";
-                                moderation_status: "pending" | "removed" | "spam" | "shadow_banned" | null;
-                                thread: {
-                                    id: string;
-                                    title: string | null;
-                                    closed: boolean;
-                                };
-                                parent: {
-                                    id: string;
-                                    author_name: string;
-                                    excerpt: string | null;
-                                } | null;
-                                flags: {
-                                    /** @description Flags not dismissed */
-                                    count: number;
-                                    /** @description The newest 10 */
-                                    reasons: {
-                                        reason: string | null;
-                                        /**
-                                         * Format: date-time
-                                         * @description ISO 8601 UTC with milliseconds
-                                         */
-                                        created_at: string;
-                                    }[];
-                                };
-                                /** @description Why the spam checks held the comment (kept after a moderator decides); empty when they held nothing */
-                                spam_reasons: {
-                                    /** @description form, duplicate, words, links, velocity or history */
-                                    check: string;
-                                    detail: string;
-                                }[];
-                                author: {
-                                    id: string | null;
-                                    kind: "user" | "key" | "guest";
-                                    /** @description The author's comments on the site by status; null for a guest */
-                                    comments: {
-                                        published: number;
-                                        pending: number;
-                                        removed: number;
-                                        spam: number;
-                                    } | null;
-                                };
-                            }[];
-                            /** @description Pass as cursor for the next page; null on the last page */
-                            next_cursor: string | null;
-                        };
-                    };
-                };
-                /** @description RFC 9457 problem details (application/problem+json) */
-                "4XX": {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description RFC 9457 problem details (application/problem+json) */
-                "5XX": {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Problem"];
-                    };
-                };
-            };
-        };
-        put?: never;
-        post?: never;
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
     "/api/comments/counts": {
         parameters: {
             query?: never;
@@ -3954,7 +4007,8 @@ export interface paths {
                                 }[];
                                 author: {
                                     id: string | null;
-                                    kind: "user" | "key" | "guest";
+                                    /** @description staff: written from the dashboard (POST /api/comments); only a site user (user) can be banned */
+                                    kind: "user" | "key" | "staff" | "guest";
                                     /** @description The author's comments on the site by status; null for a guest */
                                     comments: {
                                         published: number;
@@ -4214,7 +4268,8 @@ export interface paths {
                                 }[];
                                 author: {
                                     id: string | null;
-                                    kind: "user" | "key" | "guest";
+                                    /** @description staff: written from the dashboard (POST /api/comments); only a site user (user) can be banned */
+                                    kind: "user" | "key" | "staff" | "guest";
                                     /** @description The author's comments on the site by status; null for a guest */
                                     comments: {
                                         published: number;
@@ -4377,7 +4432,7 @@ export interface paths {
         get?: never;
         put?: never;
         post?: never;
-        /** Delete a note */
+        /** Delete a note: its author's own, or any as an owner or admin (403 for another moderator's) */
         delete: {
             parameters: {
                 query?: never;

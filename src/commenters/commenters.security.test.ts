@@ -72,7 +72,10 @@ describe('commenters and bans, by caller', () => {
     expect(profile.body.name).toBe('h');
   });
 
-  it('let moderator keys moderate commenters (and ban them)', async () => {
+  it("let moderator keys moderate commenters (and ban them), and delete their own notes but not an admin's", async () => {
+    const adminsNote = noteId;
+    noteId = (await parley.request('POST', `/api/sites/${home.site_id}/users/${homeUser}/notes`, { token: tokens.moderator, body: { body: 'mine' } })).body.id;
+    expect((await parley.request('DELETE', `/api/sites/${home.site_id}/users/${homeUser}/notes/${adminsNote}`, { token: tokens.moderator })).status).toBe(403);
     for (const [method, path, body] of endpoints()) {
       const response = await parley.request(method, `/api/sites/${home.site_id}${path}`, { token: tokens.moderator, body });
       expect(response.status, `${method} ${path} ${JSON.stringify(response.body)}`).toBeLessThan(300);

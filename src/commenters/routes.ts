@@ -82,10 +82,10 @@ export const commenterRoutes: FastifyPluginAsyncTypebox<{ db: Db }> = async (app
   });
 
   app.delete('/api/sites/:id/users/:user_id/notes/:note_id', {
-    schema: { tags: ['commenters'], summary: 'Delete a note', security: ManagementWrite, params: NoteParams, response: { 200: NoteSchema, ...errors } },
+    schema: { tags: ['commenters'], summary: "Delete a note: its author's own, or any as an owner or admin (403 for another moderator's)", security: ManagementWrite, params: NoteParams, response: { 200: NoteSchema, ...errors } },
     handler: async (request) => {
       const site = await managedSite(db.kysely, request.caller, request.params.id, 'moderate');
-      return deleteNote(db, site, request.params.user_id, request.params.note_id);
+      return deleteNote(db, request.caller, site, request.params.user_id, request.params.note_id);
     },
   });
 

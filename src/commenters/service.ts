@@ -1,4 +1,5 @@
 import type { Caller } from '../auth/caller.ts';
+import { grants, requireSiteCapability } from '../auth/management.ts';
 import { nowIso } from '../clock.ts';
 import { commentWithSite } from '../comments/service.ts';
 import { cleanText } from '../comments/text.ts';
@@ -69,10 +70,14 @@ export async function addNote(db: Db, caller: Caller, site: Site, userId: string
   return { id: note.id, body: note.body, created_by: actors(note.created_by), created_at: note.created_at };
 }
 
-export async function deleteNote(db: Db, site: Site, userId: string, noteId: string) {
+/** A note goes by its author's hand, or an admin's (owners, admins, admin keys): a moderator cannot silence another's. */
+export async function deleteNote(db: Db, caller: Caller, site: Site, userId: string, noteId: string) {
   const notes = await notesOf(db, site, userId);
   const note = notes.find((one) => one.id === noteId);
   if (!note) throw new AppError('not_found', `No note ${noteId} on this user`);
+  if (note.created_by.id !== moderatorOf(caller).id && !grants(requireSiteCapability(caller, site, 'moderate'), 'administer')) {
+    throw new AppError('forbidden', "Only the note's author or an owner or admin can delete it");
+  }
   await db.kysely.deleteFrom('commenter_notes').where('id', '=', noteId).execute();
   return note;
 }

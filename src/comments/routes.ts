@@ -14,7 +14,8 @@ import { MAX_PINNED } from './pinned.ts';
 import { setPinned } from './pins.ts';
 import { readerAnswer } from './reader-answer.ts';
 import { taggedResponse } from './response-cache.ts';
-import { CommentList, CommentPage, CommentQuery, CommentRef, CreateBody, EditBody, ListedComment, ListQuery } from './schemas.ts';
+import { managedSite } from '../sites/repository.ts';
+import { CommentList, CommentPage, CommentQuery, CommentRef, CreateBody, EditBody, ListedComment, ListQuery, StaffCommentBody } from './schemas.ts';
 import { createComment, deleteComment, editComment, listComments, readComment } from './service.ts';
 import { SUBTREE_PAGE_DEFAULT, SUBTREE_PAGE_MAX } from './subtree-page.ts';
 
@@ -87,6 +88,24 @@ export const commentRoutes: FastifyPluginAsyncTypebox<{ db: Db; caches: CommentC
     },
     config: { commentCreation: true },
     handler: async (request, reply) => reply.code(201).send(await createComment(db, request.caller, { ...request.body, language: requestLocale(request) }, confirmMails)),
+  });
+
+  app.post('/api/comments', {
+    schema: {
+      tags: ['comments'],
+      summary: "Post a comment or a reply from the dashboard, as oneself (the site's moderators)",
+      description:
+        "Staff (owners, admins, moderators of the site) write under their own name with the `staff` badge; moderator and admin keys " +
+        'write as POST /v1/comments would with the key (under its name, no badge). Published at once: neither the spam checks nor ' +
+        'the moderation mode hold what a moderator writes. Integration keys and staff get 403, other sites 404, as other management endpoints answer.',
+      security: ManagementWrite,
+      body: StaffCommentBody,
+      response: { 201: CommentRef, ...errors },
+    },
+    handler: async (request, reply) => {
+      await managedSite(db.kysely, request.caller, request.body.site_id, 'moderate');
+      return reply.code(201).send(await createComment(db, request.caller, request.body));
+    },
   });
 
   app.patch('/v1/comments/:id', {

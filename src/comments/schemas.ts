@@ -160,4 +160,12 @@ export const CreateBody = Type.Object({
   ),
 });
 
+/** A reply or comment written from the dashboard: where, and what; its author is the caller. */
+export const StaffCommentBody = Type.Object({
+  site_id: CreateBody.properties.site_id,
+  thread_url: CreateBody.properties.thread_url,
+  parent_id: CreateBody.properties.parent_id,
+  content: CreateBody.properties.content,
+});
+
 export const EditBody = Type.Object({ content: Type.String() });

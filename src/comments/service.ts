@@ -160,6 +160,8 @@ export interface CreateInput extends FormFields {
 
 function authorNameFor(caller: Caller, requested: string | undefined): string {
   if (caller.kind === 'session') return caller.userName;
+  // Staff write as themselves (POST /api/comments): their name is not theirs to change per comment.
+  if (caller.kind === 'staff') return caller.name;
   const fallback = caller.kind === 'key' ? caller.name : 'Anonymous';
   return requested === undefined ? fallback : cleanText('body/author_name', requested, MAX_AUTHOR_NAME);
 }

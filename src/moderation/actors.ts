@@ -19,6 +19,6 @@ export async function describeActors(db: Kysely<Database>, refs: string[]) {
   const names = new Map([...userRows, ...keyRows, ...staffRows].map((row) => [row.id, row.name]));
   return (ref: string) => {
     if (ref.startsWith('ip:')) return { id: null, kind: 'guest' as const, name: null };
-    return { id: ref, kind: ref.startsWith('stf_') ? ('staff' as const) : authorKind(ref), name: names.get(ref) ?? null };
+    return { id: ref, kind: authorKind(ref), name: names.get(ref) ?? null };
   };
 }

@@ -32,10 +32,11 @@ export async function flagReasonsOf(db: Kysely<Database>, commentIds: string[]) 
   return byComment;
 }
 
-export type AuthorKind = 'user' | 'key' | 'guest';
+export type AuthorKind = 'user' | 'key' | 'staff' | 'guest';
 
-/** Who wrote a comment: a site user (usr_), an API key (key_), or a guest (no identity). */
+/** Who wrote a comment: a site user (usr_), an API key (key_), a staff member (stf_, from the dashboard), or a guest (no identity). */
 export function authorKind(authorRef: string | null): AuthorKind {
   if (authorRef === null) return 'guest';
+  if (authorRef.startsWith('stf_')) return 'staff';
   return authorRef.startsWith('key_') ? 'key' : 'user';
 }

@@ -68,7 +68,9 @@ export const QueueItem = Type.Object({
   }),
   author: Type.Object({
     id: Nullable(Type.String()),
-    kind: Type.Union([Type.Literal('user'), Type.Literal('key'), Type.Literal('guest')]),
+    kind: Type.Union([Type.Literal('user'), Type.Literal('key'), Type.Literal('staff'), Type.Literal('guest')], {
+      description: "staff: written from the dashboard (POST /api/comments); only a site user (user) can be banned",
+    }),
     comments: Nullable(CommentCounts, { description: "The author's comments on the site by status; null for a guest" }),
   }),
 });

@@ -204,6 +204,10 @@ export const ENDPOINTS: Endpoint[] = [
   { method: 'GET', path: '/api/sites/:id/stats', ids: 'site' },
   { method: 'GET', path: '/api/sites/:id/bans', ids: 'site', query: (ids) => ({ user_id: field(oneOf(ids.user)), active: field(fc.boolean()) }) },
   { method: 'GET', path: `/api/sites/${SITE_A}/users/:id`, ids: 'user' },
+  { method: 'POST', path: '/api/comments', body: (ids) => ({
+    site_id: field(oneOf(ids.site)), thread_url: field(oneOf(['https://blog.example.com/fuzz', 'https://evil.example/'])), content: field(text),
+    parent_id: field(oneOf([...ids.comment, null as unknown as string])),
+  }) },
   { method: 'POST', path: `/api/sites/${SITE_A}/users/:id/notes`, ids: 'user', body: () => ({ body: field(text) }) },
   { method: 'PATCH', path: `/api/sites/${SITE_A}/users/:id`, ids: 'user', body: () => ({
     labels: field(fc.array(oneOf(['Author', 'author', ' Regular ', 'staff', 'x'.repeat(33), 'a\u202Eb', '']), { maxLength: 6 })),

@@ -440,6 +440,8 @@ export const MATRIX: Array<[string, number[], Target]> = [
     async (w) => ({ path: `/api/comments/counts?site_id=${A(w)}` })],
   ['POST /api/comments/moderate', [401, 401, 403, 403, 403, 403, 200, 200, 200, 401, 401, 200, 200, 200, 200, 200],
     async (w) => ({ path: '/api/comments/moderate', body: { ids: [await w.post(w.credential.integrationKey, 'to approve')], action: 'approve' } })],
+  ['POST /api/comments', moderateRow(201),
+    async (w) => ({ path: '/api/comments', body: { site_id: A(w), thread_url: w.thread, parent_id: w.userComment, content: 'A reply from the team' } })],
   ['POST /api/comments/:id/pin', moderateRow(200),
     async (w) => ({ path: `/api/comments/${w.userComment}/pin` })],
   ['DELETE /api/comments/:id/pin', moderateRow(200),
@@ -458,7 +460,8 @@ export const MATRIX: Array<[string, number[], Target]> = [
     async (w) => ({ path: `/api/sites/${A(w)}/users/${await w.userId('alice')}`, body: { labels: ['Regular'] } })],
   ['POST /api/sites/:id/users/:user_id/notes', moderateRow(201),
     async (w) => ({ path: `/api/sites/${A(w)}/users/${await w.userId('alice')}/notes`, body: { body: 'a note' } })],
-  ['DELETE /api/sites/:id/users/:user_id/notes/:note_id', moderateRow(200),
+  // The note is the admin key's: a moderator who did not write it may not delete it.
+  ['DELETE /api/sites/:id/users/:user_id/notes/:note_id', [401, 401, 403, 403, 403, 403, 403, 200, 404, 401, 401, 200, 200, 403, 404, 404],
     async (w) => {
       const user = await w.userId('alice');
       const note = await w.parley.request('POST', `/api/sites/${A(w)}/users/${user}/notes`, { token: w.adminKey, body: { body: 'to delete' } });

@@ -8,6 +8,7 @@ import { administers, useSession } from './session.ts';
 import { ago, Dialog, Link, Loaded, notify, useLoad, when } from './ui.tsx';
 
 type Commenter = Answer<'/api/sites/{id}/users/{user_id}'>;
+type Note = Commenter['notes'][number];
 
 /** How the commenter gets in: their own ways of signing in, or the site's single sign-on. */
 function waysIn(user: Commenter): string {
@@ -54,8 +55,54 @@ function LabelsEditor(props: { user: Commenter; busy: boolean; save: (labels: st
 }
 
 /**
+ * What the site's moderators wrote down about the commenter, newest first, and a field to add to it.
+ * A note is deleted by whoever wrote it, or an owner or admin (the server refuses the others).
+ */
+function Notes(props: { user: Commenter; busy: boolean; mayDelete: (note: Note) => boolean; add: (body: string) => Promise<boolean>; remove: (note: Note) => void }) {
+  const [draft, setDraft] = useState('');
+  return (
+    <>
+      <h4 id="notes-title">{t('drawer.notes')}</h4>
+      <p class="note">{t('drawer.notesHelp')}</p>
+      {props.user.notes.length === 0 ? (
+        <p class="note">{t('drawer.noNote')}</p>
+      ) : (
+        <ul class="notes" aria-labelledby="notes-title">
+          {props.user.notes.map((note) => (
+            <li key={note.id}>
+              <p class="note">
+                {note.created_by.name ? t('drawer.noteBy', { name: note.created_by.name, when: when(note.created_at) }) : t('drawer.noteByUnknown', { when: when(note.created_at) })}
+              </p>
+              <p dir="auto">{note.body}</p>
+              {props.mayDelete(note) && (
+                <button type="button" class="plain" disabled={props.busy} aria-label={t('drawer.deleteNoteLabel', { when: when(note.created_at) })} onClick={() => props.remove(note)}>
+                  {t('drawer.deleteNote')}
+                </button>
+              )}
+            </li>
+          ))}
+        </ul>
+      )}
+      <form
+        class="note-form"
+        onSubmit={async (event) => {
+          event.preventDefault();
+          if (draft.trim() !== '' && (await props.add(draft.trim()))) setDraft('');
+        }}
+      >
+        <label>
+          {t('drawer.noteField')}
+          <textarea value={draft} rows={2} maxLength={2000} required dir="auto" onInput={(event) => setDraft(event.currentTarget.value)} />
+        </label>
+        <button type="submit" disabled={props.busy}>{t('drawer.addNote')}</button>
+      </form>
+    </>
+  );
+}
+
+/**
  * A commenter seen from the queue: their counts, recent comments on the site, bans (lift them or
- * add one, timed or permanent), labels, shadow ban, removing every comment of theirs at once, and for
+ * add one, timed or permanent), labels, moderators' notes, shadow ban, removing every comment of theirs at once, and for
  * owners and admins erasing their personal data. That button shows for anyone who administers an
  * account, as the site list does not name a site's account; the server refuses the others.
  */
@@ -66,14 +113,17 @@ export function AuthorDrawer(props: { siteId: string; userId: string; onClose: (
   const [banning, setBanning] = useState(false);
   const [busy, setBusy] = useState(false);
 
+  /** Does something to the commenter and says so; whether it was done. */
   const act = async (what: () => Promise<string>) => {
     setBusy(true);
     try {
       notify(await what());
       await reload();
       props.onChanged();
+      return true;
     } catch (error) {
       notify(errorText(error), 'error');
+      return false;
     } finally {
       setBusy(false);
     }
@@ -158,6 +208,23 @@ export function AuthorDrawer(props: { siteId: string; userId: string; onClose: (
                   act(async () => {
                     await must(api.PATCH('/api/sites/{id}/users/{user_id}', { params: { path }, body: { labels } }));
                     return labels.length === 0 ? t('drawer.unlabelled', { name: user.name }) : t('drawer.labelled', { name: user.name, labels: list(labels) });
+                  })
+                }
+              />
+              <Notes
+                user={user}
+                busy={busy}
+                mayDelete={(note) => note.created_by.id === me.staff.id || administers(me)}
+                add={(body) =>
+                  act(async () => {
+                    await must(api.POST('/api/sites/{id}/users/{user_id}/notes', { params: { path }, body: { body } }));
+                    return t('drawer.noteAdded', { name: user.name });
+                  })
+                }
+                remove={(note) =>
+                  act(async () => {
+                    await must(api.DELETE('/api/sites/{id}/users/{user_id}/notes/{note_id}', { params: { path: { ...path, note_id: note.id } } }));
+                    return t('drawer.noteDeleted');
                   })
                 }
               />

@@ -34,11 +34,12 @@ export function useShortcuts(active: boolean, handlers: Record<string, () => unk
   }, []);
 }
 
-export function ShortcutHelp(props: { onClose: () => void }) {
+/** The keys of a view (the queue's, unless given) and what they do. */
+export function ShortcutHelp(props: { onClose: () => void; keys?: Array<[string, MessageKey]> }) {
   return (
     <Dialog title={t('shortcuts.title')} onClose={props.onClose}>
       <dl class="shortcuts">
-        {SHORTCUTS.map(([key, what]) => (
+        {(props.keys ?? SHORTCUTS).map(([key, what]) => (
           <div key={key}>
             <dt>
               <kbd>{key}</kbd>
