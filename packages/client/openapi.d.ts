@@ -76,7 +76,7 @@ export interface paths {
         };
         /**
          * The moderation queue's changes as they happen (Server-Sent Events), for staff
-         * @description Server-Sent Events (text/event-stream) of the moderation queue of one site, or of every site the caller moderates. Each message has `data`: JSON with `type` — the change: `comment.created`, `comment.updated`, `comment.flagged`, `moderation.action`, `comment.deleted` — with `comment_id`, `site_id`, `status` (the comment's status now, which staff may see: pending, published, removed, spam) and, for `moderation.action`, `action` (approve, remove, spam, shadow_ban, unhide, dismiss_flags, pin, unpin); or `ready` / `reset`. Sent: a comment held on arrival (or by an edit), flagged, moderated, deleted; never a published comment arriving, nor votes. Messages carry `id`, the change's event id (`ready` a position): reconnecting with `Last-Event-ID` (or `last_event_id`) replays the changes since then, on any instance, and those of the 10 s before it (an event is numbered before its change commits; each message states the comment's status, so one received twice changes nothing); more than 1,000 changes, or an id older than a day, send `reset` (reload the queue). The sites are those the caller moderates when the stream opens; the stream ends within a heartbeat once the caller no longer moderates one of them (removed, sites changed, key revoked, signed out). A comment line every 15 s keeps the connection open; the same per-address and per-instance caps as the public stream apply (429 with Retry-After).
+         * @description Server-Sent Events (text/event-stream) of the moderation queue of one site, or of every site the caller moderates. Each message has `data`: JSON with `type` — the change: `comment.created`, `comment.updated`, `comment.flagged`, `moderation.action`, `comment.deleted` — with `comment_id`, `site_id`, `status` (the comment's status now, which staff may see: pending, published, removed, spam) and, for `moderation.action`, `action` (approve, remove, spam, shadow_ban, unhide, dismiss_flags, pin, unpin, undo); or `ready` / `reset`. Sent: a comment held on arrival (or by an edit), flagged, moderated, deleted; never a published comment arriving, nor votes. Messages carry `id`, the change's event id (`ready` a position): reconnecting with `Last-Event-ID` (or `last_event_id`) replays the changes since then, on any instance, and those of the 10 s before it (an event is numbered before its change commits; each message states the comment's status, so one received twice changes nothing); more than 1,000 changes, or an id older than a day, send `reset` (reload the queue). The sites are those the caller moderates when the stream opens; the stream ends within a heartbeat once the caller no longer moderates one of them (removed, sites changed, key revoked, signed out). A comment line every 15 s keeps the connection open; the same per-address and per-instance caps as the public stream apply (429 with Retry-After).
          */
         get: {
             parameters: {
@@ -3487,6 +3487,89 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/comments/moderate/undo": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Undo the caller's own last action on up to 100 comments, within 60 s; answered per id
+         * @description Each comment goes back to its status, moderation status and flags as they were before the action; a shadow ban the action made is lifted, one it lifted is made again. Logged and emitted as moderation.action `undo`. An id whose last action is not the caller's, is older than 60 s, is an undo, or after which the comment changed, gets its own 409 conflict; the others go ahead.
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": {
+                        ids: string[];
+                    };
+                };
+            };
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description One per id, in the order sent */
+                            results: ({
+                                id: string;
+                                /** @enum {boolean} */
+                                ok: true;
+                                result: {
+                                    id: string;
+                                    action: string;
+                                    status: string;
+                                    moderation_status: string | null;
+                                    content: string | null;
+                                    author_name: string;
+                                };
+                            } | {
+                                id: string;
+                                /** @enum {boolean} */
+                                ok: false;
+                                error: components["schemas"]["Problem"];
+                            })[];
+                        };
+                    };
+                };
+                /** @description RFC 9457 problem details (application/problem+json) */
+                "4XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description RFC 9457 problem details (application/problem+json) */
+                "5XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Problem"];
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/comments/{id}/flags": {
         parameters: {
             query?: never;
@@ -3652,7 +3735,7 @@ export interface paths {
                 query?: {
                     /** @description The moderator's id (key_ or usr_) */
                     moderator?: string;
-                    action?: "approve" | "remove" | "spam" | "shadow_ban" | "unhide" | "dismiss_flags" | "pin" | "unpin";
+                    action?: "approve" | "remove" | "spam" | "shadow_ban" | "unhide" | "dismiss_flags" | "pin" | "unpin" | "undo";
                     comment_id?: string;
                     /** @description next_cursor of the previous page */
                     cursor?: string;
