@@ -76,7 +76,7 @@ export interface paths {
         };
         /**
          * The moderation queue's changes as they happen (Server-Sent Events), for staff
-         * @description Server-Sent Events (text/event-stream) of the moderation queue of one site, or of every site the caller moderates. Each message has `data`: JSON with `type` — the change: `comment.created`, `comment.updated`, `comment.flagged`, `moderation.action`, `comment.deleted` — with `comment_id`, `site_id`, `status` (the comment's status now, which staff may see: pending, published, removed, spam) and, for `moderation.action`, `action` (approve, remove, spam, shadow_ban, unhide, dismiss_flags, pin, unpin); or `ready` / `reset`. Sent: a comment held on arrival (or by an edit), flagged, moderated, deleted; never a published comment arriving, nor votes. Messages carry `id`, the change's event id (`ready` a position): reconnecting with `Last-Event-ID` (or `last_event_id`) replays the changes since then, on any instance, and those of the 10 s before it (an event is numbered before its change commits; each message states the comment's status, so one received twice changes nothing); more than 1,000 changes, or an id older than a day, send `reset` (reload the queue). The sites are those the caller moderates when the stream opens; the stream ends within a heartbeat once the caller no longer moderates one of them (removed, sites changed, key revoked, signed out). A comment line every 15 s keeps the connection open; the same per-address and per-instance caps as the public stream apply (429 with Retry-After).
+         * @description Server-Sent Events (text/event-stream) of the moderation queue of one site, or of every site the caller moderates. Each message has `data`: JSON with `type` — the change: `comment.created`, `comment.updated`, `comment.flagged`, `moderation.action`, `comment.deleted` — with `comment_id`, `site_id`, `status` (the comment's status now, which staff may see: pending, published, removed, spam) and, for `moderation.action`, `action` (approve, remove, spam, shadow_ban, unhide, dismiss_flags, pin, unpin, undo); or `ready` / `reset`. Sent: a comment held on arrival (or by an edit), flagged, moderated, deleted; never a published comment arriving, nor votes. Messages carry `id`, the change's event id (`ready` a position): reconnecting with `Last-Event-ID` (or `last_event_id`) replays the changes since then, on any instance, and those of the 10 s before it (an event is numbered before its change commits; each message states the comment's status, so one received twice changes nothing); more than 1,000 changes, or an id older than a day, send `reset` (reload the queue). The sites are those the caller moderates when the stream opens; the stream ends within a heartbeat once the caller no longer moderates one of them (removed, sites changed, key revoked, signed out). A comment line every 15 s keeps the connection open; the same per-address and per-instance caps as the public stream apply (429 with Retry-After).
          */
         get: {
             parameters: {
@@ -550,10 +550,12 @@ export interface paths {
                     status?: "all" | "pending" | "flagged" | "spam" | "removed" | "published" | "deleted";
                     /** @description Words that must all appear in the content or the author name (full-text; not with sort=most_flagged). A search reads at most about 5,000 matches a request: a page may then hold fewer comments than limit, with a next_cursor to go on */
                     q?: string;
-                    /** @description The author's id (usr_ or key_) */
+                    /** @description The author's id (usr_ or key_), or the start of their display name, case-insensitive (SQLite folds the case of ASCII letters only) */
                     author?: string;
                     /** @description Only comments of the thread of this page URL */
                     thread_url?: string;
+                    /** @description Only comments of the threads this names: a title (any part of it, case-insensitive), a path on any of the site's hosts (/blog/post), or a URL with or without its scheme or trailing slash. 400 when it names more than 100 threads */
+                    thread?: string;
                     /** @description Written at or after */
                     since?: string;
                     /** @description Written before */
@@ -640,9 +642,18 @@ export interface paths {
                                 };
                                 /** @description Why the spam checks held the comment (kept after a moderator decides); empty when they held nothing */
                                 spam_reasons: {
-                                    /** @description form, duplicate, words, links, velocity or history */
+                                    /** @description form, duplicate, words, links, velocity, history or classifier */
                                     check: string;
+                                    /** @description The reason in English */
                                     detail: string;
+                                    /** @description What the reason says, for words in any language: form_hidden_field, form_token {problem}, form_too_fast {seconds, minimum}, duplicate_same_author, duplicate_authors {authors}, suspect_word {word}, too_many_links {links, maximum}, link_new_author {minimum}, velocity_ip_range {limit}, velocity_thread {limit}, velocity_site {limit}, history {bad, total}, classifier {score, similar}. Absent on reasons stored before codes: show their detail */
+                                    code?: string;
+                                    /** @description The numbers and words the code's sentence names */
+                                    values?: {
+                                        [key: string]: string | number | {
+                                            [key: string]: string | number | null;
+                                        }[];
+                                    };
                                 }[];
                                 author: {
                                     id: string | null;
@@ -655,6 +666,10 @@ export interface paths {
                                         removed: number;
                                         spam: number;
                                     } | null;
+                                    /** @description The author's ban on the comment's site in force now (banned outranks shadow_banned); null: none, or a guest */
+                                    standing: ("banned" | "shadow_banned") | null;
+                                    /** @description When a timed outright ban ends; null for a ban without end, a shadow ban, or none */
+                                    ban_expires_at: string | null;
                                 };
                             }[];
                             /** @description Pass as cursor for the next page; null on the last page */
@@ -3525,6 +3540,89 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/comments/moderate/undo": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Undo the caller's own last action on up to 100 comments, within 60 s; answered per id
+         * @description Each comment goes back to its status, moderation status and flags as they were before the action; a shadow ban the action made is lifted, one it lifted is made again. Logged and emitted as moderation.action `undo`. An id whose last action is not the caller's, is older than 60 s, is an undo, or after which the comment changed, gets its own 409 conflict; the others go ahead.
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": {
+                        ids: string[];
+                    };
+                };
+            };
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description One per id, in the order sent */
+                            results: ({
+                                id: string;
+                                /** @enum {boolean} */
+                                ok: true;
+                                result: {
+                                    id: string;
+                                    action: string;
+                                    status: string;
+                                    moderation_status: string | null;
+                                    content: string | null;
+                                    author_name: string;
+                                };
+                            } | {
+                                id: string;
+                                /** @enum {boolean} */
+                                ok: false;
+                                error: components["schemas"]["Problem"];
+                            })[];
+                        };
+                    };
+                };
+                /** @description RFC 9457 problem details (application/problem+json) */
+                "4XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description RFC 9457 problem details (application/problem+json) */
+                "5XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Problem"];
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/comments/{id}/flags": {
         parameters: {
             query?: never;
@@ -3690,7 +3788,7 @@ export interface paths {
                 query?: {
                     /** @description The moderator's id (stf_, key_ or usr_) */
                     moderator?: string;
-                    action?: "approve" | "remove" | "spam" | "shadow_ban" | "unhide" | "dismiss_flags" | "pin" | "unpin";
+                    action?: "approve" | "remove" | "spam" | "shadow_ban" | "unhide" | "dismiss_flags" | "pin" | "unpin" | "undo";
                     comment_id?: string;
                     /** @description Logged at or after */
                     since?: string;
@@ -3787,7 +3885,7 @@ export interface paths {
                     site_id?: string;
                     /** @description The moderator's id (stf_, key_ or usr_) */
                     moderator?: string;
-                    action?: "approve" | "remove" | "spam" | "shadow_ban" | "unhide" | "dismiss_flags" | "pin" | "unpin";
+                    action?: "approve" | "remove" | "spam" | "shadow_ban" | "unhide" | "dismiss_flags" | "pin" | "unpin" | "undo";
                     comment_id?: string;
                     /** @description Logged at or after */
                     since?: string;
@@ -4001,9 +4099,18 @@ export interface paths {
                                 };
                                 /** @description Why the spam checks held the comment (kept after a moderator decides); empty when they held nothing */
                                 spam_reasons: {
-                                    /** @description form, duplicate, words, links, velocity or history */
+                                    /** @description form, duplicate, words, links, velocity, history or classifier */
                                     check: string;
+                                    /** @description The reason in English */
                                     detail: string;
+                                    /** @description What the reason says, for words in any language: form_hidden_field, form_token {problem}, form_too_fast {seconds, minimum}, duplicate_same_author, duplicate_authors {authors}, suspect_word {word}, too_many_links {links, maximum}, link_new_author {minimum}, velocity_ip_range {limit}, velocity_thread {limit}, velocity_site {limit}, history {bad, total}, classifier {score, similar}. Absent on reasons stored before codes: show their detail */
+                                    code?: string;
+                                    /** @description The numbers and words the code's sentence names */
+                                    values?: {
+                                        [key: string]: string | number | {
+                                            [key: string]: string | number | null;
+                                        }[];
+                                    };
                                 }[];
                                 author: {
                                     id: string | null;
@@ -4016,6 +4123,10 @@ export interface paths {
                                         removed: number;
                                         spam: number;
                                     } | null;
+                                    /** @description The author's ban on the comment's site in force now (banned outranks shadow_banned); null: none, or a guest */
+                                    standing: ("banned" | "shadow_banned") | null;
+                                    /** @description When a timed outright ban ends; null for a ban without end, a shadow ban, or none */
+                                    ban_expires_at: string | null;
                                 };
                             }[];
                             bans: {
@@ -4262,9 +4373,18 @@ export interface paths {
                                 };
                                 /** @description Why the spam checks held the comment (kept after a moderator decides); empty when they held nothing */
                                 spam_reasons: {
-                                    /** @description form, duplicate, words, links, velocity or history */
+                                    /** @description form, duplicate, words, links, velocity, history or classifier */
                                     check: string;
+                                    /** @description The reason in English */
                                     detail: string;
+                                    /** @description What the reason says, for words in any language: form_hidden_field, form_token {problem}, form_too_fast {seconds, minimum}, duplicate_same_author, duplicate_authors {authors}, suspect_word {word}, too_many_links {links, maximum}, link_new_author {minimum}, velocity_ip_range {limit}, velocity_thread {limit}, velocity_site {limit}, history {bad, total}, classifier {score, similar}. Absent on reasons stored before codes: show their detail */
+                                    code?: string;
+                                    /** @description The numbers and words the code's sentence names */
+                                    values?: {
+                                        [key: string]: string | number | {
+                                            [key: string]: string | number | null;
+                                        }[];
+                                    };
                                 }[];
                                 author: {
                                     id: string | null;
@@ -4277,6 +4397,10 @@ export interface paths {
                                         removed: number;
                                         spam: number;
                                     } | null;
+                                    /** @description The author's ban on the comment's site in force now (banned outranks shadow_banned); null: none, or a guest */
+                                    standing: ("banned" | "shadow_banned") | null;
+                                    /** @description When a timed outright ban ends; null for a ban without end, a shadow ban, or none */
+                                    ban_expires_at: string | null;
                                 };
                             }[];
                             bans: {

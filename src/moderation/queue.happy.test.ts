@@ -64,9 +64,34 @@ describe('the moderation queue', () => {
       id: parent,
       parent: null,
       flags: { count: 2, reasons: [{ reason: 'off-topic', created_at: expect.any(String) }, { reason: null, created_at: expect.any(String) }] },
-      author: { id: aliceId, kind: 'user', comments: { published: 1, pending: 0, removed: 0, spam: 0 } },
+      author: { id: aliceId, kind: 'user', comments: { published: 1, pending: 0, removed: 0, spam: 0 }, standing: null, ban_expires_at: null },
     });
     expect(guestReply).not.toHaveProperty('replies');
+  });
+
+  it("says each author's ban on the comment's site: an outright ban with its end, else a shadow ban, else none", async () => {
+    const signIn = async (id: string) => (await parley.request('POST', '/v1/sessions', { token: site.api_key, body: { site_id: site.site_id, user: { id, name: id } } })).body;
+    const [banned, hidden, timed] = await Promise.all(['dana', 'erin', 'fay'].map(signIn));
+    const thread = pageUrl();
+    const byBanned = await post(banned.token, site.site_id, thread, 'before the ban');
+    const byHidden = await post(hidden.token, site.site_id, thread, 'before the shadow ban');
+    const byTimed = await post(timed.token, site.site_id, thread, 'before the timed ban');
+    const guest = await post(undefined, site.site_id, thread, 'a guest', undefined, 'Guest');
+    const ban = (user_id: string, ban_type: string, expires_at?: string) =>
+      parley.request('POST', `/api/sites/${site.site_id}/bans`, { token: site.api_key, body: { user_id, ban_type, expires_at } });
+    const end = new Date(Date.now() + 86_400_000).toISOString();
+    expect((await ban(banned.user.id, 'shadow_ban')).status).toBe(201);
+    expect((await ban(banned.user.id, 'ban')).status).toBe(201);
+    expect((await ban(hidden.user.id, 'shadow_ban')).status).toBe(201);
+    expect((await ban(timed.user.id, 'ban', end)).status).toBe(201);
+    const authors = new Map((await queue(`site_id=${site.site_id}&thread_url=${encodeURIComponent(thread)}`)).body.comments.map((c: any) => [c.id, c.author]));
+    expect(authors.get(byBanned)).toMatchObject({ standing: 'banned', ban_expires_at: null });
+    expect(authors.get(byHidden)).toMatchObject({ standing: 'shadow_banned', ban_expires_at: null });
+    expect(authors.get(byTimed)).toMatchObject({ standing: 'banned', ban_expires_at: end });
+    expect(authors.get(guest)).toEqual({ id: null, kind: 'guest', comments: null, standing: null, ban_expires_at: null });
+    // The same author on another site is not banned there.
+    const elsewhere = await post(bob, second, pageUrl(), 'not banned here');
+    expect((await queue(`site_id=${second}&limit=1`)).body.comments[0]).toMatchObject({ id: elsewhere, author: { standing: null } });
   });
 
   it('filters by status, author, thread and time, and sorts oldest first or most flagged first', async () => {
@@ -102,6 +127,47 @@ describe('the moderation queue', () => {
     expect(ids(await queue(`${inThread}&sort=oldest&since=${since}&until=${until}`))).toEqual(
       all.filter((c: any) => c.created_at >= all[2].created_at && c.created_at < all[4].created_at).map((c: any) => c.id),
     );
+  });
+
+  it('finds an author by the start of their display name, any case, guests included, or by id', async () => {
+    const thread = pageUrl();
+    const inThread = `site_id=${site.site_id}&thread_url=${encodeURIComponent(thread)}`;
+    const byAlice = await post(alice, site.site_id, thread, 'by Alice');
+    const byGuest = await post(undefined, site.site_id, thread, 'by a guest', undefined, 'alien_visitor%');
+    await post(carol, site.site_id, thread, 'by Carol');
+    const byName = async (author: string) => ids(await queue(`${inThread}&author=${encodeURIComponent(author)}`)).sort();
+    expect(await byName('ali')).toEqual([byAlice, byGuest].sort());
+    expect(await byName('ALICE L')).toEqual([byAlice]);
+    expect(await byName('Alien_')).toEqual([byGuest]);
+    // LIKE's wildcards mean nothing here: the name must start with these very characters.
+    expect(await byName('alien%')).toEqual([]);
+    expect(await byName('alien_visitor%')).toEqual([byGuest]);
+    expect(await byName('lice')).toEqual([]);
+    expect(await byName(aliceId)).toEqual([byAlice]);
+    // With a full-text search: both must hold.
+    expect(ids(await queue(`${inThread}&q=guest&author=ali`))).toEqual([byGuest]);
+    expect(ids(await queue(`${inThread}&q=guest&author=car`))).toEqual([]);
+    // Every site the caller moderates, newest first.
+    expect(ids(await queue(`author=Alice+Liddell&limit=100`))[0]).toBe(byAlice);
+  });
+
+  it('finds a thread by any part of its title, its path, or its URL with or without scheme and trailing slash', async () => {
+    const path = `/blog/search-${Date.now()}`;
+    const url = `https://example.com${path}/`;
+    const named = await post(alice, site.site_id, url, 'in the named thread');
+    const other = await post(alice, site.site_id, `https://example.com${path}/more`, 'in a thread below it');
+    const threads = await parley.request('GET', `/api/sites/${site.site_id}/threads?url=${encodeURIComponent(url)}`, { token: site.api_key });
+    await parley.request('PATCH', `/api/sites/${site.site_id}/threads/${threads.body.threads[0].id}`, { token: site.api_key, body: { title: 'The Penguin Diaries' } });
+    const byThread = async (thread: string) => ids(await queue(`site_id=${site.site_id}&thread=${encodeURIComponent(thread)}`));
+    for (const thread of ['penguin DIARIES', 'The Penguin', path, `${path}/`, `example.com${path}`, `http://example.com${path}`, url, `EXAMPLE.com${path}/`]) {
+      expect(await byThread(thread), thread).toEqual([named]);
+    }
+    expect(await byThread(`${path}/more`)).toEqual([other]);
+    expect(await byThread('/blog')).toEqual([]);
+    expect(await byThread('no such title')).toEqual([]);
+    // With thread_url, both must hold.
+    expect(ids(await queue(`site_id=${site.site_id}&thread=penguin&thread_url=${encodeURIComponent(url)}`))).toEqual([named]);
+    expect(ids(await queue(`site_id=${site.site_id}&thread=penguin&thread_url=${encodeURIComponent(`https://example.com${path}/more`)}`))).toEqual([]);
   });
 
   it('searches content and author names with the full-text index: every word must appear', async () => {

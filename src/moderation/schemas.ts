@@ -42,8 +42,23 @@ export const QueueQuerySchema = Type.Object({
         'A search reads at most about 5,000 matches a request: a page may then hold fewer comments than limit, with a next_cursor to go on',
     }),
   ),
-  author: Type.Optional(Type.String({ maxLength: 100, description: "The author's id (usr_ or key_)" })),
+  author: Type.Optional(
+    Type.String({
+      minLength: 1,
+      maxLength: 100,
+      description: "The author's id (usr_ or key_), or the start of their display name, case-insensitive (SQLite folds the case of ASCII letters only)",
+    }),
+  ),
   thread_url: Type.Optional(Type.String({ maxLength: 2048, description: 'Only comments of the thread of this page URL' })),
+  thread: Type.Optional(
+    Type.String({
+      minLength: 1,
+      maxLength: 2048,
+      description:
+        'Only comments of the threads this names: a title (any part of it, case-insensitive), a path on any of the site\'s hosts (/blog/post), ' +
+        'or a URL with or without its scheme or trailing slash. 400 when it names more than 100 threads',
+    }),
+  ),
   since: Type.Optional(Type.String({ format: 'date-time', description: 'Written at or after' })),
   until: Type.Optional(Type.String({ format: 'date-time', description: 'Written before' })),
   sort: Type.Optional(Type.Enum([...QUEUE_SORTS], { default: 'newest', description: 'most_flagged lists flagged comments only, most flags first' })),
@@ -52,6 +67,26 @@ export const QueueQuerySchema = Type.Object({
 
 // A queue item is a comment as lists show it, without a reader's marks or nested replies.
 const { replies: _replies, has_more_replies: _more, user_vote: _vote, user_reaction: _reaction, user_is_author: _mine, ...commentFields } = CommentSchema.properties;
+
+/** A value a spam reason's words are made with: a number, a text, or a list of records (the comments a classifier's score resembles). */
+const ReasonValue = Type.Union([Type.String(), Type.Number(), Type.Array(Type.Record(Type.String(), Type.Union([Type.String(), Type.Number(), Type.Null()])))]);
+
+const SpamReasonSchema = Type.Object({
+  check: Type.String({ description: 'form, duplicate, words, links, velocity, history or classifier' }),
+  detail: Type.String({ description: 'The reason in English' }),
+  code: Type.Optional(
+    Type.String({
+      description:
+        'What the reason says, for words in any language: form_hidden_field, form_token {problem}, form_too_fast {seconds, minimum}, ' +
+        'duplicate_same_author, duplicate_authors {authors}, suspect_word {word}, too_many_links {links, maximum}, link_new_author {minimum}, ' +
+        'velocity_ip_range {limit}, velocity_thread {limit}, velocity_site {limit}, history {bad, total}, classifier {score, similar}. ' +
+        'Absent on reasons stored before codes: show their detail',
+    }),
+  ),
+  values: Type.Optional(Type.Record(Type.String(), ReasonValue, { description: "The numbers and words the code's sentence names" })),
+});
+
+export const BAN_STANDINGS = ['banned', 'shadow_banned'] as const;
 
 export const QueueItem = Type.Object({
   ...commentFields,
@@ -63,7 +98,7 @@ export const QueueItem = Type.Object({
     count: Type.Integer({ description: 'Flags not dismissed' }),
     reasons: Type.Array(Type.Object({ reason: Nullable(Type.String()), created_at: Timestamp }), { description: 'The newest 10' }),
   }),
-  spam_reasons: Type.Array(Type.Object({ check: Type.String({ description: 'form, duplicate, words, links, velocity or history' }), detail: Type.String() }), {
+  spam_reasons: Type.Array(SpamReasonSchema, {
     description: 'Why the spam checks held the comment (kept after a moderator decides); empty when they held nothing',
   }),
   author: Type.Object({
@@ -72,6 +107,10 @@ export const QueueItem = Type.Object({
       description: "staff: written from the dashboard (POST /api/comments); only a site user (user) can be banned",
     }),
     comments: Nullable(CommentCounts, { description: "The author's comments on the site by status; null for a guest" }),
+    standing: Nullable(Type.Enum([...BAN_STANDINGS]), {
+      description: "The author's ban on the comment's site in force now (banned outranks shadow_banned); null: none, or a guest",
+    }),
+    ban_expires_at: Nullable(Timestamp, { description: 'When a timed outright ban ends; null for a ban without end, a shadow ban, or none' }),
   }),
 });
 
@@ -81,6 +120,10 @@ export const BulkBody = Type.Object({
   ids: Type.Array(Type.String({ minLength: 1, maxLength: 100 }), { minItems: 1, maxItems: 100, uniqueItems: true }),
   action: Type.Enum([...BULK_ACTIONS]),
   reason: Type.Optional(Nullable(Reason)),
+});
+
+export const UndoBody = Type.Object({
+  ids: Type.Array(Type.String({ minLength: 1, maxLength: 100 }), { minItems: 1, maxItems: 100, uniqueItems: true }),
 });
 
 export const BulkResponse = Type.Object({
@@ -111,7 +154,7 @@ export const RevisionList = Type.Object({
   ),
 });
 
-export const LOGGED_ACTIONS = [...BULK_ACTIONS, 'pin', 'unpin'] as const;
+export const LOGGED_ACTIONS = [...BULK_ACTIONS, 'pin', 'unpin', 'undo'] as const;
 
 export const LogQuerySchema = Type.Object({
   moderator: Type.Optional(Type.String({ maxLength: 100, description: "The moderator's id (stf_, key_ or usr_)" })),

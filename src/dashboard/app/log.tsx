@@ -13,7 +13,7 @@ type Action = NonNullable<NonNullable<paths['/api/moderation-log']['get']['param
  * complete). An entry may still carry an action newer than this dashboard: `log.action` words it by
  * its name.
  */
-const ACTIONS: Record<Action, true> = { approve: true, remove: true, spam: true, shadow_ban: true, unhide: true, dismiss_flags: true, pin: true, unpin: true };
+const ACTIONS: Record<Action, true> = { approve: true, remove: true, spam: true, shadow_ban: true, unhide: true, dismiss_flags: true, pin: true, unpin: true, undo: true };
 
 /** A date input's day (YYYY-MM-DD) as the instant it starts in the moderator's time zone; `days` later for an end. */
 function dayStart(day: string | null, days = 0): string | undefined {
