@@ -1,0 +1,93 @@
+import { currentLocale, t, type MessageKey } from '../i18n.ts';
+import type { Site } from '../session.ts';
+import { standingOf, type QueueItem } from './actions.ts';
+
+type Values = Record<string, string | number>;
+/** A spam check's reason; `code` and `values` word it in every language, older ones have only `detail`. */
+type SpamReason = QueueItem['spam_reasons'][number] & { code?: string; values?: Values & { similar?: Similar[] } };
+interface Similar {
+  comment_id: string;
+  excerpt: string;
+  decision: 'spam' | 'ham';
+}
+
+const REASONS: Record<string, MessageKey> = {
+  form_hidden_field: 'queue.reason.form_hidden_field',
+  form_token: 'queue.reason.form_token',
+  form_too_fast: 'queue.reason.form_too_fast',
+  duplicate_same_author: 'queue.reason.duplicate_same_author',
+  duplicate_authors: 'queue.reason.duplicate_authors',
+  suspect_word: 'queue.reason.suspect_word',
+  too_many_links: 'queue.reason.too_many_links',
+  link_new_author: 'queue.reason.link_new_author',
+  velocity_ip_range: 'queue.reason.velocity_ip_range',
+  velocity_thread: 'queue.reason.velocity_thread',
+  velocity_site: 'queue.reason.velocity_site',
+  history: 'queue.reason.history',
+  classifier: 'queue.reason.classifier',
+};
+
+/** A reason in words: its code's message with its values, or the server's own words for a code this dashboard does not know. */
+function reasonText(reason: SpamReason): string {
+  const key = reason.code === undefined ? undefined : REASONS[reason.code];
+  if (!key || !reason.values) return reason.detail;
+  const { similar: _similar, ...values } = reason.values;
+  return t(key, values);
+}
+
+/** Flags counted by reason, the most given first ("harassment ×3, spam ×1"); a flag without one counts as "no reason given". */
+export function flagGroups(flags: QueueItem['flags']['reasons']): Array<{ reason: string; count: number }> {
+  const counts = new Map<string, number>();
+  for (const flag of flags) {
+    const reason = flag.reason?.trim() || t('queue.noReason');
+    counts.set(reason, (counts.get(reason) ?? 0) + 1);
+  }
+  return [...counts].map(([reason, count]) => ({ reason, count })).sort((a, b) => b.count - a.count);
+}
+
+/** Why a comment is in the queue: what the spam checks saw, its flags, its author's ban, and its site when several are shown. */
+export function WhyHere(props: { item: QueueItem; site?: Site; showSite: boolean }) {
+  const { item, site } = props;
+  const standing = standingOf(item);
+  const reasons = item.spam_reasons as SpamReason[];
+  // Held with no check's reason: the site holds such comments for approval (or a moderator held it).
+  const premoderated = item.status === 'pending' && reasons.length === 0 && site && (site.moderation_mode === 'all' || (site.moderation_mode === 'guests' && item.author.kind === 'guest'));
+  const siteName = props.showSite ? site?.name : undefined;
+  return (
+    <>
+      {(standing || siteName) && (
+        <p class="standing">
+          {siteName && <span class="badge site"><bdi>{siteName}</bdi></span>}
+          {standing && <span class="badge banned">{t('queue.standing', { standing })}</span>}
+        </p>
+      )}
+      {premoderated && (
+        <ul class="why" aria-label={t('queue.why')}>
+          <li>{t('queue.reason.premoderated', { mode: site.moderation_mode })}</li>
+        </ul>
+      )}
+      {reasons.length > 0 && (
+        <ul class="why" aria-label={t('queue.why')}>
+          {reasons.map((reason, i) => (
+            <li key={i}>
+              {reasonText(reason)}
+              {reason.code === 'classifier' && reason.values?.similar && reason.values.similar.length > 0 && (
+                <ul class="similar">
+                  {reason.values.similar.map((similar) => (
+                    <li key={similar.comment_id}>{t('queue.reason.similar', { decision: similar.decision, excerpt: similar.excerpt })}</li>
+                  ))}
+                </ul>
+              )}
+            </li>
+          ))}
+        </ul>
+      )}
+      {item.flags.count > 0 && (
+        <p class="flags">
+          <strong>{t('queue.flags', { count: item.flags.count })}</strong>{' '}
+          {new Intl.ListFormat(currentLocale(), { type: 'unit' }).format(flagGroups(item.flags.reasons).map((group) => t('queue.flagGroup', group)))}
+        </p>
+      )}
+    </>
+  );
+}
