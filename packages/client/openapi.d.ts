@@ -3271,9 +3271,18 @@ export interface paths {
                                 };
                                 /** @description Why the spam checks held the comment (kept after a moderator decides); empty when they held nothing */
                                 spam_reasons: {
-                                    /** @description form, duplicate, words, links, velocity or history */
+                                    /** @description form, duplicate, words, links, velocity, history or classifier */
                                     check: string;
+                                    /** @description The reason in English */
                                     detail: string;
+                                    /** @description What the reason says, for words in any language: form_hidden_field, form_token {problem}, form_too_fast {seconds, minimum}, duplicate_same_author, duplicate_authors {authors}, suspect_word {word}, too_many_links {links, maximum}, link_new_author {minimum}, velocity_ip_range {limit}, velocity_thread {limit}, velocity_site {limit}, history {bad, total}, classifier {score, similar}. Absent on reasons stored before codes: show their detail */
+                                    code?: string;
+                                    /** @description The numbers and words the code's sentence names */
+                                    values?: {
+                                        [key: string]: string | number | {
+                                            [key: string]: string | number | null;
+                                        }[];
+                                    };
                                 }[];
                                 author: {
                                     id: string | null;
@@ -3285,6 +3294,10 @@ export interface paths {
                                         removed: number;
                                         spam: number;
                                     } | null;
+                                    /** @description The author's ban on the comment's site in force now (banned outranks shadow_banned); null: none, or a guest */
+                                    standing: ("banned" | "shadow_banned") | null;
+                                    /** @description When a timed outright ban ends; null for a ban without end, a shadow ban, or none */
+                                    ban_expires_at: string | null;
                                 };
                             }[];
                             /** @description Pass as cursor for the next page; null on the last page */
@@ -3847,9 +3860,18 @@ export interface paths {
                                 };
                                 /** @description Why the spam checks held the comment (kept after a moderator decides); empty when they held nothing */
                                 spam_reasons: {
-                                    /** @description form, duplicate, words, links, velocity or history */
+                                    /** @description form, duplicate, words, links, velocity, history or classifier */
                                     check: string;
+                                    /** @description The reason in English */
                                     detail: string;
+                                    /** @description What the reason says, for words in any language: form_hidden_field, form_token {problem}, form_too_fast {seconds, minimum}, duplicate_same_author, duplicate_authors {authors}, suspect_word {word}, too_many_links {links, maximum}, link_new_author {minimum}, velocity_ip_range {limit}, velocity_thread {limit}, velocity_site {limit}, history {bad, total}, classifier {score, similar}. Absent on reasons stored before codes: show their detail */
+                                    code?: string;
+                                    /** @description The numbers and words the code's sentence names */
+                                    values?: {
+                                        [key: string]: string | number | {
+                                            [key: string]: string | number | null;
+                                        }[];
+                                    };
                                 }[];
                                 author: {
                                     id: string | null;
@@ -3861,6 +3883,10 @@ export interface paths {
                                         removed: number;
                                         spam: number;
                                     } | null;
+                                    /** @description The author's ban on the comment's site in force now (banned outranks shadow_banned); null: none, or a guest */
+                                    standing: ("banned" | "shadow_banned") | null;
+                                    /** @description When a timed outright ban ends; null for a ban without end, a shadow ban, or none */
+                                    ban_expires_at: string | null;
                                 };
                             }[];
                             bans: {
@@ -4107,9 +4133,18 @@ export interface paths {
                                 };
                                 /** @description Why the spam checks held the comment (kept after a moderator decides); empty when they held nothing */
                                 spam_reasons: {
-                                    /** @description form, duplicate, words, links, velocity or history */
+                                    /** @description form, duplicate, words, links, velocity, history or classifier */
                                     check: string;
+                                    /** @description The reason in English */
                                     detail: string;
+                                    /** @description What the reason says, for words in any language: form_hidden_field, form_token {problem}, form_too_fast {seconds, minimum}, duplicate_same_author, duplicate_authors {authors}, suspect_word {word}, too_many_links {links, maximum}, link_new_author {minimum}, velocity_ip_range {limit}, velocity_thread {limit}, velocity_site {limit}, history {bad, total}, classifier {score, similar}. Absent on reasons stored before codes: show their detail */
+                                    code?: string;
+                                    /** @description The numbers and words the code's sentence names */
+                                    values?: {
+                                        [key: string]: string | number | {
+                                            [key: string]: string | number | null;
+                                        }[];
+                                    };
                                 }[];
                                 author: {
                                     id: string | null;
@@ -4121,6 +4156,10 @@ export interface paths {
                                         removed: number;
                                         spam: number;
                                     } | null;
+                                    /** @description The author's ban on the comment's site in force now (banned outranks shadow_banned); null: none, or a guest */
+                                    standing: ("banned" | "shadow_banned") | null;
+                                    /** @description When a timed outright ban ends; null for a ban without end, a shadow ban, or none */
+                                    ban_expires_at: string | null;
                                 };
                             }[];
                             bans: {

@@ -133,6 +133,6 @@ export function eventComment(row: CommentRow, threadUrl: string) {
 }
 
 /** Why the spam pipeline held a comment (src/spam/pipeline.ts), from its column; empty when it held nothing. */
-export function spamReasonsOf(column: string | null): Array<{ check: string; detail: string }> {
+export function spamReasonsOf(column: string | null): Array<{ check: string; detail: string; code?: string; values?: Record<string, unknown> }> {
   return column === null ? [] : JSON.parse(column);
 }

@@ -1,4 +1,5 @@
 import type { Kysely } from 'kysely';
+import { nowIso } from '../clock.ts';
 import type { Database } from '../db/schema.ts';
 
 /** Characters of a parent comment shown beside a reply in the queue. */
@@ -38,4 +39,35 @@ export type AuthorKind = 'user' | 'key' | 'guest';
 export function authorKind(authorRef: string | null): AuthorKind {
   if (authorRef === null) return 'guest';
   return authorRef.startsWith('key_') ? 'key' : 'user';
+}
+
+export interface Standing {
+  standing: 'banned' | 'shadow_banned' | null;
+  ban_expires_at: string | null;
+}
+
+export const NO_STANDING: Standing = { standing: null, ban_expires_at: null };
+
+/**
+ * The bans in force of a page's authors, in one statement, by `site_id author_ref`: an outright ban
+ * outranks a shadow ban (its author can write nothing at all).
+ */
+export async function standingsOf(db: Kysely<Database>, authors: Array<{ site_id: string; author_ref: string | null }>) {
+  const byAuthor = new Map<string, Standing>();
+  const refs = [...new Set(authors.flatMap((author) => (author.author_ref === null ? [] : [author.author_ref])))];
+  if (refs.length === 0) return byAuthor;
+  const sites = [...new Set(authors.map((author) => author.site_id))];
+  const rows = await db
+    .selectFrom('bans')
+    .select(['site_id', 'author_ref', 'ban_type', 'expires_at'])
+    .where('site_id', 'in', sites)
+    .where('author_ref', 'in', refs)
+    .where((eb) => eb.or([eb('expires_at', 'is', null), eb('expires_at', '>', nowIso())]))
+    .execute();
+  for (const row of rows) {
+    const key = `${row.site_id} ${row.author_ref}`;
+    if (row.ban_type === 'ban') byAuthor.set(key, { standing: 'banned', ban_expires_at: row.expires_at });
+    else if (!byAuthor.has(key)) byAuthor.set(key, { standing: 'shadow_banned', ban_expires_at: null });
+  }
+  return byAuthor;
 }

@@ -64,9 +64,34 @@ describe('the moderation queue', () => {
       id: parent,
       parent: null,
       flags: { count: 2, reasons: [{ reason: 'off-topic', created_at: expect.any(String) }, { reason: null, created_at: expect.any(String) }] },
-      author: { id: aliceId, kind: 'user', comments: { published: 1, pending: 0, removed: 0, spam: 0 } },
+      author: { id: aliceId, kind: 'user', comments: { published: 1, pending: 0, removed: 0, spam: 0 }, standing: null, ban_expires_at: null },
     });
     expect(guestReply).not.toHaveProperty('replies');
+  });
+
+  it("says each author's ban on the comment's site: an outright ban with its end, else a shadow ban, else none", async () => {
+    const signIn = async (id: string) => (await parley.request('POST', '/v1/sessions', { token: site.api_key, body: { site_id: site.site_id, user: { id, name: id } } })).body;
+    const [banned, hidden, timed] = await Promise.all(['dana', 'erin', 'fay'].map(signIn));
+    const thread = pageUrl();
+    const byBanned = await post(banned.token, site.site_id, thread, 'before the ban');
+    const byHidden = await post(hidden.token, site.site_id, thread, 'before the shadow ban');
+    const byTimed = await post(timed.token, site.site_id, thread, 'before the timed ban');
+    const guest = await post(undefined, site.site_id, thread, 'a guest', undefined, 'Guest');
+    const ban = (user_id: string, ban_type: string, expires_at?: string) =>
+      parley.request('POST', `/api/sites/${site.site_id}/bans`, { token: site.api_key, body: { user_id, ban_type, expires_at } });
+    const end = new Date(Date.now() + 86_400_000).toISOString();
+    expect((await ban(banned.user.id, 'shadow_ban')).status).toBe(201);
+    expect((await ban(banned.user.id, 'ban')).status).toBe(201);
+    expect((await ban(hidden.user.id, 'shadow_ban')).status).toBe(201);
+    expect((await ban(timed.user.id, 'ban', end)).status).toBe(201);
+    const authors = new Map((await queue(`site_id=${site.site_id}&thread_url=${encodeURIComponent(thread)}`)).body.comments.map((c: any) => [c.id, c.author]));
+    expect(authors.get(byBanned)).toMatchObject({ standing: 'banned', ban_expires_at: null });
+    expect(authors.get(byHidden)).toMatchObject({ standing: 'shadow_banned', ban_expires_at: null });
+    expect(authors.get(byTimed)).toMatchObject({ standing: 'banned', ban_expires_at: end });
+    expect(authors.get(guest)).toEqual({ id: null, kind: 'guest', comments: null, standing: null, ban_expires_at: null });
+    // The same author on another site is not banned there.
+    const elsewhere = await post(bob, second, pageUrl(), 'not banned here');
+    expect((await queue(`site_id=${second}&limit=1`)).body.comments[0]).toMatchObject({ id: elsewhere, author: { standing: null } });
   });
 
   it('filters by status, author, thread and time, and sorts oldest first or most flagged first', async () => {

@@ -9,7 +9,7 @@ import { walkSearch } from '../db/search-index.ts';
 import { invalid } from '../errors.ts';
 import { afterKey, decodeCursor, encodeCursor, pageOf, type KeyType, type KeyValue } from '../http/cursor.ts';
 import { managedSite, sitesManagedBy } from '../sites/repository.ts';
-import { authorKind, excerpt, flagReasonsOf } from './queue-details.ts';
+import { authorKind, excerpt, flagReasonsOf, NO_STANDING, standingsOf } from './queue-details.ts';
 
 export const QUEUE_STATUSES = ['all', 'pending', 'flagged', 'spam', 'removed', 'published', 'deleted'] as const;
 export type QueueStatus = (typeof QUEUE_STATUSES)[number];
@@ -216,13 +216,14 @@ const itemRows = preparedQuery((db, _count: number, ...ids: string[]) =>
 
 /**
  * The queue's items: each comment with what a moderator decides by (its thread, its parent's
- * excerpt, its flags and reasons, its author's comments by status), in the order of `ids`.
+ * excerpt, its flags and reasons, its author's comments by status and ban), in the order of `ids`.
  */
 export async function queueItems(db: Db, ids: string[]) {
   if (ids.length === 0) return [];
   const rows = await itemRows(db.kysely, ids.length, ...ids);
   const flagged = rows.filter((row) => Number(row.flag_count) > 0).map((row) => row.id);
   const reasons = flagged.length > 0 ? await flagReasonsOf(db.kysely, flagged) : new Map();
+  const standings = await standingsOf(db.kysely, rows);
   const byId = new Map(rows.map((row) => [row.id, row]));
   return ids.flatMap((id) => {
     const row = byId.get(id);
@@ -244,6 +245,7 @@ export async function queueItems(db: Db, ids: string[]) {
           row.published === null
             ? null
             : { published: Number(row.published), pending: Number(row.pending), removed: Number(row.removed), spam: Number(row.spam) },
+        ...(standings.get(`${row.site_id} ${row.author_ref}`) ?? NO_STANDING),
       },
     });
     return [item];

@@ -53,6 +53,26 @@ export const QueueQuerySchema = Type.Object({
 // A queue item is a comment as lists show it, without a reader's marks or nested replies.
 const { replies: _replies, has_more_replies: _more, user_vote: _vote, user_reaction: _reaction, user_is_author: _mine, ...commentFields } = CommentSchema.properties;
 
+/** A value a spam reason's words are made with: a number, a text, or a list of records (the comments a classifier's score resembles). */
+const ReasonValue = Type.Union([Type.String(), Type.Number(), Type.Array(Type.Record(Type.String(), Type.Union([Type.String(), Type.Number(), Type.Null()])))]);
+
+const SpamReasonSchema = Type.Object({
+  check: Type.String({ description: 'form, duplicate, words, links, velocity, history or classifier' }),
+  detail: Type.String({ description: 'The reason in English' }),
+  code: Type.Optional(
+    Type.String({
+      description:
+        'What the reason says, for words in any language: form_hidden_field, form_token {problem}, form_too_fast {seconds, minimum}, ' +
+        'duplicate_same_author, duplicate_authors {authors}, suspect_word {word}, too_many_links {links, maximum}, link_new_author {minimum}, ' +
+        'velocity_ip_range {limit}, velocity_thread {limit}, velocity_site {limit}, history {bad, total}, classifier {score, similar}. ' +
+        'Absent on reasons stored before codes: show their detail',
+    }),
+  ),
+  values: Type.Optional(Type.Record(Type.String(), ReasonValue, { description: "The numbers and words the code's sentence names" })),
+});
+
+export const BAN_STANDINGS = ['banned', 'shadow_banned'] as const;
+
 export const QueueItem = Type.Object({
   ...commentFields,
   thread: Type.Object({ id: Type.String(), title: Nullable(Type.String()), closed: Type.Boolean() }),
@@ -63,13 +83,17 @@ export const QueueItem = Type.Object({
     count: Type.Integer({ description: 'Flags not dismissed' }),
     reasons: Type.Array(Type.Object({ reason: Nullable(Type.String()), created_at: Timestamp }), { description: 'The newest 10' }),
   }),
-  spam_reasons: Type.Array(Type.Object({ check: Type.String({ description: 'form, duplicate, words, links, velocity or history' }), detail: Type.String() }), {
+  spam_reasons: Type.Array(SpamReasonSchema, {
     description: 'Why the spam checks held the comment (kept after a moderator decides); empty when they held nothing',
   }),
   author: Type.Object({
     id: Nullable(Type.String()),
     kind: Type.Union([Type.Literal('user'), Type.Literal('key'), Type.Literal('guest')]),
     comments: Nullable(CommentCounts, { description: "The author's comments on the site by status; null for a guest" }),
+    standing: Nullable(Type.Enum([...BAN_STANDINGS]), {
+      description: "The author's ban on the comment's site in force now (banned outranks shadow_banned); null: none, or a guest",
+    }),
+    ban_expires_at: Nullable(Timestamp, { description: 'When a timed outright ban ends; null for a ban without end, a shadow ban, or none' }),
   }),
 });
 

@@ -16,10 +16,16 @@ import { listedWordIn } from './words.ts';
 
 export const SPAM_CHECKS = ['form', 'duplicate', 'words', 'links', 'velocity', 'history'] as const;
 
-/** Why a comment was held: which check, and what it saw. Stored on the comment (spam_reasons). */
+/**
+ * Why a comment was held: which check, and what it saw. Stored on the comment (spam_reasons).
+ * `code` and `values` say it for the dashboard to word in each language (`detail` is the English);
+ * reasons stored before codes existed have neither.
+ */
 export interface SpamReason {
   check: (typeof SPAM_CHECKS)[number];
   detail: string;
+  code?: string;
+  values?: Record<string, unknown>;
 }
 
 /** What a guest's widget sends beside the comment (CreateBody's form_token, website and altcha). */
@@ -76,11 +82,17 @@ const screened = (site: Site, moderator: boolean) => site.spam.enabled && !moder
  */
 function formReasons(settings: SpamSettings, site: Site, form: FormFields, now: number): SpamReason[] {
   if (!settings.form_check) return [];
-  if (form.website) return [{ check: 'form', detail: "the form's hidden field, left empty by people, was filled in" }];
+  if (form.website) return [{ check: 'form', code: 'form_hidden_field', values: {}, detail: "the form's hidden field, left empty by people, was filled in" }];
   const token = checkFormToken(site.formSecret, site.id, form.form_token, now);
-  if (!token.ok) return [{ check: 'form', detail: `${token.problem} form token (the widget sends one with each guest comment)` }];
+  if (!token.ok) {
+    return [{ check: 'form', code: 'form_token', values: { problem: token.problem }, detail: `${token.problem} form token (the widget sends one with each guest comment)` }];
+  }
   const minimumMs = settings.min_submit_seconds * 1000;
-  if (token.ageMs < minimumMs) return [{ check: 'form', detail: `sent ${(token.ageMs / 1000).toFixed(1)} s after the form was given (minimum ${settings.min_submit_seconds} s)` }];
+  if (token.ageMs < minimumMs) {
+    const seconds = Math.floor(token.ageMs / 100) / 10;
+    const minimum = settings.min_submit_seconds;
+    return [{ check: 'form', code: 'form_too_fast', values: { seconds, minimum }, detail: `sent ${seconds.toFixed(1)} s after the form was given (minimum ${minimum} s)` }];
+  }
   return [];
 }
 
@@ -94,22 +106,25 @@ function textReasons(settings: SpamSettings, normalised: string, approvedComment
   if (banned !== null) return invalid('body/content', `holds a word this site does not accept ("${banned}"); please reword your comment`);
   const reasons: SpamReason[] = [];
   const suspect = listedWordIn(settings.suspect_words, normalised);
-  if (suspect !== null) reasons.push({ check: 'words', detail: `holds "${suspect}", on the site's list of suspect words` });
+  if (suspect !== null) reasons.push({ check: 'words', code: 'suspect_word', values: { word: suspect }, detail: `holds "${suspect}", on the site's list of suspect words` });
   const links = linkCount(normalised);
-  if (links > settings.max_links) reasons.push({ check: 'links', detail: `${links} links (more than ${settings.max_links})` });
-  else if (links > 0 && (before === undefined || addedLinkCount(before, normalised) > 0) && approvedComments() < settings.links_min_approved) {
-    reasons.push({ check: 'links', detail: `a link from an author with fewer than ${settings.links_min_approved} approved comments` });
+  const maximum = settings.max_links;
+  const minimum = settings.links_min_approved;
+  if (links > maximum) reasons.push({ check: 'links', code: 'too_many_links', values: { links, maximum }, detail: `${links} links (more than ${maximum})` });
+  else if (links > 0 && (before === undefined || addedLinkCount(before, normalised) > 0) && approvedComments() < minimum) {
+    reasons.push({ check: 'links', code: 'link_new_author', values: { minimum }, detail: `a link from an author with fewer than ${minimum} approved comments` });
   }
   return reasons;
 }
 
 function velocityReasons(settings: SpamSettings, standing: Standing, guest: boolean): SpamReason[] {
   const reasons: SpamReason[] = [];
+  const over = (code: string, limit: number, detail: string) => reasons.push({ check: 'velocity', code, values: { limit }, detail });
   if (guest && standing.ipRangeFull) {
-    reasons.push({ check: 'velocity', detail: `more than ${settings.ip_range_per_10_minutes} guest comments from this IP range in 10 minutes` });
+    over('velocity_ip_range', settings.ip_range_per_10_minutes, `more than ${settings.ip_range_per_10_minutes} guest comments from this IP range in 10 minutes`);
   }
-  if (standing.threadFull) reasons.push({ check: 'velocity', detail: `more than ${settings.thread_per_minute} comments in this thread in a minute` });
-  if (standing.siteFull) reasons.push({ check: 'velocity', detail: `more than ${settings.site_per_minute} comments on the site in a minute` });
+  if (standing.threadFull) over('velocity_thread', settings.thread_per_minute, `more than ${settings.thread_per_minute} comments in this thread in a minute`);
+  if (standing.siteFull) over('velocity_site', settings.site_per_minute, `more than ${settings.site_per_minute} comments on the site in a minute`);
   return reasons;
 }
 
@@ -149,9 +164,12 @@ export async function screenComment(trx: Transaction<Database>, log: SignalLog, 
   let copiesToHold = false;
   if (copiesCount && standing.copied) {
     const copies = readCopies(log, signal, settings.duplicate_authors);
-    if (copies.sameAuthor) reasons.push({ check: 'duplicate', detail: `the same text as a comment of the same ${guest ? 'address' : 'author'} within 24 hours` });
+    if (copies.sameAuthor) {
+      reasons.push({ check: 'duplicate', code: 'duplicate_same_author', values: {}, detail: `the same text as a comment of the same ${guest ? 'address' : 'author'} within 24 hours` });
+    }
     if (settings.duplicate_authors > 0 && copies.authors >= settings.duplicate_authors) {
-      reasons.push({ check: 'duplicate', detail: `the same text from ${copies.authors} or more authors on the site within an hour` });
+      const { authors } = copies;
+      reasons.push({ check: 'duplicate', code: 'duplicate_authors', values: { authors }, detail: `the same text from ${authors} or more authors on the site within an hour` });
       copiesToHold = true;
     }
   }
@@ -199,7 +217,7 @@ function historyReason(minimum: number, record: AuthorRecord): SpamReason[] {
   const removedOrSpam = record.removed + record.spam;
   const total = removedOrSpam + record.published + record.pending;
   if (minimum === 0 || total < minimum || removedOrSpam * 2 <= total) return [];
-  return [{ check: 'history', detail: `${removedOrSpam} of the author's ${total} comments on the site were removed or marked spam` }];
+  return [{ check: 'history', code: 'history', values: { bad: removedOrSpam, total }, detail: `${removedOrSpam} of the author's ${total} comments on the site were removed or marked spam` }];
 }
 
 export interface EditedComment {

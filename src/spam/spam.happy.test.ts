@@ -60,7 +60,7 @@ describe('a held comment', () => {
     const held = await asGuest(site, '203.0.113.5', 'Look at https://shop.example/deal please');
     expect(held.status).toBe(201);
     expect(held.body).toMatchObject({ status: 'pending', moderation_status: 'pending' });
-    const reasons = [{ check: 'links', detail: 'a link from an author with fewer than 1 approved comments' }];
+    const reasons = [{ check: 'links', code: 'link_new_author', values: { minimum: 1 }, detail: 'a link from an author with fewer than 1 approved comments' }];
     expect((await queueItem(site, held.body.id)).spam_reasons).toEqual(reasons);
     const [delivery] = await waitForLog(parley, site, (deliveries) => deliveries.some((d) => d.event === 'comment.created' && d.state === 'succeeded'));
     const sent = receiver.received.map((r) => r.body).find((body) => body.data.comment.id === held.body.id);
@@ -73,6 +73,45 @@ describe('a held comment', () => {
     expect(log.body.entries[0]).toMatchObject({ action: 'approve', reason: 'not spam', comment: { id: held.body.id } });
     // The reasons stay for the record.
     expect((await queueItem(site, held.body.id)).spam_reasons).toEqual(reasons);
+  });
+});
+
+describe("a reason's code and values", () => {
+  const codes = async (site: Site, response: { body: { id: string } }) =>
+    (await queueItem(site, response.body.id)).spam_reasons.map((reason: { code: string; values: object }) => [reason.code, reason.values]);
+
+  it('name every check the way the dashboard words it, in any language', async () => {
+    const site = await siteWith({ suspect_words: ['bargain'], max_links: 1, site_per_minute: 0, thread_per_minute: 0, ip_range_per_10_minutes: 0, links_min_approved: 0 });
+    expect(await codes(site, await asGuest(site, '192.0.2.10', 'A plain comment', { website: 'https://spam.example' }))).toEqual([['form_hidden_field', {}]]);
+    expect(await codes(site, await asGuest(site, '192.0.2.11', 'A plain comment', { form_token: '' }))).toEqual([['form_token', { problem: 'missing' }]]);
+    const fresh = (await parley.request('GET', `/v1/widget?site_id=${site.site_id}`)).body.form.token;
+    const [[code, values]] = await codes(site, await asGuest(site, '192.0.2.12', 'A plain comment', { form_token: fresh }));
+    expect([code, values]).toEqual(['form_too_fast', { seconds: expect.any(Number), minimum: 2 }]);
+    expect(values.seconds).toBeLessThan(2);
+    expect(await codes(site, await asGuest(site, '192.0.2.13', 'What a Bargain'))).toEqual([['suspect_word', { word: 'bargain' }]]);
+    expect(await codes(site, await asGuest(site, '192.0.2.14', 'See https://a.example and https://b.example'))).toEqual([['too_many_links', { links: 2, maximum: 1 }]]);
+    const copy = 'The very same words, sent twice by one guest';
+    await asGuest(site, '192.0.2.15', copy);
+    expect(await codes(site, await asGuest(site, '192.0.2.15', copy))).toEqual([['duplicate_same_author', {}]]);
+
+    const linked = await siteWith();
+    expect(await codes(linked, await asGuest(linked, '192.0.2.16', 'See https://a.example'))).toEqual([['link_new_author', { minimum: 1 }]]);
+    const busy = await siteWith({ ip_range_per_10_minutes: 1, thread_per_minute: 1, site_per_minute: 1 });
+    const thread = pageUrl();
+    await asGuest(busy, '198.51.100.1', 'The first comment of a busy minute', {}, thread);
+    expect(await codes(busy, await asGuest(busy, '198.51.100.2', 'The second comment of a busy minute', {}, thread))).toEqual([
+      ['velocity_ip_range', { limit: 1 }],
+      ['velocity_thread', { limit: 1 }],
+      ['velocity_site', { limit: 1 }],
+    ]);
+  });
+
+  it('are absent from reasons stored before codes existed: the queue shows those as they were', async () => {
+    const site = await siteWith();
+    const held = await asGuest(site, '192.0.2.20', 'See https://old.example');
+    const stored = [{ check: 'links', detail: 'a link from an author with fewer than 1 approved comments' }];
+    await parley.app.db.kysely.updateTable('comments').set({ spam_reasons: JSON.stringify(stored) }).where('id', '=', held.body.id).execute();
+    expect((await queueItem(site, held.body.id)).spam_reasons).toEqual(stored);
   });
 });
 
@@ -122,7 +161,7 @@ describe('duplicates', () => {
     const list = await parley.request('GET', `/v1/comments?site_id=${site.site_id}&thread_url=${encodeURIComponent(first.body.thread_url)}`);
     expect(list.body).toMatchObject({ comments: [], total: 0 });
     const item = await queueItem(site, first.body.id);
-    expect(item).toMatchObject({ status: 'pending', spam_reasons: [{ check: 'duplicate', detail: 'the same text from 3 or more authors on the site within an hour' }] });
+    expect(item).toMatchObject({ status: 'pending', spam_reasons: [{ check: 'duplicate', code: 'duplicate_authors', values: { authors: 3 }, detail: 'the same text from 3 or more authors on the site within an hour' }] });
   });
 });
 
@@ -137,7 +176,7 @@ describe('history', () => {
     }
     const next = await post('Another opinion, written at length');
     expect(next.body.status).toBe('pending');
-    expect((await queueItem(site, next.body.id)).spam_reasons).toEqual([{ check: 'history', detail: "2 of the author's 3 comments on the site were removed or marked spam" }]);
+    expect((await queueItem(site, next.body.id)).spam_reasons).toEqual([{ check: 'history', code: 'history', values: { bad: 2, total: 3 }, detail: "2 of the author's 3 comments on the site were removed or marked spam" }]);
   });
 });
 
@@ -162,7 +201,7 @@ describe('edits', () => {
     expect(first.body.status).toBe('published');
     const linked = await edit(first.body.id, 'Now selling at https://pills.example/buy');
     expect(linked.body).toMatchObject({ status: 'pending', content: 'Now selling at https://pills.example/buy' });
-    expect((await queueItem(site, first.body.id)).spam_reasons).toEqual([{ check: 'links', detail: 'a link from an author with fewer than 1 approved comments' }]);
+    expect((await queueItem(site, first.body.id)).spam_reasons).toEqual([{ check: 'links', code: 'link_new_author', values: { minimum: 1 }, detail: 'a link from an author with fewer than 1 approved comments' }]);
 
     // Approved by a moderator, the link is vouched for: fixing a typo around it holds nothing.
     await parley.request('PATCH', `/v1/comments/${first.body.id}/moderate`, { token: site.api_key, body: { action: 'approve' } });
