@@ -186,11 +186,10 @@ describe.skipIf(!CHROMIUM)('the queue a moderator can live in', () => {
       expect(await page.locator('.notice').getByRole('button', { name: 'Undo' }).count()).toBe(1);
       // The card the moderator works on is clear of the notice; on a wide screen every card is.
       expect(await overlaps(page, viewport.width > 800 ? 'all' : 'focused')).toEqual([]);
-      await page.keyboard.press('End');
-      expect(await overlaps(page, viewport.width > 800 ? 'all' : 'focused')).toEqual([]);
-      const last = await cards(page).last().boundingBox();
-      const notice = await page.locator('.notice').boundingBox();
-      expect(last!.y + last!.height).toBeLessThanOrEqual(notice!.y);
+      // At the end of the page, the last card too.
+      await page.evaluate(() => window.scrollTo(0, document.documentElement.scrollHeight));
+      expect(await overlaps(page, 'all')).not.toContain(await cards(page).last().getAttribute('data-id'));
+      if (viewport.width > 800) expect(await overlaps(page, 'all')).toEqual([]);
       expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(viewport.width);
       await context.close();
     });
@@ -243,7 +242,8 @@ describe.skipIf(!CHROMIUM)('the queue a moderator can live in', () => {
     console.log(`queue: an approval on a page of 500 cards drawn in ${figures.join(', ')} ms (median ${median} ms) with the CPU slowed 4×`);
     expect(median).toBeLessThan(16);
     await context.close();
-  });
+    // Writing 500 comments and loading ten pages takes longer than a test's usual time.
+  }, 120_000);
 
   for (const scheme of ['light', 'dark'] as const) {
     it(`says why each card is there, with the site when several are shown, and passes axe (${scheme})`, async () => {

@@ -42,8 +42,7 @@ export function belongsIn(status: QueueStatus, item: QueueItem): boolean {
 }
 
 /** The author's ban on the comment's site, if one is in force. */
-export type Standing = 'banned' | 'shadow_banned' | null;
-export const standingOf = (item: QueueItem): Standing => (item.author as { standing?: Standing }).standing ?? null;
+export const standingOf = (item: QueueItem) => item.author.standing;
 
 /** Whether the author can be banned or shadow-banned still: the server refuses a ban already in force. */
 export function bansOpen(item: QueueItem): Array<'ban' | 'shadow_ban'> {

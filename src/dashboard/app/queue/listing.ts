@@ -3,8 +3,9 @@ import { api, errorText, must, type paths } from '../../client/api.ts';
 import type { QueueItem } from './actions.ts';
 
 export const PAGE_SIZE = 50;
-/** How far below the screen the next page starts loading: the moderator never waits at the end. */
-const AHEAD = '0px 0px 200% 0px';
+/** The next page starts loading when the card this many before the end comes within a screen of view: the moderator never waits at the end. */
+const AHEAD = 15;
+const MARGIN = '0px 0px 100% 0px';
 
 type Query = NonNullable<paths['/api/comments']['get']['parameters']['query']>;
 
@@ -62,20 +63,22 @@ export function useListing(query: Query, key: string, reloads: number) {
 }
 
 /**
- * Calls `onNear` when the element is within two screens of coming into view. Observed again after
- * each page (`after` changes), so a page too short to push it away is followed by the next one.
- * Without IntersectionObserver it reports false: the queue then shows a button.
+ * Calls `onNear` when the card `AHEAD` cards before the end of `list` comes near the screen (or the
+ * end itself, for a short list). Observed again whenever the list changes (`version`), so a page too
+ * short to push it away is followed by the next one. Without IntersectionObserver it reports false:
+ * the queue then shows a button.
  */
-export function useNearEnd(onNear: () => void, after: unknown) {
-  const ref = useRef<HTMLDivElement>(null);
+export function useNearEnd(onNear: () => void, list: { current: HTMLElement | null }, end: { current: HTMLElement | null }, version: unknown[]) {
   const current = useRef(onNear);
   current.current = onNear;
   const supported = typeof IntersectionObserver !== 'undefined';
   useEffect(() => {
-    if (!supported || !ref.current) return;
-    const observer = new IntersectionObserver((entries) => entries.some((entry) => entry.isIntersecting) && current.current(), { rootMargin: AHEAD });
-    observer.observe(ref.current);
+    if (!supported || !end.current) return;
+    const cards = list.current?.querySelectorAll<HTMLElement>('article.card') ?? [];
+    const target = cards.length > AHEAD ? cards[cards.length - AHEAD] : end.current;
+    const observer = new IntersectionObserver((entries) => entries.some((entry) => entry.isIntersecting) && current.current(), { rootMargin: MARGIN });
+    observer.observe(target);
     return () => observer.disconnect();
-  }, [after]);
-  return { ref, supported };
+  }, version);
+  return supported;
 }

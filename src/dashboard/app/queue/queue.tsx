@@ -169,7 +169,8 @@ export function QueueView(props: { url: URL }) {
   }, [items, focused?.id]);
 
   // Whatever was decided, the page keeps cards to work on: the next page comes once few are left.
-  const nearEnd = useNearEnd(() => void loadMore(), listing.next);
+  const endRef = useRef<HTMLDivElement>(null);
+  const observing = useNearEnd(() => void loadMore(), listRef, endRef, [listing.next, items.length]);
   useEffect(() => {
     if (listing.state === 'ready' && listing.next && listing.more === 'idle' && items.length < FEW_LEFT) void loadMore();
   }, [items.length, listing.next, listing.more, listing.state]);
@@ -229,7 +230,7 @@ export function QueueView(props: { url: URL }) {
       decisions.current = [...decisions.current.filter((decision) => Date.now() - decision.at < UNDO_MS), { ids: [...done.keys()], before, at: Date.now() }];
     }
     if (refused.length === 1) notify(t('queue.refusedOne', { action, id: refused[0].id, error: refused[0].error.detail }), 'error');
-    else if (refused.length > 1) notify(t('queue.refusedSome', { action, count: refused.length, error: refused[0].error.detail }), 'error');
+    else if (refused.length > 1) notify(t('queue.refusedSome', { count: refused.length, error: refused[0].error.detail }), 'error');
     else if (done.size) notify(t('queue.doneCount', { action, count: done.size }), 'info', { label: t('queue.undo'), run: () => void undo(), for: UNDO_MS });
     void loadCounts();
   };
@@ -472,11 +473,11 @@ export function QueueView(props: { url: URL }) {
         ))}
       </div>
       {listing.next && (
-        <div class="more" ref={nearEnd.ref}>
+        <div class="more" ref={endRef}>
           {listing.more === 'loading' ? (
             <p class="note" role="status">{t('queue.loadingMore')}</p>
           ) : (
-            (!nearEnd.supported || listing.more === 'failed') && (
+            (!observing || listing.more === 'failed') && (
               <>
                 {listing.more === 'failed' && <p class="problem" role="alert">{t('queue.loadMoreFailed', { error: listing.moreError ?? '' })}</p>}
                 <button type="button" onClick={() => void loadMore()}>{t('queue.loadMore')}</button>

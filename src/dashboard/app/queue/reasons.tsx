@@ -2,9 +2,8 @@ import { currentLocale, t, type MessageKey } from '../i18n.ts';
 import type { Site } from '../session.ts';
 import { standingOf, type QueueItem } from './actions.ts';
 
-type Values = Record<string, string | number>;
-/** A spam check's reason; `code` and `values` word it in every language, older ones have only `detail`. */
-type SpamReason = QueueItem['spam_reasons'][number] & { code?: string; values?: Values & { similar?: Similar[] } };
+type SpamReason = QueueItem['spam_reasons'][number];
+/** An earlier decision the classifier's score resembles (its reason's `similar`). */
 interface Similar {
   comment_id: string;
   excerpt: string;
@@ -31,25 +30,29 @@ const REASONS: Record<string, MessageKey> = {
 function reasonText(reason: SpamReason): string {
   const key = reason.code === undefined ? undefined : REASONS[reason.code];
   if (!key || !reason.values) return reason.detail;
-  const { similar: _similar, ...values } = reason.values;
+  const values = Object.fromEntries(Object.entries(reason.values).filter((entry): entry is [string, string | number] => !Array.isArray(entry[1])));
   return t(key, values);
 }
 
-/** Flags counted by reason, the most given first ("harassment ×3, spam ×1"); a flag without one counts as "no reason given". */
+const similarOf = (reason: SpamReason) => (reason.code === 'classifier' && Array.isArray(reason.values?.similar) ? (reason.values.similar as unknown as Similar[]) : []);
+
+/** Flags counted by reason, the most given first ("harassment ×3, spam ×1"); flags without one count as "no reason given", last of equals. */
 export function flagGroups(flags: QueueItem['flags']['reasons']): Array<{ reason: string; count: number }> {
-  const counts = new Map<string, number>();
+  const counts = new Map<string | null, number>();
   for (const flag of flags) {
-    const reason = flag.reason?.trim() || t('queue.noReason');
+    const reason = flag.reason?.trim() || null;
     counts.set(reason, (counts.get(reason) ?? 0) + 1);
   }
-  return [...counts].map(([reason, count]) => ({ reason, count })).sort((a, b) => b.count - a.count);
+  return [...counts]
+    .sort(([a, m], [b, n]) => n - m || Number(a === null) - Number(b === null))
+    .map(([reason, count]) => ({ reason: reason ?? t('queue.noReason'), count }));
 }
 
 /** Why a comment is in the queue: what the spam checks saw, its flags, its author's ban, and its site when several are shown. */
 export function WhyHere(props: { item: QueueItem; site?: Site; showSite: boolean }) {
   const { item, site } = props;
   const standing = standingOf(item);
-  const reasons = item.spam_reasons as SpamReason[];
+  const reasons = item.spam_reasons;
   // Held with no check's reason: the site holds such comments for approval (or a moderator held it).
   const premoderated = item.status === 'pending' && reasons.length === 0 && site && (site.moderation_mode === 'all' || (site.moderation_mode === 'guests' && item.author.kind === 'guest'));
   const siteName = props.showSite ? site?.name : undefined;
@@ -71,9 +74,9 @@ export function WhyHere(props: { item: QueueItem; site?: Site; showSite: boolean
           {reasons.map((reason, i) => (
             <li key={i}>
               {reasonText(reason)}
-              {reason.code === 'classifier' && reason.values?.similar && reason.values.similar.length > 0 && (
+              {similarOf(reason).length > 0 && (
                 <ul class="similar">
-                  {reason.values.similar.map((similar) => (
+                  {similarOf(reason).map((similar) => (
                     <li key={similar.comment_id}>{t('queue.reason.similar', { decision: similar.decision, excerpt: similar.excerpt })}</li>
                   ))}
                 </ul>
