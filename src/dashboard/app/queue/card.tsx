@@ -5,7 +5,7 @@ import { EarlierVersions } from '../revisions.tsx';
 import type { Site } from '../session.ts';
 import { ago, Link } from '../ui.tsx';
 import { ACTION_LABELS, actionsFor, bansOpen, type Action, type QueueItem } from './actions.ts';
-import { WhyHere } from './reasons.tsx';
+import { Standing, WhyHere } from './reasons.tsx';
 import type { ChangeKind } from './stream.ts';
 
 /** What a card asks of its queue: one object for every card, made once, so a decision redraws only the cards it changes. */
@@ -89,6 +89,7 @@ function CardBody(props: CardProps) {
         />
         <AuthorName item={item} />
         {item.author_is_guest && <span class="badge">{t('queue.guest')}</span>}
+        <Standing item={item} site={props.site} showSite={props.showSite} />
         {counts && (
           <span class="counts" title={t('queue.countsTitle')}>
             {t('queue.counts', counts)}
@@ -110,7 +111,7 @@ function CardBody(props: CardProps) {
       )}
       <p class="content" dir="auto">{item.content ?? t('queue.deletedContent')}</p>
       {item.is_edited && !item.is_deleted && <EarlierVersions commentId={item.id} authorName={item.author_name} />}
-      <WhyHere item={item} site={props.site} showSite={props.showSite} />
+      <WhyHere item={item} site={props.site} />
       {props.handled && <p class="handled-note">{t('queue.changed', { change: props.handled })}</p>}
       {/* A comment someone else has dealt with offers no action on what it no longer is. */}
       {!props.handled && (

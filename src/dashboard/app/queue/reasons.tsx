@@ -48,22 +48,25 @@ export function flagGroups(flags: QueueItem['flags']['reasons']): Array<{ reason
     .map(([reason, count]) => ({ reason: reason ?? t('queue.noReason'), count }));
 }
 
-/** Why a comment is in the queue: what the spam checks saw, its flags, its author's ban, and its site when several are shown. */
-export function WhyHere(props: { item: QueueItem; site?: Site; showSite: boolean }) {
+/** The author's ban, and the site when the queue shows several: beside the author's name. */
+export function Standing(props: { item: QueueItem; site?: Site; showSite: boolean }) {
+  const standing = standingOf(props.item);
+  return (
+    <>
+      {props.showSite && props.site && <span class="badge site"><bdi>{props.site.name}</bdi></span>}
+      {standing && <span class="badge banned">{t('queue.standing', { standing })}</span>}
+    </>
+  );
+}
+
+/** Why a comment is in the queue: what the spam checks saw (or that the site holds such comments), and its flags. */
+export function WhyHere(props: { item: QueueItem; site?: Site }) {
   const { item, site } = props;
-  const standing = standingOf(item);
   const reasons = item.spam_reasons;
   // Held with no check's reason: the site holds such comments for approval (or a moderator held it).
   const premoderated = item.status === 'pending' && reasons.length === 0 && site && (site.moderation_mode === 'all' || (site.moderation_mode === 'guests' && item.author.kind === 'guest'));
-  const siteName = props.showSite ? site?.name : undefined;
   return (
     <>
-      {(standing || siteName) && (
-        <p class="standing">
-          {siteName && <span class="badge site"><bdi>{siteName}</bdi></span>}
-          {standing && <span class="badge banned">{t('queue.standing', { standing })}</span>}
-        </p>
-      )}
       {premoderated && (
         <ul class="why" aria-label={t('queue.why')}>
           <li>{t('queue.reason.premoderated', { mode: site.moderation_mode })}</li>
