@@ -3181,10 +3181,12 @@ export interface paths {
                     status?: "all" | "pending" | "flagged" | "spam" | "removed" | "published" | "deleted";
                     /** @description Words that must all appear in the content or the author name (full-text; not with sort=most_flagged). A search reads at most about 5,000 matches a request: a page may then hold fewer comments than limit, with a next_cursor to go on */
                     q?: string;
-                    /** @description The author's id (usr_ or key_) */
+                    /** @description The author's id (usr_ or key_), or the start of their display name, case-insensitive (SQLite folds the case of ASCII letters only) */
                     author?: string;
                     /** @description Only comments of the thread of this page URL */
                     thread_url?: string;
+                    /** @description Only comments of the threads this names: a title (any part of it, case-insensitive), a path on any of the site's hosts (/blog/post), or a URL with or without its scheme or trailing slash. 400 when it names more than 100 threads */
+                    thread?: string;
                     /** @description Written at or after */
                     since?: string;
                     /** @description Written before */

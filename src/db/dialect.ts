@@ -231,6 +231,17 @@ export function matchesSearchPostgres(alias: string, words: unknown): RawBuilder
 }
 
 /**
+ * SQL: lower(`name`) from `low` (included) to `high` (excluded), both lowered the same way: a range
+ * of an index on lower(name). PostgreSQL compares it byte by byte (collation "C", as its index is
+ * made: migration 0036), so that the range is that of a prefix whatever the database's collation;
+ * SQLite compares bytes already.
+ */
+export function lowerNameWithin(dialect: DialectName, name: RawBuilder<unknown>, low: unknown, high: unknown): RawBuilder<SqlBool> {
+  const folded = dialect === 'postgres' ? sql`lower(${name}) collate "C"` : sql`lower(${name})`;
+  return sql<SqlBool>`${folded} >= lower(${low}) and ${folded} < lower(${high})`;
+}
+
+/**
  * Brings the query planner's statistics up to date after a bulk write. Without them SQLite plans
  * the walk below a deleted top-level comment (comments/repository.ts, `listable`) by building a
  * throwaway index over every comment of the database, each time: 275 ms a statement at 100,000

@@ -325,6 +325,8 @@ export interface ModerationLogTable {
   reason: string | null;
   moderator_ref: string;
   created_at: string;
+  /** What undoing the action restores, JSON (src/moderation/undo.ts); null when it cannot be undone (migration 0036). */
+  undo: string | null;
 }
 
 /** Domain events, written in the transaction of the change that caused them (the webhook outbox). */

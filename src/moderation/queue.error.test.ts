@@ -27,11 +27,30 @@ describe('the moderation queue, refused', () => {
     ['a cursor that is not one', 'cursor=bm90IGEgY3Vyc29y', 'querystring/cursor'],
     ['a thread URL that is not one', 'thread_url=ftp%3A%2F%2Fx', 'querystring/thread_url'],
     ['a search ordered by flags', 'q=hello&sort=most_flagged', 'querystring/sort'],
+    ['an empty author', 'author=', 'querystring/author'],
+    ['an empty thread', 'thread=', 'querystring/thread'],
+    ['a thread of spaces only', 'thread=%20%20', 'querystring/thread'],
+    ['a thread over 2048 characters', `thread=${'a'.repeat(2049)}`, 'querystring/thread'],
   ])('answers %s with 400 naming the parameter', async (_name, query, path) => {
     const response = await queue(query);
     expect(response.status).toBe(400);
     expect(response.body.code).toBe('validation_failed');
     expect(response.body.errors[0].path).toBe(path);
+  });
+
+  it('refuses a thread search that names more than 100 threads, asking for more of it', async () => {
+    const many = await parley.newSite();
+    await Promise.all(
+      Array.from({ length: 101 }, (_, i) =>
+        parley.request('POST', '/v1/comments', { token: many.api_key, body: { site_id: many.site_id, thread_url: `https://example.com/many/${i}`, content: 'hello' } }),
+      ),
+    );
+    await parley.app.db.kysely.updateTable('threads').set({ title: 'Many a page' }).where('site_id', '=', many.site_id).execute();
+    const tooMany = await parley.request('GET', `/api/comments?site_id=${many.site_id}&thread=many`, { token: many.api_key });
+    expect(tooMany.status).toBe(400);
+    expect(tooMany.body.errors[0]).toEqual({ path: 'querystring/thread', message: 'names more than 100 threads: give more of the title, or the path or URL' });
+    const byPath = await parley.request('GET', `/api/comments?site_id=${many.site_id}&thread=${encodeURIComponent('/many/1')}`, { token: many.api_key });
+    expect(byPath.body.comments).toHaveLength(1);
   });
 
   it("refuses a cursor of another order, as a page of it would skip or repeat comments", async () => {

@@ -129,6 +129,44 @@ describe('the moderation queue', () => {
     );
   });
 
+  it('finds an author by the start of their display name, any case, guests included, or by id', async () => {
+    const thread = pageUrl();
+    const inThread = `site_id=${site.site_id}&thread_url=${encodeURIComponent(thread)}`;
+    const byAlice = await post(alice, site.site_id, thread, 'by Alice');
+    const byGuest = await post(undefined, site.site_id, thread, 'by a guest', undefined, 'alien_visitor%');
+    await post(carol, site.site_id, thread, 'by Carol');
+    const byName = async (author: string) => ids(await queue(`${inThread}&author=${encodeURIComponent(author)}`)).sort();
+    expect(await byName('ali')).toEqual([byAlice, byGuest].sort());
+    expect(await byName('ALICE L')).toEqual([byAlice]);
+    expect(await byName('Alien_')).toEqual([byGuest]);
+    // LIKE's wildcards mean nothing here: the name must start with these very characters.
+    expect(await byName('alien%')).toEqual([]);
+    expect(await byName('alien_visitor%')).toEqual([byGuest]);
+    expect(await byName('lice')).toEqual([]);
+    expect(await byName(aliceId)).toEqual([byAlice]);
+    // Every site the caller moderates, newest first.
+    expect(ids(await queue(`author=Alice+Liddell&limit=100`))[0]).toBe(byAlice);
+  });
+
+  it('finds a thread by any part of its title, its path, or its URL with or without scheme and trailing slash', async () => {
+    const path = `/blog/search-${Date.now()}`;
+    const url = `https://example.com${path}/`;
+    const named = await post(alice, site.site_id, url, 'in the named thread');
+    const other = await post(alice, site.site_id, `https://example.com${path}/more`, 'in a thread below it');
+    const threads = await parley.request('GET', `/api/sites/${site.site_id}/threads?url=${encodeURIComponent(url)}`, { token: site.api_key });
+    await parley.request('PATCH', `/api/sites/${site.site_id}/threads/${threads.body.threads[0].id}`, { token: site.api_key, body: { title: 'The Penguin Diaries' } });
+    const byThread = async (thread: string) => ids(await queue(`site_id=${site.site_id}&thread=${encodeURIComponent(thread)}`));
+    for (const thread of ['penguin DIARIES', 'The Penguin', path, `${path}/`, `example.com${path}`, `http://example.com${path}`, url, `EXAMPLE.com${path}/`]) {
+      expect(await byThread(thread), thread).toEqual([named]);
+    }
+    expect(await byThread(`${path}/more`)).toEqual([other]);
+    expect(await byThread('/blog')).toEqual([]);
+    expect(await byThread('no such title')).toEqual([]);
+    // With thread_url, both must hold.
+    expect(ids(await queue(`site_id=${site.site_id}&thread=penguin&thread_url=${encodeURIComponent(url)}`))).toEqual([named]);
+    expect(ids(await queue(`site_id=${site.site_id}&thread=penguin&thread_url=${encodeURIComponent(`https://example.com${path}/more`)}`))).toEqual([]);
+  });
+
   it('searches content and author names with the full-text index: every word must appear', async () => {
     const thread = pageUrl();
     const both = await post(alice, site.site_id, thread, 'Penguins waddle across the glacier');

@@ -58,6 +58,21 @@ describe('the management moderation endpoints, by caller', () => {
     expect(ids(searched.body)).toEqual([strangerComment]);
   });
 
+  it("finds nothing of another account's by author name or thread: the same name and page on both accounts find one's own", async () => {
+    const thread = `https://example.com/shared-${Date.now()}`;
+    const shared = async (target: { site_id: string; api_key: string }) =>
+      (await parley.request('POST', '/v1/comments', { token: target.api_key, body: { site_id: target.site_id, thread_url: thread, content: 'shared', author_name: 'Shared Name' } })).body.id;
+    const homeShared = await shared(home);
+    const strangerShared = await shared(stranger);
+    const search = async (token: string, query: string) => ids((await parley.request('GET', `/api/comments?${query}&limit=100`, { token })).body);
+    for (const query of ['author=shared+n', `thread=${encodeURIComponent(new URL(thread).pathname)}`, `thread=${encodeURIComponent(thread.replace('https://', ''))}`]) {
+      expect(await search(stranger.api_key, query), query).toEqual([strangerShared]);
+      expect(await search(keys.moderator, query), query).toEqual([homeShared]);
+      expect(await search(keys.secondOnly, query), query).toEqual([]);
+    }
+    expect((await parley.request('GET', `/api/comments?site_id=${home.site_id}&author=shared`, { token: stranger.api_key })).status).toBe(404);
+  });
+
   it("answers another account's site, or a site outside a key's sites, with 404", async () => {
     expect((await parley.request('GET', `/api/comments?site_id=${home.site_id}`, { token: stranger.api_key })).status).toBe(404);
     expect((await parley.request('GET', `/api/comments?site_id=${home.site_id}`, { token: keys.secondOnly })).status).toBe(404);

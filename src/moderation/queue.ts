@@ -4,12 +4,13 @@ import { threadKey } from '../comments/thread-url.ts';
 import { spamReasonsOf, toView, VIEW_COLUMNS } from '../comments/view.ts';
 import { preparedQuery } from '../db/prepared.ts';
 import type { Db } from '../db/connect.ts';
-import { matchesSearchPostgres, searchTerms } from '../db/dialect.ts';
+import { dialectOfDb, lowerNameWithin, matchesSearchPostgres, searchTerms, type DialectName } from '../db/dialect.ts';
 import { walkSearch } from '../db/search-index.ts';
 import { invalid } from '../errors.ts';
 import { afterKey, decodeCursor, encodeCursor, pageOf, type KeyType, type KeyValue } from '../http/cursor.ts';
 import { managedSite, sitesManagedBy } from '../sites/repository.ts';
 import { authorKind, excerpt, flagReasonsOf, NO_STANDING, standingsOf } from './queue-details.ts';
+import { threadsNamed } from './thread-search.ts';
 
 export const QUEUE_STATUSES = ['all', 'pending', 'flagged', 'spam', 'removed', 'published', 'deleted'] as const;
 export type QueueStatus = (typeof QUEUE_STATUSES)[number];
@@ -22,6 +23,7 @@ export interface QueueQuery {
   q?: string;
   author?: string;
   thread_url?: string;
+  thread?: string;
   since?: string;
   until?: string;
   sort?: QueueSort;
@@ -59,12 +61,25 @@ interface Scopes {
 
 async function scopesOf(db: Db, caller: Caller, query: QueueQuery): Promise<Scopes> {
   const sites = query.site_id !== undefined ? [await managedSite(db.kysely, caller, query.site_id, 'moderate')] : await sitesManagedBy(db.kysely, caller, 'moderate');
-  if (query.thread_url === undefined) return { column: 'c.site_id', ids: sites.map((site) => site.id) };
-  const url = threadKey(query.thread_url, 'querystring/thread_url').href;
-  if (sites.length === 0) return { column: 'c.thread_id', ids: [] };
-  const threads = await db.kysely.selectFrom('threads').select('id').where('url_key', '=', url).where('site_id', 'in', sites.map((site) => site.id)).execute();
-  return { column: 'c.thread_id', ids: threads.map((thread) => thread.id) };
+  const siteIds = sites.map((site) => site.id);
+  if (query.thread_url === undefined && query.thread === undefined) return { column: 'c.site_id', ids: siteIds };
+  const url = query.thread_url === undefined ? null : threadKey(query.thread_url, 'querystring/thread_url').href;
+  const named = query.thread === undefined ? null : await threadsNamed(db.kysely, siteIds, query.thread);
+  if (url === null || siteIds.length === 0) return { column: 'c.thread_id', ids: named ?? [] };
+  const threads = await db.kysely.selectFrom('threads').select('id').where('url_key', '=', url).where('site_id', 'in', siteIds).execute();
+  const ids = threads.map((thread) => thread.id);
+  return { column: 'c.thread_id', ids: named === null ? ids : ids.filter((id) => named.includes(id)) };
 }
+
+/** An author's id (usr_, key_): anything else is the start of a display name. */
+const AUTHOR_ID = /^(usr|key)_[0-9A-Za-z-]+$/;
+
+/**
+ * A display name's start, case-insensitive, as the range of lower(author_name) it spans (an
+ * index range on both databases: migration 0036); the bound past every name that starts with it
+ * ends in the last code point. SQLite's lower() folds ASCII letters only.
+ */
+const nameRange = (prefix: string) => [prefix, `${prefix}\u{10FFFF}`];
 
 function timeBound(value: string, path: string): string {
   const time = new Date(value);
@@ -78,7 +93,7 @@ interface PageShape {
   scopes: number;
   status: QueueStatus;
   sort: QueueSort;
-  author: boolean;
+  author: 'id' | 'name' | null;
   since: boolean;
   until: boolean;
   after: boolean;
@@ -92,7 +107,7 @@ function shapeOf(query: QueueQuery, scopes: Scopes, after: KeyValue[] | null, se
     scopes: scopes.ids.length,
     status: query.status ?? 'all',
     sort: query.sort ?? 'newest',
-    author: query.author !== undefined,
+    author: query.author === undefined ? null : AUTHOR_ID.test(query.author) ? 'id' : 'name',
     since: query.since !== undefined,
     until: query.until !== undefined,
     after: after !== null,
@@ -105,7 +120,7 @@ function shapeOf(query: QueueQuery, scopes: Scopes, after: KeyValue[] | null, se
 function valuesOf(query: QueueQuery, scopes: Scopes, after: KeyValue[] | null, terms: string[] | null): unknown[] {
   return [
     ...scopes.ids,
-    ...(query.author !== undefined ? [query.author] : []),
+    ...(query.author === undefined ? [] : AUTHOR_ID.test(query.author) ? [query.author] : nameRange(query.author)),
     ...(query.since !== undefined ? [timeBound(query.since, 'querystring/since')] : []),
     ...(query.until !== undefined ? [timeBound(query.until, 'querystring/until')] : []),
     ...(after ?? []),
@@ -114,12 +129,13 @@ function valuesOf(query: QueueQuery, scopes: Scopes, after: KeyValue[] | null, t
 }
 
 /** The shape's filters as SQL over comments `c` (scope, order and search apart), taking their values in order. */
-function filtersOf(shape: PageShape, take: () => unknown): Array<RawBuilder<SqlBool>> {
+function filtersOf(shape: PageShape, take: () => unknown, dialect: DialectName): Array<RawBuilder<SqlBool>> {
   const filters: Array<RawBuilder<SqlBool>> = [];
   const status = STATUS_FILTERS[shape.status];
   if (status) filters.push(status);
   if (shape.sort === 'most_flagged') filters.push(sql<SqlBool>`c.flag_count > 0`);
-  if (shape.author) filters.push(sql<SqlBool>`c.author_ref = ${take()}`);
+  if (shape.author === 'id') filters.push(sql<SqlBool>`c.author_ref = ${take()}`);
+  if (shape.author === 'name') filters.push(lowerNameWithin(dialect, sql.ref('c.author_name'), take(), take()));
   if (shape.since) filters.push(sql<SqlBool>`c.created_at >= ${take()}`);
   if (shape.until) filters.push(sql<SqlBool>`c.created_at < ${take()}`);
   return filters;
@@ -136,7 +152,7 @@ const pageStatement = preparedQuery((db, shape: PageShape, ...values: unknown[])
   const scopeIds = values.slice(0, shape.scopes);
   let at = shape.scopes;
   const take = () => values[at++];
-  const filters = filtersOf(shape, take);
+  const filters = filtersOf(shape, take, dialectOfDb(db));
   const { columns, direction } = ORDERS[shape.sort];
   const after = shape.after ? columns.map(() => take() as KeyValue) : null;
   if (shape.search) filters.push(matchesSearchPostgres('c', take()));
@@ -166,7 +182,7 @@ const pageStatement = preparedQuery((db, shape: PageShape, ...values: unknown[])
 async function sqliteSearchPage(db: Db, scopes: Scopes, terms: string[], query: QueueQuery, order: string, limit: number) {
   const after = query.cursor === undefined ? null : Number(decodeCursor(query.cursor, order, ['integer'])[0]);
   const values = valuesOf(query, scopes, null, null).slice(scopes.ids.length);
-  const filters = filtersOf(shapeOf(query, scopes, null, false, limit), () => values.shift());
+  const filters = filtersOf(shapeOf(query, scopes, null, false, limit), () => values.shift(), 'sqlite');
   const inScope = sql<SqlBool>`${sql.ref(scopes.column)} in (${sql.join(scopes.ids)})`;
   const { found, stoppedAt } = await walkSearch(db.kysely, terms, sql.join([inScope, ...filters], sql` and `), query.sort === 'oldest' ? 'asc' : 'desc', after, limit);
   const items = found.slice(0, limit);

@@ -42,8 +42,23 @@ export const QueueQuerySchema = Type.Object({
         'A search reads at most about 5,000 matches a request: a page may then hold fewer comments than limit, with a next_cursor to go on',
     }),
   ),
-  author: Type.Optional(Type.String({ maxLength: 100, description: "The author's id (usr_ or key_)" })),
+  author: Type.Optional(
+    Type.String({
+      minLength: 1,
+      maxLength: 100,
+      description: "The author's id (usr_ or key_), or the start of their display name, case-insensitive (SQLite folds the case of ASCII letters only)",
+    }),
+  ),
   thread_url: Type.Optional(Type.String({ maxLength: 2048, description: 'Only comments of the thread of this page URL' })),
+  thread: Type.Optional(
+    Type.String({
+      minLength: 1,
+      maxLength: 2048,
+      description:
+        'Only comments of the threads this names: a title (any part of it, case-insensitive), a path on any of the site\'s hosts (/blog/post), ' +
+        'or a URL with or without its scheme or trailing slash. 400 when it names more than 100 threads',
+    }),
+  ),
   since: Type.Optional(Type.String({ format: 'date-time', description: 'Written at or after' })),
   until: Type.Optional(Type.String({ format: 'date-time', description: 'Written before' })),
   sort: Type.Optional(Type.Enum([...QUEUE_SORTS], { default: 'newest', description: 'most_flagged lists flagged comments only, most flags first' })),
