@@ -58,7 +58,7 @@ export function QueueView(props: { url: URL }) {
     sort,
     ...(parsed.q && { q: parsed.q }),
     ...(parsed.author && { author: parsed.author }),
-    ...(parsed.thread_url && { thread_url: parsed.thread_url }),
+    ...(parsed.thread && { thread: parsed.thread }),
   };
   const key = JSON.stringify(filters);
 
