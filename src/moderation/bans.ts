@@ -125,6 +125,11 @@ export async function banAuthor(
   return { id, site_id: site.id, user_id: authorRef, ban_type: type, reason, created_at: now, expires_at: expiresAt };
 }
 
+/** The author's shadow ban on the site, if any. */
+export async function shadowBanOf(db: Kysely<Database>, siteId: string, authorRef: string) {
+  return db.selectFrom('bans').select(['id', 'reason']).where('site_id', '=', siteId).where('author_ref', '=', authorRef).where('ban_type', '=', 'shadow_ban').executeTakeFirst();
+}
+
 /** Lifts a shadow ban: the author's hidden comments are public again. */
 export async function liftShadowBan(trx: Transaction<Database>, siteId: string, authorRef: string): Promise<boolean> {
   const removed = await trx

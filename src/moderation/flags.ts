@@ -38,14 +38,18 @@ export async function dismissFlags(db: Db, moderator: Moderator, comment: Commen
   const result = await withEvents(db, async (trx) => {
     // Taken first, as a flag takes it to count itself: a flag committed meanwhile is dismissed or counted, never lost.
     await lockRow(db.dialect, trx, 'comments', comment.id);
+    const dismissedAt = nowIso();
     const dismissed = await trx
       .updateTable('flags')
-      .set({ dismissed_at: nowIso() })
+      .set({ dismissed_at: dismissedAt })
       .where('comment_id', '=', comment.id)
       .where('dismissed_at', 'is', null)
       .executeTakeFirst();
     const row = await trx.updateTable('comments').set({ flag_count: 0 }).where('id', '=', comment.id).returningAll().executeTakeFirstOrThrow();
-    if (Number(dismissed.numUpdatedRows) > 0) await recordModeration(trx, site, moderator, 'dismiss_flags', reason, row);
+    if (Number(dismissed.numUpdatedRows) > 0) {
+      const undo = { before: { status: row.status, moderation_status: row.moderation_status }, dismissed_at: dismissedAt };
+      await recordModeration(trx, site, moderator, 'dismiss_flags', reason, row, undo);
+    }
     return moderationResult(row, 'dismiss_flags');
   });
   db.changes.queueChanged(site.id);

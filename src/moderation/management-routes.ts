@@ -8,7 +8,8 @@ import { listFlags } from './flags.ts';
 import { moderationLog } from './log.ts';
 import { moderationQueue } from './queue.ts';
 import { listRevisions } from './revisions.ts';
-import { BulkBody, BulkResponse, CountsQuerySchema, FlagList, LogPage, LogQuerySchema, QueueCountsSchema, QueuePage, QueueQuerySchema, RevisionList } from './schemas.ts';
+import { BulkBody, BulkResponse, CountsQuerySchema, FlagList, LogPage, LogQuerySchema, QueueCountsSchema, QueuePage, QueueQuerySchema, RevisionList, UndoBody } from './schemas.ts';
+import { undoMany } from './undo.ts';
 
 /** The management side of moderation: the queue across sites, bulk actions, flags, the log. */
 export const moderationManagementRoutes: FastifyPluginAsyncTypebox<{ db: Db }> = async (app, { db }) => {
@@ -50,6 +51,21 @@ export const moderationManagementRoutes: FastifyPluginAsyncTypebox<{ db: Db }> =
       response: { 200: BulkResponse, ...errors },
     },
     handler: (request) => moderateMany(db, request.caller, request.body.ids, request.body.action, request.body.reason ?? null),
+  });
+
+  app.post('/api/comments/moderate/undo', {
+    schema: {
+      tags: ['moderation'],
+      summary: "Undo the caller's own last action on up to 100 comments, within 60 s; answered per id",
+      description:
+        'Each comment goes back to its status, moderation status and flags as they were before the action; a shadow ban the action made is lifted, ' +
+        'one it lifted is made again. Logged and emitted as moderation.action `undo`. An id whose last action is not the caller\'s, is older ' +
+        'than 60 s, is an undo, or after which the comment changed, gets its own 409 conflict; the others go ahead.',
+      security: ManagementWrite,
+      body: UndoBody,
+      response: { 200: BulkResponse, ...errors },
+    },
+    handler: (request) => undoMany(db, request.caller, request.body.ids),
   });
 
   app.get('/api/comments/:id/flags', {

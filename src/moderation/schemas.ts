@@ -120,6 +120,10 @@ export const BulkBody = Type.Object({
   reason: Type.Optional(Nullable(Reason)),
 });
 
+export const UndoBody = Type.Object({
+  ids: Type.Array(Type.String({ minLength: 1, maxLength: 100 }), { minItems: 1, maxItems: 100, uniqueItems: true }),
+});
+
 export const BulkResponse = Type.Object({
   results: Type.Array(
     Type.Union([
@@ -148,7 +152,7 @@ export const RevisionList = Type.Object({
   ),
 });
 
-export const LOGGED_ACTIONS = [...BULK_ACTIONS, 'pin', 'unpin'] as const;
+export const LOGGED_ACTIONS = [...BULK_ACTIONS, 'pin', 'unpin', 'undo'] as const;
 
 export const LogQuerySchema = Type.Object({
   moderator: Type.Optional(Type.String({ maxLength: 100, description: "The moderator's id (key_ or usr_)" })),

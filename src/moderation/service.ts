@@ -13,7 +13,8 @@ import { commentWithSite, visibleComment } from '../comments/service.ts';
 import { eventComment, type CommentRow } from '../comments/view.ts';
 import type { Database } from '../db/schema.ts';
 import type { Site } from '../sites/repository.ts';
-import { assertNotBanned, banAuthor, liftShadowBan } from './bans.ts';
+import { assertNotBanned, banAuthor, liftShadowBan, shadowBanOf } from './bans.ts';
+import { undoColumn, type UndoFacts } from './undo-facts.ts';
 import { refreshListing } from '../comments/listing.ts';
 import { nowIso } from '../clock.ts';
 import { clientKey } from '../ratelimits/client-key.ts';
@@ -43,8 +44,8 @@ function targetOf(action: ModerationAction, current: CommentRow): Target {
 
 const SIDE_EVENT = { approve: 'comment.approved', remove: 'comment.rejected' } as const;
 
-/** What the moderation log records: the actions, dismissing a comment's flags, and pinning (comments/pins.ts). */
-export type LoggedAction = ModerationAction | 'dismiss_flags' | 'pin' | 'unpin';
+/** What the moderation log records: the actions, dismissing a comment's flags, pinning (comments/pins.ts), and undoing (undo.ts). */
+export type LoggedAction = ModerationAction | 'dismiss_flags' | 'pin' | 'unpin' | 'undo';
 
 export interface ModerationResult {
   id: string;
@@ -85,7 +86,8 @@ export async function moderateComment(
 
 /**
  * Writes an action to the moderation log and emits moderation.action (and, for approve and remove,
- * comment.approved / comment.rejected), in the transaction of the change.
+ * comment.approved / comment.rejected), in the transaction of the change. `undo`: what undoing it
+ * restores (undo.ts), for the actions its moderator may take back.
  */
 export async function recordModeration(
   trx: Transaction<Database>,
@@ -94,13 +96,14 @@ export async function recordModeration(
   action: LoggedAction,
   reason: string | null,
   row: CommentRow,
+  undo: UndoFacts | null = null,
 ): Promise<void> {
   const threadUrl = (await trx.selectFrom('threads').select('url_key').where('id', '=', row.thread_id).executeTakeFirstOrThrow()).url_key;
   const comment = eventComment(row, threadUrl);
   const now = nowIso();
   await trx
     .insertInto('moderation_log')
-    .values({ id: newId('mod'), site_id: site.id, comment_id: row.id, action, reason, moderator_ref: moderator.id, created_at: now })
+    .values({ id: newId('mod'), site_id: site.id, comment_id: row.id, action, reason, moderator_ref: moderator.id, created_at: now, undo: undo && undoColumn(undo, row) })
     .execute();
   await recordEvent(trx, { accountId: site.accountId, siteId: site.id, type: 'moderation.action', data: { action, reason, moderator, comment } });
   if (action === 'approve' || action === 'remove') {
@@ -126,11 +129,16 @@ export async function applyModeration(
     const now = nowIso();
     const changed = current.status !== target.status || current.moderation_status !== target.moderation_status;
     let authorChanged = false;
+    const undo: UndoFacts = { before: { status: current.status, moderation_status: current.moderation_status } };
     if (current.author_ref !== null && action === 'shadow_ban') {
-      authorChanged = (await banAuthor(trx, site, current.author_ref, 'shadow_ban', reason, moderator.id)) !== null;
+      const ban = await banAuthor(trx, site, current.author_ref, 'shadow_ban', reason, moderator.id);
+      if (ban !== null) undo.ban_id = ban.id;
+      authorChanged = ban !== null;
     }
     if (current.author_ref !== null && action === 'unhide') {
+      const lifted = await shadowBanOf(trx, site.id, current.author_ref);
       authorChanged = await liftShadowBan(trx, site.id, current.author_ref);
+      if (lifted) undo.lifted_shadow_ban = { reason: lifted.reason };
     }
     const updated = changed
       ? await trx.updateTable('comments').set({ ...target, updated_at: now }).where('id', '=', id).returningAll().executeTakeFirstOrThrow()
@@ -145,7 +153,7 @@ export async function applyModeration(
         await queueReplyMail(trx, db.mail, updated);
         await queueMentionMails(trx, db.mail, updated);
       }
-      await recordModeration(trx, site, moderator, action, reason, updated);
+      await recordModeration(trx, site, moderator, action, reason, updated, undo);
     }
     return { result: moderationResult(updated, action), authorChanged };
   });
