@@ -3487,6 +3487,89 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/comments/moderate/undo": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Undo the caller's own last action on up to 100 comments, within 60 s; answered per id
+         * @description Each comment goes back to its status, moderation status and flags as they were before the action; a shadow ban the action made is lifted, one it lifted is made again. Logged and emitted as moderation.action `undo`. An id whose last action is not the caller's, is older than 60 s, is an undo, or after which the comment changed, gets its own 409 conflict; the others go ahead.
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": {
+                        ids: string[];
+                    };
+                };
+            };
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description One per id, in the order sent */
+                            results: ({
+                                id: string;
+                                /** @enum {boolean} */
+                                ok: true;
+                                result: {
+                                    id: string;
+                                    action: string;
+                                    status: string;
+                                    moderation_status: string | null;
+                                    content: string | null;
+                                    author_name: string;
+                                };
+                            } | {
+                                id: string;
+                                /** @enum {boolean} */
+                                ok: false;
+                                error: components["schemas"]["Problem"];
+                            })[];
+                        };
+                    };
+                };
+                /** @description RFC 9457 problem details (application/problem+json) */
+                "4XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description RFC 9457 problem details (application/problem+json) */
+                "5XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Problem"];
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/comments/{id}/flags": {
         parameters: {
             query?: never;
@@ -3652,7 +3735,7 @@ export interface paths {
                 query?: {
                     /** @description The moderator's id (key_ or usr_) */
                     moderator?: string;
-                    action?: "approve" | "remove" | "spam" | "shadow_ban" | "unhide" | "dismiss_flags" | "pin" | "unpin";
+                    action?: "approve" | "remove" | "spam" | "shadow_ban" | "unhide" | "dismiss_flags" | "pin" | "unpin" | "undo";
                     comment_id?: string;
                     /** @description next_cursor of the previous page */
                     cursor?: string;
