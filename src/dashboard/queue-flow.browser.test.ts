@@ -218,14 +218,23 @@ describe.skipIf(!CHROMIUM)('the queue a moderator can live in', () => {
     });
   }
 
-  it('updates the cards at once after a shadow ban in the author drawer', async () => {
+  it('offers no ban the server would refuse, and updates the cards at once after a shadow ban in the author drawer', async () => {
     const { site, moderator, post } = await queueSite();
     const troll = await bed.parley.signIn(site.api_key, site.site_id, { id: 'troll', name: 'Trevor Troll' });
     await post('First words of the troll', { token: troll });
     await post('Second words of the troll', { token: troll });
     await post('A guest, not the troll');
+    const banned = await bed.parley.signIn(site.api_key, site.site_id, { id: 'banned', name: 'Barry Banned' });
+    await post('Words before the ban', { token: banned });
+    const barry = (await bed.parley.request('GET', `/api/comments?site_id=${site.site_id}&author=Barry`, { token: site.api_key })).body.comments[0].author.id;
+    expect((await bed.parley.request('POST', `/api/sites/${site.site_id}/bans`, { token: site.api_key, body: { user_id: barry, ban_type: 'ban' } })).status).toBe(201);
     const { context, page } = await signedInDashboard(bed.browser, bed.parley, moderator.email, '/dashboard/queue?tab=all');
-    await expect.poll(() => cards(page).count()).toBe(3);
+    await expect.poll(() => cards(page).count()).toBe(4);
+    const before = card(page, 'Words before the ban');
+    expect(await before.locator('.badge.banned').textContent()).toBe('Author banned');
+    expect(await before.getByRole('button', { name: 'Ban author' }).count()).toBe(0);
+    // A shadow ban is another kind: still offered.
+    expect(await before.getByRole('button', { name: 'Shadow-ban' }).count()).toBe(1);
     const trolls = card(page, 'of the troll');
     expect(await trolls.first().getByRole('button', { name: 'Shadow-ban' }).count()).toBe(1);
     await trolls.first().getByRole('link', { name: 'Trevor Troll' }).click();

@@ -26,7 +26,10 @@ export interface Listing {
  * next ones on `loadMore`, one at a time (a page asked for by an older search is dropped).
  */
 export function useListing(query: Query, key: string, reloads: number) {
-  const [listing, setListing] = useState<Listing>({ items: [], next: null, state: 'loading', more: 'idle' });
+  const [stored, setListing] = useState<Listing & { of?: string }>({ items: [], next: null, state: 'loading', more: 'idle' });
+  // Another tab or search draws as loading at once, never with the cards of the one before.
+  const of = `${reloads}:${key}`;
+  const listing: Listing = stored.of === of ? stored : { items: [], next: null, state: 'loading', more: 'idle' };
   const latest = useRef(listing);
   latest.current = listing;
   const generation = useRef(0);
@@ -34,10 +37,9 @@ export function useListing(query: Query, key: string, reloads: number) {
 
   useEffect(() => {
     const mine = ++generation.current;
-    setListing({ items: [], next: null, state: 'loading', more: 'idle' });
     page().then(
-      (first) => mine === generation.current && setListing({ items: first.comments, next: first.next_cursor, state: 'ready', more: 'idle', arrivedAt: performance.now() }),
-      (error) => mine === generation.current && setListing({ items: [], next: null, state: 'error', error: errorText(error), more: 'idle' }),
+      (first) => mine === generation.current && setListing({ of, items: first.comments, next: first.next_cursor, state: 'ready', more: 'idle', arrivedAt: performance.now() }),
+      (error) => mine === generation.current && setListing({ of, items: [], next: null, state: 'error', error: errorText(error), more: 'idle' }),
     );
   }, [key, reloads]);
 
