@@ -121,7 +121,7 @@ function CardBody(props: CardProps) {
               {t(ACTION_LABELS[action])}
             </button>
           ))}
-          {bansOpen(item).length > 0 && (
+          {bansOpen(item).includes('ban') && (
             <button type="button" class="act" onClick={() => handlers.ban(item)}>
               {t('queue.banAuthor')}
             </button>

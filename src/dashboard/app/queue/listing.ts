@@ -65,8 +65,8 @@ export function useListing(query: Query, key: string, reloads: number) {
 }
 
 /**
- * Calls `onNear` when the card `AHEAD` cards before the end of `list` comes near the screen (or the
- * end itself, for a short list). Observed again whenever the list changes (`version`), so a page too
+ * Calls `onNear` when the card `AHEAD` cards before the end of `list`, or the end itself, comes near
+ * the screen. Observed again whenever the list changes (`version`), so a page too
  * short to push it away is followed by the next one. Without IntersectionObserver it reports false:
  * the queue then shows a button.
  */
@@ -77,9 +77,10 @@ export function useNearEnd(onNear: () => void, list: { current: HTMLElement | nu
   useEffect(() => {
     if (!supported || !end.current) return;
     const cards = list.current?.querySelectorAll<HTMLElement>('article.card') ?? [];
-    const target = cards.length > AHEAD ? cards[cards.length - AHEAD] : end.current;
     const observer = new IntersectionObserver((entries) => entries.some((entry) => entry.isIntersecting) && current.current(), { rootMargin: MARGIN });
-    observer.observe(target);
+    if (cards.length > AHEAD) observer.observe(cards[cards.length - AHEAD]);
+    // The end too: a jump (End, the scroll bar) can pass over that card without it ever showing.
+    observer.observe(end.current);
     return () => observer.disconnect();
   }, version);
   return supported;

@@ -1,7 +1,7 @@
 import { useEffect, useLayoutEffect, useMemo, useRef, useState } from 'preact/hooks';
 import { api, errorText, must, type Answer } from '../../client/api.ts';
 import { AuthorDrawer } from '../drawer.tsx';
-import { t, type MessageKey } from '../i18n.ts';
+import { t } from '../i18n.ts';
 import { navigate, withQuery } from '../router.ts';
 import { useSession } from '../session.ts';
 import { Empty, notify } from '../ui.tsx';
@@ -9,12 +9,12 @@ import { ACTION_LABELS, bansOpen, belongsIn, expected, restore, type Action, typ
 import { BanDialog } from './ban-dialog.tsx';
 import { Card, threadHref, type CardHandlers } from './card.tsx';
 import { useListing, useNearEnd } from './listing.ts';
+import { QueueHead, sortsOf, TAB_KEYS, tabHref } from './head.tsx';
 import { ShortcutHelp, useShortcuts } from './shortcuts.tsx';
 import { parseSearch, TABS, type QueueStatus, type Tab } from './search.ts';
 import { changeKind, entersTab, leavesTab, useQueueStream, type ChangeKind, type QueueChange } from './stream.ts';
 
 type Counts = Answer<'/api/comments/counts'>;
-type Sort = 'newest' | 'oldest' | 'most_flagged';
 /** While the staff stream is down, the queue looks for new comments this often while it is in view. */
 const REFRESH_MS = 30_000;
 /** Changes in a burst (a bulk action elsewhere) bring one reload of the tab counts. */
@@ -23,9 +23,6 @@ const COUNTS_DELAY_MS = 300;
 const UNDO_MS = 60_000;
 /** Fewer cards than this left on the page: the next page is loaded without waiting to scroll. */
 const FEW_LEFT = 10;
-const TAB_LABELS: Record<Tab, MessageKey> = { pending: 'queue.tab.pending', flagged: 'queue.tab.flagged', spam: 'queue.tab.spam', removed: 'queue.tab.removed', all: 'queue.tab.all' };
-/** The tabs keys 1 to 4 open. */
-const TAB_KEYS: Record<string, Tab> = { 1: 'pending', 2: 'flagged', 3: 'spam', 4: 'removed' };
 
 /** A decision that can still be undone: the comments it changed and the list as it was before it. */
 interface Decision {
@@ -33,15 +30,6 @@ interface Decision {
   before: QueueItem[];
   at: number;
 }
-
-/** The orders a tab offers: the oldest first is the default where comments wait (pending), the newest elsewhere. */
-function sortsOf(status: QueueStatus, searching: boolean): Sort[] {
-  if (status === 'pending') return ['oldest', 'newest'];
-  return status === 'flagged' && !searching ? ['newest', 'oldest', 'most_flagged'] : ['newest', 'oldest'];
-}
-
-/** A tab's address, keeping the search but not a status: operator, which would override the tab. */
-const tabHref = (tab: Tab, search: string) => withQuery({ tab, sort: undefined, search: search ? search.replace(/\bstatus:\S+\s*/gi, '').trim() : undefined });
 
 export function QueueView(props: { url: URL }) {
   const { sites } = useSession();
@@ -320,7 +308,7 @@ export function QueueView(props: { url: URL }) {
     A: onSelected('approve'),
     R: onSelected('remove'),
     S: onSelected('spam'),
-    b: () => focused && bansOpen(focused).length > 0 && setBanning(focused),
+    b: () => focused && bansOpen(focused).includes('ban') && setBanning(focused),
     t: () => focused && navigate(threadHref(focused)),
     x: () => focused && toggle(focused.id, false),
     X: () => focused && toggle(focused.id, true),
@@ -344,69 +332,21 @@ export function QueueView(props: { url: URL }) {
           {t('queue.shortcuts')}
         </button>
       </div>
-      <div class="toolbar">
-        <label>
-          {t('queue.site')}
-          <select value={site} onChange={(event) => navigate(withQuery({ site: event.currentTarget.value }))}>
-            <option value="">{t('queue.allSites')}</option>
-            {sites.map((s) => (
-              <option key={s.id} value={s.id}>{s.name}</option>
-            ))}
-          </select>
-        </label>
-        <form
-          class="search"
-          role="search"
-          onSubmit={(event) => {
-            event.preventDefault();
-            const value = String(new FormData(event.currentTarget).get('search') ?? '');
-            navigate(withQuery({ search: value.trim(), tab: parseSearch(value).status ?? params.get('tab') }));
-          }}
-        >
-          <label for="queue-search">{t('queue.search')}</label>
-          <input id="queue-search" key={search} ref={searchRef} name="search" type="search" defaultValue={search} placeholder={t('queue.search.placeholder')} aria-keyshortcuts="/" />
-          <button type="submit">{t('queue.search')}</button>
-        </form>
-        <label>
-          {t('queue.sort')}
-          <select value={sort} onChange={(event) => navigate(withQuery({ sort: event.currentTarget.value }))}>
-            {sorts.map((option) => (
-              <option key={option} value={option}>{t('queue.sort.option', { sort: option })}</option>
-            ))}
-          </select>
-        </label>
-      </div>
-      {parsed.problems.map((problem) => (
-        <p key={problem} class="problem" role="alert">{problem}</p>
-      ))}
-      <div class="tabs-row">
-        <nav class="tabs" aria-label={t('queue.tabs')}>
-          {TABS.map((tab) => (
-            <a
-              key={tab}
-              href={tabHref(tab, search)}
-              aria-current={status === tab ? 'page' : undefined}
-              aria-keyshortcuts={Object.keys(TAB_KEYS).find((key) => TAB_KEYS[key] === tab)}
-              onClick={(event) => {
-                event.preventDefault();
-                navigate(event.currentTarget.getAttribute('href')!);
-              }}
-            >
-              {t(TAB_LABELS[tab])}
-              {tab !== 'all' && counts && <span class="count"> {counts[tab]}</span>}
-            </a>
-          ))}
-        </nav>
-        <div class="freshness" role="status">
-          {arrived.size > 0 ? (
-            <button type="button" onClick={() => setReloads((n) => n + 1)}>
-              {t('queue.newComments', { count: arrived.size })}
-            </button>
-          ) : (
-            <span class="note">{live ? t('queue.live') : t('queue.polling', { seconds: REFRESH_MS / 1000 })}</span>
-          )}
-        </div>
-      </div>
+      <QueueHead
+        sites={sites}
+        site={site}
+        search={search}
+        searchRef={searchRef}
+        problems={parsed.problems}
+        status={status}
+        sorts={sorts}
+        sort={sort}
+        counts={counts}
+        arrived={arrived.size}
+        onShowArrived={() => setReloads((n) => n + 1)}
+        live={live}
+        refreshSeconds={REFRESH_MS / 1000}
+      />
       <div class="bulk" aria-label={t('queue.bulk')}>
         <label class="check">
           <input
