@@ -205,6 +205,7 @@ describe.skipIf(!CHROMIUM)('the queue a moderator can live in', () => {
       await page.locator('.notice').getByText('Removed 1 comment').waitFor();
       expect(await page.locator('.notice').count()).toBe(1);
       expect(await page.locator('.notice').getByRole('button', { name: 'Undo' }).count()).toBe(1);
+      expect(await seriousViolations(page)).toEqual([]);
       // The card the moderator works on is clear of the notice; on a wide screen every card is.
       expect(await overlaps(page, viewport.width > 800 ? 'all' : 'focused')).toEqual([]);
       // At the end of the page, the last card too.
