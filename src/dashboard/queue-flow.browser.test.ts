@@ -255,9 +255,7 @@ describe.skipIf(!CHROMIUM)('the queue a moderator can live in', () => {
   it('draws an action on a page of 500 cards within a frame, with the CPU slowed four times', async () => {
     const { moderator, post } = await queueSite();
     // Written ten at a time: their order does not matter here.
-    const started = Date.now();
     for (let i = 0; i < 500; i += 10) await Promise.all(Array.from({ length: 10 }, (_, j) => post(`Comment ${i + j} of a long queue, with a few words to draw`)));
-    console.log(`500 comments written in ${Date.now() - started} ms`);
     const { context, page } = await signedInDashboard(bed.browser, bed.parley, moderator.email);
     await expect.poll(() => cards(page).count()).toBe(50);
     for (let loaded = 50, tries = 0; loaded < 500; loaded = await cards(page).count(), tries++) {
@@ -269,15 +267,15 @@ describe.skipIf(!CHROMIUM)('the queue a moderator can live in', () => {
     const cdp = await context.newCDPSession(page);
     await cdp.send('Emulation.setCPUThrottlingRate', { rate: 4 });
     const figures: number[] = [];
-    for (let i = 0; i < 5; i++) {
+    for (let i = 0; i < 9; i++) {
       await page.keyboard.press('j');
       await page.keyboard.press('a');
       await expect.poll(() => cards(page).count()).toBe(499 - i);
       figures.push(Number(await page.locator('.cards').getAttribute('data-action-ms')));
     }
     await cdp.send('Emulation.setCPUThrottlingRate', { rate: 1 });
-    const median = [...figures].sort((a, b) => a - b)[2];
-    console.log(`queue: an approval on a page of 500 cards drawn in ${figures.join(', ')} ms (median ${median} ms) with the CPU slowed 4×`);
+    const median = [...figures].sort((a, b) => a - b)[4];
+    console.log(`queue: an approval on a page of 500 cards drawn in ${figures.join(', ')} ms (median ${median} ms of ${figures.length}) with the CPU slowed 4×`);
     expect(median).toBeLessThan(16);
     await context.close();
     // Writing 500 comments and loading ten pages takes longer than a test's usual time.

@@ -1,4 +1,4 @@
-import type { ComponentChildren } from 'preact';
+import { Component, type ComponentChildren, type FunctionComponent } from 'preact';
 import { useCallback, useEffect, useRef, useState } from 'preact/hooks';
 import { errorText } from '../client/api.ts';
 import { dateTime, relativeTime, t, type MessageKey } from './i18n.ts';
@@ -74,6 +74,22 @@ export function Table(props: { columns: ComponentChildren[]; panel?: boolean; ch
       </table>
     </div>
   );
+}
+
+/**
+ * A component that draws again only when one of its props changed (compared one by one): for the
+ * parts of a long view that an action does not touch. Its callers keep their props' identities.
+ */
+export function pure<P extends object>(render: FunctionComponent<P>) {
+  return class Pure extends Component<P> {
+    shouldComponentUpdate(next: P) {
+      const now = this.props as Record<string, unknown>;
+      return Object.keys(next).some((key) => (next as Record<string, unknown>)[key] !== now[key]) || Object.keys(now).length !== Object.keys(next).length;
+    }
+    render(props: P) {
+      return render(props);
+    }
+  };
 }
 
 export function Empty(props: { children: ComponentChildren }) {

@@ -1,9 +1,8 @@
-import { Component } from 'preact';
 import { t, tx } from '../i18n.ts';
 import { href, withQuery } from '../router.ts';
 import { EarlierVersions } from '../revisions.tsx';
 import type { Site } from '../session.ts';
-import { ago, Link } from '../ui.tsx';
+import { ago, Link, pure } from '../ui.tsx';
 import { ACTION_LABELS, actionsFor, bansOpen, type Action, type QueueItem } from './actions.ts';
 import { Standing, WhyHere } from './reasons.tsx';
 import type { ChangeKind } from './stream.ts';
@@ -56,17 +55,7 @@ export function AuthorName(props: { item: QueueItem }) {
 }
 
 /** A card draws again only when one of its props changed: with hundreds on the page, a decision costs the cards it touches. */
-export class Card extends Component<CardProps> {
-  shouldComponentUpdate(next: CardProps) {
-    const now = this.props as CardProps;
-    return next.item !== now.item || next.selected !== now.selected || next.focused !== now.focused || next.handled !== now.handled || next.site !== now.site || next.showSite !== now.showSite;
-  }
-  render(props: CardProps) {
-    return <CardBody {...props} />;
-  }
-}
-
-function CardBody(props: CardProps) {
+export const Card = pure(function Card(props: CardProps) {
   const { item, handlers } = props;
   const counts = item.author.comments;
   return (
@@ -130,4 +119,4 @@ function CardBody(props: CardProps) {
       )}
     </article>
   );
-}
+});

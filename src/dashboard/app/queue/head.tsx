@@ -3,6 +3,7 @@ import type { Answer } from '../../client/api.ts';
 import { t, type MessageKey } from '../i18n.ts';
 import { navigate, withQuery } from '../router.ts';
 import type { Site } from '../session.ts';
+import { pure } from '../ui.tsx';
 import { parseSearch, TABS, type QueueStatus, type Tab } from './search.ts';
 
 export type Sort = 'newest' | 'oldest' | 'most_flagged';
@@ -37,7 +38,7 @@ export interface QueueHeadProps {
 }
 
 /** The queue's choices above the cards: site, search, order, tabs with their counts, and whether new comments arrive live. */
-export function QueueHead(props: QueueHeadProps) {
+export const QueueHead = pure(function QueueHead(props: QueueHeadProps) {
   const { site, search, status, counts, live } = props;
   return (
     <>
@@ -106,4 +107,4 @@ export function QueueHead(props: QueueHeadProps) {
       </div>
     </>
   );
-}
+});

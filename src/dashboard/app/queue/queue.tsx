@@ -5,8 +5,9 @@ import { t } from '../i18n.ts';
 import { navigate, withQuery } from '../router.ts';
 import { useSession } from '../session.ts';
 import { Empty, notify } from '../ui.tsx';
-import { ACTION_LABELS, bansOpen, belongsIn, expected, restore, type Action, type QueueItem } from './actions.ts';
+import { bansOpen, belongsIn, expected, restore, type Action, type QueueItem } from './actions.ts';
 import { BanDialog } from './ban-dialog.tsx';
+import { BulkBar, type BulkHandlers } from './bulk.tsx';
 import { Card, threadHref, type CardHandlers } from './card.tsx';
 import { useListing, useNearEnd } from './listing.ts';
 import { QueueHead, sortsOf, TAB_KEYS, tabHref } from './head.tsx';
@@ -36,9 +37,9 @@ export function QueueView(props: { url: URL }) {
   const params = props.url.searchParams;
   const site = params.get('site') ?? '';
   const search = params.get('search') ?? '';
-  const parsed = parseSearch(search);
+  const parsed = useMemo(() => parseSearch(search), [search]);
   const status: QueueStatus = parsed.status ?? ((TABS as readonly string[]).includes(params.get('tab') ?? '') ? (params.get('tab') as Tab) : 'pending');
-  const sorts = sortsOf(status, Boolean(parsed.q));
+  const sorts = useMemo(() => sortsOf(status, Boolean(parsed.q)), [status, parsed.q]);
   const sort = sorts.find((s) => s === params.get('sort')) ?? sorts[0];
   const filters = {
     ...(site && { site_id: site }),
@@ -197,6 +198,8 @@ export function QueueView(props: { url: URL }) {
     if (reason) setReason('');
     let results: Answer<'/api/comments/moderate', 'post'>['results'];
     try {
+      // The cards move first (the draw is queued before this), then the request goes.
+      await null;
       results = (await must(api.POST('/api/comments/moderate', { body: { ids, action, reason: sentReason } }))).results;
     } catch (error) {
       setListing((current) => ({ ...current, items: restore(current.items, before, chosen) }));
@@ -281,9 +284,18 @@ export function QueueView(props: { url: URL }) {
     setFocusId(id);
   };
 
-  // The cards' handlers, made once: they call the latest of the view's functions.
-  const latest = useRef({ toggle, moderate, setBanning });
-  latest.current = { toggle, moderate, setBanning };
+  // The cards' and the bulk bar's handlers, made once: they call the latest of the view's functions.
+  const toggleAll = () => setSelected(items.length > 0 && items.every((item) => selected.has(item.id)) ? new Set() : new Set(items.map((item) => item.id)));
+  const latest = useRef({ toggle, moderate, setBanning, toggleAll, selected });
+  latest.current = { toggle, moderate, setBanning, toggleAll, selected };
+  const bulkHandlers = useMemo<BulkHandlers>(
+    () => ({
+      toggleAll: () => latest.current.toggleAll(),
+      act: (action) => void latest.current.moderate([...latest.current.selected], action),
+      setReason,
+    }),
+    [],
+  );
   const handlers = useMemo<CardHandlers>(
     () => ({
       select: (id, range) => latest.current.toggle(id, range),
@@ -318,6 +330,7 @@ export function QueueView(props: { url: URL }) {
     '?': () => setHelp(true),
   });
 
+  const showArrived = useMemo(() => () => setReloads((n) => n + 1), []);
   const drawer = params.get('author');
   const drawerSite = params.get('author_site');
   const allSelected = items.length > 0 && items.every((item) => selected.has(item.id));
@@ -343,31 +356,11 @@ export function QueueView(props: { url: URL }) {
         sort={sort}
         counts={counts}
         arrived={arrived.size}
-        onShowArrived={() => setReloads((n) => n + 1)}
+        onShowArrived={showArrived}
         live={live}
         refreshSeconds={REFRESH_MS / 1000}
       />
-      <div class="bulk" aria-label={t('queue.bulk')}>
-        <label class="check">
-          <input
-            type="checkbox"
-            checked={allSelected}
-            disabled={items.length === 0}
-            onChange={() => setSelected(allSelected ? new Set() : new Set(items.map((item) => item.id)))}
-          />
-          {t('queue.selectAll')}
-        </label>
-        <span class="note">{t('queue.selected', { count: selected.size })}</span>
-        {(['approve', 'remove', 'spam', 'shadow_ban', 'dismiss_flags'] as Action[]).map((action) => (
-          <button key={action} type="button" disabled={selected.size === 0} onClick={() => moderate([...selected], action)}>
-            {t(ACTION_LABELS[action])}
-          </button>
-        ))}
-        <label class="reason">
-          {t('queue.reason')}
-          <input value={reason} maxLength={500} onInput={(event) => setReason(event.currentTarget.value)} />
-        </label>
-      </div>
+      <BulkBar empty={items.length === 0} allSelected={allSelected} selected={selected.size} reason={reason} handlers={bulkHandlers} />
       <div class="cards" ref={listRef}>
         {listing.state === 'loading' && <p class="note" role="status">{t('queue.loading')}</p>}
         {listing.state === 'error' && (
