@@ -27,14 +27,14 @@ const REASONS: Record<string, MessageKey> = {
 };
 
 /** A reason in words: its code's message with its values, or the server's own words for a code this dashboard does not know. */
-function reasonText(reason: SpamReason): string {
+export function reasonText(reason: SpamReason): string {
   const key = reason.code === undefined ? undefined : REASONS[reason.code];
   if (!key || !reason.values) return reason.detail;
   const values = Object.fromEntries(Object.entries(reason.values).filter((entry): entry is [string, string | number] => !Array.isArray(entry[1])));
   return t(key, values);
 }
 
-const similarOf = (reason: SpamReason) => (reason.code === 'classifier' && Array.isArray(reason.values?.similar) ? (reason.values.similar as unknown as Similar[]) : []);
+export const similarOf = (reason: SpamReason) => (reason.code === 'classifier' && Array.isArray(reason.values?.similar) ? (reason.values.similar as unknown as Similar[]) : []);
 
 /** Flags counted by reason, the most given first ("harassment ×3, spam ×1"); flags without one count as "no reason given", last of equals. */
 export function flagGroups(flags: QueueItem['flags']['reasons']): Array<{ reason: string; count: number }> {
