@@ -34,7 +34,7 @@ const QUEUE_DESCRIPTION =
   'Each message has `data`: JSON with `type` — the change: ' +
   `${QUEUE_EVENT_TYPES.map((t) => `\`${t}\``).join(', ')} — ` +
   'with `comment_id`, `site_id`, `status` (the comment\'s status now, which staff may see: pending, published, removed, spam) and, for `moderation.action`, ' +
-  '`action` (approve, remove, spam, shadow_ban, unhide, dismiss_flags, pin, unpin); or `ready` / `reset`. Sent: a comment held on arrival (or by an edit), ' +
+  '`action` (approve, remove, spam, shadow_ban, unhide, dismiss_flags, pin, unpin, undo); or `ready` / `reset`. Sent: a comment held on arrival (or by an edit), ' +
   'flagged, moderated, deleted; never a published comment arriving, nor votes. Messages carry `id`, the change\'s event id (`ready` a position): ' +
   `reconnecting with \`Last-Event-ID\` (or \`last_event_id\`) replays the changes since then, on any instance, and those of the ${QUEUE_GRACE_MS / 1000} s before it ` +
   '(an event is numbered before its change commits; each message states the comment\'s status, so one received twice changes nothing); ' +

@@ -144,6 +144,9 @@ describe('the moderation queue', () => {
     expect(await byName('alien_visitor%')).toEqual([byGuest]);
     expect(await byName('lice')).toEqual([]);
     expect(await byName(aliceId)).toEqual([byAlice]);
+    // With a full-text search: both must hold.
+    expect(ids(await queue(`${inThread}&q=guest&author=ali`))).toEqual([byGuest]);
+    expect(ids(await queue(`${inThread}&q=guest&author=car`))).toEqual([]);
     // Every site the caller moderates, newest first.
     expect(ids(await queue(`author=Alice+Liddell&limit=100`))[0]).toBe(byAlice);
   });

@@ -2,7 +2,7 @@ import { afterEach, describe, expect, it, vi } from 'vitest';
 import { dialectName, freshDatabaseUrl, pageUrl, parleysPerTest, startParley, twoInstances, type FreshDatabase, type TestParley } from '../../test/helper.ts';
 
 const TEXT = 'Cheap watches at the best price, write to me for the catalogue';
-const SAME_AUTHOR = 'the same text as a comment of the same address within 24 hours';
+const SAME_AUTHOR = { check: 'duplicate', code: 'duplicate_same_author', values: {}, detail: 'the same text as a comment of the same address within 24 hours' };
 
 /** A guest's comment from `ip`, as the widget sends it. */
 async function asGuest(parley: TestParley, siteId: string, ip: string, content: string, thread = pageUrl()) {
@@ -35,7 +35,7 @@ describe("the spam checks' signals", () => {
     try {
       const again = await asGuest(after, site.site_id, '198.51.100.7', TEXT);
       expect(again.body.status).toBe('pending');
-      expect(await reasonsOf(after, site, again.body.id)).toEqual([{ check: 'duplicate', detail: SAME_AUTHOR }]);
+      expect(await reasonsOf(after, site, again.body.id)).toEqual([SAME_AUTHOR]);
     } finally {
       await after.close();
     }
@@ -98,7 +98,7 @@ describe("the spam checks' signals", () => {
       await new Promise((resolve) => setTimeout(resolve, 1200));
       const copy = await asGuest(reader, site.site_id, '127.0.0.1', TEXT);
       expect(copy.body.status).toBe('pending');
-      expect(await reasonsOf(reader, site, copy.body.id)).toEqual([{ check: 'duplicate', detail: SAME_AUTHOR }]);
+      expect(await reasonsOf(reader, site, copy.body.id)).toEqual([SAME_AUTHOR]);
     });
   });
 });

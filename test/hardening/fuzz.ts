@@ -187,13 +187,15 @@ export const ENDPOINTS: Endpoint[] = [
   // The management API (DELETE /api/sites/:id is left out: a confirmed one would delete the world's site).
   { method: 'GET', path: '/api/comments', query: (ids) => ({
     site_id: field(oneOf(ids.site)), status: field(oneOf(['all', 'pending', 'flagged', 'spam', 'removed', 'published', 'deleted'])),
-    q: field(text), author: field(oneOf(ids.user)), thread_url: field(fc.constant(FUZZ_THREAD)), since: field(fc.constant('2020-01-01T00:00:00Z')),
+    q: field(text), author: field(fc.oneof(oneOf(ids.user), text)), thread_url: field(fc.constant(FUZZ_THREAD)), thread: field(fc.oneof(text, fc.constant(FUZZ_THREAD), fc.constant('/'))),
+    since: field(fc.constant('2020-01-01T00:00:00Z')),
     until: field(fc.constant('2999-01-01T00:00:00.000Z')), sort: field(oneOf(['newest', 'oldest', 'most_flagged'])), limit: field(fc.integer({ min: 1, max: 100 })),
     cursor: field(oneOf(['WyJxdWV1ZTpuZXdlc3QiLCIyMDMwIiwiY210X3oiXQ', 'e30'])),
   }) },
   { method: 'POST', path: '/api/comments/moderate', body: (ids) => ({
     ids: field(fc.uniqueArray(oneOf(ids.comment), { minLength: 1, maxLength: 3 })), action: field(oneOf(['approve', 'dismiss_flags', 'unhide'])), reason: field(text),
   }) },
+  { method: 'POST', path: '/api/comments/moderate/undo', body: (ids) => ({ ids: field(fc.uniqueArray(fc.oneof(oneOf(ids.comment), text), { minLength: 1, maxLength: 3 })) }) },
   { method: 'GET', path: '/api/comments/:id/flags', ids: 'comment' },
   { method: 'GET', path: '/api/comments/:id/revisions', ids: 'comment' },
   { method: 'GET', path: '/api/sites/:id/moderation-log', ids: 'site', query: () => ({ action: field(oneOf(['approve', 'remove'])), limit: field(fc.integer({ min: 1, max: 100 })) }) },
