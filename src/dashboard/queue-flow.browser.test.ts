@@ -96,6 +96,19 @@ describe.skipIf(!CHROMIUM)('the queue a moderator can live in', () => {
     await context.close();
   });
 
+  it('offers a button for the next page where the browser cannot tell when the end comes near', async () => {
+    const { moderator, postMany } = await queueSite();
+    await postMany(55);
+    const { context, page } = await signedInDashboard(bed.browser, bed.parley, moderator.email);
+    await context.addInitScript(() => delete (window as { IntersectionObserver?: unknown }).IntersectionObserver);
+    await page.reload();
+    await expect.poll(() => cards(page).count()).toBe(50);
+    await page.getByRole('button', { name: 'Load more' }).click();
+    await expect.poll(() => cards(page).count()).toBe(55);
+    expect(await page.getByRole('button', { name: 'Load more' }).count()).toBe(0);
+    await context.close();
+  });
+
   it('sorts the Flagged tab by most flags, and groups flags by reason with counts', async () => {
     const { site, moderator, post } = await queueSite();
     const readers = await Promise.all(['r1', 'r2', 'r3', 'r4', 'r5'].map((id) => bed.parley.signIn(site.api_key, site.site_id, { id, name: id })));
@@ -142,6 +155,13 @@ describe.skipIf(!CHROMIUM)('the queue a moderator can live in', () => {
     await page.locator('.notice').getByText('Approved 3 comments').waitFor();
     await expect.poll(() => Promise.all(order.slice(1, 4).map(status))).toEqual(['published', 'published', 'published']);
     expect(await active(page)).toBe(order[4]);
+    // ? lists the keys, the new ones among them.
+    await page.keyboard.press('?');
+    const help = page.getByRole('dialog', { name: 'Keyboard shortcuts' });
+    for (const key of ['t', 'z', 'Shift+X', 'Shift+A', 'Shift+R', 'Shift+S', '1 2 3 4']) expect(await help.locator('kbd', { hasText: key }).count()).toBeGreaterThan(0);
+    await page.keyboard.press('Escape');
+    await expect.poll(() => help.count()).toBe(0);
+    await expect.poll(() => active(page)).toBe(order[4]);
 
     // z: the three come back where they were, still pending, the focus on the first of them.
     await page.keyboard.press('z');
