@@ -1,4 +1,4 @@
-import type { ComponentChildren } from 'preact';
+import { Component, type ComponentChildren, type FunctionComponent } from 'preact';
 import { useCallback, useEffect, useRef, useState } from 'preact/hooks';
 import { errorText } from '../client/api.ts';
 import { dateTime, relativeTime, t, type MessageKey } from './i18n.ts';
@@ -74,6 +74,22 @@ export function Table(props: { columns: ComponentChildren[]; panel?: boolean; ch
       </table>
     </div>
   );
+}
+
+/**
+ * A component that draws again only when one of its props changed (compared one by one): for the
+ * parts of a long view that an action does not touch. Its callers keep their props' identities.
+ */
+export function pure<P extends object>(render: FunctionComponent<P>) {
+  return class Pure extends Component<P> {
+    shouldComponentUpdate(next: P) {
+      const now = this.props as Record<string, unknown>;
+      return Object.keys(next).some((key) => (next as Record<string, unknown>)[key] !== now[key]) || Object.keys(now).length !== Object.keys(next).length;
+    }
+    render(props: P) {
+      return render(props);
+    }
+  };
 }
 
 export function Empty(props: { children: ComponentChildren }) {
@@ -163,32 +179,61 @@ export const when = (iso: string | null) => (iso ? dateTime(iso) : t('ui.never')
 /** "3 minutes ago" for recent times, a date otherwise. */
 export const ago = (iso: string) => relativeTime(iso);
 
-/** Messages for everyone (screen readers too): what an action did, or why it was undone. */
-type Notice = { id: number; text: string; kind: 'info' | 'error' };
-const noticeListeners = new Set<(notices: Notice[]) => void>();
-let notices: Notice[] = [];
+/**
+ * Messages for everyone (screen readers too): what an action did, or why it was undone. One at a
+ * time, a new one taking the old one's place; one may carry a button (Undo) that stays as long as it.
+ */
+type Notice = { id: number; text: string; kind: 'info' | 'error'; action?: NoticeAction };
+export interface NoticeAction {
+  label: string;
+  run: () => void;
+  /** How long the notice and its button stay, in ms (the time the action is possible). */
+  for: number;
+}
+const noticeListeners = new Set<(notice: Notice | null) => void>();
+let shownNotice: Notice | null = null;
+let noticeTimer: ReturnType<typeof setTimeout> | undefined;
 let noticeId = 0;
-export function notify(textOf: string, kind: Notice['kind'] = 'info'): void {
-  const notice = { id: ++noticeId, text: textOf, kind };
-  notices = [...notices.slice(-3), notice];
-  noticeListeners.forEach((listener) => listener(notices));
-  setTimeout(() => {
-    notices = notices.filter((n) => n !== notice);
-    noticeListeners.forEach((listener) => listener(notices));
-  }, kind === 'error' ? 12_000 : 5_000);
+const showNotice = (notice: Notice | null) => {
+  shownNotice = notice;
+  noticeListeners.forEach((listener) => listener(notice));
+};
+export function notify(textOf: string, kind: Notice['kind'] = 'info', action?: NoticeAction): void {
+  const notice = { id: ++noticeId, text: textOf, kind, action };
+  clearTimeout(noticeTimer);
+  showNotice(notice);
+  noticeTimer = setTimeout(() => shownNotice === notice && showNotice(null), action?.for ?? (kind === 'error' ? 12_000 : 5_000));
 }
 
+/**
+ * Where notices show: a corner beside the cards on a wide screen, a strip at the bottom of a narrow
+ * one that the views keep clear of (see .notices in styles.css). Always in the page, so a reader
+ * hears what arrives in it.
+ */
 export function Notices() {
-  const [shown, setShown] = useState<Notice[]>(notices);
+  const [notice, setNotice] = useState<Notice | null>(shownNotice);
   useEffect(() => {
-    noticeListeners.add(setShown);
-    return () => void noticeListeners.delete(setShown);
+    noticeListeners.add(setNotice);
+    return () => void noticeListeners.delete(setNotice);
   }, []);
   return (
-    <div class="notices" role="status" aria-live="polite">
-      {shown.map((notice) => (
-        <p key={notice.id} class={`notice ${notice.kind}`}>{notice.text}</p>
-      ))}
+    <div class={`notices${notice ? ' shown' : ''}`} role="status" aria-live="polite">
+      {notice && (
+        <p key={notice.id} class={`notice ${notice.kind}`} role={notice.kind === 'error' ? 'alert' : undefined}>
+          <span>{notice.text}</span>
+          {notice.action && (
+            <button
+              type="button"
+              onClick={() => {
+                showNotice(null);
+                notice.action!.run();
+              }}
+            >
+              {notice.action.label}
+            </button>
+          )}
+        </p>
+      )}
     </div>
   );
 }

@@ -41,14 +41,24 @@ export function belongsIn(status: QueueStatus, item: QueueItem): boolean {
   return item.status === status;
 }
 
-/** Which of the actions make sense for a comment as it is now. */
+/** The author's ban on the comment's site, if one is in force. */
+export const standingOf = (item: QueueItem) => item.author.standing;
+
+/** Whether the author can be banned or shadow-banned still: the server refuses a ban already in force. */
+export function bansOpen(item: QueueItem): Array<'ban' | 'shadow_ban'> {
+  if (item.author.kind !== 'user' || !item.author.id) return [];
+  const standing = standingOf(item);
+  return (['ban', 'shadow_ban'] as const).filter((type) => standing !== (type === 'ban' ? 'banned' : 'shadow_banned'));
+}
+
+/** Which of the actions make sense for a comment as it is now (and the server accepts). */
 export function actionsFor(item: QueueItem): Action[] {
   const actions: Action[] = [];
   const hidden = item.status !== 'published' || item.moderation_status === 'shadow_banned';
   if (item.status !== 'published' || item.flags.count > 0) actions.push('approve');
   if (item.status !== 'removed') actions.push('remove');
   if (item.status !== 'spam') actions.push('spam');
-  if (item.author.kind === 'user' && item.moderation_status !== 'shadow_banned') actions.push('shadow_ban');
+  if (bansOpen(item).includes('shadow_ban') && item.moderation_status !== 'shadow_banned') actions.push('shadow_ban');
   if (hidden && item.status !== 'pending') actions.push('unhide');
   if (item.flags.count > 0) actions.push('dismiss_flags');
   return actions;

@@ -6,7 +6,9 @@ import { Dialog, Form, notify, text } from '../ui.tsx';
 const DURATIONS = [0, 1, 7, 30];
 
 /** Bans a site user, for a time or for good; a shadow ban hides their comments from everyone else. */
-export function BanDialog(props: { siteId: string; userId: string; name: string; onClose: () => void; onBanned?: () => void }) {
+export function BanDialog(props: { siteId: string; userId: string; name: string; onClose: () => void; onBanned?: () => void; types?: Array<'ban' | 'shadow_ban'> }) {
+  // Only the kinds of ban not in force already: the server refuses a second one.
+  const types = props.types ?? ['ban', 'shadow_ban'];
   return (
     <Dialog title={t('ban.title', { name: props.name })} onClose={props.onClose}>
       <Form
@@ -28,14 +30,12 @@ export function BanDialog(props: { siteId: string; userId: string; name: string;
       >
         <fieldset>
           <legend>{t('ban.kind')}</legend>
-          <label class="check">
-            <input type="radio" name="type" value="ban" checked />
-            {t('ban.ban')}
-          </label>
-          <label class="check">
-            <input type="radio" name="type" value="shadow_ban" />
-            {t('ban.shadow')}
-          </label>
+          {types.map((type, i) => (
+            <label key={type} class="check">
+              <input type="radio" name="type" value={type} checked={i === 0} />
+              {t(type === 'ban' ? 'ban.ban' : 'ban.shadow')}
+            </label>
+          ))}
         </fieldset>
         <label>
           {t('ban.duration')}

@@ -1,22 +1,39 @@
 import { t, tx } from '../i18n.ts';
 import { href, withQuery } from '../router.ts';
 import { EarlierVersions } from '../revisions.tsx';
-import { ago, Link } from '../ui.tsx';
-import { ACTION_LABELS, actionsFor, type Action, type QueueItem } from './actions.ts';
+import type { Site } from '../session.ts';
+import { ago, Link, pure } from '../ui.tsx';
+import { ACTION_LABELS, actionsFor, bansOpen, type Action, type QueueItem } from './actions.ts';
+import { Standing, WhyHere } from './reasons.tsx';
 import type { ChangeKind } from './stream.ts';
+
+/** What a card asks of its queue: one object for every card, made once, so a decision redraws only the cards it changes. */
+export interface CardHandlers {
+  select: (id: string, range: boolean) => void;
+  focus: (id: string) => void;
+  act: (ids: string[], action: Action) => void;
+  ban: (item: QueueItem) => void;
+}
 
 export interface CardProps {
   item: QueueItem;
-  index: number;
   selected: boolean;
   focused: boolean;
-  onSelect: (index: number, range: boolean) => void;
-  onFocus: (index: number) => void;
-  onAction: (ids: string[], action: Action) => void;
-  onBan: (item: QueueItem) => void;
+  handlers: CardHandlers;
+  /** The comment's site (one object per site, for the whole list). */
+  site?: Site;
+  /** The queue shows several sites: each card names its own. */
+  showSite: boolean;
   /** What someone else made of the comment since it was loaded: it leaves on the next reload. */
   handled?: ChangeKind;
 }
+
+/**
+ * The thread view at the comment, with the way back to the queue as it is now (the thread view
+ * offers to return there).
+ */
+export const threadHref = (item: QueueItem) =>
+  `${href('thread')}?${new URLSearchParams({ site: item.site_id, url: item.thread_url, comment: item.id, from: location.pathname + location.search })}`;
 
 export function statusText(item: { status: string; moderation_status: string | null; is_deleted: boolean }): string {
   if (item.is_deleted) return t('queue.status', { status: 'deleted' });
@@ -37,17 +54,17 @@ export function AuthorName(props: { item: QueueItem }) {
   );
 }
 
-export function Card(props: CardProps) {
-  const { item, index } = props;
+/** A card draws again only when one of its props changed: with hundreds on the page, a decision costs the cards it touches. */
+export const Card = pure(function Card(props: CardProps) {
+  const { item, handlers } = props;
   const counts = item.author.comments;
   return (
     <article
       class={`card${props.selected ? ' selected' : ''}${props.focused ? ' focused' : ''}${props.handled ? ' handled' : ''}`}
-      data-index={index}
       data-id={item.id}
       tabIndex={props.focused ? 0 : -1}
       aria-label={t('queue.cardLabel', { name: item.author_name, status: statusText(item) })}
-      onFocus={(event) => event.target === event.currentTarget && props.onFocus(index)}
+      onFocus={(event) => event.target === event.currentTarget && handlers.focus(item.id)}
     >
       <div class="card-head">
         <input
@@ -56,11 +73,12 @@ export function Card(props: CardProps) {
           aria-label={t('queue.select', { name: item.author_name })}
           onClick={(event) => {
             event.preventDefault();
-            props.onSelect(index, event.shiftKey);
+            handlers.select(item.id, event.shiftKey);
           }}
         />
         <AuthorName item={item} />
         {item.author_is_guest && <span class="badge">{t('queue.guest')}</span>}
+        <Standing item={item} site={props.site} showSite={props.showSite} />
         {counts && (
           <span class="counts" title={t('queue.countsTitle')}>
             {t('queue.counts', counts)}
@@ -71,7 +89,7 @@ export function Card(props: CardProps) {
       </div>
       <p class="thread">
         {tx('queue.onThread', {
-          thread: <Link href={`${href('thread')}?site=${item.site_id}&url=${encodeURIComponent(item.thread_url)}&comment=${item.id}`}><bdi>{threadName(item)}</bdi></Link>,
+          thread: <Link href={threadHref(item)}><bdi>{threadName(item)}</bdi></Link>,
         })}
         {item.thread.closed && <span class="badge">{t('queue.closed')}</span>}
       </p>
@@ -82,27 +100,18 @@ export function Card(props: CardProps) {
       )}
       <p class="content" dir="auto">{item.content ?? t('queue.deletedContent')}</p>
       {item.is_edited && !item.is_deleted && <EarlierVersions commentId={item.id} authorName={item.author_name} />}
-      {item.flags.count > 0 && (
-        <div class="flags">
-          <strong>{t('queue.flags', { count: item.flags.count })}</strong>
-          <ul>
-            {item.flags.reasons.map((flag, i) => (
-              <li key={i} dir="auto">{flag.reason ?? t('queue.noReason')}</li>
-            ))}
-          </ul>
-        </div>
-      )}
+      <WhyHere item={item} site={props.site} />
       {props.handled && <p class="handled-note">{t('queue.changed', { change: props.handled })}</p>}
       {/* A comment someone else has dealt with offers no action on what it no longer is. */}
       {!props.handled && (
         <div class="actions">
           {actionsFor(item).map((action) => (
-            <button key={action} type="button" class={`act act-${action}`} onClick={() => props.onAction([item.id], action)}>
+            <button key={action} type="button" class={`act act-${action}`} onClick={() => handlers.act([item.id], action)}>
               {t(ACTION_LABELS[action])}
             </button>
           ))}
-          {item.author.kind === 'user' && (
-            <button type="button" class="act" onClick={() => props.onBan(item)}>
+          {bansOpen(item).includes('ban') && (
+            <button type="button" class="act" onClick={() => handlers.ban(item)}>
               {t('queue.banAuthor')}
             </button>
           )}
@@ -110,4 +119,4 @@ export function Card(props: CardProps) {
       )}
     </article>
   );
-}
+});

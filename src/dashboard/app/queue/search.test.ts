@@ -5,7 +5,7 @@ describe("the queue's search box", () => {
   it('maps author:, thread: and status: to filters and keeps the rest as words to search', () => {
     expect(parseSearch('author:usr_01ABC thread:https://blog.example.com/post?id=1 status:spam cheap pills')).toEqual({
       author: 'usr_01ABC',
-      thread_url: 'https://blog.example.com/post?id=1',
+      thread: 'https://blog.example.com/post?id=1',
       status: 'spam',
       q: 'cheap pills',
       problems: [],
@@ -13,7 +13,7 @@ describe("the queue's search box", () => {
   });
 
   it('takes quoted values and quoted words', () => {
-    expect(parseSearch('thread:"https://example.com/a b" "hello there"')).toEqual({ thread_url: 'https://example.com/a b', q: 'hello there', problems: [] });
+    expect(parseSearch('thread:"https://example.com/a b" "hello there"')).toEqual({ thread: 'https://example.com/a b', q: 'hello there', problems: [] });
   });
 
   it('says which operators it does not know, and does not search for them', () => {

@@ -1,7 +1,7 @@
 import { t } from '../i18n.ts';
 
 /**
- * The queue's search box: `author:usr_…`, `thread:<page URL>`, `status:<tab>` and free text, mapped
+ * The queue's search box: `author:<id or the start of a name>`, `thread:<title, path or URL>`, `status:<tab>` and free text, mapped
  * to the filters of GET /api/comments. A value with spaces goes in double quotes.
  */
 export const TABS = ['pending', 'flagged', 'spam', 'removed', 'all'] as const;
@@ -11,7 +11,7 @@ export type QueueStatus = Tab | 'published' | 'deleted';
 
 export interface ParsedSearch {
   author?: string;
-  thread_url?: string;
+  thread?: string;
   status?: QueueStatus;
   q?: string;
   /** Operators that were not understood, to say so rather than search for them as words. */
@@ -31,7 +31,7 @@ export function parseSearch(input: string): ParsedSearch {
       continue;
     }
     if (name === 'author') parsed.author = value;
-    else if (name === 'thread') parsed.thread_url = value;
+    else if (name === 'thread') parsed.thread = value;
     else if (name === 'status') {
       if (STATUSES.has(value.toLowerCase())) parsed.status = value.toLowerCase() as QueueStatus;
       else parsed.problems.push(t('queue.search.badStatus', { value }));

@@ -2,6 +2,7 @@ import { useEffect, useRef } from 'preact/hooks';
 import { t, type MessageKey } from '../i18n.ts';
 import { Dialog } from '../ui.tsx';
 
+/** The queue's keys as the help lists them (the keys pressed are in queue.tsx). */
 export const SHORTCUTS: Array<[string, MessageKey]> = [
   ['j', 'shortcuts.next'],
   ['k', 'shortcuts.previous'],
@@ -9,7 +10,14 @@ export const SHORTCUTS: Array<[string, MessageKey]> = [
   ['r', 'shortcuts.remove'],
   ['s', 'shortcuts.spam'],
   ['b', 'shortcuts.ban'],
+  ['t', 'shortcuts.thread'],
+  ['z', 'shortcuts.undo'],
   ['x', 'shortcuts.select'],
+  ['Shift+X', 'shortcuts.selectRange'],
+  ['Shift+A', 'shortcuts.approveSelected'],
+  ['Shift+R', 'shortcuts.removeSelected'],
+  ['Shift+S', 'shortcuts.spamSelected'],
+  ['1 2 3 4', 'shortcuts.tabs'],
   ['/', 'shortcuts.search'],
   ['?', 'shortcuts.show'],
 ];
