@@ -276,7 +276,7 @@ export function AuthorDrawer(props: { siteId: string; userId: string; onClose: (
               <p>
                 <Link href={`${href('queue')}?tab=all&search=${encodeURIComponent(`author:${props.userId}`)}`}>{t('drawer.allInQueue')}</Link>
               </p>
-              {banning && <BanDialog siteId={props.siteId} userId={props.userId} name={user.name} onClose={() => setBanning(false)} onBanned={() => void reload()} />}
+              {banning && <BanDialog siteId={props.siteId} userId={props.userId} name={user.name} onClose={() => setBanning(false)} onBanned={() => { void reload(); props.onChanged(); }} />}
             </div>
           );
         }}
