@@ -4,13 +4,13 @@ import { afterKey, decodeCursor, pageOf } from '../http/cursor.ts';
 import type { Site } from '../sites/repository.ts';
 import { describeActors } from './actors.ts';
 import { excerpt } from './queue-details.ts';
-import type { LoggedAction } from './service.ts';
+import type { LOGGED_ACTIONS } from './schemas.ts';
 
 const ORDER = 'log:newest';
 
 export interface LogQuery {
   moderator?: string;
-  action?: LoggedAction;
+  action?: (typeof LOGGED_ACTIONS)[number];
   comment_id?: string;
   cursor?: string;
   limit?: number;
