@@ -2130,6 +2130,17 @@ export interface paths {
                                      * @enum {unknown}
                                      */
                                     proof_of_work: "off" | "always" | "velocity";
+                                    classifier: {
+                                        /**
+                                         * @description off, or hold_above: hold a comment the site's classifier scores at or above threshold (the default), once it has learnt min_examples of each kind
+                                         * @enum {unknown}
+                                         */
+                                        mode: "off" | "hold_above";
+                                        /** @description The score, 0.5 to 0.999, from which a comment is held (default 0.9) */
+                                        threshold: number;
+                                        /** @description Decisions of each kind (spam, and approved) the classifier learns from moderators before it holds anything (default 20) */
+                                        min_examples: number;
+                                    };
                                     /** @description Let readers without a credential vote and react: each IP range (/24 IPv4, /56 IPv6) counts as one voter per comment, and each guest address is rate limited (default false: voting needs a key or a session) */
                                     guest_votes: boolean;
                                 };
@@ -2282,6 +2293,17 @@ export interface paths {
                                      * @enum {unknown}
                                      */
                                     proof_of_work: "off" | "always" | "velocity";
+                                    classifier: {
+                                        /**
+                                         * @description off, or hold_above: hold a comment the site's classifier scores at or above threshold (the default), once it has learnt min_examples of each kind
+                                         * @enum {unknown}
+                                         */
+                                        mode: "off" | "hold_above";
+                                        /** @description The score, 0.5 to 0.999, from which a comment is held (default 0.9) */
+                                        threshold: number;
+                                        /** @description Decisions of each kind (spam, and approved) the classifier learns from moderators before it holds anything (default 20) */
+                                        min_examples: number;
+                                    };
                                     /** @description Let readers without a credential vote and react: each IP range (/24 IPv4, /56 IPv6) counts as one voter per comment, and each guest address is rate limited (default false: voting needs a key or a session) */
                                     guest_votes: boolean;
                                 };
@@ -2384,6 +2406,17 @@ export interface paths {
                              * @enum {unknown}
                              */
                             proof_of_work?: "off" | "always" | "velocity";
+                            classifier?: {
+                                /**
+                                 * @description off, or hold_above: hold a comment the site's classifier scores at or above threshold (the default), once it has learnt min_examples of each kind
+                                 * @enum {unknown}
+                                 */
+                                mode?: "off" | "hold_above";
+                                /** @description The score, 0.5 to 0.999, from which a comment is held (default 0.9) */
+                                threshold?: number;
+                                /** @description Decisions of each kind (spam, and approved) the classifier learns from moderators before it holds anything (default 20) */
+                                min_examples?: number;
+                            };
                             /** @description Let readers without a credential vote and react: each IP range (/24 IPv4, /56 IPv6) counts as one voter per comment, and each guest address is rate limited (default false: voting needs a key or a session) */
                             guest_votes?: boolean;
                         };
@@ -2468,6 +2501,17 @@ export interface paths {
                                  * @enum {unknown}
                                  */
                                 proof_of_work: "off" | "always" | "velocity";
+                                classifier: {
+                                    /**
+                                     * @description off, or hold_above: hold a comment the site's classifier scores at or above threshold (the default), once it has learnt min_examples of each kind
+                                     * @enum {unknown}
+                                     */
+                                    mode: "off" | "hold_above";
+                                    /** @description The score, 0.5 to 0.999, from which a comment is held (default 0.9) */
+                                    threshold: number;
+                                    /** @description Decisions of each kind (spam, and approved) the classifier learns from moderators before it holds anything (default 20) */
+                                    min_examples: number;
+                                };
                                 /** @description Let readers without a credential vote and react: each IP range (/24 IPv4, /56 IPv6) counts as one voter per comment, and each guest address is rate limited (default false: voting needs a key or a session) */
                                 guest_votes: boolean;
                             };
@@ -2599,6 +2643,17 @@ export interface paths {
                                  * @enum {unknown}
                                  */
                                 proof_of_work: "off" | "always" | "velocity";
+                                classifier: {
+                                    /**
+                                     * @description off, or hold_above: hold a comment the site's classifier scores at or above threshold (the default), once it has learnt min_examples of each kind
+                                     * @enum {unknown}
+                                     */
+                                    mode: "off" | "hold_above";
+                                    /** @description The score, 0.5 to 0.999, from which a comment is held (default 0.9) */
+                                    threshold: number;
+                                    /** @description Decisions of each kind (spam, and approved) the classifier learns from moderators before it holds anything (default 20) */
+                                    min_examples: number;
+                                };
                                 /** @description Let readers without a credential vote and react: each IP range (/24 IPv4, /56 IPv6) counts as one voter per comment, and each guest address is rate limited (default false: voting needs a key or a session) */
                                 guest_votes: boolean;
                             };
@@ -2762,6 +2817,17 @@ export interface paths {
                              * @enum {unknown}
                              */
                             proof_of_work?: "off" | "always" | "velocity";
+                            classifier?: {
+                                /**
+                                 * @description off, or hold_above: hold a comment the site's classifier scores at or above threshold (the default), once it has learnt min_examples of each kind
+                                 * @enum {unknown}
+                                 */
+                                mode?: "off" | "hold_above";
+                                /** @description The score, 0.5 to 0.999, from which a comment is held (default 0.9) */
+                                threshold?: number;
+                                /** @description Decisions of each kind (spam, and approved) the classifier learns from moderators before it holds anything (default 20) */
+                                min_examples?: number;
+                            };
                             /** @description Let readers without a credential vote and react: each IP range (/24 IPv4, /56 IPv6) counts as one voter per comment, and each guest address is rate limited (default false: voting needs a key or a session) */
                             guest_votes?: boolean;
                         };
@@ -2850,6 +2916,17 @@ export interface paths {
                                  * @enum {unknown}
                                  */
                                 proof_of_work: "off" | "always" | "velocity";
+                                classifier: {
+                                    /**
+                                     * @description off, or hold_above: hold a comment the site's classifier scores at or above threshold (the default), once it has learnt min_examples of each kind
+                                     * @enum {unknown}
+                                     */
+                                    mode: "off" | "hold_above";
+                                    /** @description The score, 0.5 to 0.999, from which a comment is held (default 0.9) */
+                                    threshold: number;
+                                    /** @description Decisions of each kind (spam, and approved) the classifier learns from moderators before it holds anything (default 20) */
+                                    min_examples: number;
+                                };
                                 /** @description Let readers without a credential vote and react: each IP range (/24 IPv4, /56 IPv6) counts as one voter per comment, and each guest address is rate limited (default false: voting needs a key or a session) */
                                 guest_votes: boolean;
                             };
@@ -3503,9 +3580,10 @@ export interface paths {
                             flag_count: number;
                             flags: {
                                 flagger: {
-                                    /** @description usr_, key_ or stf_ (a staff member) id; null for a guest */
+                                    /** @description usr_, key_ or stf_ (a staff member) id; null for a guest and for the system */
                                     id: string | null;
-                                    kind: "user" | "key" | "staff" | "guest";
+                                    /** @description system: Parley itself (name `classifier`: the spam classifier's holds) */
+                                    kind: "user" | "key" | "staff" | "guest" | "system";
                                     name: string | null;
                                 };
                                 reason: string | null;
@@ -3637,7 +3715,7 @@ export interface paths {
                 query?: {
                     /** @description The moderator's id (key_ or usr_) */
                     moderator?: string;
-                    action?: "approve" | "remove" | "spam" | "shadow_ban" | "unhide" | "dismiss_flags" | "pin" | "unpin";
+                    action?: "approve" | "remove" | "spam" | "shadow_ban" | "unhide" | "dismiss_flags" | "pin" | "unpin" | "classifier_hold" | "classifier_agreed" | "classifier_disagreed";
                     comment_id?: string;
                     /** @description next_cursor of the previous page */
                     cursor?: string;
@@ -3668,9 +3746,10 @@ export interface paths {
                                  */
                                 created_at: string;
                                 moderator: {
-                                    /** @description usr_, key_ or stf_ (a staff member) id; null for a guest */
+                                    /** @description usr_, key_ or stf_ (a staff member) id; null for a guest and for the system */
                                     id: string | null;
-                                    kind: "user" | "key" | "staff" | "guest";
+                                    /** @description system: Parley itself (name `classifier`: the spam classifier's holds) */
+                                    kind: "user" | "key" | "staff" | "guest" | "system";
                                     name: string | null;
                                 };
                                 comment: {
@@ -3879,9 +3958,10 @@ export interface paths {
                                 expires_at: string | null;
                                 user_name: string | null;
                                 created_by: {
-                                    /** @description usr_, key_ or stf_ (a staff member) id; null for a guest */
+                                    /** @description usr_, key_ or stf_ (a staff member) id; null for a guest and for the system */
                                     id: string | null;
-                                    kind: "user" | "key" | "staff" | "guest";
+                                    /** @description system: Parley itself (name `classifier`: the spam classifier's holds) */
+                                    kind: "user" | "key" | "staff" | "guest" | "system";
                                     name: string | null;
                                 };
                                 /** @description Not expired */
@@ -3892,9 +3972,10 @@ export interface paths {
                                 id: string;
                                 body: string;
                                 created_by: {
-                                    /** @description usr_, key_ or stf_ (a staff member) id; null for a guest */
+                                    /** @description usr_, key_ or stf_ (a staff member) id; null for a guest and for the system */
                                     id: string | null;
-                                    kind: "user" | "key" | "staff" | "guest";
+                                    /** @description system: Parley itself (name `classifier`: the spam classifier's holds) */
+                                    kind: "user" | "key" | "staff" | "guest" | "system";
                                     name: string | null;
                                 };
                                 /**
@@ -4139,9 +4220,10 @@ export interface paths {
                                 expires_at: string | null;
                                 user_name: string | null;
                                 created_by: {
-                                    /** @description usr_, key_ or stf_ (a staff member) id; null for a guest */
+                                    /** @description usr_, key_ or stf_ (a staff member) id; null for a guest and for the system */
                                     id: string | null;
-                                    kind: "user" | "key" | "staff" | "guest";
+                                    /** @description system: Parley itself (name `classifier`: the spam classifier's holds) */
+                                    kind: "user" | "key" | "staff" | "guest" | "system";
                                     name: string | null;
                                 };
                                 /** @description Not expired */
@@ -4152,9 +4234,10 @@ export interface paths {
                                 id: string;
                                 body: string;
                                 created_by: {
-                                    /** @description usr_, key_ or stf_ (a staff member) id; null for a guest */
+                                    /** @description usr_, key_ or stf_ (a staff member) id; null for a guest and for the system */
                                     id: string | null;
-                                    kind: "user" | "key" | "staff" | "guest";
+                                    /** @description system: Parley itself (name `classifier`: the spam classifier's holds) */
+                                    kind: "user" | "key" | "staff" | "guest" | "system";
                                     name: string | null;
                                 };
                                 /**
@@ -4227,9 +4310,10 @@ export interface paths {
                             id: string;
                             body: string;
                             created_by: {
-                                /** @description usr_, key_ or stf_ (a staff member) id; null for a guest */
+                                /** @description usr_, key_ or stf_ (a staff member) id; null for a guest and for the system */
                                 id: string | null;
-                                kind: "user" | "key" | "staff" | "guest";
+                                /** @description system: Parley itself (name `classifier`: the spam classifier's holds) */
+                                kind: "user" | "key" | "staff" | "guest" | "system";
                                 name: string | null;
                             };
                             /**
@@ -4300,9 +4384,10 @@ export interface paths {
                             id: string;
                             body: string;
                             created_by: {
-                                /** @description usr_, key_ or stf_ (a staff member) id; null for a guest */
+                                /** @description usr_, key_ or stf_ (a staff member) id; null for a guest and for the system */
                                 id: string | null;
-                                kind: "user" | "key" | "staff" | "guest";
+                                /** @description system: Parley itself (name `classifier`: the spam classifier's holds) */
+                                kind: "user" | "key" | "staff" | "guest" | "system";
                                 name: string | null;
                             };
                             /**
@@ -4459,9 +4544,10 @@ export interface paths {
                                 expires_at: string | null;
                                 user_name: string | null;
                                 created_by: {
-                                    /** @description usr_, key_ or stf_ (a staff member) id; null for a guest */
+                                    /** @description usr_, key_ or stf_ (a staff member) id; null for a guest and for the system */
                                     id: string | null;
-                                    kind: "user" | "key" | "staff" | "guest";
+                                    /** @description system: Parley itself (name `classifier`: the spam classifier's holds) */
+                                    kind: "user" | "key" | "staff" | "guest" | "system";
                                     name: string | null;
                                 };
                                 /** @description Not expired */
@@ -4877,6 +4963,81 @@ export interface paths {
                                 /** @description succeeded / (succeeded + failed); null when none finished */
                                 success_rate: number | null;
                             };
+                        };
+                    };
+                };
+                /** @description RFC 9457 problem details (application/problem+json) */
+                "4XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description RFC 9457 problem details (application/problem+json) */
+                "5XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Problem"];
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/sites/{id}/classifier": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The site's spam classifier: its setting, what it has learnt, whether it holds comments, and how often moderators agreed with it */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    id: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {unknown} */
+                            mode: "off" | "hold_above";
+                            threshold: number;
+                            min_examples: number;
+                            /** @description Comments moderators marked spam, removed as spam or shadow-banned, that it learnt from */
+                            spam_examples: number;
+                            /** @description Comments moderators approved or unhid, that it learnt from */
+                            ham_examples: number;
+                            /** @description Whether it holds comments now: on, and min_examples learnt of each kind */
+                            active: boolean;
+                            /** @description Comments it held */
+                            holds: number;
+                            /** @description Comments it held that the first moderator to decide marked spam (or removed as spam, or shadow-banned) */
+                            agreed: number;
+                            /** @description Comments it held that the first moderator to decide approved or unhid */
+                            disagreed: number;
+                            /** @description agreed / (agreed + disagreed); null before any decision on a hold */
+                            agreement_rate: number | null;
                         };
                     };
                 };

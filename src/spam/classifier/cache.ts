@@ -1,7 +1,7 @@
 import type { Kysely } from 'kysely';
 import type { Database } from '../../db/schema.ts';
-import { Model } from './model.ts';
-import { readCounts, readTotals, type Totals } from './store.ts';
+import { Model, type Totals } from './model.ts';
+import { readCounts, readTotals } from './store.ts';
 
 /** Sites whose models an instance keeps in memory (512 KB each), the least recently used forgotten first. */
 const MODELS_KEPT = 100;

@@ -1,5 +1,4 @@
 import { BUCKETS } from './features.ts';
-import type { Totals } from './store.ts';
 
 /** Additive smoothing (Lidstone): a word never seen in a kind counts this much; 1 (Laplace) let unseen words drown the evidence on the corpus. */
 const SMOOTHING = 0.01;
@@ -7,6 +6,16 @@ const SMOOTHING = 0.01;
 const TEMPERING = 0.3;
 
 export type Label = 'spam' | 'ham';
+
+/** A site's model in total, as its row in classifier_models holds it. */
+export interface Totals {
+  /** Moves with every change: an instance whose model in memory is of another version reads it again. */
+  version: number;
+  spamExamples: number;
+  hamExamples: number;
+  spamFeatures: number;
+  hamFeatures: number;
+}
 
 /**
  * A site's naive Bayes model: how many decided comments of each kind held each feature bucket,

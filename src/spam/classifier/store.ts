@@ -2,7 +2,7 @@ import { sql, type Kysely, type Transaction } from 'kysely';
 import type { Database } from '../../db/schema.ts';
 import { nowIso } from '../../clock.ts';
 import { featuresOf } from './features.ts';
-import type { Label } from './model.ts';
+import type { Label, Totals } from './model.ts';
 
 /** Count rows written by one statement: 4 values each, well under SQLite's 32,766 and PostgreSQL's 65,535 parameters. */
 const ROWS_A_STATEMENT = 1_000;
@@ -79,14 +79,6 @@ export async function unlearn(trx: Transaction<Database>, siteId: string, commen
   if (!example) return false;
   await count(trx, siteId, decodeFeatures(example.features), example.label, -1);
   return true;
-}
-
-export interface Totals {
-  version: number;
-  spamExamples: number;
-  hamExamples: number;
-  spamFeatures: number;
-  hamFeatures: number;
 }
 
 const NO_TOTALS: Totals = { version: 0, spamExamples: 0, hamExamples: 0, spamFeatures: 0, hamFeatures: 0 };
