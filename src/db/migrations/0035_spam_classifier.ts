@@ -1,7 +1,7 @@
 import type { Kysely } from 'kysely';
 
 // The spam classifier's state per site (src/spam/classifier): its totals and version, its counts by
-// word bucket (only the buckets it has seen: at most 65,536 rows a site), and the moderators'
+// word bucket (only the buckets it has seen: at most 131,072 rows a site), and the moderators'
 // decisions it learnt from, by comment, so that a decision changed later re-labels instead of
 // counting twice, and an earlier decision like a new comment can be named.
 export async function up(db: Kysely<unknown>): Promise<void> {

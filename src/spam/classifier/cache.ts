@@ -3,8 +3,8 @@ import type { Database } from '../../db/schema.ts';
 import { Model, type Totals } from './model.ts';
 import { readCounts, readTotals } from './store.ts';
 
-/** Sites whose models an instance keeps in memory (512 KB each), the least recently used forgotten first. */
-const MODELS_KEPT = 100;
+/** Sites whose models an instance keeps in memory (1 MB each), the least recently used forgotten first. */
+const MODELS_KEPT = 64;
 
 interface Entry {
   totals: Totals;
