@@ -13,13 +13,16 @@ export interface Mail {
   text: string;
 }
 
-/** A mail's subject and body; headers say which server relayed it, which no comment has. */
+/** Control characters a comment may not hold (all but newline and tab): carriage returns, form feeds, escapes in old mails. */
+const CONTROL = /[\u0000-\u0008\u000B-\u001F\u007F-\u009F]/g;
+
+/** A mail's subject and body, as a comment could hold it; headers say which server relayed it, which no comment has. */
 function subjectAndBody(mail: string): string {
   const split = mail.indexOf('\n\n');
   const headers = split < 0 ? mail : mail.slice(0, split);
   const body = split < 0 ? '' : mail.slice(split + 2);
   const subject = /^Subject:(.*)$/m.exec(headers)?.[1]?.trim() ?? '';
-  return `${subject}\n${body}`.slice(0, MAX_CONTENT);
+  return `${subject}\n${body}`.replace(CONTROL, ' ').slice(0, MAX_CONTENT);
 }
 
 export function spamCorpus(): { train: Mail[]; test: Mail[] } {

@@ -275,7 +275,7 @@ export async function createComment(db: Db, caller: Caller, input: CreateInput, 
     } else {
       await insertCountedTopLevel(trx, row, listedPublic);
     }
-    if (verdict.action === 'hold') await logClassifierHold(trx, row);
+    if (verdict.action === 'hold') await logClassifierHold(trx, row, verdict.reasons);
     // A reply the public sees: its parent's author may want a mail (not if the reply's own address
     // is theirs: a guest answering their own comment, known by the subscription made above).
     if (replySeen) await queueReplyMail(trx, db.mail, row);

@@ -31,6 +31,8 @@ export async function up(db: Kysely<unknown>): Promise<void> {
     .addColumn('created_at', 'text', (c) => c.notNull())
     .execute();
   await db.schema.createIndex('classifier_examples_site').on('classifier_examples').columns(['site_id', 'created_at']).execute();
+  // Whether a moderator already agreed or not with a hold is read by the comment at each decision on one.
+  await db.schema.createIndex('moderation_log_comment').on('moderation_log').columns(['comment_id', 'action']).execute();
 }
 
 export async function down(): Promise<void> {

@@ -51,15 +51,16 @@ export async function learnFromDecision(
     .selectFrom('moderation_log')
     .select('id')
     .where('comment_id', '=', comment.id)
+    .where('site_id', '=', siteId)
     .where('action', 'in', ['classifier_agreed', 'classifier_disagreed'])
     .executeTakeFirst();
   if (judged) return;
   await insertLogEntry(trx, siteId, comment.id, label === 'spam' ? 'classifier_agreed' : 'classifier_disagreed', moderatorRef);
 }
 
-/** The classifier held a new comment: the moderation log says so, in the comment's transaction. */
-export async function logClassifierHold(trx: Transaction<Database>, row: Pick<CommentRow, 'id' | 'site_id' | 'spam_reasons'>): Promise<void> {
-  if (heldByClassifier(row)) await insertLogEntry(trx, row.site_id, row.id, 'classifier_hold', CLASSIFIER_ACTOR);
+/** A new comment held: when the classifier is among the reasons, the moderation log says so, in the comment's transaction. */
+export async function logClassifierHold(trx: Transaction<Database>, row: Pick<CommentRow, 'id' | 'site_id'>, reasons: Array<{ check: string }>): Promise<void> {
+  if (reasons.some((reason) => reason.check === 'classifier')) await insertLogEntry(trx, row.site_id, row.id, 'classifier_hold', CLASSIFIER_ACTOR);
 }
 
 function insertLogEntry(trx: Transaction<Database>, siteId: string, commentId: string, action: string, moderatorRef: string) {
