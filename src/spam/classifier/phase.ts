@@ -30,7 +30,7 @@ export async function classifierReason(trx: Transaction<Database>, models: Model
   return {
     check: 'classifier',
     code: 'classifier',
-    detail: `scored ${shown} (from ${settings.threshold} holds) by the classifier that learns from this site's moderators' decisions`,
+    detail: `scored ${shown} as spam (held from ${settings.threshold}) by the classifier this site's moderators taught`,
     values: { score: shown, similar: await similarDecisions(trx, site.id, features) },
   };
 }
