@@ -72,9 +72,21 @@ export function casesFor(seeded: Seeded): Case[] {
   const list = '/v1/comments';
   const queue = (query: string) => `/api/comments?site_id=${seeded.siteId}&limit=20${query}`;
   const admin = { authorization: `Bearer ${seeded.apiKey}` };
-  /** Sets the site's spam checks for the write cases: on with their defaults, on with no pace limits on threads and the site, or off. */
-  const spamChecks = (setting: 'defaults' | 'no pace limits' | 'off') => async (base: string) => {
-    const spam = { defaults: { enabled: true, thread_per_minute: 30, site_per_minute: 120 }, 'no pace limits': { enabled: true, thread_per_minute: 0, site_per_minute: 0 }, off: { enabled: false } }[setting];
+  /**
+   * Sets the site's spam checks for the write cases: on with their defaults, on with no pace limits
+   * on threads and the site, or off. The learning classifier is off but in its own case, so that
+   * these measure the checks as they were before it.
+   */
+  const spamChecks = (setting: 'defaults' | 'no pace limits' | 'off' | 'classifier') => async (base: string) => {
+    const noPace = { enabled: true, thread_per_minute: 0, site_per_minute: 0 };
+    const off = { mode: 'off' };
+    const spam = {
+      defaults: { enabled: true, thread_per_minute: 30, site_per_minute: 120, classifier: off },
+      'no pace limits': { ...noPace, classifier: off },
+      classifier: { ...noPace, classifier: { mode: 'hold_above', threshold: 0.9, min_examples: 20 } },
+      off: { enabled: false },
+    }[setting];
+    if (setting === 'classifier') await trainClassifier(base);
     const response = await fetch(`${base}/api/sites/${seeded.siteId}`, { method: 'PATCH', headers: json(seeded.apiKey), body: JSON.stringify({ spam }) });
     if (!response.ok) throw new Error(`setting the spam checks (${setting}): ${response.status} ${await response.text()}`);
   };
@@ -84,6 +96,27 @@ export function casesFor(seeded: Seeded): Case[] {
     headers: json(writers[n % writers.length]),
     body: JSON.stringify({ thread_url: threads.writes, site_id: seeded.siteId, content: `Benchmark comment ${n}: a few words about the article.` }),
   });
+  /**
+   * The site's moderators decide 40 spam and 40 other mails of the SpamAssassin corpus (written
+   * pending by readers who are not the benchmark's writers), once: the model the flood then meets.
+   */
+  const trainClassifier = async (base: string) => {
+    const site = `${base}/api/sites/${seeded.siteId}`;
+    const learnt = (await (await fetch(`${site}/classifier`, { headers: json(seeded.apiKey) })).json()) as { spam_examples: number; ham_examples: number };
+    if (learnt.spam_examples >= 40 && learnt.ham_examples >= 40) return;
+    const { spamCorpus } = await import('./spam-corpus.ts');
+    const { train } = spamCorpus();
+    await fetch(site, { method: 'PATCH', headers: json(seeded.apiKey), body: JSON.stringify({ moderation_mode: 'all', spam: { enabled: false } }) });
+    const mails = [...train.filter((mail) => mail.spam).slice(0, 40), ...train.filter((mail) => !mail.spam).slice(0, 40)];
+    for (const [i, mail] of mails.entries()) {
+      // A thread of their own: the flood's thread stays as in the other write cases.
+      const body = JSON.stringify({ thread_url: `${threads.writes}?training`, site_id: seeded.siteId, content: mail.text });
+      const posted = (await (await fetch(`${base}${list}`, { method: 'POST', headers: json(seeded.sessions[1 + (i % 9)]), body })).json()) as { id: string };
+      const decided = await fetch(`${base}/v1/comments/${posted.id}/moderate`, { method: 'PATCH', headers: json(seeded.apiKey), body: JSON.stringify({ action: mail.spam ? 'spam' : 'approve' }) });
+      if (!decided.ok) throw new Error(`teaching the classifier: ${decided.status} ${await decided.text()}`);
+    }
+    await fetch(site, { method: 'PATCH', headers: json(seeded.apiKey), body: JSON.stringify({ moderation_mode: 'none' }) });
+  };
   /** Writes in the site's formatting (spam checks off, as in post-comment-spam-off): Markdown texts, half with a code block. */
   const formatting = (value: 'markdown' | 'plain') => async (base: string) => {
     const response = await fetch(`${base}/api/sites/${seeded.siteId}`, { method: 'PATCH', headers: json(seeded.apiKey), body: JSON.stringify({ formatting: value, spam: { enabled: false } }) });
@@ -161,6 +194,19 @@ export function casesFor(seeded: Seeded): Case[] {
       route: list,
       variable: true,
       prepare: spamChecks('no pace limits'),
+      compareWith: 'post-comment-spam-off',
+      shareTarget: 0.9,
+      request: postComment,
+    },
+    {
+      // The learning classifier's cost: post-comment-spam-on with the classifier on, trained on 80
+      // mails of the SpamAssassin corpus; the benchmark's comments are not spam to it, so none holds.
+      id: 'post-comment-classifier-on',
+      title: "post-comment-spam-on with the site's learning classifier on and trained",
+      server: 'default',
+      route: list,
+      variable: true,
+      prepare: spamChecks('classifier'),
       compareWith: 'post-comment-spam-off',
       shareTarget: 0.9,
       request: postComment,

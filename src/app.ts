@@ -44,6 +44,7 @@ import { teamRoutes } from './staff/team-routes.ts';
 import { siteRoutes } from './sites/routes.ts';
 import { ssoRoutes } from './sso/routes.ts';
 import { statsRoutes } from './stats/routes.ts';
+import { classifierRoutes } from './spam/classifier/routes.ts';
 import { threadRoutes } from './threads/routes.ts';
 import { ImportRunner } from './transfer/job-runner.ts';
 import { transferRoutes } from './transfer/routes.ts';
@@ -203,6 +204,7 @@ export async function createApp(config: Config): Promise<FastifyInstance> {
   await app.register(commenterRoutes, deps);
   await app.register(threadRoutes, deps);
   await app.register(statsRoutes, deps);
+  await app.register(classifierRoutes, deps);
   await app.register(ssoRoutes, deps);
   await app.register(webhookRoutes, deps);
   await app.register(staffAuthRoutes, deps);

@@ -2357,6 +2357,17 @@ export interface paths {
                                      * @enum {unknown}
                                      */
                                     proof_of_work: "off" | "always" | "velocity";
+                                    classifier: {
+                                        /**
+                                         * @description off, or hold_above: hold a comment the site's classifier scores at or above threshold (the default), once it has learnt min_examples of each kind
+                                         * @enum {unknown}
+                                         */
+                                        mode: "off" | "hold_above";
+                                        /** @description The score, 0.5 to 0.999, from which a comment is held (default 0.9) */
+                                        threshold: number;
+                                        /** @description Decisions of each kind (spam, and approved) the classifier learns from moderators before it holds anything (default 20) */
+                                        min_examples: number;
+                                    };
                                     /** @description Let readers without a credential vote and react: each IP range (/24 IPv4, /56 IPv6) counts as one voter per comment, and each guest address is rate limited (default false: voting needs a key or a session) */
                                     guest_votes: boolean;
                                 };
@@ -2509,6 +2520,17 @@ export interface paths {
                                      * @enum {unknown}
                                      */
                                     proof_of_work: "off" | "always" | "velocity";
+                                    classifier: {
+                                        /**
+                                         * @description off, or hold_above: hold a comment the site's classifier scores at or above threshold (the default), once it has learnt min_examples of each kind
+                                         * @enum {unknown}
+                                         */
+                                        mode: "off" | "hold_above";
+                                        /** @description The score, 0.5 to 0.999, from which a comment is held (default 0.9) */
+                                        threshold: number;
+                                        /** @description Decisions of each kind (spam, and approved) the classifier learns from moderators before it holds anything (default 20) */
+                                        min_examples: number;
+                                    };
                                     /** @description Let readers without a credential vote and react: each IP range (/24 IPv4, /56 IPv6) counts as one voter per comment, and each guest address is rate limited (default false: voting needs a key or a session) */
                                     guest_votes: boolean;
                                 };
@@ -2611,6 +2633,17 @@ export interface paths {
                              * @enum {unknown}
                              */
                             proof_of_work?: "off" | "always" | "velocity";
+                            classifier?: {
+                                /**
+                                 * @description off, or hold_above: hold a comment the site's classifier scores at or above threshold (the default), once it has learnt min_examples of each kind
+                                 * @enum {unknown}
+                                 */
+                                mode?: "off" | "hold_above";
+                                /** @description The score, 0.5 to 0.999, from which a comment is held (default 0.9) */
+                                threshold?: number;
+                                /** @description Decisions of each kind (spam, and approved) the classifier learns from moderators before it holds anything (default 20) */
+                                min_examples?: number;
+                            };
                             /** @description Let readers without a credential vote and react: each IP range (/24 IPv4, /56 IPv6) counts as one voter per comment, and each guest address is rate limited (default false: voting needs a key or a session) */
                             guest_votes?: boolean;
                         };
@@ -2695,6 +2728,17 @@ export interface paths {
                                  * @enum {unknown}
                                  */
                                 proof_of_work: "off" | "always" | "velocity";
+                                classifier: {
+                                    /**
+                                     * @description off, or hold_above: hold a comment the site's classifier scores at or above threshold (the default), once it has learnt min_examples of each kind
+                                     * @enum {unknown}
+                                     */
+                                    mode: "off" | "hold_above";
+                                    /** @description The score, 0.5 to 0.999, from which a comment is held (default 0.9) */
+                                    threshold: number;
+                                    /** @description Decisions of each kind (spam, and approved) the classifier learns from moderators before it holds anything (default 20) */
+                                    min_examples: number;
+                                };
                                 /** @description Let readers without a credential vote and react: each IP range (/24 IPv4, /56 IPv6) counts as one voter per comment, and each guest address is rate limited (default false: voting needs a key or a session) */
                                 guest_votes: boolean;
                             };
@@ -2826,6 +2870,17 @@ export interface paths {
                                  * @enum {unknown}
                                  */
                                 proof_of_work: "off" | "always" | "velocity";
+                                classifier: {
+                                    /**
+                                     * @description off, or hold_above: hold a comment the site's classifier scores at or above threshold (the default), once it has learnt min_examples of each kind
+                                     * @enum {unknown}
+                                     */
+                                    mode: "off" | "hold_above";
+                                    /** @description The score, 0.5 to 0.999, from which a comment is held (default 0.9) */
+                                    threshold: number;
+                                    /** @description Decisions of each kind (spam, and approved) the classifier learns from moderators before it holds anything (default 20) */
+                                    min_examples: number;
+                                };
                                 /** @description Let readers without a credential vote and react: each IP range (/24 IPv4, /56 IPv6) counts as one voter per comment, and each guest address is rate limited (default false: voting needs a key or a session) */
                                 guest_votes: boolean;
                             };
@@ -2989,6 +3044,17 @@ export interface paths {
                              * @enum {unknown}
                              */
                             proof_of_work?: "off" | "always" | "velocity";
+                            classifier?: {
+                                /**
+                                 * @description off, or hold_above: hold a comment the site's classifier scores at or above threshold (the default), once it has learnt min_examples of each kind
+                                 * @enum {unknown}
+                                 */
+                                mode?: "off" | "hold_above";
+                                /** @description The score, 0.5 to 0.999, from which a comment is held (default 0.9) */
+                                threshold?: number;
+                                /** @description Decisions of each kind (spam, and approved) the classifier learns from moderators before it holds anything (default 20) */
+                                min_examples?: number;
+                            };
                             /** @description Let readers without a credential vote and react: each IP range (/24 IPv4, /56 IPv6) counts as one voter per comment, and each guest address is rate limited (default false: voting needs a key or a session) */
                             guest_votes?: boolean;
                         };
@@ -3077,6 +3143,17 @@ export interface paths {
                                  * @enum {unknown}
                                  */
                                 proof_of_work: "off" | "always" | "velocity";
+                                classifier: {
+                                    /**
+                                     * @description off, or hold_above: hold a comment the site's classifier scores at or above threshold (the default), once it has learnt min_examples of each kind
+                                     * @enum {unknown}
+                                     */
+                                    mode: "off" | "hold_above";
+                                    /** @description The score, 0.5 to 0.999, from which a comment is held (default 0.9) */
+                                    threshold: number;
+                                    /** @description Decisions of each kind (spam, and approved) the classifier learns from moderators before it holds anything (default 20) */
+                                    min_examples: number;
+                                };
                                 /** @description Let readers without a credential vote and react: each IP range (/24 IPv4, /56 IPv6) counts as one voter per comment, and each guest address is rate limited (default false: voting needs a key or a session) */
                                 guest_votes: boolean;
                             };
@@ -3654,9 +3731,10 @@ export interface paths {
                             flag_count: number;
                             flags: {
                                 flagger: {
-                                    /** @description usr_, key_ or stf_ (a staff member) id; null for a guest */
+                                    /** @description usr_, key_ or stf_ (a staff member) id; null for a guest and for the system */
                                     id: string | null;
-                                    kind: "user" | "key" | "staff" | "guest";
+                                    /** @description system: Parley itself (name `classifier`: the spam classifier's holds) */
+                                    kind: "user" | "key" | "staff" | "guest" | "system";
                                     name: string | null;
                                 };
                                 reason: string | null;
@@ -3788,7 +3866,7 @@ export interface paths {
                 query?: {
                     /** @description The moderator's id (stf_, key_ or usr_) */
                     moderator?: string;
-                    action?: "approve" | "remove" | "spam" | "shadow_ban" | "unhide" | "dismiss_flags" | "pin" | "unpin" | "undo";
+                    action?: "approve" | "remove" | "spam" | "shadow_ban" | "unhide" | "dismiss_flags" | "pin" | "unpin" | "undo" | "classifier_hold" | "classifier_agreed" | "classifier_disagreed";
                     comment_id?: string;
                     /** @description Logged at or after */
                     since?: string;
@@ -3825,9 +3903,10 @@ export interface paths {
                                  */
                                 created_at: string;
                                 moderator: {
-                                    /** @description usr_, key_ or stf_ (a staff member) id; null for a guest */
+                                    /** @description usr_, key_ or stf_ (a staff member) id; null for a guest and for the system */
                                     id: string | null;
-                                    kind: "user" | "key" | "staff" | "guest";
+                                    /** @description system: Parley itself (name `classifier`: the spam classifier's holds) */
+                                    kind: "user" | "key" | "staff" | "guest" | "system";
                                     name: string | null;
                                 };
                                 comment: {
@@ -3885,7 +3964,7 @@ export interface paths {
                     site_id?: string;
                     /** @description The moderator's id (stf_, key_ or usr_) */
                     moderator?: string;
-                    action?: "approve" | "remove" | "spam" | "shadow_ban" | "unhide" | "dismiss_flags" | "pin" | "unpin" | "undo";
+                    action?: "approve" | "remove" | "spam" | "shadow_ban" | "unhide" | "dismiss_flags" | "pin" | "unpin" | "undo" | "classifier_hold" | "classifier_agreed" | "classifier_disagreed";
                     comment_id?: string;
                     /** @description Logged at or after */
                     since?: string;
@@ -3920,9 +3999,10 @@ export interface paths {
                                  */
                                 created_at: string;
                                 moderator: {
-                                    /** @description usr_, key_ or stf_ (a staff member) id; null for a guest */
+                                    /** @description usr_, key_ or stf_ (a staff member) id; null for a guest and for the system */
                                     id: string | null;
-                                    kind: "user" | "key" | "staff" | "guest";
+                                    /** @description system: Parley itself (name `classifier`: the spam classifier's holds) */
+                                    kind: "user" | "key" | "staff" | "guest" | "system";
                                     name: string | null;
                                 };
                                 comment: {
@@ -4145,9 +4225,10 @@ export interface paths {
                                 expires_at: string | null;
                                 user_name: string | null;
                                 created_by: {
-                                    /** @description usr_, key_ or stf_ (a staff member) id; null for a guest */
+                                    /** @description usr_, key_ or stf_ (a staff member) id; null for a guest and for the system */
                                     id: string | null;
-                                    kind: "user" | "key" | "staff" | "guest";
+                                    /** @description system: Parley itself (name `classifier`: the spam classifier's holds) */
+                                    kind: "user" | "key" | "staff" | "guest" | "system";
                                     name: string | null;
                                 };
                                 /** @description Not expired */
@@ -4158,9 +4239,10 @@ export interface paths {
                                 id: string;
                                 body: string;
                                 created_by: {
-                                    /** @description usr_, key_ or stf_ (a staff member) id; null for a guest */
+                                    /** @description usr_, key_ or stf_ (a staff member) id; null for a guest and for the system */
                                     id: string | null;
-                                    kind: "user" | "key" | "staff" | "guest";
+                                    /** @description system: Parley itself (name `classifier`: the spam classifier's holds) */
+                                    kind: "user" | "key" | "staff" | "guest" | "system";
                                     name: string | null;
                                 };
                                 /**
@@ -4419,9 +4501,10 @@ export interface paths {
                                 expires_at: string | null;
                                 user_name: string | null;
                                 created_by: {
-                                    /** @description usr_, key_ or stf_ (a staff member) id; null for a guest */
+                                    /** @description usr_, key_ or stf_ (a staff member) id; null for a guest and for the system */
                                     id: string | null;
-                                    kind: "user" | "key" | "staff" | "guest";
+                                    /** @description system: Parley itself (name `classifier`: the spam classifier's holds) */
+                                    kind: "user" | "key" | "staff" | "guest" | "system";
                                     name: string | null;
                                 };
                                 /** @description Not expired */
@@ -4432,9 +4515,10 @@ export interface paths {
                                 id: string;
                                 body: string;
                                 created_by: {
-                                    /** @description usr_, key_ or stf_ (a staff member) id; null for a guest */
+                                    /** @description usr_, key_ or stf_ (a staff member) id; null for a guest and for the system */
                                     id: string | null;
-                                    kind: "user" | "key" | "staff" | "guest";
+                                    /** @description system: Parley itself (name `classifier`: the spam classifier's holds) */
+                                    kind: "user" | "key" | "staff" | "guest" | "system";
                                     name: string | null;
                                 };
                                 /**
@@ -4507,9 +4591,10 @@ export interface paths {
                             id: string;
                             body: string;
                             created_by: {
-                                /** @description usr_, key_ or stf_ (a staff member) id; null for a guest */
+                                /** @description usr_, key_ or stf_ (a staff member) id; null for a guest and for the system */
                                 id: string | null;
-                                kind: "user" | "key" | "staff" | "guest";
+                                /** @description system: Parley itself (name `classifier`: the spam classifier's holds) */
+                                kind: "user" | "key" | "staff" | "guest" | "system";
                                 name: string | null;
                             };
                             /**
@@ -4580,9 +4665,10 @@ export interface paths {
                             id: string;
                             body: string;
                             created_by: {
-                                /** @description usr_, key_ or stf_ (a staff member) id; null for a guest */
+                                /** @description usr_, key_ or stf_ (a staff member) id; null for a guest and for the system */
                                 id: string | null;
-                                kind: "user" | "key" | "staff" | "guest";
+                                /** @description system: Parley itself (name `classifier`: the spam classifier's holds) */
+                                kind: "user" | "key" | "staff" | "guest" | "system";
                                 name: string | null;
                             };
                             /**
@@ -4739,9 +4825,10 @@ export interface paths {
                                 expires_at: string | null;
                                 user_name: string | null;
                                 created_by: {
-                                    /** @description usr_, key_ or stf_ (a staff member) id; null for a guest */
+                                    /** @description usr_, key_ or stf_ (a staff member) id; null for a guest and for the system */
                                     id: string | null;
-                                    kind: "user" | "key" | "staff" | "guest";
+                                    /** @description system: Parley itself (name `classifier`: the spam classifier's holds) */
+                                    kind: "user" | "key" | "staff" | "guest" | "system";
                                     name: string | null;
                                 };
                                 /** @description Not expired */
@@ -5157,6 +5244,81 @@ export interface paths {
                                 /** @description succeeded / (succeeded + failed); null when none finished */
                                 success_rate: number | null;
                             };
+                        };
+                    };
+                };
+                /** @description RFC 9457 problem details (application/problem+json) */
+                "4XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description RFC 9457 problem details (application/problem+json) */
+                "5XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Problem"];
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/sites/{id}/classifier": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The site's spam classifier: its setting, what it has learnt, whether it holds comments, and how often moderators agreed with it */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    id: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {unknown} */
+                            mode: "off" | "hold_above";
+                            threshold: number;
+                            min_examples: number;
+                            /** @description Comments moderators marked spam, removed as spam or shadow-banned, that it learnt from */
+                            spam_examples: number;
+                            /** @description Comments moderators approved or unhid, that it learnt from */
+                            ham_examples: number;
+                            /** @description Whether it holds comments now: on, and min_examples learnt of each kind */
+                            active: boolean;
+                            /** @description Comments it held */
+                            holds: number;
+                            /** @description Comments it held that the first moderator to decide marked spam (or removed as spam, or shadow-banned) */
+                            agreed: number;
+                            /** @description Comments it held that the first moderator to decide approved or unhid */
+                            disagreed: number;
+                            /** @description agreed / (agreed + disagreed); null before any decision on a hold */
+                            agreement_rate: number | null;
                         };
                     };
                 };

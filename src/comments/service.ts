@@ -35,6 +35,7 @@ import { queueReplyMail, refuseKeyMailWish, subscribeToReplies } from '../mail/r
 import type { ConfirmMailLimiter } from '../ratelimits/confirm-mails.ts';
 import { screenComment, screenEdit, type FormFields } from '../spam/pipeline.ts';
 import type { Signal } from '../spam/signal-log.ts';
+import { logClassifierHold } from '../spam/classifier/learning.ts';
 
 export interface CommentList {
   comments: CommentPage[];
@@ -216,7 +217,7 @@ export async function createComment(db: Db, caller: Caller, input: CreateInput, 
     const { shadowBanned, record } = await checkAuthor(trx, site.id, author);
     const now = nowIso();
     const id = newId('cmt');
-    const screening = await screenComment(trx, signals, { id, site, caller, moderator, authorRef: author, record, content, threadUrl: url.href, form: input, createdAt: now });
+    const screening = await screenComment(trx, signals, { id, site, caller, moderator, authorRef: author, record, content, threadUrl: url.href, form: input, createdAt: now, models: db.classifierModels });
     const { verdict, heldCopies } = screening;
     signal = screening.signal;
     if (verdict.action === 'reject') throw verdict.problem;
@@ -276,6 +277,7 @@ export async function createComment(db: Db, caller: Caller, input: CreateInput, 
     } else {
       await insertCountedTopLevel(trx, row, listedPublic);
     }
+    if (verdict.action === 'hold') await logClassifierHold(trx, row, verdict.reasons);
     // A reply the public sees: its parent's author may want a mail (not if the reply's own address
     // is theirs: a guest answering their own comment, known by the subscription made above).
     if (replySeen) await queueReplyMail(trx, db.mail, row);

@@ -7,6 +7,7 @@ import pg from 'pg';
 import type { Config, MailConfig } from '../config.ts';
 import { Tally } from '../metrics/tally.ts';
 import { SignalStore } from '../spam/signal-store.ts';
+import { ModelCache } from '../spam/classifier/cache.ts';
 import { ChangeFeed } from './changes.ts';
 import { keepingStatements } from './kept-statements.ts';
 import { groupCommitDialect, GroupCommitSqlite } from './sqlite-driver.ts';
@@ -20,6 +21,8 @@ export interface Db {
   changes: ChangeFeed;
   /** The spam checks' signals: kept in memory, written to the table behind the comments. */
   spamSignals: SignalStore;
+  /** The sites' spam classifier models, in memory (src/spam/classifier/cache.ts). */
+  classifierModels: ModelCache;
   /** Mail settings when mail is on (PARLEY_SMTP_URL), or null: write paths queue mails only then. */
   mail: MailConfig | null;
   /** Statements that failed, by error code (SQLSTATE on PostgreSQL), since the start. */
@@ -121,7 +124,7 @@ export function connect(config: DbConfig, log?: KyselyConfig['log']): Db {
     const kysely = new Kysely<Database>({ dialect: groupCommitDialect(sqlite), log });
     const changes = new ChangeFeed(true);
     const spamSignals = new SignalStore(kysely, dialect);
-    return { kysely, dialect, changes, spamSignals, mail: config.mail ?? null, queryErrors: sqlite.errors, poolUse: () => null, close: () => closeAll(kysely, changes, spamSignals) };
+    return { kysely, dialect, changes, spamSignals, classifierModels: new ModelCache(true), mail: config.mail ?? null, queryErrors: sqlite.errors, poolUse: () => null, close: () => closeAll(kysely, changes, spamSignals) };
   }
   const pool = new pg.Pool({
     connectionString: postgresUrl(config.databaseUrl),
@@ -142,5 +145,5 @@ export function connect(config: DbConfig, log?: KyselyConfig['log']): Db {
   const changes = new ChangeFeed(false);
   const poolUse = () => ({ max: config.databasePoolSize, open: pool.totalCount, idle: pool.idleCount, waiting: pool.waitingCount });
   const spamSignals = new SignalStore(kysely, dialect);
-  return { kysely, dialect, changes, spamSignals, mail: config.mail ?? null, queryErrors, poolUse, close: () => closeAll(kysely, changes, spamSignals) };
+  return { kysely, dialect, changes, spamSignals, classifierModels: new ModelCache(false), mail: config.mail ?? null, queryErrors, poolUse, close: () => closeAll(kysely, changes, spamSignals) };
 }

@@ -34,6 +34,7 @@ import * as readerSelfService from './migrations/0031_reader_self_service.ts';
 import * as richComments from './migrations/0032_rich_comments.ts';
 import * as languages from './migrations/0033_languages.ts';
 import * as recentComments from './migrations/0034_recent_comments.ts';
+import * as spamClassifier from './migrations/0035_spam_classifier.ts';
 import * as queueSearchAndUndo from './migrations/0036_queue_search_and_undo.ts';
 
 /**
@@ -79,6 +80,7 @@ const MIGRATIONS: Record<string, Migration> = {
   '0032_rich_comments': richComments,
   '0033_languages': languages,
   '0034_recent_comments': recentComments,
+  '0035_spam_classifier': spamClassifier,
   '0036_queue_search_and_undo': queueSearchAndUndo,
 };
 

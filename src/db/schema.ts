@@ -329,6 +329,36 @@ export interface ModerationLogTable {
   undo: string | null;
 }
 
+/** A site's spam classifier (src/spam/classifier): what it has learnt, in total. */
+export interface ClassifierModelTable {
+  site_id: string;
+  spam_examples: Generated<number>;
+  ham_examples: Generated<number>;
+  /** Features (distinct words of a comment) counted over the comments of each kind. */
+  spam_features: Generated<number>;
+  ham_features: Generated<number>;
+  /** Moves with every change: an instance whose model in memory is of another version reads it again. */
+  version: Generated<number>;
+}
+
+/** A site's classifier counts for one word bucket: how many comments of each kind held a word of it. */
+export interface ClassifierCountTable {
+  site_id: string;
+  bucket: number;
+  spam: number;
+  ham: number;
+}
+
+/** A moderator's decision the classifier learnt from: one per comment, its label as it is now. */
+export interface ClassifierExampleTable {
+  comment_id: string;
+  site_id: string;
+  label: 'spam' | 'ham';
+  /** The comment's feature buckets when it was learnt (base64 of a Uint32Array), to unlearn exactly what was learnt. */
+  features: string;
+  created_at: string;
+}
+
 /** Domain events, written in the transaction of the change that caused them (the webhook outbox). */
 export interface EventTable {
   id: string;
@@ -608,6 +638,9 @@ export interface Database {
   site_daily_counts: SiteDailyCountTable;
   thread_queue_counts: ThreadQueueCountTable;
   moderation_log: ModerationLogTable;
+  classifier_models: ClassifierModelTable;
+  classifier_counts: ClassifierCountTable;
+  classifier_examples: ClassifierExampleTable;
   events: EventTable;
   webhook_deliveries: WebhookDeliveryTable;
   webhook_attempts: WebhookAttemptTable;

@@ -6,13 +6,13 @@ import { managedSite, sitesManagedBy } from '../sites/repository.ts';
 import { describeActors } from './actors.ts';
 import { timeBound } from './queue.ts';
 import { excerpt } from './queue-details.ts';
-import type { LoggedAction } from './service.ts';
+import type { LOGGED_ACTIONS } from './schemas.ts';
 
 const ORDER = 'log:newest';
 
 export interface LogQuery {
   moderator?: string;
-  action?: LoggedAction;
+  action?: (typeof LOGGED_ACTIONS)[number];
   comment_id?: string;
   since?: string;
   until?: string;

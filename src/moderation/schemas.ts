@@ -10,10 +10,12 @@ export const Reason = Type.String({ maxLength: 500 });
 const Count = Type.Integer({ minimum: 0 });
 const CommentCounts = Type.Object({ published: Count, pending: Count, removed: Count, spam: Count });
 
-/** Someone the moderation tables name: a site user, an API key, a staff member, or a guest (never their IP). */
+/** Someone the moderation tables name: a site user, an API key, a staff member, a guest (never their IP), or Parley itself. */
 export const Actor = Type.Object({
-  id: Nullable(Type.String(), { description: 'usr_, key_ or stf_ (a staff member) id; null for a guest' }),
-  kind: Type.Union([Type.Literal('user'), Type.Literal('key'), Type.Literal('staff'), Type.Literal('guest')]),
+  id: Nullable(Type.String(), { description: 'usr_, key_ or stf_ (a staff member) id; null for a guest and for the system' }),
+  kind: Type.Union([Type.Literal('user'), Type.Literal('key'), Type.Literal('staff'), Type.Literal('guest'), Type.Literal('system')], {
+    description: "system: Parley itself (name `classifier`: the spam classifier's holds)",
+  }),
   name: Nullable(Type.String()),
 });
 
@@ -154,7 +156,11 @@ export const RevisionList = Type.Object({
   ),
 });
 
-export const LOGGED_ACTIONS = [...BULK_ACTIONS, 'pin', 'unpin', 'undo'] as const;
+/**
+ * classifier_hold: the spam classifier held the comment; classifier_agreed and classifier_disagreed:
+ * the first moderator's decision on such a comment marked it spam or approved it.
+ */
+export const LOGGED_ACTIONS = [...BULK_ACTIONS, 'pin', 'unpin', 'undo', 'classifier_hold', 'classifier_agreed', 'classifier_disagreed'] as const;
 
 export const LogQuerySchema = Type.Object({
   moderator: Type.Optional(Type.String({ maxLength: 100, description: "The moderator's id (stf_, key_ or usr_)" })),

@@ -18,6 +18,7 @@ import { undoColumn, type UndoFacts } from './undo-facts.ts';
 import { refreshListing } from '../comments/listing.ts';
 import { nowIso } from '../clock.ts';
 import { clientKey } from '../ratelimits/client-key.ts';
+import { learnFromDecision } from '../spam/classifier/learning.ts';
 
 export const MODERATION_ACTIONS = ['approve', 'remove', 'spam', 'shadow_ban', 'unhide'] as const;
 export type ModerationAction = (typeof MODERATION_ACTIONS)[number];
@@ -154,9 +155,11 @@ export async function applyModeration(
         await queueMentionMails(trx, db.mail, updated);
       }
       await recordModeration(trx, site, moderator, action, reason, updated, undo);
+      await learnFromDecision(trx, site.id, moderator.id, action, reason, current);
     }
     return { result: moderationResult(updated, action), authorChanged };
   });
+  db.classifierModels.changed(site.id);
   // A shadow ban or its lifting changes what the author's comments show everywhere on the site.
   if (authorChanged) db.changes.siteChanged(site.id);
   else db.changes.threadChanged(site.id, comment.thread_url);

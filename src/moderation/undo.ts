@@ -10,6 +10,7 @@ import type { Database } from '../db/schema.ts';
 import { forUpdate, lockAuthor } from '../db/dialect.ts';
 import { AppError, toProblem } from '../errors.ts';
 import { withEvents } from '../events/record.ts';
+import { CLASSIFIER_ACTIONS, unlearn } from '../spam/classifier/learning.ts';
 import { recordCommentChange, recordRepliesShown, seenByPublic } from '../live/record.ts';
 import type { Site } from '../sites/repository.ts';
 import { banAuthor, liftShadowBan } from './bans.ts';
@@ -53,6 +54,8 @@ async function undoLast(db: Db, moderator: Moderator, comment: CommentRow & { th
       .selectFrom('moderation_log')
       .select(['action', 'moderator_ref', 'created_at', 'undo'])
       .where('comment_id', '=', comment.id)
+      // The classifier's entries (its hold, whether a moderator agreed) are not moderators' actions.
+      .where('action', 'not in', CLASSIFIER_ACTIONS)
       .orderBy('created_at', 'desc')
       .orderBy('id', 'desc')
       .limit(1)
@@ -88,11 +91,14 @@ async function undoLast(db: Db, moderator: Moderator, comment: CommentRow & { th
     if (statusChanged) await refreshListing(trx, [updated.root_id]);
     const seenAfter = await recordCommentChange(trx, seenBefore, updated);
     if (!seenBefore && seenAfter) await recordRepliesShown(trx, updated);
+    // What the decision taught the site's spam classifier is taken back with it.
+    await unlearn(trx, site.id, comment.id);
     await recordModeration(trx, site, moderator, 'undo', null, updated);
     // A shadow ban made or lifted shows on every thread of the site; flags only in the queue.
     const reach = authorChanged ? 'site' : statusChanged ? 'thread' : 'queue';
     return { result: moderationResult(updated, 'undo'), reach };
   });
+  db.classifierModels.changed(site.id);
   if (reach === 'site') db.changes.siteChanged(site.id);
   else if (reach === 'thread') db.changes.threadChanged(site.id, comment.thread_url);
   else db.changes.queueChanged(site.id);

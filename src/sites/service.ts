@@ -172,7 +172,7 @@ export async function deleteSite(db: Db, site: Site, confirm: string, actor: Act
       await trx.deleteFrom(table).where('site_id', '=', site.id).execute();
     }
     // The spam signals hold guests' addresses (their author keys and ranges); every index of theirs starts with the site.
-    for (const table of ['moderation_log', 'bans', 'commenter_notes', 'author_counts', 'site_daily_counts', 'thread_queue_counts', 'webhook_deliveries', 'events', 'queue_events', 'spam_signals'] as const) {
+    for (const table of ['moderation_log', 'bans', 'commenter_notes', 'author_counts', 'site_daily_counts', 'thread_queue_counts', 'webhook_deliveries', 'events', 'queue_events', 'spam_signals', 'classifier_examples', 'classifier_counts', 'classifier_models'] as const) {
       await trx.deleteFrom(table).where('site_id', '=', site.id).execute();
     }
     const deleted = await trx.deleteFrom('comments').where('site_id', '=', site.id).executeTakeFirst();
@@ -184,6 +184,7 @@ export async function deleteSite(db: Db, site: Site, confirm: string, actor: Act
     return Number(deleted.numDeletedRows);
   });
   db.spamSignals.forgetSite(site.id);
+  db.classifierModels.forgetSite(site.id);
   db.changes.siteChanged(site.id);
   return { id: site.id, deleted: true as const, comments };
 }

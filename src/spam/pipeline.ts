@@ -13,8 +13,10 @@ import type { Signal, SignalLog } from './signal-log.ts';
 import { authorKeyOf, ipRangeOf, publicCopies, readCopies, readStanding, type Standing } from './signals.ts';
 import { addedLinkCount, linkCount, normalisedText, textHash } from './text.ts';
 import { listedWordIn } from './words.ts';
+import type { ModelCache } from './classifier/cache.ts';
+import { classifierReason } from './classifier/phase.ts';
 
-export const SPAM_CHECKS = ['form', 'duplicate', 'words', 'links', 'velocity', 'history'] as const;
+export const SPAM_CHECKS = ['form', 'duplicate', 'words', 'links', 'velocity', 'history', 'classifier'] as const;
 
 /**
  * Why a comment was held: which check, and what it saw. Stored on the comment (spam_reasons).
@@ -61,6 +63,8 @@ export interface NewComment {
   threadUrl: string;
   form: FormFields;
   createdAt: string;
+  /** The sites' learning classifiers (db.classifierModels). */
+  models: ModelCache;
 }
 
 const ALLOW: Verdict = { action: 'allow' };
@@ -180,6 +184,8 @@ export async function screenComment(trx: Transaction<Database>, log: SignalLog, 
   const velocity = velocityReasons(settings, standing, guest);
   reasons.push(...velocity);
   if (person && !guest) reasons.push(...historyReason(settings.history_min_comments, record));
+  const learnt = await classifierReason(trx, input.models, site, input.content);
+  if (learnt) reasons.push(learnt);
   const proofNeeded = guest && (settings.proof_of_work === 'always' || (settings.proof_of_work === 'velocity' && velocity.length > 0));
   if (proofNeeded && !(await acceptProof(trx, site.id, site.formSecret, input.form.altcha))) {
     const problem = invalid('body/altcha', 'needs a proof of work (ALTCHA) solving a challenge from GET /v1/widget, unused and under an hour old');

@@ -3,6 +3,20 @@ import { invalid } from '../errors.ts';
 import { SIGNALS_KEPT } from './signal-store.ts';
 
 export const PROOF_OF_WORK_MODES = ['off', 'always', 'velocity'] as const;
+export const CLASSIFIER_MODES = ['off', 'hold_above'] as const;
+
+/** The learning classifier's phase (src/spam/classifier). */
+const ClassifierSettings = Type.Object({
+  mode: Type.Enum([...CLASSIFIER_MODES], {
+    description: "off, or hold_above: hold a comment the site's classifier scores at or above threshold (the default), once it has learnt min_examples of each kind",
+  }),
+  threshold: Type.Number({ minimum: 0.5, maximum: 0.999, description: 'The score, 0.5 to 0.999, from which a comment is held (default 0.9)' }),
+  min_examples: Type.Integer({
+    minimum: 1,
+    maximum: 10_000,
+    description: "Decisions of each kind (spam, and approved) the classifier learns from moderators before it holds anything (default 20)",
+  }),
+});
 
 const Word = Type.String({ minLength: 1, maxLength: 50 });
 const WordList = (description: string) => Type.Array(Word, { maxItems: 500, description });
@@ -33,6 +47,7 @@ export const SpamSettingsSchema = Type.Object({
   proof_of_work: Type.Enum([...PROOF_OF_WORK_MODES], {
     description: 'Guests only: require an ALTCHA proof of work, never (off, the default), on every comment (always), or while velocity holds comments (velocity)',
   }),
+  classifier: ClassifierSettings,
   guest_votes: Type.Boolean({
     description:
       'Let readers without a credential vote and react: each IP range (/24 IPv4, /56 IPv6) counts as one voter per comment, and each guest address is rate limited (default false: voting needs a key or a session)',
@@ -56,11 +71,12 @@ export const DEFAULT_SPAM_SETTINGS: SpamSettings = deepFreeze({
   site_per_minute: 120,
   history_min_comments: 3,
   proof_of_work: 'off',
+  classifier: { mode: 'hold_above', threshold: 0.9, min_examples: 20 },
   guest_votes: false,
 });
 
-/** What PATCH /api/sites/:id takes: any of the settings; the others stay as they are. */
-export const SpamSettingsPatch = Type.Partial(SpamSettingsSchema);
+/** What PATCH /api/sites/:id takes: any of the settings (the classifier's too, one by one); the others stay as they are. */
+export const SpamSettingsPatch = Type.Partial(Type.Object({ ...SpamSettingsSchema.properties, classifier: Type.Partial(ClassifierSettings) }));
 export type SpamSettingsPatch = Static<typeof SpamSettingsPatch>;
 
 /** Decoded columns kept, by their text: a site's row is read with every comment, its settings change rarely. */
@@ -75,7 +91,8 @@ export function decodeSpamSettings(column: string): SpamSettings {
   if (column === '{}') return DEFAULT_SPAM_SETTINGS;
   let settings = decoded.get(column);
   if (settings === undefined) {
-    settings = deepFreeze({ ...DEFAULT_SPAM_SETTINGS, ...(JSON.parse(column) as Partial<SpamSettings>) });
+    const set = JSON.parse(column) as Partial<SpamSettings>;
+    settings = deepFreeze({ ...DEFAULT_SPAM_SETTINGS, ...set, classifier: { ...DEFAULT_SPAM_SETTINGS.classifier, ...set.classifier } });
     if (decoded.size >= DECODED_KEPT) decoded.clear();
     decoded.set(column, settings);
   }
@@ -85,6 +102,7 @@ export function decodeSpamSettings(column: string): SpamSettings {
 function deepFreeze(settings: SpamSettings): SpamSettings {
   Object.freeze(settings.banned_words);
   Object.freeze(settings.suspect_words);
+  Object.freeze(settings.classifier);
   return Object.freeze(settings);
 }
 
@@ -104,7 +122,7 @@ function cleanWords(words: string[], path: string): string[] {
 /** The column's new value: the settings the site had set, with the patch's over them. */
 export function encodeSpamSettings(column: string, patch: SpamSettingsPatch): string {
   const kept = JSON.parse(column) as Partial<SpamSettings>;
-  const changed = { ...patch };
+  const changed = { ...patch, ...(patch.classifier && { classifier: { ...kept.classifier, ...patch.classifier } }) };
   if (patch.banned_words) changed.banned_words = cleanWords(patch.banned_words, 'body/spam/banned_words');
   if (patch.suspect_words) changed.suspect_words = cleanWords(patch.suspect_words, 'body/spam/suspect_words');
   return JSON.stringify({ ...kept, ...changed });

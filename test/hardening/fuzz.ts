@@ -170,6 +170,9 @@ export const ENDPOINTS: Endpoint[] = [
     spam: field(fc.record({
       enabled: field(fc.boolean()), max_links: field(fc.integer({ min: -1, max: 5 })), proof_of_work: field(oneOf(['off', 'always', 'velocity', 'never'])),
       banned_words: field(fc.array(text, { maxLength: 3 })), min_submit_seconds: field(fc.integer({ min: 0, max: 3 })),
+      classifier: field(fc.record({
+        mode: field(oneOf(['off', 'hold_above', 'always'])), threshold: field(fc.constantFrom(0.49, 0.5, 0.9, 0.999, 1, -1)), min_examples: field(fc.integer({ min: -1, max: 30 })),
+      }, { requiredKeys: [] })),
     }, { requiredKeys: [] })),
   }) },
   { method: 'GET', path: '/api/sites/:id/webhooks/deliveries', ids: 'site', query: () => ({
@@ -204,6 +207,7 @@ export const ENDPOINTS: Endpoint[] = [
   }) },
   { method: 'GET', path: '/api/sites/:id/threads', ids: 'site', query: () => ({ url: field(fc.constant(FUZZ_THREAD)), closed: field(fc.boolean()), limit: field(fc.integer({ min: 1, max: 100 })) }) },
   { method: 'GET', path: '/api/sites/:id/stats', ids: 'site' },
+  { method: 'GET', path: '/api/sites/:id/classifier', ids: 'site' },
   { method: 'GET', path: '/api/sites/:id/bans', ids: 'site', query: (ids) => ({ user_id: field(oneOf(ids.user)), active: field(fc.boolean()) }) },
   { method: 'GET', path: `/api/sites/${SITE_A}/users/:id`, ids: 'user' },
   { method: 'POST', path: '/api/comments', body: (ids) => ({

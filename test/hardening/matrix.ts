@@ -494,6 +494,8 @@ export const MATRIX: Array<[string, number[], Target]> = [
     }],
   ['GET /api/sites/:id/stats', moderateRow(200),
     async (w) => ({ path: `/api/sites/${A(w)}/stats` })],
+  ['GET /api/sites/:id/classifier', moderateRow(200),
+    async (w) => ({ path: `/api/sites/${A(w)}/classifier` })],
   ['POST /api/sites/:id/imports', adminRow(202),
     async (w) => {
       await noImportRunning(w);

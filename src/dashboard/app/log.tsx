@@ -13,7 +13,7 @@ type Action = NonNullable<NonNullable<paths['/api/moderation-log']['get']['param
  * complete). An entry may still carry an action newer than this dashboard: `log.action` words it by
  * its name.
  */
-const ACTIONS: Record<Action, true> = { approve: true, remove: true, spam: true, shadow_ban: true, unhide: true, dismiss_flags: true, pin: true, unpin: true, undo: true };
+const ACTIONS: Record<Action, true> = { approve: true, remove: true, spam: true, shadow_ban: true, unhide: true, dismiss_flags: true, pin: true, unpin: true, undo: true, classifier_hold: true, classifier_agreed: true, classifier_disagreed: true };
 
 /** A date input's day (YYYY-MM-DD) as the instant it starts in the moderator's time zone; `days` later for an end. */
 function dayStart(day: string | null, days = 0): string | undefined {
@@ -123,14 +123,16 @@ function Entries(props: { page: LogPage; sites: Site[]; showSite: boolean; more:
             <td>{when(entry.created_at)}</td>
             {props.showSite && <td>{siteName(entry.site_id)}</td>}
             <td>
-              {entry.moderator.id ? (
+              {entry.moderator.kind === 'system' ? (
+                t('log.spamModel')
+              ) : entry.moderator.id ? (
                 <button type="button" class="plain log-who" title={t('log.onlyWho', { who: entry.moderator.name ?? t('log.unknown') })} onClick={() => navigate(withQuery({ who: entry.moderator.id }))}>
                   <bdi>{entry.moderator.name ?? t('log.unknown')}</bdi>
                 </button>
               ) : (
                 <bdi>{t('log.unknown')}</bdi>
-              )}{' '}
-              <span class="note">{t('log.kind', { kind: entry.moderator.kind })}</span>
+              )}
+              {entry.moderator.kind !== 'system' && <span class="note"> {t('log.kind', { kind: entry.moderator.kind })}</span>}
             </td>
             <td>{t('log.action', { action: entry.action })}</td>
             <td>{entry.comment.excerpt === null ? t('log.deletedComment', { author: entry.comment.author_name }) : t('log.comment', { author: entry.comment.author_name, excerpt: entry.comment.excerpt })}</td>

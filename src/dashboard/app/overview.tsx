@@ -51,8 +51,12 @@ export function OverviewView(props: { url: URL }) {
   const [load, reload] = useLoad(async () => {
     if (!site) return null;
     const path = { params: { path: { id: site.id } } };
-    const [stats, counts] = await Promise.all([must(api.GET('/api/sites/{id}/stats', path)), must(api.GET('/api/comments/counts', { params: { query: { site_id: site.id } } }))]);
-    return { stats, counts };
+    const [stats, counts, classifier] = await Promise.all([
+      must(api.GET('/api/sites/{id}/stats', path)),
+      must(api.GET('/api/comments/counts', { params: { query: { site_id: site.id } } })),
+      must(api.GET('/api/sites/{id}/classifier', path)),
+    ]);
+    return { stats, counts, classifier };
   }, [site?.id]);
   if (!site) {
     return (
@@ -90,6 +94,11 @@ export function OverviewView(props: { url: URL }) {
                       ? t('overview.webhooks.none')
                       : t('overview.webhooks.deliveries', { succeeded: data.stats.webhooks.succeeded, deliveries: data.stats.webhooks.deliveries, failed: data.stats.webhooks.failed })}
                   </p>
+                </div>
+                <div class="panel">
+                  <h2>{t('overview.classifier.title')}</h2>
+                  <p class="stat">{data.classifier.agreement_rate === null ? t('overview.webhooks.noRate') : t('overview.classifier.rate', { rate: data.classifier.agreement_rate })}</p>
+                  <p class="note">{t('overview.classifier.holds', { holds: data.classifier.holds, agreed: data.classifier.agreed, disagreed: data.classifier.disagreed })}</p>
                 </div>
               </div>
               <div class="panel">

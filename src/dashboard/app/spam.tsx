@@ -1,6 +1,6 @@
 import { api, must, type Answer } from '../client/api.ts';
 import { t, type MessageKey } from './i18n.ts';
-import { Form, notify, text } from './ui.tsx';
+import { Form, Loaded, notify, text, useLoad } from './ui.tsx';
 
 type SiteDetail = Answer<'/api/sites/{id}'>;
 type SpamSettings = SiteDetail['spam'];
@@ -29,12 +29,17 @@ const PROOF_OF_WORK: Record<SpamSettings['proof_of_work'], MessageKey> = {
   always: 'spam.proofOfWork.always',
   velocity: 'spam.proofOfWork.velocity',
 };
+const CLASSIFIER_MODES: Record<SpamSettings['classifier']['mode'], MessageKey> = {
+  hold_above: 'spam.classifier.mode.holdAbove',
+  off: 'spam.classifier.mode.off',
+};
 const words = (value: string) => value.split(/[\n,]+/).map((word) => word.trim()).filter(Boolean);
 
 /** The site's spam checks (the `spam` object of PATCH /api/sites/:id); only what the form shows is sent. */
 export function SpamPanel(props: { site: SiteDetail; onSaved: (site: SiteDetail) => void }) {
   const { site } = props;
   const spam = site.spam;
+  const [classifier, reloadClassifier] = useLoad(() => must(api.GET('/api/sites/{id}/classifier', { params: { path: { id: site.id } } })), [site.id]);
   return (
     <Form
       submit={t('spam.submit')}
@@ -51,11 +56,13 @@ export function SpamPanel(props: { site: SiteDetail; onSaved: (site: SiteDetail)
                 proof_of_work: text(data, 'proof_of_work') as SpamSettings['proof_of_work'],
                 banned_words: words(text(data, 'banned_words')),
                 suspect_words: words(text(data, 'suspect_words')),
+                classifier: { mode: text(data, 'classifier_mode') as SpamSettings['classifier']['mode'], threshold: Number(text(data, 'classifier_threshold')) },
               },
             },
           }),
         );
         props.onSaved(saved);
+        reloadClassifier();
         notify(t('spam.saved'));
       }}
     >
@@ -89,6 +96,36 @@ export function SpamPanel(props: { site: SiteDetail; onSaved: (site: SiteDetail)
         {t('spam.suspectWords')}
         <textarea name="suspect_words" rows={3} defaultValue={spam.suspect_words.join('\n')} />
       </label>
+      <fieldset>
+        <legend>{t('spam.classifier.legend')}</legend>
+        <p class="note">{t('spam.classifier.about')}</p>
+        <label>
+          {t('spam.classifier.mode')}
+          <select name="classifier_mode">
+            {Object.entries(CLASSIFIER_MODES).map(([mode, label]) => (
+              <option key={mode} value={mode} selected={mode === spam.classifier.mode}>
+                {t(label)}
+              </option>
+            ))}
+          </select>
+        </label>
+        <label>
+          {t('spam.classifier.threshold')}
+          <input type="number" name="classifier_threshold" required min={0.5} max={0.999} step={0.001} defaultValue={String(spam.classifier.threshold)} />
+        </label>
+        <Loaded load={classifier} retry={reloadClassifier} loading="spam.classifier.loading" failed="spam.classifier.loadFailed">
+          {(state) => (
+            <p class="note" role="status">
+              {t('spam.classifier.learnt', { spam: state.spam_examples, ham: state.ham_examples })}{' '}
+              {state.active
+                ? t('spam.classifier.active', { threshold: state.threshold })
+                : state.mode === 'off'
+                  ? t('spam.classifier.off')
+                  : t('spam.classifier.learning', { min: state.min_examples })}
+            </p>
+          )}
+        </Loaded>
+      </fieldset>
     </Form>
   );
 }

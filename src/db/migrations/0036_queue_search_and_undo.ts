@@ -8,7 +8,7 @@ export async function up(db: Kysely<unknown>): Promise<void> {
   await sql`create index comments_author_name on comments (site_id, ${folded})`.execute(db);
   // What undoing a moderation action restores (src/moderation/undo.ts): JSON, null for an action that cannot be undone.
   await db.schema.alterTable('moderation_log').addColumn('undo', 'text').execute();
-  // A comment's latest action, which an undo looks up.
+  // A comment's latest action (which an undo looks up), and whether a moderator answered the classifier's hold.
   await db.schema.createIndex('moderation_log_comment').on('moderation_log').columns(['comment_id', 'created_at']).execute();
 }
 
