@@ -59,7 +59,7 @@ describe.skipIf(!CHROMIUM)('the moderation log', () => {
     await page.getByRole('heading', { name: 'Moderation log' }).waitFor();
     await expect.poll(() => rows(page).count()).toBe(4);
     const text = await page.locator('main table').textContent();
-    for (const words of ['The Gazette', 'The Almanac', 'held by the spam model', 'made_up_action', 'Olive Owner', 'spam', 'Off topic']) expect(text).toContain(words);
+    for (const words of ['The Gazette', 'The Almanac', 'held by the spam classifier', 'made_up_action', 'Olive Owner', 'spam', 'Off topic']) expect(text).toContain(words);
     expect(await seriousViolations(page)).toEqual([]);
 
     await page.getByLabel(/^Site/).selectOption({ label: 'The Almanac' });

@@ -158,6 +158,7 @@ describe.skipIf(!CHROMIUM)('the queue a moderator can live in', () => {
     // ? lists the keys, the new ones among them.
     await page.keyboard.press('?');
     const help = page.getByRole('dialog', { name: 'Keyboard shortcuts' });
+    await help.waitFor();
     for (const key of ['t', 'z', 'Shift+X', 'Shift+A', 'Shift+R', 'Shift+S', '1 2 3 4']) expect(await help.locator('kbd', { hasText: key }).count()).toBeGreaterThan(0);
     await page.keyboard.press('Escape');
     await expect.poll(() => help.count()).toBe(0);

@@ -81,7 +81,7 @@ describe.skipIf(!CHROMIUM)("choosing how a site's readers sign in", () => {
     const asModerator = await signedInDashboard(browser, parley, moderator.email);
     expect(await asModerator.page.getByRole('navigation', { name: 'Dashboard' }).getByRole('link', { name: 'Reader sign-in' }).count()).toBe(0);
     await asModerator.page.goto(signInPage(site.site_id));
-    await asModerator.page.getByText('Only a site’s owners and admins choose how its readers sign in.').waitFor();
+    await asModerator.page.getByRole('heading', { name: "This page is for the account's admins" }).waitFor();
     await asModerator.context.close();
 
     const { context, page } = await signedInDashboard(browser, parley, admin.email);

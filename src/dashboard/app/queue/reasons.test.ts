@@ -12,13 +12,13 @@ describe("a queue card's reasons", () => {
     expect(reasonText({ check: 'future', code: 'not_known_yet', values: {}, detail: 'a check this dashboard predates' })).toBe('a check this dashboard predates');
   });
 
-  it('says how sure the learning filter is, in percent, and which earlier decisions it resembles', () => {
+  it('says how sure the spam classifier is, in percent, and which earlier decisions it resembles', () => {
     const similar = [
       { comment_id: 'cmt_1', excerpt: 'cheap pills here', decision: 'spam' },
       { comment_id: 'cmt_2', excerpt: 'nice article', decision: 'ham' },
     ];
     const reason = { check: 'classifier', code: 'classifier', values: { score: 0.973, similar }, detail: '' } as unknown as Reason;
-    expect(reasonText(reason)).toBe('The learning filter is 97% sure this is spam');
+    expect(reasonText(reason)).toBe('The spam classifier is 97% sure this is spam');
     expect(similarOf(reason)).toEqual(similar);
   });
 

@@ -1,6 +1,6 @@
 import { api, must } from '../../client/api.ts';
 import { t } from '../i18n.ts';
-import { administers, chosenSite, useSession } from '../session.ts';
+import { chosenSite, useSession } from '../session.ts';
 import { SitePicker } from '../site-picker.tsx';
 import { Empty, Loaded, useLoad } from '../ui.tsx';
 import { IdentityProviders } from './providers.tsx';
@@ -8,13 +8,12 @@ import { WaysIn } from './ways-in.tsx';
 
 /** How readers sign in to a site: by email code, through identity providers, and whose pictures show. */
 export function ReaderSignInView(props: { url: URL }) {
-  const { me, sites } = useSession();
+  const { sites } = useSession();
   const chosen = chosenSite(sites, props.url);
   const [load, reload, update] = useLoad(
     async () => (chosen ? Promise.all([must(api.GET('/api/sites/{id}', { params: { path: { id: chosen.id } } })), must(api.GET('/api/auth/me/mail'))]) : null),
     [chosen?.id],
   );
-  if (!administers(me)) return <Empty>{t('signIn.adminsOnly')}</Empty>;
   if (!chosen) return <Empty>{t('signIn.noSite')}</Empty>;
   return (
     <section aria-labelledby="reader-sign-in-title">
