@@ -1,20 +1,19 @@
 import type { Transaction } from 'kysely';
 import type { Caller } from '../auth/caller.ts';
-import { requireCapability, requireSiteCapability } from '../auth/management.ts';
 import { nowIso } from '../clock.ts';
 import { refreshListing } from '../comments/listing.ts';
-import { commentWithSite } from '../comments/service.ts';
 import type { CommentRow } from '../comments/view.ts';
 import type { Db } from '../db/connect.ts';
 import type { Database } from '../db/schema.ts';
 import { forUpdate, lockAuthor } from '../db/dialect.ts';
-import { AppError, toProblem } from '../errors.ts';
+import { AppError } from '../errors.ts';
 import { withEvents } from '../events/record.ts';
 import { CLASSIFIER_ACTIONS, unlearn } from '../spam/classifier/learning.ts';
 import { recordCommentChange, recordRepliesShown, seenByPublic } from '../live/record.ts';
 import type { Site } from '../sites/repository.ts';
 import { banAuthor, liftShadowBan } from './bans.ts';
-import { moderationResult, moderatorOf, recordModeration, type Moderator, type ModerationResult } from './service.ts';
+import { eachComment } from './bulk.ts';
+import { moderationResult, recordModeration, type Moderator, type ModerationResult } from './service.ts';
 import { commentAfter, type UndoState } from './undo-facts.ts';
 
 /** How long a moderator may take an action back. */
@@ -28,21 +27,8 @@ const cannot = (detail: string) => new AppError('conflict', detail);
  * as before, a shadow ban the action made is lifted (one it lifted is made again). Each id in its
  * own transaction, answered per id as bulk actions are; logged and emitted as action `undo`.
  */
-export async function undoMany(db: Db, caller: Caller, ids: string[]) {
-  requireCapability(caller, 'moderate');
-  const moderator = moderatorOf(caller);
-  const results = [];
-  for (const id of ids) {
-    try {
-      const { comment, site } = await commentWithSite(db, id);
-      requireSiteCapability(caller, site, 'moderate', `comment ${id}`);
-      results.push({ id, ok: true as const, result: await undoLast(db, moderator, comment, site) });
-    } catch (error) {
-      if (!(error instanceof AppError)) throw error;
-      results.push({ id, ok: false as const, error: toProblem(error.code, error.message, error.errors) });
-    }
-  }
-  return { results };
+export function undoMany(db: Db, caller: Caller, ids: string[]) {
+  return eachComment(db, caller, ids, (moderator, comment, site) => undoLast(db, moderator, comment, site));
 }
 
 async function undoLast(db: Db, moderator: Moderator, comment: CommentRow & { thread_url: string }, site: Site): Promise<ModerationResult> {
