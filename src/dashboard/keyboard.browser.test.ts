@@ -36,16 +36,18 @@ async function queueOf(comments: string[]) {
 
 /** The focus is on the card at `index` of the list as it is now, and a reader sees it. */
 async function expectCardFocused(page: Page, index: number) {
-  const focus = await focusOf(page);
+  // The focus moves once the card in its place has drawn, a frame or two after the decision.
   const expected = await cards(page).nth(index).getAttribute('data-id');
-  expect(focus.id, `the focus is on card ${index} (it is on ${focus.what.slice(0, 60)})`).toBe(expected);
+  await expect.poll(async () => (await focusOf(page)).id, `the focus is on card ${index}`).toBe(expected);
+  const focus = await focusOf(page);
   expect(focus.contrast, `the card's focus is visible (${focus.ring})`).toBeGreaterThanOrEqual(3);
   expect(focus.obscured, 'the card shows, not hidden under the header').toBe(false);
 }
 
 async function expectFocus(page: Page, pattern: RegExp) {
+  // A dialog gives the focus back once it has left the page, a frame or two after the key.
+  await expect.poll(async () => (await focusOf(page)).what).toMatch(pattern);
   const focus = await focusOf(page);
-  expect(focus.what).toMatch(pattern);
   expect(focus.contrast, `the focus of ${focus.what} is visible (${focus.ring})`).toBeGreaterThanOrEqual(3);
   expect(focus.obscured, `${focus.what} shows, not hidden under the header`).toBe(false);
 }

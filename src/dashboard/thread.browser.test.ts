@@ -64,28 +64,28 @@ describe.skipIf(!CHROMIUM)('the thread view', () => {
     // a: approved, and the focus is on the next comment, whose keys then act on it.
     await page.keyboard.press('a');
     await expect.poll(() => status(ids.held)).toBe('published');
-    expect(await focusedId(page)).toBe(`c-${ids.last}`);
+    await expect.poll(() => focusedId(page)).toBe(`c-${ids.last}`);
     await page.keyboard.press('s');
     await expect.poll(() => status(ids.last)).toBe('spam');
     await page.locator(`#c-${ids.last} .status-spam`).waitFor();
     // The last comment keeps the focus: there is no next one.
-    expect(await focusedId(page)).toBe(`c-${ids.last}`);
+    await expect.poll(() => focusedId(page)).toBe(`c-${ids.last}`);
 
     // k walks back up the tree, a reply after its parent.
     await page.keyboard.press('k');
     await page.keyboard.press('k');
-    expect(await focusedId(page)).toBe(`c-${ids.reply}`);
+    await expect.poll(() => focusedId(page)).toBe(`c-${ids.reply}`);
     await page.keyboard.press('r');
     await expect.poll(() => status(ids.reply)).toBe('removed');
-    expect(await focusedId(page)).toBe(`c-${ids.held}`);
+    await expect.poll(() => focusedId(page)).toBe(`c-${ids.held}`);
 
     // x selects, and the bulk bar acts on what is selected.
     await page.keyboard.press('j');
     await page.keyboard.press('x');
-    expect(await page.locator(`#c-${ids.last} input[type=checkbox]`).isChecked()).toBe(true);
+    await expect.poll(() => page.locator(`#c-${ids.last} input[type=checkbox]`).isChecked()).toBe(true);
     await page.getByRole('group', { name: 'Selected comments' }).getByText('1 selected').waitFor();
     await page.keyboard.press('x');
-    expect(await page.getByRole('group', { name: 'Selected comments' }).count()).toBe(0);
+    await expect.poll(() => page.getByRole('group', { name: 'Selected comments' }).count()).toBe(0);
 
     // b asks how to ban the author; ? lists the keys; Escape closes each, and the keys go on working.
     await page.keyboard.press('b');
