@@ -98,6 +98,8 @@ describe.skipIf(!CHROMIUM)('the thread view', () => {
     expect(await help.getByText('Search').count()).toBe(0);
     await page.keyboard.press('Escape');
     await help.waitFor({ state: 'detached' });
+    // The closed list gives the focus back to the comment that was current.
+    await expect.poll(() => focusedId(page)).toBe(`c-${ids.last}`);
 
     // u goes back to the queue as it was left: its tab and its search.
     await page.keyboard.press('u');
