@@ -9,6 +9,7 @@ import { afterAll, beforeAll, expect } from 'vitest';
 import { ARTIFACTS, CHROMIUM_ARGS } from './browser.ts';
 import { chromiumForTests } from './chromium.ts';
 import { startParley, type TestParley } from './helper.ts';
+import { startReceiver, WEBHOOK_TEST_ENV, type Receiver } from './receiver.ts';
 import { STAFF_PASSWORD } from './staff.ts';
 
 export async function launchBrowser(executablePath: string): Promise<Browser> {
@@ -16,18 +17,23 @@ export async function launchBrowser(executablePath: string): Promise<Browser> {
   return chromium.launch({ executablePath, headless: true, args: CHROMIUM_ARGS });
 }
 
-/** A Parley and a Chromium for a test file, started before its tests (when Chromium is there) and closed after them. */
-export function dashboardBed(): { parley: TestParley; browser: Browser } {
-  const bed = {} as { parley: TestParley; browser: Browser };
+/**
+ * A Parley and a Chromium for a test file, started before its tests (when Chromium is there) and
+ * closed after them; with `webhooks`, a webhook receiver too, which that Parley may deliver to.
+ */
+export function dashboardBed(options: { webhooks?: boolean } = {}): { parley: TestParley; browser: Browser; receiver: Receiver } {
+  const bed = {} as { parley: TestParley; browser: Browser; receiver: Receiver };
   const executablePath = chromiumForTests();
   beforeAll(async () => {
     if (!executablePath) return;
-    bed.parley = await startParley();
+    if (options.webhooks) bed.receiver = await startReceiver();
+    bed.parley = await startParley(options.webhooks ? WEBHOOK_TEST_ENV : {});
     bed.browser = await launchBrowser(executablePath);
   });
   afterAll(async () => {
     await bed.browser?.close();
     await bed.parley?.close();
+    await bed.receiver?.close();
   });
   return bed;
 }

@@ -1,9 +1,7 @@
-import type { Browser } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { seriousViolations } from '../../test/browser.ts';
 import { chromiumForTests } from '../../test/chromium.ts';
-import { artifact, consoleErrors, launchBrowser, openDashboard, shootEverywhere, signInThroughPage } from '../../test/dashboard.ts';
-import { startParley, type TestParley } from '../../test/helper.ts';
+import { artifact, consoleErrors, dashboardBed, openDashboard, shootEverywhere, signInThroughPage } from '../../test/dashboard.ts';
 import { addStaff } from '../../test/staff.ts';
 
 /**
@@ -12,18 +10,7 @@ import { addStaff } from '../../test/staff.ts';
  * says so.
  */
 const CHROMIUM = chromiumForTests();
-let parley: TestParley;
-let browser: Browser;
-
-beforeAll(async () => {
-  if (!CHROMIUM) return;
-  parley = await startParley();
-  browser = await launchBrowser(CHROMIUM);
-});
-afterAll(async () => {
-  await browser?.close();
-  await parley?.close();
-});
+const bed = dashboardBed();
 
 describe.skipIf(!CHROMIUM)('the dashboard opened cold', () => {
   it('draws the sign-in, setup, invite and reset pages from a link alone, with no loading line and no console error', async () => {
@@ -34,7 +21,7 @@ describe.skipIf(!CHROMIUM)('the dashboard opened cold', () => {
       ['/dashboard/reset-password#token=stl_made_up', 'Choose a new password'],
     ];
     for (const [path, heading] of pages) {
-      const { context, page } = await openDashboard(browser, parley, 'about:blank');
+      const { context, page } = await openDashboard(bed.browser, bed.parley, 'about:blank');
       const errors = consoleErrors(page);
       await page.goto(path);
       await page.getByRole('heading', { name: heading }).waitFor();
@@ -45,7 +32,7 @@ describe.skipIf(!CHROMIUM)('the dashboard opened cold', () => {
   });
 
   it('sends someone not signed in from any view to the sign-in page with no failed request logged', async () => {
-    const { context, page } = await openDashboard(browser, parley, 'about:blank');
+    const { context, page } = await openDashboard(bed.browser, bed.parley, 'about:blank');
     const errors = consoleErrors(page);
     const failed: string[] = [];
     page.on('response', (response) => response.status() >= 400 && failed.push(`${response.status()} ${response.url()}`));
@@ -58,9 +45,9 @@ describe.skipIf(!CHROMIUM)('the dashboard opened cold', () => {
   });
 
   it("shows a moderator who opens an admin's page by its address a page that says so, with a way back, and asks the server nothing it refuses", async () => {
-    const site = await parley.newSite({ siteName: 'The Gazette' });
-    const moderator = await addStaff(parley, site.account_id, 'moderator', { name: 'Mo Derator' });
-    const { context, page } = await openDashboard(browser, parley, '/dashboard/sign-in');
+    const site = await bed.parley.newSite({ siteName: 'The Gazette' });
+    const moderator = await addStaff(bed.parley, site.account_id, 'moderator', { name: 'Mo Derator' });
+    const { context, page } = await openDashboard(bed.browser, bed.parley, '/dashboard/sign-in');
     await signInThroughPage(page, moderator.email);
     const errors = consoleErrors(page);
     const failed: string[] = [];
@@ -80,7 +67,7 @@ describe.skipIf(!CHROMIUM)('the dashboard opened cold', () => {
   });
 
   it('draws the sign-in page whole in light and dark, on a phone and at 320 px', async () => {
-    const { context, page } = await openDashboard(browser, parley, '/dashboard/sign-in');
+    const { context, page } = await openDashboard(bed.browser, bed.parley, '/dashboard/sign-in');
     await page.getByRole('heading', { name: 'Sign in' }).waitFor();
     await shootEverywhere(page, 'd-sign-in', async (label) => expect(await seriousViolations(page), label).toEqual([]));
     await page.screenshot({ path: artifact('d-sign-in.png') });

@@ -1,40 +1,24 @@
-import type { Browser } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { seriousViolations } from '../../test/browser.ts';
 import { chromiumForTests } from '../../test/chromium.ts';
-import { artifact, consoleErrors, launchBrowser, signedInDashboard } from '../../test/dashboard.ts';
-import { startParley, type TestParley } from '../../test/helper.ts';
-import { startReceiver, subscribe, WEBHOOK_TEST_ENV, type Receiver } from '../../test/receiver.ts';
+import { artifact, consoleErrors, dashboardBed, signedInDashboard } from '../../test/dashboard.ts';
+import { subscribe } from '../../test/receiver.ts';
 import { addStaff } from '../../test/staff.ts';
 
 /** The team's roles and a site's webhooks: changes that break something are asked first, and a refusal is said. */
 const CHROMIUM = chromiumForTests();
-let parley: TestParley;
-let browser: Browser;
-let receiver: Receiver;
-
-beforeAll(async () => {
-  if (!CHROMIUM) return;
-  receiver = await startReceiver();
-  parley = await startParley(WEBHOOK_TEST_ENV);
-  browser = await launchBrowser(CHROMIUM);
-});
-afterAll(async () => {
-  await browser?.close();
-  await parley?.close();
-  await receiver?.close();
-});
+const bed = dashboardBed({ webhooks: true });
 
 const members = async (site: { account_id: string; api_key: string }) =>
-  (await parley.request('GET', `/api/accounts/${site.account_id}/members`, { token: site.api_key })).body.members as Array<{ name: string; role: string }>;
+  (await bed.parley.request('GET', `/api/accounts/${site.account_id}/members`, { token: site.api_key })).body.members as Array<{ name: string; role: string }>;
 const roleOf = async (site: { account_id: string; api_key: string }, name: string) => (await members(site)).find((member) => member.name === name)?.role;
 
 describe.skipIf(!CHROMIUM)('changing a role', () => {
   it('asks first, naming the person and the new role, and changes nothing when the question is dismissed', async () => {
-    const site = await parley.newSite();
-    const owner = await addStaff(parley, site.account_id, 'owner', { name: 'Olive Owner' });
-    await addStaff(parley, site.account_id, 'moderator', { name: 'Mo Derator' });
-    const { context, page } = await signedInDashboard(browser, parley, owner.email, '/dashboard/team');
+    const site = await bed.parley.newSite();
+    const owner = await addStaff(bed.parley, site.account_id, 'owner', { name: 'Olive Owner' });
+    await addStaff(bed.parley, site.account_id, 'moderator', { name: 'Mo Derator' });
+    const { context, page } = await signedInDashboard(bed.browser, bed.parley, owner.email, '/dashboard/team');
     const errors = consoleErrors(page);
     const role = page.getByLabel('Role of Mo Derator');
     await role.selectOption('admin');
@@ -58,11 +42,11 @@ describe.skipIf(!CHROMIUM)('changing a role', () => {
   });
 
   it("says the server's refusal in the question, and the select goes back to the role the server holds", async () => {
-    const site = await parley.newSite();
-    await addStaff(parley, site.account_id, 'owner', { name: 'Olive Owner' });
-    const admin = await addStaff(parley, site.account_id, 'admin', { name: 'Ada Admin' });
-    await addStaff(parley, site.account_id, 'moderator', { name: 'Mo Derator' });
-    const { context, page } = await signedInDashboard(browser, parley, admin.email, '/dashboard/team');
+    const site = await bed.parley.newSite();
+    await addStaff(bed.parley, site.account_id, 'owner', { name: 'Olive Owner' });
+    const admin = await addStaff(bed.parley, site.account_id, 'admin', { name: 'Ada Admin' });
+    await addStaff(bed.parley, site.account_id, 'moderator', { name: 'Mo Derator' });
+    const { context, page } = await signedInDashboard(bed.browser, bed.parley, admin.email, '/dashboard/team');
     const role = page.getByLabel('Role of Mo Derator');
     await role.selectOption('owner');
     const dialog = page.getByRole('dialog', { name: 'Change the role?' });
@@ -80,26 +64,26 @@ describe.skipIf(!CHROMIUM)('changing a role', () => {
 
 describe.skipIf(!CHROMIUM)("a site's webhooks", () => {
   it('keeps every event the site takes, import.completed among them, when the form is saved', async () => {
-    const site = await parley.newSite({ siteName: 'The Gazette' });
-    await subscribe(parley, site, receiver.url, ['comment.created', 'import.completed']);
-    const owner = await addStaff(parley, site.account_id, 'owner');
-    const { context, page } = await signedInDashboard(browser, parley, owner.email, '/dashboard/webhooks');
+    const site = await bed.parley.newSite({ siteName: 'The Gazette' });
+    await subscribe(bed.parley, site, bed.receiver.url, ['comment.created', 'import.completed']);
+    const owner = await addStaff(bed.parley, site.account_id, 'owner');
+    const { context, page } = await signedInDashboard(bed.browser, bed.parley, owner.email, '/dashboard/webhooks');
     expect(await page.getByLabel('import.completed').isChecked()).toBe(true);
     await page.getByLabel('comment.flagged').check();
     await page.getByRole('button', { name: 'Save', exact: true }).click();
     await page.getByText('The webhook settings are saved').waitFor();
-    const saved = (await parley.request('GET', `/api/sites/${site.site_id}`, { token: site.api_key })).body.webhook_events;
+    const saved = (await bed.parley.request('GET', `/api/sites/${site.site_id}`, { token: site.api_key })).body.webhook_events;
     expect([...saved].sort()).toEqual(['comment.created', 'comment.flagged', 'import.completed']);
     await context.close();
   });
 
   it('asks before rotating the secret, saying that receivers checking the old one fail until updated', async () => {
-    const site = await parley.newSite({ siteName: 'The Gazette' });
-    await subscribe(parley, site, receiver.url, ['comment.created']);
-    const secretOf = async () => (await parley.request('GET', `/api/sites/${site.site_id}`, { token: site.api_key })).body.webhook_secret;
+    const site = await bed.parley.newSite({ siteName: 'The Gazette' });
+    await subscribe(bed.parley, site, bed.receiver.url, ['comment.created']);
+    const secretOf = async () => (await bed.parley.request('GET', `/api/sites/${site.site_id}`, { token: site.api_key })).body.webhook_secret;
     const before = await secretOf();
-    const owner = await addStaff(parley, site.account_id, 'owner');
-    const { context, page } = await signedInDashboard(browser, parley, owner.email, '/dashboard/webhooks');
+    const owner = await addStaff(bed.parley, site.account_id, 'owner');
+    const { context, page } = await signedInDashboard(bed.browser, bed.parley, owner.email, '/dashboard/webhooks');
     const errors = consoleErrors(page);
     await page.getByRole('button', { name: 'Rotate the secret' }).click();
     const dialog = page.getByRole('dialog', { name: 'Rotate the webhook secret?' });
