@@ -1,39 +1,23 @@
-import type { Browser } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { seriousViolations } from '../../test/browser.ts';
 import { chromiumForTests } from '../../test/chromium.ts';
-import { launchBrowser, signedInDashboard } from '../../test/dashboard.ts';
-import { pageUrl, startParley, type TestParley } from '../../test/helper.ts';
-import { startReceiver, WEBHOOK_TEST_ENV, type Receiver } from '../../test/receiver.ts';
+import { dashboardBed, signedInDashboard } from '../../test/dashboard.ts';
+import { pageUrl } from '../../test/helper.ts';
 import { addStaff, signInStaff } from '../../test/staff.ts';
 
 const CHROMIUM = chromiumForTests();
-let parley: TestParley;
-let browser: Browser;
-let receiver: Receiver;
-
-beforeAll(async () => {
-  if (!CHROMIUM) return;
-  receiver = await startReceiver();
-  parley = await startParley(WEBHOOK_TEST_ENV);
-  browser = await launchBrowser(CHROMIUM);
-});
-afterAll(async () => {
-  await browser?.close();
-  await parley?.close();
-  await receiver?.close();
-});
+const bed = dashboardBed({ webhooks: true });
 
 async function ownerOfNewAccount() {
-  const site = await parley.newSite({ siteName: 'Tide blog' });
-  const owner = await addStaff(parley, site.account_id, 'owner', { name: 'Olive Owner' });
+  const site = await bed.parley.newSite({ siteName: 'Tide blog' });
+  const owner = await addStaff(bed.parley, site.account_id, 'owner', { name: 'Olive Owner' });
   return { site, owner };
 }
 
 describe.skipIf(!CHROMIUM)('running sites from the dashboard', () => {
   it("changes a site's spam defence, which is kept", async () => {
     const { site, owner } = await ownerOfNewAccount();
-    const { context, page } = await signedInDashboard(browser, parley, owner.email, `/dashboard/sites/${site.site_id}`);
+    const { context, page } = await signedInDashboard(bed.browser, bed.parley, owner.email, `/dashboard/sites/${site.site_id}`);
     const links = page.getByLabel(/^Hold comments with more links than/);
     expect(await links.inputValue()).toBe('3');
     await links.fill('7');
@@ -43,24 +27,24 @@ describe.skipIf(!CHROMIUM)('running sites from the dashboard', () => {
     await page.getByLabel(/^Hold comments holding these words/).fill('casino\nloan');
     await page.getByRole('button', { name: 'Save the spam defence' }).click();
     await page.getByText('The spam defence is saved').waitFor();
-    const spam = (await parley.request('GET', `/api/sites/${site.site_id}`, { token: site.api_key })).body.spam;
+    const spam = (await bed.parley.request('GET', `/api/sites/${site.site_id}`, { token: site.api_key })).body.spam;
     expect(spam).toMatchObject({ enabled: true, max_links: 7, duplicates: false, guest_votes: true, suspect_words: ['casino', 'loan'], min_submit_seconds: 2 });
     await page.reload();
     expect(await page.getByLabel(/^Hold comments with more links than/).inputValue()).toBe('7');
     expect(await page.getByLabel(/^Hold the same text from the same author/).isChecked()).toBe(false);
     expect(await page.getByLabel(/^Let guests vote and react/).isChecked()).toBe(true);
     expect(await seriousViolations(page)).toEqual([]);
-    // A value past its limit is refused by the browser before anything is sent.
+    // A value past its limit is refused by the bed.browser before anything is sent.
     await page.getByLabel(/^Hold comments with more links than/).fill('5000');
     await page.getByRole('button', { name: 'Save the spam defence' }).click();
     expect(await page.getByLabel(/^Hold comments with more links than/).evaluate((input) => (input as HTMLInputElement).validity.rangeOverflow)).toBe(true);
-    expect((await parley.request('GET', `/api/sites/${site.site_id}`, { token: site.api_key })).body.spam.max_links).toBe(7);
+    expect((await bed.parley.request('GET', `/api/sites/${site.site_id}`, { token: site.api_key })).body.spam.max_links).toBe(7);
     await context.close();
   });
 
   it('creates a site, edits its settings, copies the embed snippet and previews the widget', async () => {
     const { site, owner } = await ownerOfNewAccount();
-    const { context, page } = await signedInDashboard(browser, parley, owner.email, '/dashboard/sites');
+    const { context, page } = await signedInDashboard(bed.browser, bed.parley, owner.email, '/dashboard/sites');
     await context.grantPermissions(['clipboard-read', 'clipboard-write']);
     await page.getByLabel('Name', { exact: true }).fill('Harbour news');
     await page.getByLabel(/^Domains/).fill('127.0.0.1, news.example.com');
@@ -74,12 +58,12 @@ describe.skipIf(!CHROMIUM)('running sites from the dashboard', () => {
     await page.getByLabel(/^Reactions/).fill('like, love');
     await page.getByRole('button', { name: 'Save the settings' }).click();
     await page.getByText('The settings are saved').waitFor();
-    const saved = (await parley.request('GET', `/api/sites/${id}`, { token: site.api_key })).body;
+    const saved = (await bed.parley.request('GET', `/api/sites/${id}`, { token: site.api_key })).body;
     expect(saved).toMatchObject({ name: 'Harbour news', domains: ['127.0.0.1', 'news.example.com'], moderation_mode: 'all', allow_guests: false, reactions: ['like', 'love'] });
 
     await page.getByRole('button', { name: 'Copy the snippet' }).click();
     const snippet = await page.evaluate(() => navigator.clipboard.readText());
-    expect(snippet).toBe(`<script src="${parley.url}/embed.js" async></script>\n<parley-comments site-id="${id}"></parley-comments>`);
+    expect(snippet).toBe(`<script src="${bed.parley.url}/embed.js" async></script>\n<parley-comments site-id="${id}"></parley-comments>`);
     const preview = page.frameLocator('iframe.preview');
     await preview.locator('parley-comments').getByText(/sign in|No comments yet|Be the first/i).first().waitFor();
     expect(await seriousViolations(page)).toEqual([]);
@@ -88,14 +72,14 @@ describe.skipIf(!CHROMIUM)('running sites from the dashboard', () => {
 
   it('creates an API key whose secret is shown once and works, then revokes it: the key then gets 401', async () => {
     const { owner } = await ownerOfNewAccount();
-    const { context, page } = await signedInDashboard(browser, parley, owner.email, '/dashboard/keys');
+    const { context, page } = await signedInDashboard(bed.browser, bed.parley, owner.email, '/dashboard/keys');
     await page.getByRole('heading', { name: 'API keys' }).waitFor();
     await page.getByLabel('Name').fill('Blog backend');
     await page.getByLabel(/^Role/).selectOption('moderator');
     await page.getByRole('button', { name: 'Create the key' }).click();
     const secret = (await page.locator('.secret code').textContent())!;
     expect(secret).toMatch(/^sk_/);
-    expect((await parley.request('GET', '/api/comments', { token: secret })).status).toBe(200);
+    expect((await bed.parley.request('GET', '/api/comments', { token: secret })).status).toBe(200);
     await page.getByRole('row', { name: /Blog backend/ }).getByText('moderator').waitFor();
     await page.getByRole('button', { name: 'I have kept it' }).click();
     expect(await page.locator('.secret').count()).toBe(0);
@@ -104,7 +88,7 @@ describe.skipIf(!CHROMIUM)('running sites from the dashboard', () => {
     page.once('dialog', (confirm) => void confirm.accept());
     await page.getByRole('button', { name: 'Revoke Blog backend' }).click();
     await page.getByText('Blog backend is revoked').waitFor();
-    expect((await parley.request('GET', '/api/comments', { token: secret })).status).toBe(401);
+    expect((await bed.parley.request('GET', '/api/comments', { token: secret })).status).toBe(401);
     await page.getByLabel('Show revoked keys').check();
     await page.getByRole('row', { name: /Blog backend/ }).getByText(/^revoked/).waitFor();
     await context.close();
@@ -112,26 +96,26 @@ describe.skipIf(!CHROMIUM)('running sites from the dashboard', () => {
 
   it('sets a webhook, sends a test, and redelivers it: each attempt shows in the delivery log', async () => {
     const { site, owner } = await ownerOfNewAccount();
-    const { context, page } = await signedInDashboard(browser, parley, owner.email, `/dashboard/webhooks?site=${site.site_id}`);
+    const { context, page } = await signedInDashboard(bed.browser, bed.parley, owner.email, `/dashboard/webhooks?site=${site.site_id}`);
     await page.getByText('No delivery yet').waitFor();
-    await page.getByLabel('Receiver URL (empty turns webhooks off)').fill(receiver.url);
+    await page.getByLabel('Receiver URL (empty turns webhooks off)').fill(bed.receiver.url);
     await page.getByLabel('comment.created').check();
     await page.getByLabel('import.completed').check();
     await page.getByRole('button', { name: 'Save', exact: true }).click();
     const secret = (await page.locator('.secret code').textContent())!;
     expect(secret).toMatch(/^whsec_/);
-    const saved = await parley.request('GET', `/api/sites/${site.site_id}`, { token: site.api_key });
+    const saved = await bed.parley.request('GET', `/api/sites/${site.site_id}`, { token: site.api_key });
     expect(saved.body.webhook_events).toEqual(['comment.created', 'import.completed']);
-    const before = receiver.received.length;
+    const before = bed.receiver.received.length;
     await page.getByRole('button', { name: 'Send a test' }).click();
     await page.getByText(/^Test sent: HTTP 200/).waitFor();
     const row = page.getByRole('row', { name: /test/ });
     await row.getByText('succeeded').waitFor();
-    expect(receiver.received.length).toBe(before + 1);
-    expect(receiver.received.at(-1)!.body).toMatchObject({ test: true });
+    expect(bed.receiver.received.length).toBe(before + 1);
+    expect(bed.receiver.received.at(-1)!.body).toMatchObject({ test: true });
 
     await row.getByRole('button', { name: /^Redeliver/ }).click();
-    await receiver.waitFor(before + 2);
+    await bed.receiver.waitFor(before + 2);
     await expect
       .poll(async () => {
         await page.getByRole('button', { name: 'Refresh' }).click();
@@ -140,7 +124,7 @@ describe.skipIf(!CHROMIUM)('running sites from the dashboard', () => {
       .toMatch(/^2 attempts, last: 200/);
     await row.locator('summary').click();
     expect(await row.locator('.attempts li').count()).toBe(2);
-    expect(JSON.parse((await row.locator('.delivery-body').textContent())!)).toEqual(JSON.parse(receiver.received.at(-1)!.raw));
+    expect(JSON.parse((await row.locator('.delivery-body').textContent())!)).toEqual(JSON.parse(bed.receiver.received.at(-1)!.raw));
     expect(await seriousViolations(page)).toEqual([]);
 
     // Rotating the secret shows the new one once.
@@ -154,10 +138,10 @@ describe.skipIf(!CHROMIUM)('running sites from the dashboard', () => {
   });
 
   it('says webhooks are off, in words, when the plan does not include them', async () => {
-    const site = await parley.newSite({ plan: 'free' });
-    const owner = await addStaff(parley, site.account_id, 'owner');
-    const { context, page } = await signedInDashboard(browser, parley, owner.email, '/dashboard/webhooks');
-    await page.getByLabel('Receiver URL (empty turns webhooks off)').fill(receiver.url);
+    const site = await bed.parley.newSite({ plan: 'free' });
+    const owner = await addStaff(bed.parley, site.account_id, 'owner');
+    const { context, page } = await signedInDashboard(bed.browser, bed.parley, owner.email, '/dashboard/webhooks');
+    await page.getByLabel('Receiver URL (empty turns webhooks off)').fill(bed.receiver.url);
     await page.getByRole('button', { name: 'Save', exact: true }).click();
     await expect.poll(() => page.getByRole('alert').first().textContent()).toMatch(/Webhooks are turned off for this site: Webhooks need the publisher plan/);
     expect(await page.getByRole('button', { name: 'Send a test' }).isDisabled()).toBe(true);
@@ -166,23 +150,23 @@ describe.skipIf(!CHROMIUM)('running sites from the dashboard', () => {
 
   it('invites a moderator with a link, changes a role, and shows the moderation log with who did what', async () => {
     const { site, owner } = await ownerOfNewAccount();
-    const admin = await addStaff(parley, site.account_id, 'admin', { name: 'Adam Admin' });
-    const signedIn = await signInStaff(parley, admin.email);
-    const comment = await parley.request('POST', '/v1/comments', { token: site.api_key, body: { site_id: site.site_id, thread_url: pageUrl(), content: 'Off topic remark' } });
-    await parley.request('POST', '/api/comments/moderate', { headers: signedIn.headers, body: { ids: [comment.body.id], action: 'remove', reason: 'off topic' } });
+    const admin = await addStaff(bed.parley, site.account_id, 'admin', { name: 'Adam Admin' });
+    const signedIn = await signInStaff(bed.parley, admin.email);
+    const comment = await bed.parley.request('POST', '/v1/comments', { token: site.api_key, body: { site_id: site.site_id, thread_url: pageUrl(), content: 'Off topic remark' } });
+    await bed.parley.request('POST', '/api/comments/moderate', { headers: signedIn.headers, body: { ids: [comment.body.id], action: 'remove', reason: 'off topic' } });
 
-    const { context, page } = await signedInDashboard(browser, parley, owner.email, '/dashboard/team');
+    const { context, page } = await signedInDashboard(bed.browser, bed.parley, owner.email, '/dashboard/team');
     await page.getByRole('heading', { name: 'Team' }).waitFor();
     await page.locator('.panel', { hasText: 'Invite someone' }).getByLabel(/^Role/).selectOption('moderator');
     await page.getByRole('button', { name: 'Make an invite link' }).click();
     const link = (await page.locator('.secret code').textContent())!;
-    expect(link).toMatch(new RegExp(`^${parley.url}/dashboard/accept-invite#token=invite_`));
+    expect(link).toMatch(new RegExp(`^${bed.parley.url}/dashboard/accept-invite#token=invite_`));
     await page.getByText(/Moderator invite made .*pending/).waitFor();
 
     await page.getByLabel('Role of Adam Admin').selectOption('moderator');
     await page.getByRole('dialog', { name: 'Change the role?' }).getByRole('button', { name: 'Change the role' }).click();
     await page.getByText('Adam Admin is now moderator').waitFor();
-    const members = (await parley.request('GET', `/api/accounts/${site.account_id}/members`, { token: site.api_key })).body.members;
+    const members = (await bed.parley.request('GET', `/api/accounts/${site.account_id}/members`, { token: site.api_key })).body.members;
     expect(members.find((m: { id: string }) => m.id === admin.id).role).toBe('moderator');
 
     await page.getByRole('navigation', { name: 'Dashboard' }).getByRole('link', { name: 'Moderation log' }).click();
@@ -195,12 +179,12 @@ describe.skipIf(!CHROMIUM)('running sites from the dashboard', () => {
   });
 
   it('gives an overview: comments per day as a chart, pending and flagged counts, top threads, webhook success', async () => {
-    const site = await parley.newSite({ siteName: 'Busy blog', moderation: 'guests' });
-    const owner = await addStaff(parley, site.account_id, 'owner');
+    const site = await bed.parley.newSite({ siteName: 'Busy blog', moderation: 'guests' });
+    const owner = await addStaff(bed.parley, site.account_id, 'owner');
     const thread = pageUrl();
-    for (let i = 0; i < 3; i++) await parley.request('POST', '/v1/comments', { token: site.api_key, body: { site_id: site.site_id, thread_url: thread, content: `Published ${i}` } });
-    await parley.request('POST', '/v1/comments', { body: { site_id: site.site_id, thread_url: thread, content: 'Waiting', author_name: 'Guest' } });
-    const { context, page } = await signedInDashboard(browser, parley, owner.email, '/dashboard/overview');
+    for (let i = 0; i < 3; i++) await bed.parley.request('POST', '/v1/comments', { token: site.api_key, body: { site_id: site.site_id, thread_url: thread, content: `Published ${i}` } });
+    await bed.parley.request('POST', '/v1/comments', { body: { site_id: site.site_id, thread_url: thread, content: 'Waiting', author_name: 'Guest' } });
+    const { context, page } = await signedInDashboard(bed.browser, bed.parley, owner.email, '/dashboard/overview');
     await page.getByRole('heading', { name: 'Overview of Busy blog' }).waitFor();
     const chart = page.getByRole('img', { name: /comments in the last 90 days/ });
     expect(await chart.getAttribute('aria-label')).toMatch(/^4 comments in the last 90 days, the most on \d{4}-\d{2}-\d{2} \(4\)$/);
