@@ -38,6 +38,25 @@ export function dashboardBed(options: { webhooks?: boolean } = {}): { parley: Te
   return bed;
 }
 
+/**
+ * The views of the dashboard past the queue, as [name, address, heading], for a site named "The
+ * Harbour Gazette" with a thread and one of its comments to open it on.
+ */
+export function siteViews(siteId: string, thread: string, commentId: string): Array<[string, string, string]> {
+  return [
+    ['thread', `/dashboard/thread?site=${siteId}&url=${encodeURIComponent(thread)}&comment=${commentId}`, thread.replace(/^https?:\/\//, '')],
+    ['overview', '/dashboard/overview', 'Overview of The Harbour Gazette'],
+    ['sites', '/dashboard/sites', 'Sites'],
+    ['site-settings', `/dashboard/sites/${siteId}`, 'The Harbour Gazette'],
+    ['keys', '/dashboard/keys', 'API keys'],
+    ['webhooks', '/dashboard/webhooks', 'Webhooks of The Harbour Gazette'],
+    ['reader-sign-in', '/dashboard/reader-sign-in', 'How readers sign in to The Harbour Gazette'],
+    ['team', '/dashboard/team', 'Team'],
+    ['log', '/dashboard/log', 'Moderation log'],
+    ['profile', '/dashboard/profile', 'Your profile'],
+  ];
+}
+
 export const DESKTOP = { width: 1280, height: 900 };
 export const PHONE = { width: 390, height: 844 };
 

@@ -1,10 +1,9 @@
-import type { Browser } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { seriousViolations } from '../../test/browser.ts';
 import { chromiumForTests } from '../../test/chromium.ts';
-import { consoleErrors, launchBrowser, NARROW, openDashboard, PHONE, scrollsSideways, shootEverywhere, signInThroughPage } from '../../test/dashboard.ts';
-import { pageUrl, startParley, type TestParley } from '../../test/helper.ts';
-import { startReceiver, subscribe, WEBHOOK_TEST_ENV, type Receiver } from '../../test/receiver.ts';
+import { consoleErrors, dashboardBed, NARROW, openDashboard, PHONE, scrollsSideways, shootEverywhere, signInThroughPage, siteViews } from '../../test/dashboard.ts';
+import { pageUrl } from '../../test/helper.ts';
+import { subscribe } from '../../test/receiver.ts';
 import { addStaff } from '../../test/staff.ts';
 
 /**
@@ -13,17 +12,13 @@ import { addStaff } from '../../test/staff.ts';
  * an error on the way.
  */
 const CHROMIUM = chromiumForTests();
-let parley: TestParley;
-let browser: Browser;
-let receiver: Receiver;
+const bed = dashboardBed({ webhooks: true });
 let views: Array<[string, string, string]>;
 let ownerEmail: string;
 
 beforeAll(async () => {
   if (!CHROMIUM) return;
-  receiver = await startReceiver();
-  parley = await startParley(WEBHOOK_TEST_ENV);
-  browser = await launchBrowser(CHROMIUM);
+  const { parley, receiver } = bed;
   const site = await parley.newSite({ siteName: 'The Harbour Gazette', moderation: 'guests', domains: ['127.0.0.1'] });
   await parley.request('POST', '/api/sites', { token: site.api_key, body: { name: 'The Lighthouse Keepers’ Quarterly Almanac' } });
   await subscribe(parley, site, receiver.url, ['comment.created', 'import.completed']);
@@ -37,28 +32,14 @@ beforeAll(async () => {
   await addStaff(parley, site.account_id, 'moderator', { name: 'Mo Derator' });
   views = [
     ['queue', '/dashboard/queue?tab=all', 'Moderation queue'],
-    ['thread', `/dashboard/thread?site=${site.site_id}&url=${encodeURIComponent(thread)}&comment=${posted.body.id}`, thread.replace(/^https?:\/\//, '')],
-    ['overview', '/dashboard/overview', 'Overview of The Harbour Gazette'],
-    ['sites', '/dashboard/sites', 'Sites'],
-    ['site-settings', `/dashboard/sites/${site.site_id}`, 'The Harbour Gazette'],
-    ['keys', '/dashboard/keys', 'API keys'],
-    ['webhooks', '/dashboard/webhooks', 'Webhooks of The Harbour Gazette'],
-    ['reader-sign-in', '/dashboard/reader-sign-in', 'How readers sign in to The Harbour Gazette'],
-    ['team', '/dashboard/team', 'Team'],
-    ['log', '/dashboard/log', 'Moderation log'],
-    ['profile', '/dashboard/profile', 'Your profile'],
+    ...siteViews(site.site_id, thread, posted.body.id),
     ['not-found', '/dashboard/nowhere', 'No such page'],
   ];
 }, 120_000);
-afterAll(async () => {
-  await browser?.close();
-  await parley?.close();
-  await receiver?.close();
-});
 
 describe.skipIf(!CHROMIUM)('the dashboard on a narrow phone', () => {
   it('fits every view in 320 and 390 px without scrolling sideways', async () => {
-    const { context, page } = await openDashboard(browser, parley, '/dashboard/sign-in');
+    const { context, page } = await openDashboard(bed.browser, bed.parley, '/dashboard/sign-in');
     const errors = consoleErrors(page);
     const wide: string[] = [];
     const fits = async (name: string) => {
@@ -83,7 +64,7 @@ describe.skipIf(!CHROMIUM)('the dashboard on a narrow phone', () => {
   }, 240_000);
 
   it('shows the webhooks, team and keys in light and dark at every width, passing axe-core', async () => {
-    const { context, page } = await openDashboard(browser, parley, '/dashboard/sign-in');
+    const { context, page } = await openDashboard(bed.browser, bed.parley, '/dashboard/sign-in');
     await signInThroughPage(page, ownerEmail);
     for (const [name, path, heading] of views.filter(([name]) => ['webhooks', 'team', 'keys'].includes(name))) {
       await page.goto(path);

@@ -1,10 +1,9 @@
-import type { Browser } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { seriousViolations } from '../../test/browser.ts';
 import { chromiumForTests } from '../../test/chromium.ts';
-import { artifact, DESKTOP, launchBrowser, openDashboard, PHONE, signInThroughPage } from '../../test/dashboard.ts';
-import { pageUrl, startParley, type TestParley } from '../../test/helper.ts';
-import { startReceiver, subscribe, WEBHOOK_TEST_ENV, type Receiver } from '../../test/receiver.ts';
+import { artifact, DESKTOP, dashboardBed, openDashboard, PHONE, signInThroughPage, siteViews } from '../../test/dashboard.ts';
+import { pageUrl } from '../../test/helper.ts';
+import { subscribe } from '../../test/receiver.ts';
 import { addStaff } from '../../test/staff.ts';
 
 /**
@@ -13,16 +12,12 @@ import { addStaff } from '../../test/staff.ts';
  * refuses, and a screenshot of each saved under test-artifacts/ to look at.
  */
 const CHROMIUM = chromiumForTests();
-let parley: TestParley;
-let browser: Browser;
-let receiver: Receiver;
+const bed = dashboardBed({ webhooks: true });
 let views: Array<[string, string, string]>;
 
 beforeAll(async () => {
   if (!CHROMIUM) return;
-  receiver = await startReceiver();
-  parley = await startParley(WEBHOOK_TEST_ENV);
-  browser = await launchBrowser(CHROMIUM);
+  const { parley, receiver } = bed;
   const site = await parley.newSite({ siteName: 'The Harbour Gazette', moderation: 'guests', domains: ['127.0.0.1'] });
   await subscribe(parley, site, receiver.url, ['comment.created']);
   const alice = await parley.signIn(site.api_key, site.site_id, { id: 'alice', name: 'Alice Liddell' });
@@ -41,31 +36,17 @@ beforeAll(async () => {
     ['queue', '/dashboard/queue', 'Moderation queue'],
     ['queue-flagged', '/dashboard/queue?tab=flagged', 'Moderation queue'],
     ['author-drawer', `/dashboard/queue?tab=all&author=${(await parley.request('GET', `/api/comments?site_id=${site.site_id}&status=all`, { token: site.api_key })).body.comments.find((c: { author_name: string }) => c.author_name === 'Alice Liddell').author.id}&author_site=${site.site_id}`, 'Alice Liddell'],
-    ['thread', `/dashboard/thread?site=${site.site_id}&url=${encodeURIComponent(thread)}&comment=${root}`, thread.replace('https://', '').replace('http://', '')],
-    ['overview', '/dashboard/overview', 'Overview of The Harbour Gazette'],
-    ['sites', '/dashboard/sites', 'Sites'],
-    ['site-settings', `/dashboard/sites/${site.site_id}`, 'The Harbour Gazette'],
-    ['keys', '/dashboard/keys', 'API keys'],
-    ['webhooks', '/dashboard/webhooks', 'Webhooks of The Harbour Gazette'],
-    ['reader-sign-in', '/dashboard/reader-sign-in', 'How readers sign in to The Harbour Gazette'],
-    ['team', '/dashboard/team', 'Team'],
-    ['log', '/dashboard/log', 'Moderation log'],
-    ['profile', '/dashboard/profile', 'Your profile'],
+    ...siteViews(site.site_id, thread, root),
   ];
   (globalThis as { ownerEmail?: string }).ownerEmail = owner.email;
 }, 120_000);
-afterAll(async () => {
-  await browser?.close();
-  await parley?.close();
-  await receiver?.close();
-});
 
 const THEMES = ['light', 'dark'] as const;
 const SIZES = { phone: PHONE, desktop: DESKTOP };
 
 describe.skipIf(!CHROMIUM)('every view of the dashboard', () => {
   it('passes axe-core in light and dark, at phone and desktop widths, and is saved as screenshots', async () => {
-    const { context, page } = await openDashboard(browser, parley, '/dashboard/sign-in');
+    const { context, page } = await openDashboard(bed.browser, bed.parley, '/dashboard/sign-in');
     await page.addInitScript(() => document.addEventListener('securitypolicyviolation', (event) => console.error(`CSP refused ${event.blockedURI} (${event.violatedDirective})`)));
     const refused: string[] = [];
     page.on('console', (message) => message.type() === 'error' && !message.text().startsWith('Failed to load resource') && refused.push(message.text()));
@@ -100,7 +81,7 @@ describe.skipIf(!CHROMIUM)('every view of the dashboard', () => {
   }, 240_000);
 
   it('can be used with the keyboard alone: every control is reachable with Tab and shows where the focus is', async () => {
-    const { context, page } = await openDashboard(browser, parley, '/dashboard/sign-in');
+    const { context, page } = await openDashboard(bed.browser, bed.parley, '/dashboard/sign-in');
     await signInThroughPage(page, (globalThis as { ownerEmail?: string }).ownerEmail!);
     const reached = new Set<string>();
     for (let i = 0; i < 60; i++) {
