@@ -7,7 +7,7 @@ import { AppError, invalid } from '../errors.ts';
 import { withEvents } from '../events/record.ts';
 import { afterKey, decodeCursor, pageOf } from '../http/cursor.ts';
 import { describeActors } from '../moderation/actors.ts';
-import { banAuthor, liftShadowBan, type BanType } from '../moderation/bans.ts';
+import { banAuthor, inForce, liftShadowBan, type BanType } from '../moderation/bans.ts';
 import { moderatorOf } from '../moderation/service.ts';
 import type { Site } from '../sites/repository.ts';
 import { siteUser } from './repository.ts';
@@ -64,7 +64,7 @@ export async function listBans(db: Db, site: Site, filter: BanFilter) {
     .select('u.name as user_name')
     .where('b.site_id', '=', site.id);
   if (filter.user_id !== undefined) select = select.where('b.author_ref', '=', filter.user_id);
-  if (filter.active === true) select = select.where((eb) => eb.or([eb('b.expires_at', 'is', null), eb('b.expires_at', '>', now)]));
+  if (filter.active === true) select = select.where(inForce('b.expires_at', now));
   if (filter.active === false) select = select.where('b.expires_at', '<=', now);
   if (filter.cursor !== undefined) select = select.where(afterKey(['b.created_at', 'b.id'], decodeCursor(filter.cursor, ORDER, ['string', 'string']), 'desc'));
   const rows = await select.orderBy('b.created_at', 'desc').orderBy('b.id', 'desc').limit(limit + 1).execute();

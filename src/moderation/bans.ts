@@ -1,4 +1,4 @@
-import { sql, type Expression, type Kysely, type RawBuilder, type Transaction } from 'kysely';
+import { sql, type Expression, type Kysely, type RawBuilder, type SqlBool, type Transaction } from 'kysely';
 import { preparedQuery } from '../db/prepared.ts';
 import type { Database } from '../db/schema.ts';
 import { AppError } from '../errors.ts';
@@ -13,10 +13,15 @@ import { endSessions } from '../sessions/service.ts';
 export const BAN_TYPES = ['ban', 'shadow_ban'] as const;
 export type BanType = (typeof BAN_TYPES)[number];
 
-/** SQL: whether the author has a ban of this type on the site in force at `now` (a timed ban stops at its expiry). */
+/** SQL: a ban (its `expires_at` column named) in force at `now`: a timed ban stops at its expiry. */
+export function inForce(expiresAt: 'expires_at' | 'b.expires_at', now: string): RawBuilder<SqlBool> {
+  return sql<SqlBool>`(${sql.ref(expiresAt)} is null or ${sql.ref(expiresAt)} > ${now})`;
+}
+
+/** SQL: whether the author has a ban of this type on the site in force at `now`. */
 function hasBan(type: BanType, siteId: string | Expression<string>, authorRef: string, now: string): RawBuilder<number | boolean> {
   return sql<number | boolean>`exists (select 1 from bans where site_id = ${siteId} and author_ref = ${authorRef} and ban_type = ${sql.lit(type)}
-    and (expires_at is null or expires_at > ${now}))`;
+    and ${inForce('expires_at', now)})`;
 }
 
 /** SQL: whether the author is banned outright from the site at `now`. */

@@ -1,6 +1,7 @@
 import type { Kysely } from 'kysely';
 import { nowIso } from '../clock.ts';
 import type { Database } from '../db/schema.ts';
+import { inForce } from './bans.ts';
 
 /** Characters of a parent comment shown beside a reply in the queue. */
 const EXCERPT_LENGTH = 200;
@@ -63,7 +64,7 @@ export async function standingsOf(db: Kysely<Database>, authors: Array<{ site_id
     .select(['site_id', 'author_ref', 'ban_type', 'expires_at'])
     .where('site_id', 'in', sites)
     .where('author_ref', 'in', refs)
-    .where((eb) => eb.or([eb('expires_at', 'is', null), eb('expires_at', '>', nowIso())]))
+    .where(inForce('expires_at', nowIso()))
     .execute();
   for (const row of rows) {
     const key = `${row.site_id} ${row.author_ref}`;
