@@ -700,7 +700,7 @@ export interface paths {
         put?: never;
         /**
          * Post a comment or a reply from the dashboard, as oneself (the site's moderators)
-         * @description Staff (owners, admins, moderators of the site) write under their own name with the `staff` badge; moderator and admin keys write as POST /v1/comments would with the key (under its name, no badge). Published at once: neither the spam checks nor the moderation mode hold what a moderator writes. Integration keys and staff get 403, other sites 404, as other management endpoints answer.
+         * @description Staff (owners, admins, moderators of the site) write under their own name with the `staff` badge; moderator and admin keys write as POST /v1/comments would with the key (under its name, no badge). Published at once: neither the spam checks nor the moderation mode hold what a moderator writes. Integration keys and readers' sessions get 403, other sites 404, as other management endpoints answer.
          */
         post: {
             parameters: {

@@ -97,7 +97,7 @@ export const commentRoutes: FastifyPluginAsyncTypebox<{ db: Db; caches: CommentC
       description:
         "Staff (owners, admins, moderators of the site) write under their own name with the `staff` badge; moderator and admin keys " +
         'write as POST /v1/comments would with the key (under its name, no badge). Published at once: neither the spam checks nor ' +
-        'the moderation mode hold what a moderator writes. Integration keys and staff get 403, other sites 404, as other management endpoints answer.',
+        'the moderation mode hold what a moderator writes. Integration keys and readers\' sessions get 403, other sites 404, as other management endpoints answer.',
       security: ManagementWrite,
       body: StaffCommentBody,
       response: { 201: CommentRef, ...errors },
