@@ -13,7 +13,9 @@ export type IdPrefix =
   // Reader accounts (migration 0030): identity providers, readers' identities, sign-in codes.
   | 'idp' | 'rid' | 'sic'
   // Rich comments (migration 0032): a comment's earlier versions.
-  | 'rev';
+  | 'rev'
+  // Notifications (migration 0037): follows, notifications, fan-out jobs.
+  | 'fol' | 'ntf' | 'njb';
 
 /**
  * ULID's default source draws from the OS once per character; drawing 4 KiB at a time is as random

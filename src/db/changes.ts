@@ -15,8 +15,11 @@ export function changesChannel(redisKeyPrefix: string): string {
   return `${redisKeyPrefix}:changes`;
 }
 
-/** `queueOnly`: the change touched the moderation queue alone (a flag), so no cached read depends on it. */
-type Announcement = Change & { from: string; queueOnly: boolean };
+/**
+ * `queueOnly`: the change touched the moderation queue alone (a flag), so no cached read depends on it.
+ * `users`: readers of the site who have new notifications; only the notification listeners hear it.
+ */
+type Announcement = Change & { from: string; queueOnly: boolean; users?: string[] };
 
 /** What a message on the channel holds, or why it is to be ignored: anyone who can publish on that Redis can send anything. */
 function announcementIn(message: string): Announcement | 'not_json' | 'wrong_shape' {
@@ -27,10 +30,11 @@ function announcementIn(message: string): Announcement | 'not_json' | 'wrong_sha
     return 'not_json';
   }
   if (typeof parsed !== 'object' || parsed === null) return 'wrong_shape';
-  const { from, siteId, threadKey, queueOnly = false } = parsed as Record<string, unknown>;
+  const { from, siteId, threadKey, queueOnly = false, users } = parsed as Record<string, unknown>;
   if (typeof from !== 'string' || typeof siteId !== 'string' || (threadKey !== null && typeof threadKey !== 'string') || typeof queueOnly !== 'boolean') {
     return 'wrong_shape';
   }
+  if (users !== undefined) return Array.isArray(users) && users.every((user) => typeof user === 'string') ? { from, siteId, threadKey, queueOnly, users } : 'wrong_shape';
   return { from, siteId, threadKey, queueOnly };
 }
 
@@ -44,6 +48,7 @@ export class ChangeFeed {
   readonly #resetListeners = new Set<() => void>();
   readonly #deliveryListeners = new Set<() => void>();
   readonly #mailListeners = new Set<() => void>();
+  readonly #notificationListeners = new Set<(siteId: string, userIds: string[]) => void>();
   readonly #instance = randomUUID();
   #publisher: Redis | null = null;
   #subscriber: Redis | null = null;
@@ -112,6 +117,24 @@ export class ChangeFeed {
     this.#announce({ siteId, threadKey: null }, true);
   }
 
+  /** Readers of a site were given notifications (committed): their bells, on any instance, update. */
+  readersNotified(siteId: string, userIds: string[]): void {
+    if (userIds.length === 0) return;
+    this.#hearNotified(siteId, userIds);
+    const message: Announcement = { from: this.#instance, siteId, threadKey: null, queueOnly: false, users: userIds };
+    this.#publisher?.publish(this.#channel, JSON.stringify(message)).catch(() => {
+      // As for every announcement: the hub's periodic check finds what a lost one would have said.
+    });
+  }
+
+  listenNotifications(listener: (siteId: string, userIds: string[]) => void): void {
+    this.#notificationListeners.add(listener);
+  }
+
+  #hearNotified(siteId: string, userIds: string[]): void {
+    for (const listener of this.#notificationListeners) listener(siteId, userIds);
+  }
+
   #announce(change: Change, queueOnly = false): void {
     this.#deliver(change, queueOnly);
     const message: Announcement = { from: this.#instance, ...change, queueOnly };
@@ -140,7 +163,9 @@ export class ChangeFeed {
     this.#subscriber.on('message', (channel: string, message: string) => {
       const announcement = announcementIn(message);
       if (typeof announcement === 'object') {
-        if (announcement.from !== this.#instance) this.#deliver({ siteId: announcement.siteId, threadKey: announcement.threadKey }, announcement.queueOnly);
+        if (announcement.from === this.#instance) return;
+        if (announcement.users !== undefined) this.#hearNotified(announcement.siteId, announcement.users);
+        else this.#deliver({ siteId: announcement.siteId, threadKey: announcement.threadKey }, announcement.queueOnly);
         return;
       }
       if (logged.has(announcement)) return;

@@ -36,6 +36,7 @@ import * as languages from './migrations/0033_languages.ts';
 import * as recentComments from './migrations/0034_recent_comments.ts';
 import * as spamClassifier from './migrations/0035_spam_classifier.ts';
 import * as queueSearchAndUndo from './migrations/0036_queue_search_and_undo.ts';
+import * as notifications from './migrations/0037_notifications.ts';
 
 /**
  * Migrations are listed here explicitly (no directory scan), in order. They are additive only (new
@@ -82,6 +83,7 @@ const MIGRATIONS: Record<string, Migration> = {
   '0034_recent_comments': recentComments,
   '0035_spam_classifier': spamClassifier,
   '0036_queue_search_and_undo': queueSearchAndUndo,
+  '0037_notifications': notifications,
 };
 
 const provider: MigrationProvider = { getMigrations: async () => MIGRATIONS };

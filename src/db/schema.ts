@@ -616,6 +616,51 @@ export interface ProviderSignInTable {
   created_at: string;
 }
 
+/** A reader following a thread: told of every new public comment in it (migration 0037). */
+export interface FollowTable {
+  id: string;
+  site_id: string;
+  user_id: string;
+  thread_id: string;
+  created_at: string;
+}
+
+/** What a reader was told: `reply`, `mention`, `followed_thread` or `moderation` (migration 0037). */
+export interface NotificationTable {
+  id: string;
+  site_id: string;
+  user_id: string;
+  kind: string;
+  comment_id: string;
+  thread_id: string;
+  /** What made it, unique per reader (`reply:<comment>`, `moderation:<log entry>`...). */
+  cause: string;
+  /** JSON: a moderation notice's `action` and `reason`. */
+  data: Generated<string>;
+  created_at: string;
+  read_at: string | null;
+  /** When a mail told of it (at once or in a digest); null: none has yet. */
+  mailed_at: string | null;
+}
+
+/** A fan-out queued in the transaction of its cause, done by the notification worker (migration 0037). */
+export interface NotificationJobTable {
+  id: string;
+  site_id: string;
+  /** `published` (a comment the public now sees) or `decision` (a moderator's decision on a reader's comment). */
+  kind: string;
+  comment_id: string;
+  data: Generated<string>;
+  /** `pending` or `done`. */
+  state: string;
+  /** The last follower handled (user id), so a fan-out cut short resumes after it. */
+  cursor: string | null;
+  attempt_count: Generated<number>;
+  next_attempt_at: string;
+  lease_until: string | null;
+  created_at: string;
+}
+
 export interface Database {
   accounts: AccountTable;
   sites: SiteTable;
@@ -660,4 +705,7 @@ export interface Database {
   reader_identities: ReaderIdentityTable;
   sign_in_codes: SignInCodeTable;
   provider_sign_ins: ProviderSignInTable;
+  follows: FollowTable;
+  notifications: NotificationTable;
+  notification_jobs: NotificationJobTable;
 }
