@@ -58,6 +58,7 @@ import { threadHtmlRoutes } from './thread-html/routes.ts';
 import { AppError } from './errors.ts';
 import { mailRoutes } from './mail/routes.ts';
 import { startMailWorker, type MailWorker } from './mail/worker.ts';
+import { startNotificationWorker, type NotificationWorker } from './notifications/worker.ts';
 
 declare module 'fastify' {
   interface FastifyInstance {
@@ -224,11 +225,13 @@ export async function createApp(config: Config): Promise<FastifyInstance> {
   // Hooks run in reverse order on close: the worker drains its attempts before the database closes.
   let worker: DeliveryWorker | undefined;
   let mailWorker: MailWorker | undefined;
+  let notificationWorker: NotificationWorker | undefined;
   let indexer: SearchIndexer | undefined;
   let erasures: ErasureSweeper | undefined;
   readiness.whenReady(() => {
     worker = startDeliveryWorker(db, deliveryPolicy(config), app.log, webhookOutcomes);
     if (config.mail) mailWorker = startMailWorker(db, config.mail, app.log);
+    notificationWorker = startNotificationWorker(db, app.log);
     indexer = startSearchIndexer(db, (err) => app.log.warn({ err }, 'indexing comments for search failed; retried in a moment'));
     db.spamSignals.reportErrorsTo((err) => app.log.warn({ err }, 'writing or reading spam signals failed; tried again in a moment'));
     keyUse.start(db.kysely, (err) => app.log.warn({ err }, "recording when API keys were last used failed; retried in a minute"));
@@ -237,7 +240,9 @@ export async function createApp(config: Config): Promise<FastifyInstance> {
   });
   app.addHook('onClose', () => worker?.stop());
   app.addHook('onClose', () => runner.stop());
+  // Before the mail worker: a fan-out under way queues its mails first.
   app.addHook('onClose', () => mailWorker?.stop());
+  app.addHook('onClose', () => notificationWorker?.stop());
   app.addHook('onClose', async () => erasures?.stop());
   app.addHook('onClose', async () => {
     await indexer?.stop();

@@ -19,6 +19,7 @@ import { refreshListing } from '../comments/listing.ts';
 import { nowIso } from '../clock.ts';
 import { clientKey } from '../ratelimits/client-key.ts';
 import { learnFromDecision } from '../spam/classifier/learning.ts';
+import { noticeOf, queueDecisionNotice, queuePublished } from '../notifications/hooks.ts';
 
 export const MODERATION_ACTIONS = ['approve', 'remove', 'spam', 'shadow_ban', 'unhide'] as const;
 export type ModerationAction = (typeof MODERATION_ACTIONS)[number];
@@ -88,7 +89,7 @@ export async function moderateComment(
 /**
  * Writes an action to the moderation log and emits moderation.action (and, for approve and remove,
  * comment.approved / comment.rejected), in the transaction of the change. `undo`: what undoing it
- * restores (undo.ts), for the actions its moderator may take back.
+ * restores (undo.ts), for the actions its moderator may take back. Returns the log entry's id.
  */
 export async function recordModeration(
   trx: Transaction<Database>,
@@ -98,18 +99,20 @@ export async function recordModeration(
   reason: string | null,
   row: CommentRow,
   undo: UndoFacts | null = null,
-): Promise<void> {
+): Promise<string> {
   const threadUrl = (await trx.selectFrom('threads').select('url_key').where('id', '=', row.thread_id).executeTakeFirstOrThrow()).url_key;
   const comment = eventComment(row, threadUrl);
   const now = nowIso();
+  const logId = newId('mod');
   await trx
     .insertInto('moderation_log')
-    .values({ id: newId('mod'), site_id: site.id, comment_id: row.id, action, reason, moderator_ref: moderator.id, created_at: now, undo: undo && undoColumn(undo, row) })
+    .values({ id: logId, site_id: site.id, comment_id: row.id, action, reason, moderator_ref: moderator.id, created_at: now, undo: undo && undoColumn(undo, row) })
     .execute();
   await recordEvent(trx, { accountId: site.accountId, siteId: site.id, type: 'moderation.action', data: { action, reason, moderator, comment } });
   if (action === 'approve' || action === 'remove') {
     await recordEvent(trx, { accountId: site.accountId, siteId: site.id, type: SIDE_EVENT[action], data: { comment } });
   }
+  return logId;
 }
 
 /** Applies an action to a comment the moderator may act on: the rules of the contract's moderation table. */
@@ -153,8 +156,11 @@ export async function applyModeration(
         // and the readers any comment mentions hear of it (each once: one mentioned before was mailed then).
         await queueReplyMail(trx, db.mail, updated);
         await queueMentionMails(trx, db.mail, updated);
+        await queuePublished(trx, updated);
       }
-      await recordModeration(trx, site, moderator, action, reason, updated, undo);
+      const logId = await recordModeration(trx, site, moderator, action, reason, updated, undo);
+      const notice = changed ? noticeOf(action, current) : null;
+      if (notice !== null) await queueDecisionNotice(trx, updated, notice, reason, logId);
       await learnFromDecision(trx, site.id, moderator.id, action, reason, current);
     }
     return { result: moderationResult(updated, action), authorChanged };
