@@ -58,6 +58,7 @@ import { threadHtmlRoutes } from './thread-html/routes.ts';
 import { AppError } from './errors.ts';
 import { mailRoutes } from './mail/routes.ts';
 import { startMailWorker, type MailWorker } from './mail/worker.ts';
+import { notificationRoutes } from './notifications/routes.ts';
 import { startNotificationWorker, type NotificationWorker } from './notifications/worker.ts';
 
 declare module 'fastify' {
@@ -221,6 +222,7 @@ export async function createApp(config: Config): Promise<FastifyInstance> {
   app.addHook('onClose', () => signInLimiter?.close());
   await app.register(readerEmailRoutes, { db, limiter: signInLimiter, publicUrl: config.publicUrl });
   await app.register(meRoutes, { db, eraseGraceMs: config.eraseGraceMs });
+  await app.register(notificationRoutes, { db });
 
   // Hooks run in reverse order on close: the worker drains its attempts before the database closes.
   let worker: DeliveryWorker | undefined;
@@ -240,8 +242,8 @@ export async function createApp(config: Config): Promise<FastifyInstance> {
   });
   app.addHook('onClose', () => worker?.stop());
   app.addHook('onClose', () => runner.stop());
-  // Before the mail worker: a fan-out under way queues its mails first.
   app.addHook('onClose', () => mailWorker?.stop());
+  // Stopped before the mail worker: a fan-out under way queues its mails first.
   app.addHook('onClose', () => notificationWorker?.stop());
   app.addHook('onClose', async () => erasures?.stop());
   app.addHook('onClose', async () => {
