@@ -599,6 +599,8 @@ export function describeMatrix(title: string, env: Record<string, string>, check
         }
         if (endpoint === 'GET /v1/widget' && status === 200) {
           expect(response.body.viewer.signed_in).toBe(![...STAFF_CALLERS, 'none', 'guest', 'otherSiteSession', 'otherAccountKey'].includes(caller));
+          // The bell is a reader session's of this site alone: no key, staff member or other site's session gets a stream key.
+          expect(response.body.notifications !== null).toBe(['user', 'otherUser'].includes(caller));
         }
         if ((endpoint === 'GET /v1/sites' || endpoint === 'GET /api/sites') && status === 200) {
           const sees = response.body.sites.some((site: { id: string }) => site.id === world.siteA);
