@@ -19,7 +19,7 @@ export function cleanContact(raw: string | null): string | null {
   const value = raw?.trim() ?? '';
   if (value === '') return null;
   const address = value.toLowerCase().startsWith('mailto:') ? value.slice('mailto:'.length) : value;
-  if (EMAIL.test(address)) return `mailto:${address}`;
+  if (EMAIL.test(address)) return withinLimit(`mailto:${address}`);
   let url: URL | null = null;
   try {
     url = new URL(value);
@@ -29,5 +29,11 @@ export function cleanContact(raw: string | null): string | null {
   if (url?.protocol !== 'https:' || url.hostname === '' || url.username !== '' || url.password !== '') {
     throw invalid('body/contact', 'must be an https URL or an email address');
   }
-  return url.href;
+  return withinLimit(url.href);
+}
+
+/** The limit holds for the link as kept (`mailto:` added, the URL normalised), not only as typed. */
+function withinLimit(contact: string): string {
+  if (contact.length > MAX_CONTACT) throw invalid('body/contact', `must be at most ${MAX_CONTACT} characters as a link (got ${contact.length})`);
+  return contact;
 }
