@@ -2,6 +2,7 @@ import Fastify, { type FastifyInstance } from 'fastify';
 import { resolveCaller, credentialOf } from './auth/caller.ts';
 import { commenterRoutes } from './commenters/routes.ts';
 import { commentRoutes } from './comments/routes.ts';
+import { contestRoutes } from './contests/routes.ts';
 import { countRoutes } from './counts/routes.ts';
 import { recentRoutes } from './recent/routes.ts';
 import { formattingRoutes } from './formatting/routes.ts';
@@ -203,6 +204,7 @@ export async function createApp(config: Config): Promise<FastifyInstance> {
   await app.register(siteRoutes, deps);
   await app.register(keyRoutes, { db, keyUse });
   await app.register(moderationManagementRoutes, deps);
+  await app.register(contestRoutes, deps);
   await app.register(commenterRoutes, deps);
   await app.register(threadRoutes, deps);
   await app.register(statsRoutes, deps);

@@ -2371,6 +2371,8 @@ export interface paths {
                                     /** @description Let readers without a credential vote and react: each IP range (/24 IPv4, /56 IPv6) counts as one voter per comment, and each guest address is rate limited (default false: voting needs a key or a session) */
                                     guest_votes: boolean;
                                 };
+                                /** @description Where readers contest a moderation decision or ask about one, shown with every decision in the widget: an https URL, or an email address (given bare or as mailto:, kept as mailto:). null: none */
+                                contact: string | null;
                                 /**
                                  * Format: date-time
                                  * @description ISO 8601 UTC with milliseconds
@@ -2395,6 +2397,8 @@ export interface paths {
                                 edit_window_seconds: number | null;
                                 /** @description The widget's language when neither its `lang` attribute nor the page's names one Parley speaks, and of mails to readers who gave none; null: English */
                                 language: ("en" | "ar" | "bg" | "ca" | "cs" | "da" | "de" | "el" | "es" | "et" | "fa" | "fi" | "fr" | "he" | "hi" | "hr" | "hu" | "id" | "it" | "ja" | "ko" | "lt" | "lv" | "nb" | "nl" | "pl" | "pt-BR" | "pt-PT" | "ro" | "ru" | "sk" | "sl" | "sr" | "sv" | "th" | "tr" | "uk" | "ur" | "vi" | "zh-Hans" | "zh-Hant") | null;
+                                /** @description Where readers contest a moderation decision or ask about one, shown with every decision in the widget: an https URL, or an email address (given bare or as mailto:, kept as mailto:). null: none */
+                                contact: string | null;
                             })[];
                         };
                     };
@@ -2534,6 +2538,8 @@ export interface paths {
                                     /** @description Let readers without a credential vote and react: each IP range (/24 IPv4, /56 IPv6) counts as one voter per comment, and each guest address is rate limited (default false: voting needs a key or a session) */
                                     guest_votes: boolean;
                                 };
+                                /** @description Where readers contest a moderation decision or ask about one, shown with every decision in the widget: an https URL, or an email address (given bare or as mailto:, kept as mailto:). null: none */
+                                contact: string | null;
                                 /**
                                  * Format: date-time
                                  * @description ISO 8601 UTC with milliseconds
@@ -2647,6 +2653,8 @@ export interface paths {
                             /** @description Let readers without a credential vote and react: each IP range (/24 IPv4, /56 IPv6) counts as one voter per comment, and each guest address is rate limited (default false: voting needs a key or a session) */
                             guest_votes?: boolean;
                         };
+                        /** @description Where readers contest a moderation decision or ask about one, shown with every decision in the widget: an https URL, or an email address (given bare or as mailto:, kept as mailto:). null: none */
+                        contact?: string | null;
                         /** @description The account; default: the caller's only one */
                         account_id?: string;
                     };
@@ -2742,6 +2750,8 @@ export interface paths {
                                 /** @description Let readers without a credential vote and react: each IP range (/24 IPv4, /56 IPv6) counts as one voter per comment, and each guest address is rate limited (default false: voting needs a key or a session) */
                                 guest_votes: boolean;
                             };
+                            /** @description Where readers contest a moderation decision or ask about one, shown with every decision in the widget: an https URL, or an email address (given bare or as mailto:, kept as mailto:). null: none */
+                            contact: string | null;
                             /**
                              * Format: date-time
                              * @description ISO 8601 UTC with milliseconds
@@ -2884,6 +2894,8 @@ export interface paths {
                                 /** @description Let readers without a credential vote and react: each IP range (/24 IPv4, /56 IPv6) counts as one voter per comment, and each guest address is rate limited (default false: voting needs a key or a session) */
                                 guest_votes: boolean;
                             };
+                            /** @description Where readers contest a moderation decision or ask about one, shown with every decision in the widget: an https URL, or an email address (given bare or as mailto:, kept as mailto:). null: none */
+                            contact: string | null;
                             /**
                              * Format: date-time
                              * @description ISO 8601 UTC with milliseconds
@@ -3058,6 +3070,8 @@ export interface paths {
                             /** @description Let readers without a credential vote and react: each IP range (/24 IPv4, /56 IPv6) counts as one voter per comment, and each guest address is rate limited (default false: voting needs a key or a session) */
                             guest_votes?: boolean;
                         };
+                        /** @description Where readers contest a moderation decision or ask about one, shown with every decision in the widget: an https URL, or an email address (given bare or as mailto:, kept as mailto:). null: none */
+                        contact?: string | null;
                         /** @description http(s) receiver; null turns webhooks off. Refused (400) when its host is or resolves to a non-public address */
                         webhook_url?: string | null;
                         /** @description Signing secret: 16 to 200 printable ASCII characters (0x21-0x7E), in any form. X-Service-Signature is keyed with it as given; webhook-signature with the base64-decoded part when it is whsec_<base64>, else with it as given (the raw format of the Standard Webhooks libraries). Left out or null with a URL set: a whsec_ secret is generated and shown once */
@@ -3157,6 +3171,8 @@ export interface paths {
                                 /** @description Let readers without a credential vote and react: each IP range (/24 IPv4, /56 IPv6) counts as one voter per comment, and each guest address is rate limited (default false: voting needs a key or a session) */
                                 guest_votes: boolean;
                             };
+                            /** @description Where readers contest a moderation decision or ask about one, shown with every decision in the widget: an https URL, or an email address (given bare or as mailto:, kept as mailto:). null: none */
+                            contact: string | null;
                             /**
                              * Format: date-time
                              * @description ISO 8601 UTC with milliseconds
@@ -4039,6 +4055,331 @@ export interface paths {
         };
         put?: never;
         post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/comments/{id}/contest": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Contest a moderator's decision on one's own comment (its author's session only)
+         * @description For a comment now removed, marked spam or held for review. One open contest per comment (409 while one waits); a decision upheld once cannot be contested again (409), a later decision on the comment can. The site's moderators answer in the dashboard.
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    id: string;
+                };
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": {
+                        /** @description Why the decision should be looked at again: 1 to 2000 characters after trimming */
+                        message: string;
+                    };
+                };
+            };
+            responses: {
+                /** @description Default Response */
+                201: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description dcn_ id */
+                            id: string;
+                            comment_id: string;
+                            /** @enum {string} */
+                            state: "open";
+                            /**
+                             * Format: date-time
+                             * @description ISO 8601 UTC with milliseconds
+                             */
+                            created_at: string;
+                        };
+                    };
+                };
+                /** @description RFC 9457 problem details (application/problem+json) */
+                "4XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description RFC 9457 problem details (application/problem+json) */
+                "5XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Problem"];
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/contests": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Contested decisions of every site the caller moderates (or one): open ones oldest first, or resolved ones latest first */
+        get: {
+            parameters: {
+                query?: {
+                    /** @description One site; default: every site the caller moderates */
+                    site_id?: string;
+                    /** @description open (oldest first: who waited longest) or resolved (latest resolved first) */
+                    state?: "open" | "resolved";
+                    /** @description next_cursor of the previous page */
+                    cursor?: string;
+                    limit?: number;
+                };
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            contests: {
+                                id: string;
+                                site_id: string;
+                                /** @enum {unknown} */
+                                state: "open" | "resolved";
+                                /** @description The reader's message */
+                                message: string;
+                                /**
+                                 * Format: date-time
+                                 * @description ISO 8601 UTC with milliseconds
+                                 */
+                                created_at: string;
+                                comment: {
+                                    id: string;
+                                    thread_url: string;
+                                    thread_title: string | null;
+                                    author_name: string;
+                                    /** @description The usr_ id of the reader who wrote it (and contests) */
+                                    author_id: string;
+                                    content: string | null;
+                                    /** @description What the comment is now */
+                                    status: string;
+                                    /**
+                                     * Format: date-time
+                                     * @description ISO 8601 UTC with milliseconds
+                                     */
+                                    created_at: string;
+                                };
+                                /** @description The decision contested, as the moderation log records it */
+                                decision: {
+                                    /**
+                                     * @description What the comment was when contested
+                                     * @enum {unknown}
+                                     */
+                                    action: "removed" | "spam" | "held";
+                                    reason: string | null;
+                                    /** @description null for a comment held on arrival by the site's rules */
+                                    moderator: {
+                                        /** @description usr_, key_ or stf_ (a staff member) id; null for a guest and for the system */
+                                        id: string | null;
+                                        /** @description system: Parley itself (name `classifier`: the spam classifier's holds) */
+                                        kind: "user" | "key" | "staff" | "guest" | "system";
+                                        name: string | null;
+                                    } | null;
+                                    decided_at: string | null;
+                                };
+                                outcome: ("upheld" | "reversed") | null;
+                                note: string | null;
+                                resolved_by: {
+                                    /** @description usr_, key_ or stf_ (a staff member) id; null for a guest and for the system */
+                                    id: string | null;
+                                    /** @description system: Parley itself (name `classifier`: the spam classifier's holds) */
+                                    kind: "user" | "key" | "staff" | "guest" | "system";
+                                    name: string | null;
+                                } | null;
+                                resolved_at: string | null;
+                            }[];
+                            /** @description Pass as cursor for the next page; null on the last page */
+                            next_cursor: string | null;
+                        };
+                    };
+                };
+                /** @description RFC 9457 problem details (application/problem+json) */
+                "4XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description RFC 9457 problem details (application/problem+json) */
+                "5XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Problem"];
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/contests/{id}/resolve": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Answer a contest: reverse the decision (the comment is approved) or uphold it; the reader is told, with the note
+         * @description reversed approves the comment as PATCH /v1/comments/{id}/moderate does (moderation log, moderation.action and comment.approved), with the note as its reason. A contest resolved already: 409.
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    id: string;
+                };
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": {
+                        /**
+                         * @description reversed: the comment is approved (logged and emitted as any approve); upheld: the decision stands
+                         * @enum {unknown}
+                         */
+                        outcome: "upheld" | "reversed";
+                        note?: string | null;
+                    };
+                };
+            };
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            id: string;
+                            site_id: string;
+                            /** @enum {unknown} */
+                            state: "open" | "resolved";
+                            /** @description The reader's message */
+                            message: string;
+                            /**
+                             * Format: date-time
+                             * @description ISO 8601 UTC with milliseconds
+                             */
+                            created_at: string;
+                            comment: {
+                                id: string;
+                                thread_url: string;
+                                thread_title: string | null;
+                                author_name: string;
+                                /** @description The usr_ id of the reader who wrote it (and contests) */
+                                author_id: string;
+                                content: string | null;
+                                /** @description What the comment is now */
+                                status: string;
+                                /**
+                                 * Format: date-time
+                                 * @description ISO 8601 UTC with milliseconds
+                                 */
+                                created_at: string;
+                            };
+                            /** @description The decision contested, as the moderation log records it */
+                            decision: {
+                                /**
+                                 * @description What the comment was when contested
+                                 * @enum {unknown}
+                                 */
+                                action: "removed" | "spam" | "held";
+                                reason: string | null;
+                                /** @description null for a comment held on arrival by the site's rules */
+                                moderator: {
+                                    /** @description usr_, key_ or stf_ (a staff member) id; null for a guest and for the system */
+                                    id: string | null;
+                                    /** @description system: Parley itself (name `classifier`: the spam classifier's holds) */
+                                    kind: "user" | "key" | "staff" | "guest" | "system";
+                                    name: string | null;
+                                } | null;
+                                decided_at: string | null;
+                            };
+                            outcome: ("upheld" | "reversed") | null;
+                            note: string | null;
+                            resolved_by: {
+                                /** @description usr_, key_ or stf_ (a staff member) id; null for a guest and for the system */
+                                id: string | null;
+                                /** @description system: Parley itself (name `classifier`: the spam classifier's holds) */
+                                kind: "user" | "key" | "staff" | "guest" | "system";
+                                name: string | null;
+                            } | null;
+                            resolved_at: string | null;
+                        };
+                    };
+                };
+                /** @description RFC 9457 problem details (application/problem+json) */
+                "4XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description RFC 9457 problem details (application/problem+json) */
+                "5XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Problem"];
+                    };
+                };
+            };
+        };
         delete?: never;
         options?: never;
         head?: never;
@@ -7460,6 +7801,8 @@ export interface paths {
                                 edit_window_seconds: number | null;
                                 /** @description The widget's language when neither its `lang` attribute nor the page's names one Parley speaks, and of mails to readers who gave none; null: English */
                                 language: ("en" | "ar" | "bg" | "ca" | "cs" | "da" | "de" | "el" | "es" | "et" | "fa" | "fi" | "fr" | "he" | "hi" | "hr" | "hu" | "id" | "it" | "ja" | "ko" | "lt" | "lv" | "nb" | "nl" | "pl" | "pt-BR" | "pt-PT" | "ro" | "ru" | "sk" | "sl" | "sr" | "sv" | "th" | "tr" | "uk" | "ur" | "vi" | "zh-Hans" | "zh-Hant") | null;
+                                /** @description Where readers contest a moderation decision or ask about one, shown with every decision in the widget: an https URL, or an email address (given bare or as mailto:, kept as mailto:). null: none */
+                                contact: string | null;
                             };
                             viewer: {
                                 /** @description The request carried a session (or key) of this site */

@@ -115,7 +115,11 @@ export async function recordModeration(
   return logId;
 }
 
-/** Applies an action to a comment the moderator may act on: the rules of the contract's moderation table. */
+/**
+ * Applies an action to a comment the moderator may act on: the rules of the contract's moderation
+ * table. `alongside` runs in the action's transaction, after it, with the log entry it wrote (null
+ * when the action changed nothing): what an action settles (a contest) commits or fails with it.
+ */
 export async function applyModeration(
   db: Db,
   moderator: Moderator,
@@ -123,6 +127,7 @@ export async function applyModeration(
   site: Site,
   action: ModerationAction,
   reason: string | null,
+  alongside?: (trx: Transaction<Database>, logId: string | null) => Promise<void>,
 ): Promise<ModerationResult> {
   const id = comment.id;
   const { result, authorChanged } = await withEvents(db, async (trx) => {
@@ -133,6 +138,7 @@ export async function applyModeration(
     const now = nowIso();
     const changed = current.status !== target.status || current.moderation_status !== target.moderation_status;
     let authorChanged = false;
+    let logId: string | null = null;
     const undo: UndoFacts = { before: { status: current.status, moderation_status: current.moderation_status } };
     if (current.author_ref !== null && action === 'shadow_ban') {
       const ban = await banAuthor(trx, site, current.author_ref, 'shadow_ban', reason, moderator.id);
@@ -158,11 +164,12 @@ export async function applyModeration(
         await queueMentionMails(trx, db.mail, updated);
         await queuePublished(trx, updated);
       }
-      const logId = await recordModeration(trx, site, moderator, action, reason, updated, undo);
+      logId = await recordModeration(trx, site, moderator, action, reason, updated, undo);
       const notice = changed ? noticeOf(action, current) : null;
       if (notice !== null) await queueDecisionNotice(trx, updated, notice, reason, logId);
       await learnFromDecision(trx, site.id, moderator.id, action, reason, current);
     }
+    await alongside?.(trx, logId);
     return { result: moderationResult(updated, action), authorChanged };
   });
   db.classifierModels.changed(site.id);
