@@ -20,8 +20,17 @@ const removed = async () => {
 };
 const contest = (id: string, body: unknown = { message: 'please look again' }) => parley.request('POST', `/v1/comments/${id}/contest`, { token: reader, body });
 const resolve = (id: string, body: unknown) => parley.request('POST', `/api/contests/${id}/resolve`, { token: site.api_key, body });
-const decisionJobs = async (commentId: string) =>
-  (await parley.app.db.kysely.selectFrom('notification_jobs').select('id').where('comment_id', '=', commentId).where('kind', '=', 'decision').execute()).length;
+/** The actions of the moderation notices about a comment that its author sees, newest first. */
+const noticed = async (commentId: string) =>
+  ((await parley.request('GET', `/v1/notifications?site_id=${site.site_id}&limit=100`, { token: reader })).body.notifications as Array<{ kind: string; comment_id: string; action: string }>)
+    .filter((n) => n.kind === 'moderation' && n.comment_id === commentId)
+    .map((n) => n.action);
+/** The notices about a comment once the notification worker has done every job it has of it. */
+const noticedOnceDone = async (commentId: string) => {
+  const pending = () => parley.app.db.kysely.selectFrom('notification_jobs').select('id').where('comment_id', '=', commentId).where('state', '=', 'pending').execute();
+  await expect.poll(async () => (await pending()).length, { timeout: 10_000 }).toBe(0);
+  return noticed(commentId);
+};
 
 describe('contests refused', () => {
   it('a published comment has no decision to contest, nor a deleted one: 409', async () => {
@@ -74,7 +83,7 @@ describe('resolving refused', () => {
     const contested = (await contest(id)).body;
     expect((await resolve(contested.id, { outcome: 'upheld' })).status).toBe(200);
     expect((await resolve(contested.id, { outcome: 'reversed' })).body).toMatchObject({ status: 409, code: 'conflict' });
-    expect(await decisionJobs(id)).toBe(1);
+    expect(await noticedOnceDone(id)).toEqual(['contest_upheld', 'removed', 'held']);
     // The refused reversal changed nothing.
     const state = await parley.request('GET', `/api/comments?site_id=${site.site_id}&status=removed&limit=100`, { token: site.api_key });
     expect(state.body.comments.some((c: { id: string }) => c.id === id)).toBe(true);
@@ -85,7 +94,9 @@ describe('resolving refused', () => {
     const contested = (await contest(id)).body;
     const answers = await Promise.all([resolve(contested.id, { outcome: 'reversed' }), resolve(contested.id, { outcome: 'upheld' }), resolve(contested.id, { outcome: 'reversed' })]);
     expect(answers.map((a) => a.status).sort()).toEqual([200, 409, 409]);
-    expect(await decisionJobs(id)).toBe(1);
+    const [outcome, ...earlier] = await noticedOnceDone(id);
+    expect(['approved', 'contest_upheld']).toContain(outcome);
+    expect(earlier).toEqual(['removed', 'held']);
   });
 
   it.each([
