@@ -91,7 +91,7 @@ describe.skipIf(!CHROMIUM)('contested decisions', () => {
     await shoot(page, 'contests-answered');
     expect(errors).toEqual([]);
     await context.close();
-  });
+  }, 90_000);
 
   it("takes the site's contact in the site settings, and says why one is refused", async () => {
     const { context, page } = await signedInDashboard(browser, parley, owner.email, `/dashboard/sites/${site.site_id}`);
@@ -109,5 +109,5 @@ describe.skipIf(!CHROMIUM)('contested decisions', () => {
     await contact.scrollIntoViewIfNeeded();
     await page.screenshot({ path: 'shots/site-contact.png' });
     await context.close();
-  });
+  }, 60_000);
 });

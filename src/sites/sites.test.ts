@@ -34,6 +34,7 @@ describe('sites', () => {
       language: null,
       strings: {},
       spam: DEFAULT_SPAM_SETTINGS,
+      contact: null,
       created_at: expect.any(String),
     });
     const listed = await parley.request('GET', '/v1/sites', { token: site.api_key });
@@ -69,7 +70,7 @@ describe('sites', () => {
     const session = await parley.signIn(configured.api_key, configured.site_id, { id: 'reader', name: 'Reader' });
     const seen = await parley.request('GET', '/v1/sites', { token: session });
     expect(seen.status).toBe(200);
-    expect(seen.body).toEqual({ sites: [{ id: configured.site_id, name: expect.any(String), allow_guests: true, reactions: ['funny', 'interesting', 'insightful'], live_updates: true, formatting: 'markdown', edit_window_seconds: 900, language: null }] });
+    expect(seen.body).toEqual({ sites: [{ id: configured.site_id, name: expect.any(String), allow_guests: true, reactions: ['funny', 'interesting', 'insightful'], live_updates: true, formatting: 'markdown', edit_window_seconds: 900, language: null, contact: null }] });
     expect(JSON.stringify(seen.body)).not.toMatch(/hook|whsec|news\.example|moderation|domains/);
     const byKey = await parley.request('GET', '/v1/sites', { token: configured.api_key });
     expect(byKey.body.sites[0]).toMatchObject({

@@ -216,6 +216,8 @@ describe('GET /v1/widget', () => {
         edit_window_seconds: 900,
         // The widget's language when neither the element nor the page names one Parley speaks.
         language: null,
+        // Where a reader contests a moderator's decision: none set.
+        contact: null,
       },
       viewer: { signed_in: false, name: null, moderator: false, user_id: null, avatar_url: null, own_account: false },
       // This site lists no domains: a sign-in would have no page of the site to come back to.

@@ -113,9 +113,11 @@ function SettingsForm(props: { site: Site; onSaved: (site: Site) => void }) {
       </label>
       <label>
         {t('contests.contact')}
-        <input name="contact" maxLength={500} defaultValue={site.contact ?? ''} placeholder="moderation@example.com" aria-describedby="contact-help" />
-        <span class="note" id="contact-help">{t('contests.contactHelp')}</span>
+        <input name="contact" maxLength={500} defaultValue={site.contact ?? ''} placeholder="moderation@example.com" aria-describedby="site-contact-about" />
       </label>
+      <span id="site-contact-about" class="note hint">
+        {t('contests.contactHelp')}
+      </span>
     </Form>
   );
 }
