@@ -9823,6 +9823,398 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/follows": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The pages the reader follows, newest first */
+        get: {
+            parameters: {
+                query: {
+                    /** @description The site of the reader's session */
+                    site_id: string;
+                    /** @description Only the follow of this page (none, or one): whether the reader follows it */
+                    thread_url?: string;
+                    /** @description next_cursor of the previous page */
+                    cursor?: string;
+                    limit?: number;
+                };
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description Newest first */
+                            follows: {
+                                /** @description fol_<id>: DELETE /v1/follows/{id} stops following */
+                                id: string;
+                                site_id: string;
+                                thread_url: string;
+                                /** @description The page's title as the site set it; null when it has none */
+                                thread_title: string | null;
+                                /**
+                                 * Format: date-time
+                                 * @description ISO 8601 UTC with milliseconds
+                                 */
+                                created_at: string;
+                            }[];
+                            /** @description Pass as cursor for the next page; null on the last page */
+                            next_cursor: string | null;
+                        };
+                    };
+                };
+                /** @description RFC 9457 problem details (application/problem+json) */
+                "4XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description RFC 9457 problem details (application/problem+json) */
+                "5XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Problem"];
+                    };
+                };
+            };
+        };
+        put?: never;
+        /**
+         * Follow a page: the reader is told of every new comment the public sees there
+         * @description Answers 201 with the new follow, or 200 with the one the reader already has. The page need not have a comment yet.
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": {
+                        /** @description The site of the reader's session */
+                        site_id: string;
+                        /** @description Absolute http(s) URL of the page, on one of the site's domains */
+                        thread_url: string;
+                    };
+                };
+            };
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description fol_<id>: DELETE /v1/follows/{id} stops following */
+                            id: string;
+                            site_id: string;
+                            thread_url: string;
+                            /** @description The page's title as the site set it; null when it has none */
+                            thread_title: string | null;
+                            /**
+                             * Format: date-time
+                             * @description ISO 8601 UTC with milliseconds
+                             */
+                            created_at: string;
+                        };
+                    };
+                };
+                /** @description Default Response */
+                201: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description fol_<id>: DELETE /v1/follows/{id} stops following */
+                            id: string;
+                            site_id: string;
+                            thread_url: string;
+                            /** @description The page's title as the site set it; null when it has none */
+                            thread_title: string | null;
+                            /**
+                             * Format: date-time
+                             * @description ISO 8601 UTC with milliseconds
+                             */
+                            created_at: string;
+                        };
+                    };
+                };
+                /** @description RFC 9457 problem details (application/problem+json) */
+                "4XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description RFC 9457 problem details (application/problem+json) */
+                "5XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Problem"];
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/follows/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /** Stop following a page (the reader's own follows only; others 404) */
+        delete: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    id: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                204: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content?: never;
+                };
+                /** @description RFC 9457 problem details (application/problem+json) */
+                "4XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description RFC 9457 problem details (application/problem+json) */
+                "5XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Problem"];
+                    };
+                };
+            };
+        };
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/notifications": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The reader's notifications, newest first, and how many are unread
+         * @description Replies to the reader, mentions of them, new comments in pages they follow, and moderators' decisions on their comments (with the reason given).
+         */
+        get: {
+            parameters: {
+                query: {
+                    /** @description The site of the reader's session */
+                    site_id: string;
+                    /** @description next_cursor of the previous page */
+                    cursor?: string;
+                    limit?: number;
+                    /** @description Only those not read yet */
+                    unread_only?: boolean;
+                };
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description Newest first */
+                            notifications: {
+                                /** @description ntf_<id> */
+                                id: string;
+                                /**
+                                 * @description 'reply': a reply to one of the reader's comments; 'mention': a comment mentions them; 'followed_thread': a new comment in a thread they follow; 'moderation': a moderator's decision on one of their comments (action, reason)
+                                 * @enum {unknown}
+                                 */
+                                kind: "reply" | "mention" | "followed_thread" | "moderation";
+                                /** @description The comment it is about: open it at thread_url#parley_comment={comment_id} */
+                                comment_id: string;
+                                thread_url: string;
+                                thread_title: string | null;
+                                /**
+                                 * Format: date-time
+                                 * @description ISO 8601 UTC with milliseconds
+                                 */
+                                created_at: string;
+                                read: boolean;
+                                /** @description The comment's author as the public sees them */
+                                author_name: string;
+                                /** @description At most 140 characters of the comment's text; empty when the public cannot see the comment */
+                                excerpt: string;
+                                /**
+                                 * @description moderation only: 'held' (waits for a moderator), 'approved', 'removed', 'spam', or 'contest_upheld' (the reader contested a decision and it stands)
+                                 * @enum {unknown}
+                                 */
+                                action?: "held" | "approved" | "removed" | "spam" | "contest_upheld";
+                                /** @description moderation only: the moderator's reason, or null when none was given */
+                                reason?: string | null;
+                            }[];
+                            /** @description Pass as cursor for the next page; null on the last page */
+                            next_cursor: string | null;
+                            /** @description The reader's unread notifications on the site */
+                            unread: number;
+                        };
+                    };
+                };
+                /** @description RFC 9457 problem details (application/problem+json) */
+                "4XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description RFC 9457 problem details (application/problem+json) */
+                "5XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Problem"];
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/notifications/read": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Mark the reader's notifications read: `ids` (up to 100), or `all: true`
+         * @description Ids that are not the reader's are passed over. Answers the unread count after.
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            /** @description Either ids or all */
+            requestBody: {
+                content: {
+                    "application/json": {
+                        /** @description The site of the reader's session */
+                        site_id: string;
+                        /** @description These notifications of the reader's (others' ids are ignored) */
+                        ids?: string[];
+                        /**
+                         * @description Every notification of the reader's on the site
+                         * @enum {boolean}
+                         */
+                        all?: true;
+                    };
+                };
+            };
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description The reader's unread notifications on the site */
+                            unread: number;
+                        };
+                    };
+                };
+                /** @description RFC 9457 problem details (application/problem+json) */
+                "4XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description RFC 9457 problem details (application/problem+json) */
+                "5XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Problem"];
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export type webhooks = Record<string, never>;
 export interface components {
