@@ -1,3 +1,4 @@
+import { followedBy, followedThread } from './notifications.ts';
 import { markdownText, type Seeded } from './seed.ts';
 
 /** Which Parley process a case runs against. */
@@ -221,6 +222,28 @@ export function casesFor(seeded: Seeded): Case[] {
       prepare: spamChecks('defaults'),
       compareWith: 'post-comment-spam-off',
       request: postComment,
+    },
+    {
+      // A comment costs one fan-out job row, however many follow the thread: the worker tells them
+      // after the commit, in the same process, beside the requests.
+      id: 'post-comment-followed',
+      title: 'POST /v1/comments into a thread with 1,000 followers, 50 session users',
+      server: 'default',
+      route: list,
+      target: { kind: 'latency', of: 'post-comment', factor: 1.25 },
+      baselineOf: 'post-comment',
+      variable: true,
+      prepare: async (base) => {
+        await spamChecks('defaults')(base);
+        await followedBy(base, seeded, followedThread(seeded), 1_000);
+      },
+      request: (n) => ({
+        method: 'POST',
+        path: list,
+        headers: json(writers[n % writers.length]),
+        // Texts of their own: one of post-comment's again, by the same writer, would be held as a copy.
+        body: JSON.stringify({ thread_url: followedThread(seeded), site_id: seeded.siteId, content: `Benchmark comment ${n} for the followers: a few words about the article.` }),
+      }),
     },
     {
       // With mail on, each comment also keeps its author's address and a subscription to its replies

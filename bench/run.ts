@@ -18,6 +18,7 @@ import { preparePgbench, runPgbench, type PgbenchResult, type PgbenchScript } fr
 import { seed, type Seeded } from './seed.ts';
 import { transferCases, type TransferResult } from './transfer.ts';
 import { deliveryRate, queueDeliveries, startReceiver } from './webhooks.ts';
+import { fanoutRate, queueFanout } from './notifications.ts';
 
 const { values: args } = parseArgs({
   options: {
@@ -583,6 +584,32 @@ async function webhookCases(database: Database, env: Record<string, string>): Pr
   return results;
 }
 
+const FOLLOWERS = 10_000;
+
+/**
+ * Notification fan-out: a comment in a thread with 10,000 followers is written through the service
+ * functions while no Parley runs, then a Parley starts and its worker tells them all; timed from
+ * the moment it is ready to the last notification.
+ */
+async function notifyFanout(database: Database, env: Record<string, string>): Promise<WebhookResult> {
+  const copy = await database.copy();
+  try {
+    const commentId = await queueFanout(copy.url, database.seeded, FOLLOWERS);
+    const load1 = loadavg()[0];
+    const parley = await startParley({ ...env, DATABASE_URL: copy.url }, { profileDir: args.profile ? join(ROOT, 'bench/results/profiles') : undefined });
+    const since = performance.now();
+    try {
+      const { rate, made } = await fanoutRate(copy.url, commentId, FOLLOWERS, since, 60);
+      log(`notify-fanout: ${rate.toFixed(0)} notifications/s (${made} of ${FOLLOWERS} made), peak RSS ${parley.peakRssMb().toFixed(0)} MB`);
+      return { id: 'notify-fanout', title: 'notifications/s made by the worker for a comment in a thread with 10,000 followers', deliveriesPerSecond: rate, delivered: made, peakRssMb: parley.peakRssMb(), target: '≥ 1000 notifications/s', met: made === FOLLOWERS && rate >= 1000, load1 };
+    } finally {
+      await parley.stop();
+    }
+  } finally {
+    await copy.drop();
+  }
+}
+
 async function main(): Promise<void> {
   const loadAtStart = loadavg();
   log(`load average before the run: ${loadAtStart.map((l) => l.toFixed(2)).join(' ')} on ${cpus().length} cores`);
@@ -671,6 +698,7 @@ async function main(): Promise<void> {
     const whole = cases.find((c) => c.id === 'whole-200-miss');
     if (whole) afterWrite = await afterWriteCost(whole, seeded, baseEnv);
     if (!args.limiter && !args['limiter-store'] && !args.instructions && (!args.only || args.only.includes('webhooks'))) webhooks = await webhookCases(database, baseEnv);
+    if (!args.limiter && !args['limiter-store'] && !args.instructions && (!args.only || args.only.includes('notify-fanout'))) webhooks.push(await notifyFanout(database, baseEnv));
     if (RUN_TRANSFER) transfer = await transferCases(args.full ? 1_000_000 : 200_000, log);
     if (args.instructions) instructions = await countInstructions(all, args.instructions.split(','), database, baseEnv);
   } finally {

@@ -4,6 +4,7 @@ import { nowIso } from '../clock.ts';
 import type { Db } from '../db/connect.ts';
 import { forgetAddresses } from '../mail/readers.ts';
 import { unmentionErasedUser } from '../mentions/erased.ts';
+import { forgetFollowsAndNotifications } from '../notifications/repository.ts';
 import { endSessions } from '../sessions/service.ts';
 import { ownAddresses } from '../readers/me/sign-in-methods.ts';
 import type { Site } from '../sites/repository.ts';
@@ -27,7 +28,8 @@ export interface ErasureOptions {
  * go with their subscriptions and the mails queued or sent to them; their ways of signing in and any
  * sign-in codes for their addresses go; their sessions end; moderators' notes on them go; their name
  * becomes ERASED_NAME and their avatar, address and the site's id for them are cleared, so a later
- * sign-in with that id (or that address) is a new user. Their comments stay, under ERASED_NAME
+ * sign-in with that id (or that address) is a new user; the pages they followed and what they were
+ * told (notifications) go. Their comments stay, under ERASED_NAME
  * (delete or remove them first if they should go too), but not the earlier versions their edits
  * left, and comments that mention them name ERASED_NAME instead, unlinked; votes and bans stay,
  * tied to nothing personal. The audit entry holds counts, not what was erased. Doing it again
@@ -71,6 +73,7 @@ export async function eraseUser(db: Db, actor: Actor, site: Site, userId: string
     await trx.deleteFrom('commenter_notes').where('site_id', '=', site.id).where('user_id', '=', user.id).execute();
     // What they wrote to contest a decision is theirs too; the decision stays in the moderation log.
     await trx.deleteFrom('decision_contests').where('site_id', '=', site.id).where('user_id', '=', user.id).execute();
+    await forgetFollowsAndNotifications(trx, { siteId: site.id, userId: user.id });
     // What their edits took back is theirs too.
     const theirComments = trx.selectFrom('comments').select('id').where('site_id', '=', site.id).where('author_ref', '=', user.id);
     await trx.deleteFrom('comment_revisions').where('site_id', '=', site.id).where('comment_id', 'in', theirComments).execute();

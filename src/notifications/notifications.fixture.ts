@@ -3,7 +3,7 @@ import { pageUrl, type TestParley } from '../../test/helper.ts';
 
 /** A site with a page and its readers (signed in through the site's backend), each with what they do through the API. */
 export async function readersSite(parley: TestParley, options: { moderationMode?: 'all' } = {}) {
-  const made = await parley.newSite({ siteName: 'Tea Blog' });
+  const made = await parley.newSite({ siteName: 'Tea Blog', domains: ['blog.example.com'] });
   if (options.moderationMode) await parley.app.db.kysely.updateTable('sites').set({ moderation_mode: options.moderationMode }).where('id', '=', made.site_id).execute();
   const url = pageUrl();
   const reader = async (name: string, moderator = false) => {

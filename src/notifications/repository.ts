@@ -75,3 +75,9 @@ export async function markRead(db: Kysely<Database>, reader: Reader, ids: string
   if (ids !== null) update = update.where('id', 'in', ids);
   await update.execute();
 }
+
+/** An erased reader's follows and notifications (commenters/erase.ts), in the erasure's transaction. */
+export async function forgetFollowsAndNotifications(trx: Kysely<Database>, reader: Reader): Promise<void> {
+  await trx.deleteFrom('follows').where('site_id', '=', reader.siteId).where('user_id', '=', reader.userId).execute();
+  await trx.deleteFrom('notifications').where('site_id', '=', reader.siteId).where('user_id', '=', reader.userId).execute();
+}

@@ -361,6 +361,19 @@ export const MATRIX: Array<[string, number[], Target]> = [
   ['DELETE /v1/me/sign-in-methods/:id', v1([401, 401, 403, 403, 403, 403, 403, 403, 403, 401, 401]), async () => ({ path: '/v1/me/sign-in-methods/rid_none' })],
   ['POST /v1/me/guest-comments/claim', v1([401, 401, 200, 200, 200, 403, 403, 403, 403, 401, 401]), async () => ({ path: '/v1/me/guest-comments/claim' })],
   ['DELETE /v1/me', v1([401, 401, 403, 403, 403, 403, 403, 403, 403, 401, 401]), async () => ({ path: '/v1/me' })],
+  // A reader's follows and notifications: their session only; another site's session finds no such site (404).
+  ['POST /v1/follows', v1([401, 401, 201, 201, 404, 403, 403, 403, 403, 401, 401]),
+    async (w) => ({ path: '/v1/follows', body: { site_id: A(w), thread_url: `${w.thread}?followed=${Math.random()}` } })],
+  ['GET /v1/follows', v1([401, 401, 200, 200, 404, 403, 403, 403, 403, 401, 401]), async (w) => ({ path: `/v1/follows?site_id=${A(w)}` })],
+  // The follow is the session user `user`'s: anyone else finds none.
+  ['DELETE /v1/follows/:id', v1([401, 401, 204, 404, 404, 403, 403, 403, 403, 401, 401]),
+    async (w) => {
+      const follow = await w.parley.request('POST', '/v1/follows', { token: w.credential.user!, body: { site_id: A(w), thread_url: `${w.thread}?followed=${Math.random()}` } });
+      return { path: `/v1/follows/${follow.body.id}` };
+    }],
+  ['GET /v1/notifications', v1([401, 401, 200, 200, 404, 403, 403, 403, 403, 401, 401]), async (w) => ({ path: `/v1/notifications?site_id=${A(w)}` })],
+  ['POST /v1/notifications/read', v1([401, 401, 200, 200, 404, 403, 403, 403, 403, 401, 401]),
+    async (w) => ({ path: '/v1/notifications/read', body: { site_id: A(w), all: true } })],
   ['GET /api/auth/sessions', staffRow(200), async () => ({ path: '/api/auth/sessions' })],
   // Another session of the owner's: only the owner may end it; other people do not see it.
   ['DELETE /api/auth/sessions/:id', [401, 401, 403, 403, 403, 403, 403, 403, 403, 401, 401, 200, 404, 404, 404, 404],

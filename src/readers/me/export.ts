@@ -193,5 +193,42 @@ export async function* readerExport(db: Kysely<Database>, site: Site, user: Read
     ),
     (row) => ({ comment_id: row.comment_id, thread_url: row.url_key, reason: row.reason, created_at: row.created_at }),
   );
+
+  yield* jsonArray(
+    'follows',
+    keysetPages(
+      async (after) => {
+        let query = db
+          .selectFrom('follows as f')
+          .innerJoin('threads as t', 't.id', 'f.thread_id')
+          .select(['f.id', 't.url_key', 'f.created_at'])
+          .where('f.user_id', '=', user.id)
+          .where('f.site_id', '=', site.id);
+        if (after) query = query.where('f.id', '>', after[0] as string);
+        return query.orderBy('f.id').limit(PAGE).execute();
+      },
+      (row) => [row.id],
+    ),
+    (row) => ({ id: row.id, thread_url: row.url_key, created_at: row.created_at }),
+  );
+
+  // What they were told, not the others' comments it was about (those are the others' to export).
+  yield* jsonArray(
+    'notifications',
+    keysetPages(
+      async (after) => {
+        let query = db
+          .selectFrom('notifications as n')
+          .innerJoin('threads as t', 't.id', 'n.thread_id')
+          .select(['n.id', 'n.kind', 'n.comment_id', 't.url_key', 'n.data', 'n.created_at', 'n.read_at'])
+          .where('n.user_id', '=', user.id)
+          .where('n.site_id', '=', site.id);
+        if (after) query = query.where('n.id', '>', after[0] as string);
+        return query.orderBy('n.id').limit(PAGE).execute();
+      },
+      (row) => [row.id],
+    ),
+    (row) => ({ id: row.id, kind: row.kind, comment_id: row.comment_id, thread_url: row.url_key, ...(row.kind === 'moderation' && JSON.parse(row.data)), created_at: row.created_at, read_at: row.read_at }),
+  );
   yield '}';
 }
