@@ -11,7 +11,7 @@ export interface paths {
         };
         /**
          * A thread's changes as they happen (Server-Sent Events)
-         * @description Server-Sent Events (text/event-stream). Each message has `data`: JSON with `type` — `comment.created`, `comment.updated`, `comment.deleted`, `comment.hidden`, `comment.counts`, `ready` or `reset` — and `comment` (the comment as the public sees it) or `comment_id` (with `upvotes`, `downvotes` and `reaction_counts` for counts, at most once per comment per second, without `id`; a resume sends the current counts of the comments voted on since Last-Event-ID). Only what the public may see is sent; pending comments never are. Messages carry `id`, the thread's event number: reconnecting with `Last-Event-ID` (or `last_event_id`) replays what was missed, on any instance; a gap too old to replay, a shadow ban (or its lifting) changing all of an author's comments, or an approval bringing back replies that waited under the comment, sends `reset` (reload the thread). A comment line every 15 s keeps the connection open. Streams per client address (an IPv6 client counts as its /64) and per instance are capped (429 with Retry-After); 403 when the site has turned live updates off. With `notifications_key` (a signed-in reader's `notifications.stream_key` from GET /v1/widget) the stream also carries their bell: `{"type":"notifications","unread":n}` (without `id`) once it is ready and whenever their unread count changes, whichever instance notified them. A key that is wrong, of another site, or of a session that has ended is 401 before anything is streamed, and a stream whose session ends (signed out, revoked, expired) is closed within a heartbeat: reconnect without the key.
+         * @description Server-Sent Events (text/event-stream). Each message has `data`: JSON with `type` — `comment.created`, `comment.updated`, `comment.deleted`, `comment.hidden`, `comment.counts`, `ready` or `reset` — and `comment` (the comment as the public sees it) or `comment_id` (with `upvotes`, `downvotes` and `reaction_counts` for counts, at most once per comment per second, without `id`; a resume sends the current counts of the comments voted on since Last-Event-ID). Only what the public may see is sent; pending comments never are. Messages carry `id`, the thread's event number: reconnecting with `Last-Event-ID` (or `last_event_id`) replays what was missed, on any instance; a gap too old to replay, a shadow ban (or its lifting) changing all of an author's comments, or an approval bringing back replies that waited under the comment, sends `reset` (reload the thread). A comment line every 15 s keeps the connection open. Streams per client address (an IPv6 client counts as its /64) and per instance are capped (429 with Retry-After); 403 when the site has turned live updates off.
          */
         get: {
             parameters: {
@@ -20,8 +20,6 @@ export interface paths {
                     thread_url: string;
                     /** @description Resume after this event (for clients that cannot send Last-Event-ID) */
                     last_event_id?: string;
-                    /** @description The signed-in reader's `notifications.stream_key` (GET /v1/widget): the stream carries their unread count */
-                    notifications_key?: string;
                 };
                 header?: {
                     /** @description Resume after this event */
@@ -7497,13 +7495,6 @@ export interface paths {
                                 /** @description The signed-in reader's default for "Email me replies" */
                                 notify_replies: boolean;
                             };
-                            /** @description A signed-in reader's notification bell; null for a guest or a key */
-                            notifications: {
-                                /** @description The signed-in reader's unread notifications (GET /v1/notifications) */
-                                unread: number;
-                                /** @description Sent as `notifications_key` to GET /v1/comments/stream, which then carries the unread count as it changes; ends with the session */
-                                stream_key: string;
-                            } | null;
                             form: {
                                 /** @description Sent back as form_token with each guest comment */
                                 token: string;
