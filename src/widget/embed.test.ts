@@ -223,6 +223,8 @@ describe('GET /v1/widget', () => {
       // This site lists no domains: a sign-in would have no page of the site to come back to.
       sign_in: { email: false, providers: [], erase_grace_seconds: 7 * 24 * 3600 },
       mail: { enabled: false, address_known: false, notify_replies: false },
+      // A guest has no notification bell.
+      notifications: null,
       // What the widget sends back with a guest's comment (src/spam).
       form: { token: expect.stringMatching(/^ft1\.\d+\.[\w-]{43}$/), min_submit_seconds: 2, challenge: null },
       // The site's own words for the widget: none yet.
@@ -269,6 +271,7 @@ describe('GET /v1/widget', () => {
     const foreign = await session({ id: 'w-3', name: 'Elsewhere' }, other.site_id, other.api_key);
     const response = await parley.request('GET', `/v1/widget?site_id=${site.site_id}`, { token: foreign });
     expect(response.body.viewer).toEqual({ signed_in: false, name: null, moderator: false, user_id: null, avatar_url: null, own_account: false });
+    expect(response.body.notifications).toBeNull();
     expect((await parley.request('GET', `/v1/widget?site_id=${other.site_id}`)).body.site.allow_guests).toBe(false);
     const missing = await parley.request('GET', '/v1/widget?site_id=site_nope');
     expect(missing.status).toBe(404);
