@@ -34,13 +34,12 @@ async function readers(parley: TestParley) {
 describe('notification mails and digests', () => {
   it("mails an instant reader each followed page's new comment and each decision with its reason", async () => {
     const { parley, box } = await mailingParley();
-    const { alice, bob, bobId, url, post, told } = await readers(parley);
+    const { site, alice, bob, bobId, url, post, told } = await readers(parley);
     const comment = await post(alice, 'Oolong is best brewed twice.');
-    const follow = await parley.app.db.kysely
-      .insertInto('follows')
-      .values({ id: 'fol_test1', site_id: (await parley.app.db.kysely.selectFrom('site_users').select('site_id').where('id', '=', bobId).executeTakeFirstOrThrow()).site_id, user_id: bobId, thread_id: (await parley.app.db.kysely.selectFrom('comments').select('thread_id').where('id', '=', comment.id).executeTakeFirstOrThrow()).thread_id, created_at: new Date().toISOString() })
-      .returning('id')
-      .executeTakeFirstOrThrow();
+    const db = parley.app.db.kysely;
+    const { thread_id } = await db.selectFrom('comments').select('thread_id').where('id', '=', comment.id).executeTakeFirstOrThrow();
+    const follow = { id: 'fol_bob_follows', site_id: site.site_id, user_id: bobId, thread_id, created_at: new Date().toISOString() };
+    await db.insertInto('follows').values(follow).execute();
     const made = await told('followed_thread', comment.id);
     expect(made.mailed_at).not.toBeNull();
 
@@ -63,7 +62,7 @@ describe('notification mails and digests', () => {
     const oneClick = String(headerOf(followed, 'List-Unsubscribe')).replace(/^<|>$/g, '');
     expect((await parley.request('GET', pathOf(oneClick))).body).toContain(S('notice.pageUnfollowAsk'));
     expect((await parley.request('POST', pathOf(oneClick), { raw: 'List-Unsubscribe=One-Click', headers: { 'content-type': 'application/x-www-form-urlencoded' } })).status).toBe(200);
-    expect(await parley.app.db.kysely.selectFrom('follows').select('id').where('id', '=', follow.id).execute()).toEqual([]);
+    expect(await db.selectFrom('follows').select('id').where('id', '=', follow.id).execute()).toEqual([]);
     await told('followed_thread', (await post(alice, 'Second steep.')).id);
     await sleep(SETTLE_MS);
     expect(box.mails).toHaveLength(2);

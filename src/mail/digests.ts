@@ -22,7 +22,7 @@ const DIGESTS_PER_POLL = 100;
  * Moves a digest's due time on from the one read, if no one else did since: the compare-and-set that
  * makes one instance, and one only, take a digest that falls due while several poll.
  */
-async function tookDigest(trx: Kysely<Database>, table: 'site_users' | 'staff', id: string, due: string, next: string): Promise<boolean> {
+async function tookDigest(trx: Kysely<Database>, table: 'site_users' | 'staff', id: string, due: string, next: string | null): Promise<boolean> {
   const moved = await trx.updateTable(table).set({ digest_due_at: next }).where('id', '=', id).where('digest_due_at', '=', due).executeTakeFirst();
   return Number(moved.numUpdatedRows) === 1;
 }
@@ -38,7 +38,7 @@ async function queueReaderDigest(db: Kysely<Database>, reader: { id: string; sit
   const due = reader.digest_due_at!;
   const next = frequency === 'daily' || frequency === 'weekly' ? nextDigestAt(frequency, reader.time_zone, new Date(now)) : null;
   await db.transaction().execute(async (trx) => {
-    if (!(await tookDigest(trx, 'site_users', reader.id, due, next as string)) || next === null) return;
+    if (!(await tookDigest(trx, 'site_users', reader.id, due, next)) || next === null) return;
     const [found] = await readerAddresses(trx, reader.site_id, [reader]);
     if (found === undefined) return;
     const address = (await addressRows(trx, reader.site_id, [found], now)).get(reader.id)!;
@@ -62,7 +62,7 @@ async function queueStaffDigest(db: Kysely<Database>, staff: { id: string; email
   const due = staff.digest_due_at!;
   const next = staff.moderation_mail_frequency === 'daily' ? nextDigestAt('daily', staff.time_zone, new Date(now)) : null;
   await db.transaction().execute(async (trx) => {
-    if (!(await tookDigest(trx, 'staff', staff.id, due, next as string)) || next === null) return;
+    if (!(await tookDigest(trx, 'staff', staff.id, due, next)) || next === null) return;
     if (staff.moderation_mail === 'off' || staff.email_verified_at === null) return;
     const data: StaffDigestMailData = { staff_id: staff.id };
     await queueMail(trx, { kind: 'moderation_digest', cause: `${staff.id}:${due}`, recipient: staff.email, siteId: null, data });
