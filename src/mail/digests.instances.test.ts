@@ -31,8 +31,8 @@ describe('digests and several instances', () => {
         .insertInto('site_users')
         .values({ id: userId, site_id: site.site_id, external_id: 'bob', name: 'Bob', avatar_url: null, first_comment_at: null, created_at: now, profile_issued_at: null, email: 'bob@example.com', mail_frequency: 'daily' })
         .execute();
-      // A guest posting without the widget's form token is held by the spam checks: published here, as a moderator would.
-      await db.kysely.updateTable('comments').set({ status: 'published' }).where('id', '=', commentId).execute();
+      // A guest posting without the widget's form token is held by the spam checks: made public here, as a moderator's approval would.
+      await db.kysely.updateTable('comments').set({ status: 'published', moderation_status: null }).where('id', '=', commentId).execute();
       const { thread_id } = await db.kysely.selectFrom('comments').select('thread_id').where('id', '=', commentId).executeTakeFirstOrThrow();
       await db.kysely
         .insertInto('notifications')
