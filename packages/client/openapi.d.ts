@@ -8384,9 +8384,9 @@ export interface paths {
             parameters: {
                 query: {
                     address: string;
-                    /** @description comment: replies to one comment; thread: replies on one page; mentions: mails when someone mentions the reader (turns their mention_mail off); all: every mail from the site */
-                    scope: "comment" | "thread" | "mentions" | "all";
-                    /** @description The comment or thread id, the user id for `mentions`; empty for `all` */
+                    /** @description comment: replies to one comment; thread: replies on one page; mentions: mails when someone mentions the reader (turns their mention_mail off); follow: follows the page no more; notifications: sets the reader's mail frequency to off (digests and per-event mails); all: every mail from the site */
+                    scope: "comment" | "thread" | "mentions" | "follow" | "notifications" | "all";
+                    /** @description The comment or thread id, the follow id for `follow`, the user id for `mentions` and `notifications`; empty for `all` */
                     target: string;
                     /** @description The signature from the mail */
                     sig: string;
@@ -8435,9 +8435,9 @@ export interface paths {
             parameters: {
                 query: {
                     address: string;
-                    /** @description comment: replies to one comment; thread: replies on one page; mentions: mails when someone mentions the reader (turns their mention_mail off); all: every mail from the site */
-                    scope: "comment" | "thread" | "mentions" | "all";
-                    /** @description The comment or thread id, the user id for `mentions`; empty for `all` */
+                    /** @description comment: replies to one comment; thread: replies on one page; mentions: mails when someone mentions the reader (turns their mention_mail off); follow: follows the page no more; notifications: sets the reader's mail frequency to off (digests and per-event mails); all: every mail from the site */
+                    scope: "comment" | "thread" | "mentions" | "follow" | "notifications" | "all";
+                    /** @description The comment or thread id, the follow id for `follow`, the user id for `mentions` and `notifications`; empty for `all` */
                     target: string;
                     /** @description The signature from the mail */
                     sig: string;
@@ -8536,6 +8536,13 @@ export interface paths {
                             email: string | null;
                             /** @description Whether this server sends mail at all */
                             mail_enabled: boolean;
+                            /**
+                             * @description instant: a mail per reply, mention, followed page's comment and decision on your comments; daily: one digest at 08:00 of your time zone; weekly: one digest on Mondays at 08:00; off: no notification mail (sign-in and confirmation mails still go)
+                             * @enum {unknown}
+                             */
+                            frequency: "instant" | "daily" | "weekly" | "off";
+                            /** @description The IANA time zone (Europe/Berlin) whose 08:00 digests go out at; null: UTC */
+                            time_zone: string | null;
                         };
                     };
                 };
@@ -8559,7 +8566,7 @@ export interface paths {
                 };
             };
         };
-        /** Whether "Email me replies" starts ticked on this reader's comments */
+        /** Whether "Email me replies" starts ticked on this reader's comments, and how often notifications are mailed (any of them) */
         put: {
             parameters: {
                 query?: never;
@@ -8570,7 +8577,14 @@ export interface paths {
             requestBody: {
                 content: {
                     "application/json": {
-                        notify_replies: boolean;
+                        notify_replies?: boolean;
+                        /**
+                         * @description instant: a mail per reply, mention, followed page's comment and decision on your comments; daily: one digest at 08:00 of your time zone; weekly: one digest on Mondays at 08:00; off: no notification mail (sign-in and confirmation mails still go)
+                         * @enum {unknown}
+                         */
+                        frequency?: "instant" | "daily" | "weekly" | "off";
+                        /** @description The IANA time zone (Europe/Berlin) whose 08:00 digests go out at; null: UTC */
+                        time_zone?: string | null;
                     };
                 };
             };
@@ -8588,6 +8602,13 @@ export interface paths {
                             email: string | null;
                             /** @description Whether this server sends mail at all */
                             mail_enabled: boolean;
+                            /**
+                             * @description instant: a mail per reply, mention, followed page's comment and decision on your comments; daily: one digest at 08:00 of your time zone; weekly: one digest on Mondays at 08:00; off: no notification mail (sign-in and confirmation mails still go)
+                             * @enum {unknown}
+                             */
+                            frequency: "instant" | "daily" | "weekly" | "off";
+                            /** @description The IANA time zone (Europe/Berlin) whose 08:00 digests go out at; null: UTC */
+                            time_zone: string | null;
                         };
                     };
                 };
@@ -8649,6 +8670,13 @@ export interface paths {
                             moderation_mail: "off" | "pending" | "all";
                             /** @description Whether this server sends mail at all */
                             mail_enabled: boolean;
+                            /**
+                             * @description instant: moderation mails as comments wait (at most one every ten minutes per site); daily: one digest at 08:00 of your time zone, with the counts of every site
+                             * @enum {unknown}
+                             */
+                            frequency: "instant" | "daily";
+                            /** @description The IANA time zone (Europe/Berlin) whose 08:00 digests go out at; null: UTC */
+                            time_zone: string | null;
                         };
                     };
                 };
@@ -8672,7 +8700,7 @@ export interface paths {
                 };
             };
         };
-        /** Choose your moderation mails: off, pending (comments waiting for approval) or all (also flags) */
+        /** Choose your moderation mails: off, pending (comments waiting for approval) or all (also flags); as they come or in a daily digest */
         put: {
             parameters: {
                 query?: never;
@@ -8683,8 +8711,18 @@ export interface paths {
             requestBody: {
                 content: {
                     "application/json": {
-                        /** @enum {unknown} */
-                        moderation_mail: "off" | "pending" | "all";
+                        /**
+                         * @description off; pending: a mail when a comment waits for moderation; all: also when one is flagged
+                         * @enum {unknown}
+                         */
+                        moderation_mail?: "off" | "pending" | "all";
+                        /**
+                         * @description instant: moderation mails as comments wait (at most one every ten minutes per site); daily: one digest at 08:00 of your time zone, with the counts of every site
+                         * @enum {unknown}
+                         */
+                        frequency?: "instant" | "daily";
+                        /** @description The IANA time zone (Europe/Berlin) whose 08:00 digests go out at; null: UTC */
+                        time_zone?: string | null;
                     };
                 };
             };
@@ -8703,6 +8741,13 @@ export interface paths {
                             moderation_mail: "off" | "pending" | "all";
                             /** @description Whether this server sends mail at all */
                             mail_enabled: boolean;
+                            /**
+                             * @description instant: moderation mails as comments wait (at most one every ten minutes per site); daily: one digest at 08:00 of your time zone, with the counts of every site
+                             * @enum {unknown}
+                             */
+                            frequency: "instant" | "daily";
+                            /** @description The IANA time zone (Europe/Berlin) whose 08:00 digests go out at; null: UTC */
+                            time_zone: string | null;
                         };
                     };
                 };

@@ -38,6 +38,7 @@ import * as spamClassifier from './migrations/0035_spam_classifier.ts';
 import * as queueSearchAndUndo from './migrations/0036_queue_search_and_undo.ts';
 import * as notifications from './migrations/0037_notifications.ts';
 import * as contestedDecisions from './migrations/0039_contested_decisions.ts';
+import * as mailDigests from './migrations/0040_mail_digests.ts';
 
 /**
  * Migrations are listed here explicitly (no directory scan), in order. They are additive only (new
@@ -86,6 +87,7 @@ const MIGRATIONS: Record<string, Migration> = {
   '0036_queue_search_and_undo': queueSearchAndUndo,
   '0037_notifications': notifications,
   '0039_contested_decisions': contestedDecisions,
+  '0040_mail_digests': mailDigests,
 };
 
 const provider: MigrationProvider = { getMigrations: async () => MIGRATIONS };

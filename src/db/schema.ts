@@ -92,6 +92,12 @@ export interface SiteUserTable {
   mention_mail: Generated<Flag>;
   /** The language the reader last used the widget in: their mails speak it (migration 0033). */
   language: Generated<string | null>;
+  /** `instant`, `daily`, `weekly` or `off`: how the reader is mailed of their notifications (migration 0040). */
+  mail_frequency: Generated<string>;
+  /** IANA time zone of the reader's digest hour; null: UTC (migration 0040). */
+  time_zone: Generated<string | null>;
+  /** When the reader's next digest is due; null unless they chose one (migration 0040). */
+  digest_due_at: Generated<string | null>;
 }
 
 export interface SessionTable {
@@ -415,6 +421,12 @@ export interface StaffTable {
   email_verified_at: string | null;
   /** The language they chose for the dashboard and their mails; null: the browser's (migration 0033). */
   language: Generated<string | null>;
+  /** `instant` (a moderation mail as comments wait) or `daily` (one digest a day) (migration 0040). */
+  moderation_mail_frequency: Generated<string>;
+  /** IANA time zone of the digest hour; null: UTC (migration 0040). */
+  time_zone: Generated<string | null>;
+  /** When the next moderation digest is due; null unless they chose one (migration 0040). */
+  digest_due_at: Generated<string | null>;
 }
 
 export interface StaffMembershipTable {

@@ -2,7 +2,7 @@ import { createHmac } from 'node:crypto';
 import { sameSecret } from '../auth/secrets.ts';
 import { randomBase62 } from '../ids.ts';
 
-export const UNSUBSCRIBE_SCOPES = ['comment', 'thread', 'mentions', 'all'] as const;
+export const UNSUBSCRIBE_SCOPES = ['comment', 'thread', 'mentions', 'follow', 'notifications', 'all'] as const;
 export type UnsubscribeScope = (typeof UNSUBSCRIBE_SCOPES)[number];
 
 /** A confirmation link works once, for this long. */
@@ -16,7 +16,10 @@ export function newLinkKey(): string {
   return randomBase62(43);
 }
 
-/** What an unsubscribe link names: an address, a scope, and the comment or thread id, or the mentioned reader's user id for `mentions` (none for `all`). */
+/**
+ * What an unsubscribe link names: an address, a scope, and the comment or thread id, the follow's id
+ * for `follow`, the reader's user id for `mentions` and `notifications` (none for `all`).
+ */
 export interface UnsubscribeTarget {
   address: string;
   scope: UnsubscribeScope;

@@ -134,7 +134,7 @@ describe('without PARLEY_SMTP_URL', () => {
       expect(posted.status).toBe(201);
       expect(await plain.app.db.kysely.selectFrom('mail_addresses').selectAll().execute()).toEqual([]);
       const reader = await plain.signIn(own.api_key, own.site_id, { id: 'r', name: 'R' });
-      expect((await plain.request('GET', '/v1/sessions/current/mail', { token: reader })).body).toEqual({ notify_replies: false, email: null, mail_enabled: false });
+      expect((await plain.request('GET', '/v1/sessions/current/mail', { token: reader })).body).toEqual({ notify_replies: false, email: null, mail_enabled: false, frequency: 'instant', time_zone: null });
     } finally {
       await plain.close();
     }

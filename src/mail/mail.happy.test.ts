@@ -213,6 +213,8 @@ describe('reply notifications by email', () => {
       notify_replies: true,
       email: 'ada@example.com',
       mail_enabled: true,
+      frequency: 'instant',
+      time_zone: null,
     });
     const comment = await post({ content: 'Green tea for me' }, ada);
     await post({ content: 'Me too', parent_id: comment.id }, bob);

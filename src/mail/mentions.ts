@@ -4,9 +4,9 @@ import type { CommentRow } from '../comments/view.ts';
 import type { MailConfig } from '../config.ts';
 import type { Database, MailOutboxTable } from '../db/schema.ts';
 import type { Mention } from '../formatting/render.ts';
-import { normaliseEmail } from '../staff/repository.ts';
 import { queueMails, type QueuedMail } from './outbox.ts';
-import { lastThreadMailAt, madeAddress } from './readers.ts';
+import { addressRows, readerAddresses } from './reader-addresses.ts';
+import { lastThreadMailAt } from './readers.ts';
 
 /** At most one mention mail per address and thread in this time; mentions meanwhile roll into the next one, as replies do. */
 export const MENTION_MAIL_INTERVAL_MS = 10 * 60_000;
@@ -31,12 +31,8 @@ function mentionedUsers(mentions: string): string[] {
   return (JSON.parse(mentions) as Mention[]).map((mention) => mention.user_id);
 }
 
-/**
- * Where each reader's mention mail goes: the address their sign-in proved or their site's SSO gave
- * (site_users.email, which reply mail takes as theirs with no confirmation), else the latest address
- * they confirmed through a link. Only readers not erased who keep mention mail on.
- */
-async function readerAddresses(trx: Transaction<Database>, siteId: string, userIds: string[]): Promise<Array<{ userId: string; email: string }>> {
+/** The readers of `userIds` who are not erased, keep mention mail on and are mailed per event, with their addresses. */
+async function mentionedReaders(trx: Transaction<Database>, siteId: string, userIds: string[]) {
   const users = await trx
     .selectFrom('site_users')
     .select(['id', 'email'])
@@ -44,25 +40,9 @@ async function readerAddresses(trx: Transaction<Database>, siteId: string, userI
     .where('id', 'in', userIds)
     .where('erased_at', 'is', null)
     .where('mention_mail', '=', 1)
+    .where('mail_frequency', '=', 'instant')
     .execute();
-  const withoutOwn = users.filter((user) => user.email === null).map((user) => user.id);
-  const confirmed =
-    withoutOwn.length === 0
-      ? []
-      : await trx
-          .selectFrom('mail_addresses')
-          .select(['user_id', 'email'])
-          .where('site_id', '=', siteId)
-          .where('user_id', 'in', withoutOwn)
-          .where('confirmed_at', 'is not', null)
-          .orderBy('confirmed_at')
-          .execute();
-  // Ordered oldest first: the latest confirmed one is kept.
-  const confirmedOf = new Map(confirmed.map((address) => [address.user_id, address.email]));
-  return users.flatMap((user) => {
-    const email = user.email === null ? confirmedOf.get(user.id) : normaliseEmail(user.email);
-    return email === undefined ? [] : [{ userId: user.id, email }];
-  });
+  return readerAddresses(trx, siteId, users);
 }
 
 /**
@@ -78,20 +58,13 @@ export async function queueMentionMails(trx: Transaction<Database>, mail: MailCo
   const earlier = new Set(before ? mentionedUsers(before.mentions) : []);
   const userIds = mentionedUsers(comment.mentions).filter((id) => !earlier.has(id) && id !== comment.author_ref);
   if (userIds.length === 0) return;
-  const readers = await readerAddresses(trx, comment.site_id, userIds);
+  const readers = await mentionedReaders(trx, comment.site_id, userIds);
   if (readers.length === 0) return;
-  const known = await trx
-    .selectFrom('mail_addresses')
-    .select(['id', 'email', 'unsubscribed_at'])
-    .where('site_id', '=', comment.site_id)
-    .where('email', 'in', readers.map((reader) => reader.email))
-    .execute();
-  const byEmail = new Map(known.map((address) => [address.email, { id: address.id, unsubscribedAt: address.unsubscribed_at }]));
   const now = nowIso();
+  const addresses = await addressRows(trx, comment.site_id, readers, now);
   const mails: QueuedMail[] = [];
   for (const reader of readers) {
-    // An address first used here is the reader's own: its row holds the key of its unsubscribe links.
-    const address = byEmail.get(reader.email) ?? (await madeAddress(trx, comment.site_id, reader.email, reader.userId, true, now));
+    const address = addresses.get(reader.userId)!;
     if (address.unsubscribedAt !== null) continue;
     if ((await mentionMailsSince(trx, comment.site_id, reader.email, new Date(Date.parse(now) - DAY_MS).toISOString())) >= MENTION_MAILS_PER_DAY) continue;
     const last = await lastThreadMailAt(trx, 'mention', reader.email, comment.thread_id);
@@ -145,6 +118,7 @@ export async function stillMentioned(db: Kysely<Database>, rows: Array<Selectabl
     .where('id', 'in', unique(data.map((d) => d.user_id)))
     .where('erased_at', 'is', null)
     .where('mention_mail', '=', 1)
+    .where('mail_frequency', '=', 'instant')
     .execute();
   const addresses = await db.selectFrom('mail_addresses').select('id').where('id', 'in', unique(data.map((d) => d.address_id))).where('unsubscribed_at', 'is', null).execute();
   const mentioned = new Map(comments.map((comment) => [comment.id, new Set(mentionedUsers(comment.mentions))]));

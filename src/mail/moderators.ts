@@ -63,6 +63,8 @@ const teamToMail = preparedQuery((db, why: ModerationCause['why'], accountId: st
     ])
     .where('m.account_id', '=', accountId)
     .where('s.moderation_mail', 'in', why === 'pending' ? ['pending', 'all'] : ['all'])
+    // Those who chose the daily digest hear of it there.
+    .where('s.moderation_mail_frequency', '=', 'instant')
     // An address its holder has not confirmed may be someone else's (src/staff/addresses.ts).
     .where('s.email_verified_at', 'is not', null)
     .compile(),

@@ -5,7 +5,7 @@ import { preparedQuery } from '../db/prepared.ts';
 import type { Database, MailOutboxTable } from '../db/schema.ts';
 import { newId } from '../ids.ts';
 
-export const MAIL_KINDS = ['confirm', 'reply', 'mention', 'moderation', 'reset', 'verify', 'sign_in'] as const;
+export const MAIL_KINDS = ['confirm', 'reply', 'mention', 'moderation', 'reset', 'verify', 'sign_in', 'followed', 'notice', 'digest', 'moderation_digest'] as const;
 export type MailKind = (typeof MAIL_KINDS)[number];
 
 /** Kinds whose data holds a link's secret (or a reader's sign-in code): it is wiped once the mail is sent. */

@@ -40,7 +40,14 @@ const forgetAction = ({ say }: Voice): PageAction => ({ button: say('pageForgetB
 export const confirmPage = (voice: Voice) => page(voice, voice.say('pageConfirmTitle'), voice.say('pageConfirmAsk'), [{ button: voice.say('pageConfirmButton') }]);
 export const confirmedPage = (voice: Voice) => page(voice, voice.say('pageConfirmTitle'), voice.say('pageConfirmDone'));
 
-const UNSUBSCRIBE_ASK = { comment: 'pageUnsubscribeAskComment', thread: 'pageUnsubscribeAskThread', mentions: 'pageUnsubscribeAskMentions', all: 'pageUnsubscribeAskAll' } as const;
+const UNSUBSCRIBE_ASK = {
+  comment: 'pageUnsubscribeAskComment',
+  thread: 'pageUnsubscribeAskThread',
+  mentions: 'pageUnsubscribeAskMentions',
+  follow: 'notice.pageUnfollowAsk',
+  notifications: 'digest.pageStopAsk',
+  all: 'pageUnsubscribeAskAll',
+} as const;
 
 /** An unsubscribe link's page; one for every mail whose address stopped all mail offers to resume instead. */
 export const unsubscribePage = (voice: Voice, scope: keyof typeof UNSUBSCRIBE_ASK, stopped: boolean) => {

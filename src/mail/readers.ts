@@ -1,12 +1,12 @@
 import type { Locale } from '../i18n/locales.ts';
-import { sql, type Kysely, type Transaction } from 'kysely';
+import { sql, type ExpressionBuilder, type Kysely, type Transaction } from 'kysely';
 import { hashSecret } from '../auth/secrets.ts';
 import type { Caller } from '../auth/caller.ts';
 import { nowIso } from '../clock.ts';
 import type { CommentRow } from '../comments/view.ts';
 import type { MailConfig } from '../config.ts';
 import { preparedInsert, preparedQuery } from '../db/prepared.ts';
-import type { Database } from '../db/schema.ts';
+import type { CommentTable, Database } from '../db/schema.ts';
 import { AppError, invalid } from '../errors.ts';
 import { newId } from '../ids.ts';
 import { clientKey } from '../ratelimits/client-key.ts';
@@ -177,6 +177,15 @@ async function mailConfirmation(
 }
 
 /**
+ * A reply mail goes for a guest's comment, or a reader's who is mailed per event (not one who chose
+ * digests or no mail: a digest tells them of it). Over subscriptions joined with their comment as `p`.
+ */
+export function mailedPerEvent(eb: ExpressionBuilder<Database & { p: CommentTable }, 'p'>) {
+  const frequency = eb.selectFrom('site_users as u').select('u.mail_frequency').whereRef('u.id', '=', 'p.author_ref');
+  return eb.or([eb(frequency, 'is', null), eb(frequency, '=', 'instant')]);
+}
+
+/**
  * A reply the public now sees (posted published, or approved): its parent's author gets a mail if
  * they asked for replies, confirmed the address and stopped nothing, and did not write the reply.
  * Due no sooner than REPLY_MAIL_INTERVAL_MS after the last reply mail of the thread to them (the
@@ -188,11 +197,12 @@ export async function queueReplyMail(trx: Transaction<Database>, mail: MailConfi
     .selectFrom('mail_subscriptions as s')
     .innerJoin('mail_addresses as a', 'a.id', 's.address_id')
     .innerJoin('comments as p', 'p.id', 's.comment_id')
-    .select(['s.address_id', 'a.email', 'a.site_id', 'p.author_ref'])
     .where('s.comment_id', '=', reply.parent_id)
     .where('s.unsubscribed_at', 'is', null)
     .where('s.confirmed_at', 'is not', null)
     .where('a.unsubscribed_at', 'is', null)
+    .where(mailedPerEvent)
+    .select(['s.address_id', 'a.email', 'a.site_id', 'p.author_ref'])
     .executeTakeFirst();
   if (!subscription) return;
   if (subscription.author_ref !== null && subscription.author_ref === reply.author_ref) return;
@@ -288,6 +298,15 @@ export async function unsubscribe(db: Kysely<Database>, what: UnsubscribeTarget,
     await db.updateTable('site_users').set({ mention_mail: 0 }).where('id', '=', what.target).where('site_id', '=', address.site_id).execute();
     return address;
   }
+  if (what.scope === 'notifications') {
+    // The reader's own setting, as PUT /v1/sessions/current/mail {frequency: 'off'} sets it.
+    await db.updateTable('site_users').set({ mail_frequency: 'off', digest_due_at: null }).where('id', '=', what.target).where('site_id', '=', address.site_id).execute();
+    return address;
+  }
+  if (what.scope === 'follow') {
+    await db.deleteFrom('follows').where('id', '=', what.target).where('site_id', '=', address.site_id).execute();
+    return address;
+  }
   const column = what.scope === 'comment' ? 'comment_id' : 'thread_id';
   await db
     .updateTable('mail_subscriptions')
@@ -300,7 +319,7 @@ export async function unsubscribe(db: Kysely<Database>, what: UnsubscribeTarget,
 }
 
 /** The mails a reader's address gets (a staff member's moderation and reset mails are theirs, not a reader's). */
-const READER_MAIL_KINDS: MailKind[] = ['confirm', 'reply', 'mention', 'sign_in'];
+const READER_MAIL_KINDS: MailKind[] = ['confirm', 'reply', 'mention', 'sign_in', 'followed', 'notice', 'digest'];
 
 /**
  * Deletes readers' addresses with everything tied to them: their subscriptions, and the reader mails

@@ -84,8 +84,8 @@ export const mailRoutes: FastifyPluginAsyncTypebox<{ db: Db }> = async (app, { d
   });
 
   app.put('/v1/sessions/current/mail', {
-    schema: { ...MAIL, summary: 'Whether "Email me replies" starts ticked on this reader\'s comments', security: Credential, body: ReaderMailChange, response: { 200: ReaderMailSettings, ...errors } },
-    handler: (request) => changeReaderMailSettings(db, request.caller, request.body.notify_replies),
+    schema: { ...MAIL, summary: 'Whether "Email me replies" starts ticked on this reader\'s comments, and how often notifications are mailed (any of them)', security: Credential, body: ReaderMailChange, response: { 200: ReaderMailSettings, ...errors } },
+    handler: (request) => changeReaderMailSettings(db, request.caller, request.body),
   });
 
   app.get('/api/auth/me/mail', {
@@ -97,10 +97,10 @@ export const mailRoutes: FastifyPluginAsyncTypebox<{ db: Db }> = async (app, { d
   });
 
   app.put('/api/auth/me/mail', {
-    schema: { ...MAIL, summary: 'Choose your moderation mails: off, pending (comments waiting for approval) or all (also flags)', security: StaffWrite, body: StaffMailChange, response: { 200: StaffMailSettings, ...errors } },
+    schema: { ...MAIL, summary: 'Choose your moderation mails: off, pending (comments waiting for approval) or all (also flags); as they come or in a daily digest', security: StaffWrite, body: StaffMailChange, response: { 200: StaffMailSettings, ...errors } },
     handler: (request) => {
       requireStaff(request.caller);
-      return changeStaffMailSettings(db, request.caller, request.body.moderation_mail);
+      return changeStaffMailSettings(db, request.caller, request.body);
     },
   });
 };

@@ -49,7 +49,7 @@ describe('mail to staff', () => {
     for (const [choice, staff] of Object.entries(choices)) {
       const session = await signInStaff(parley, staff.email);
       const set = await parley.request('PUT', '/api/auth/me/mail', { headers: session.headers, body: { moderation_mail: choice } });
-      expect(set.body).toEqual({ moderation_mail: choice, mail_enabled: true });
+      expect(set.body).toEqual({ moderation_mail: choice, mail_enabled: true, frequency: 'instant', time_zone: null });
       expect((await parley.request('GET', '/api/auth/me/mail', { headers: session.headers })).body.moderation_mail).toBe(choice);
     }
     const url = pageUrl();

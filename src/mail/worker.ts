@@ -11,8 +11,10 @@ import { retryAt } from '../outbox/retry.ts';
 import { compose, type Composed, type MailRow } from './compose.ts';
 import { SECRET_KINDS, type MailKind } from './outbox.ts';
 import { MODERATION_MAIL_INTERVAL_MS, type ModerationMailData } from './moderators.ts';
-import { REPLY_MAIL_INTERVAL_MS } from './readers.ts';
+import { mailedPerEvent, REPLY_MAIL_INTERVAL_MS } from './readers.ts';
 import { MENTION_MAIL_INTERVAL_MS, stillMentioned } from './mentions.ts';
+import { FOLLOWED_MAIL_INTERVAL_MS, stillNotified } from './notification-mails.ts';
+import { queueDueDigests } from './digests.ts';
 
 const POLL_MS = 1_000;
 
@@ -53,11 +55,11 @@ async function claimDue(db: Db, now: string, leaseUntil: string): Promise<MailRo
 
 /**
  * Mails that roll into one: a recipient's reply mails of one thread, their mention mails of one
- * thread, and a staff member's moderation mails of one site. At most one mail of a group goes per
+ * thread, their mails about a followed thread, and a staff member's moderation mails of one site. At most one mail of a group goes per
  * interval; those queued meanwhile go together in the next.
  */
 interface MailGroup {
-  kind: 'reply' | 'mention' | 'moderation';
+  kind: 'reply' | 'mention' | 'moderation' | 'followed';
   recipient: string;
   by: 'thread_id' | 'site_id';
   key: string;
@@ -67,6 +69,7 @@ interface MailGroup {
 function groupOf(row: MailRow): MailGroup | null {
   if (row.kind === 'reply' && row.thread_id !== null) return { kind: 'reply', recipient: row.recipient, by: 'thread_id', key: row.thread_id, intervalMs: REPLY_MAIL_INTERVAL_MS };
   if (row.kind === 'mention' && row.thread_id !== null) return { kind: 'mention', recipient: row.recipient, by: 'thread_id', key: row.thread_id, intervalMs: MENTION_MAIL_INTERVAL_MS };
+  if (row.kind === 'followed' && row.thread_id !== null) return { kind: 'followed', recipient: row.recipient, by: 'thread_id', key: row.thread_id, intervalMs: FOLLOWED_MAIL_INTERVAL_MS };
   if (row.kind === 'moderation' && row.site_id !== null) return { kind: 'moderation', recipient: row.recipient, by: 'site_id', key: row.site_id, intervalMs: MODERATION_MAIL_INTERVAL_MS };
   return null;
 }
@@ -144,7 +147,7 @@ function slices<T>(items: T[]): T[][] {
   return result;
 }
 
-/** Reply mails whose subscription was stopped since (or whose address was), or is not confirmed, are dropped, not sent. */
+/** Reply mails whose subscription was stopped since (or whose address was), or is not confirmed, or whose reader chose digests since, are dropped, not sent. */
 async function subscribed(db: Kysely<Database>, rows: MailRow[]): Promise<MailRow[]> {
   const commentIds = rows.map((row) => (JSON.parse(row.data) as { comment_id: string }).comment_id);
   const on = new Set<string>();
@@ -152,11 +155,13 @@ async function subscribed(db: Kysely<Database>, rows: MailRow[]): Promise<MailRo
     const active = await db
       .selectFrom('mail_subscriptions as s')
       .innerJoin('mail_addresses as a', 'a.id', 's.address_id')
-      .select('s.comment_id')
+      .innerJoin('comments as p', 'p.id', 's.comment_id')
       .where('s.comment_id', 'in', slice)
       .where('s.unsubscribed_at', 'is', null)
       .where('s.confirmed_at', 'is not', null)
       .where('a.unsubscribed_at', 'is', null)
+      .where(mailedPerEvent)
+      .select('s.comment_id')
       .execute();
     for (const row of active) on.add(row.comment_id);
   }
@@ -184,7 +189,14 @@ async function stillWaiting(db: Kysely<Database>, rows: MailRow[]): Promise<Mail
 
 async function stillWanted(db: Kysely<Database>, rows: MailRow[]): Promise<{ wanted: MailRow[]; unwanted: MailRow[] }> {
   const kind = rows[0].kind as MailKind;
-  const wanted = kind === 'reply' ? await subscribed(db, rows) : kind === 'mention' ? await stillMentioned(db, rows) : kind === 'moderation' ? await stillWaiting(db, rows) : rows;
+  const check: Partial<Record<MailKind, (db: Kysely<Database>, rows: MailRow[]) => Promise<MailRow[]>>> = {
+    reply: subscribed,
+    mention: stillMentioned,
+    moderation: stillWaiting,
+    followed: stillNotified,
+    notice: stillNotified,
+  };
+  const wanted = (await check[kind]?.(db, rows)) ?? rows;
   const kept = new Set(wanted);
   return { wanted, unwanted: rows.filter((row) => !kept.has(row)) };
 }
@@ -314,8 +326,9 @@ export function startMailWorker(db: Db, mail: MailConfig, log: FastifyBaseLogger
 
   let stopping = false;
 
-  /** Sends due mails one after another until none is left; on shutdown, the one under way is finished. */
+  /** Queues the digests due, then sends due mails one after another until none is left; on shutdown, the one under way is finished. */
   async function poll(): Promise<void> {
+    await queueDueDigests(db.kysely, nowIso());
     while (!stopping) {
       const now = nowIso();
       const leaseUntil = new Date(Date.parse(now) + leaseMs(mail)).toISOString();

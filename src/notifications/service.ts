@@ -5,7 +5,7 @@ import { assertAllowedHost, threadKey } from '../comments/thread-url.ts';
 import type { Db } from '../db/connect.ts';
 import { AppError, invalid } from '../errors.ts';
 import { decodeCursor } from '../http/cursor.ts';
-import { sourceText } from '../mail/compose.ts';
+import { sourceText } from '../mail/compose-parts.ts';
 import { siteOrNotFound } from '../sites/repository.ts';
 import { followThread, listFollows, listNotifications, markRead, PAGE_ORDERS, unfollow, type FollowRow, type Reader } from './repository.ts';
 

@@ -73,6 +73,9 @@ export async function insertStaff(db: Kysely<Database>, input: { email: string; 
     moderation_mail: 'off',
     email_verified_at: input.verified ? now : null,
     language: null,
+    moderation_mail_frequency: 'instant',
+    time_zone: null,
+    digest_due_at: null,
   };
   await db.insertInto('staff').values(row).execute();
   return row;
