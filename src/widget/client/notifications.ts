@@ -27,8 +27,8 @@ const PAGE = 20;
 const STYLES = `
 .tools{margin:0 0 8px}
 .notes{list-style:none;margin:0;padding:0}
-.notes li{border-top:1px solid var(--parley-border);padding:8px 0 8px 14px;position:relative}
-.notes li.new::before{content:"";position:absolute;inset-inline-start:0;top:16px;width:8px;height:8px;border-radius:50%;background:var(--parley-accent)}
+.notes li{border-top:1px solid var(--parley-border);padding:8px 0;padding-inline-start:12px}
+.notes .new{border-inline-start:3px solid var(--parley-accent)}
 .notes p{margin:0 0 4px}
 .notes .what{font-weight:600}
 .notes blockquote{margin:0 0 4px;padding-inline-start:8px;border-inline-start:3px solid var(--parley-border);color:var(--parley-muted);overflow-wrap:anywhere}
@@ -52,7 +52,6 @@ export function openNotifications(host: OpenDialogHost): void {
   const more = h('button', { type: 'button', hidden: true, onclick: () => void load() }, t('more'));
   const markAll = h('button', { type: 'button', onclick: () => void read({ all: true }) }, t('bell.markAll'));
   const dialog = modal(host.root, t('bell.title'), t('close'), h('style', {}, STYLES), h('div', { class: 'tools' }, markAll), status, list, more);
-  dialog.classList.add('panel');
   dialog.setAttribute('aria-busy', 'true');
   const items = new Map<string, { note: Notification; element: HTMLElement }>();
   let cursor: string | null = null;
