@@ -2,6 +2,7 @@ import Fastify, { type FastifyInstance } from 'fastify';
 import { resolveCaller, credentialOf } from './auth/caller.ts';
 import { commenterRoutes } from './commenters/routes.ts';
 import { commentRoutes } from './comments/routes.ts';
+import { contestRoutes } from './contests/routes.ts';
 import { countRoutes } from './counts/routes.ts';
 import { recentRoutes } from './recent/routes.ts';
 import { formattingRoutes } from './formatting/routes.ts';
@@ -58,6 +59,8 @@ import { threadHtmlRoutes } from './thread-html/routes.ts';
 import { AppError } from './errors.ts';
 import { mailRoutes } from './mail/routes.ts';
 import { startMailWorker, type MailWorker } from './mail/worker.ts';
+import { notificationRoutes } from './notifications/routes.ts';
+import { startNotificationWorker, type NotificationWorker } from './notifications/worker.ts';
 
 declare module 'fastify' {
   interface FastifyInstance {
@@ -201,6 +204,7 @@ export async function createApp(config: Config): Promise<FastifyInstance> {
   await app.register(siteRoutes, deps);
   await app.register(keyRoutes, { db, keyUse });
   await app.register(moderationManagementRoutes, deps);
+  await app.register(contestRoutes, deps);
   await app.register(commenterRoutes, deps);
   await app.register(threadRoutes, deps);
   await app.register(statsRoutes, deps);
@@ -220,15 +224,18 @@ export async function createApp(config: Config): Promise<FastifyInstance> {
   app.addHook('onClose', () => signInLimiter?.close());
   await app.register(readerEmailRoutes, { db, limiter: signInLimiter, publicUrl: config.publicUrl });
   await app.register(meRoutes, { db, eraseGraceMs: config.eraseGraceMs });
+  await app.register(notificationRoutes, { db });
 
   // Hooks run in reverse order on close: the worker drains its attempts before the database closes.
   let worker: DeliveryWorker | undefined;
   let mailWorker: MailWorker | undefined;
+  let notificationWorker: NotificationWorker | undefined;
   let indexer: SearchIndexer | undefined;
   let erasures: ErasureSweeper | undefined;
   readiness.whenReady(() => {
     worker = startDeliveryWorker(db, deliveryPolicy(config), app.log, webhookOutcomes);
     if (config.mail) mailWorker = startMailWorker(db, config.mail, app.log);
+    notificationWorker = startNotificationWorker(db, app.log);
     indexer = startSearchIndexer(db, (err) => app.log.warn({ err }, 'indexing comments for search failed; retried in a moment'));
     db.spamSignals.reportErrorsTo((err) => app.log.warn({ err }, 'writing or reading spam signals failed; tried again in a moment'));
     keyUse.start(db.kysely, (err) => app.log.warn({ err }, "recording when API keys were last used failed; retried in a minute"));
@@ -238,6 +245,8 @@ export async function createApp(config: Config): Promise<FastifyInstance> {
   app.addHook('onClose', () => worker?.stop());
   app.addHook('onClose', () => runner.stop());
   app.addHook('onClose', () => mailWorker?.stop());
+  // Stopped before the mail worker: a fan-out under way queues its mails first.
+  app.addHook('onClose', () => notificationWorker?.stop());
   app.addHook('onClose', async () => erasures?.stop());
   app.addHook('onClose', async () => {
     await indexer?.stop();

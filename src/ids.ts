@@ -15,7 +15,9 @@ export type IdPrefix =
   // Rich comments (migration 0032): a comment's earlier versions.
   | 'rev'
   // Notifications (migration 0037): follows, notifications, fan-out jobs.
-  | 'fol' | 'ntf' | 'njb';
+  | 'fol' | 'ntf' | 'njb'
+  // Contested decisions (migration 0039).
+  | 'dcn';
 
 /**
  * ULID's default source draws from the OS once per character; drawing 4 KiB at a time is as random

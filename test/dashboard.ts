@@ -53,6 +53,7 @@ export function siteViews(siteId: string, thread: string, commentId: string): Ar
     ['reader-sign-in', '/dashboard/reader-sign-in', 'How readers sign in to The Harbour Gazette'],
     ['team', '/dashboard/team', 'Team'],
     ['log', '/dashboard/log', 'Moderation log'],
+    ['contests', '/dashboard/contests', 'Contested decisions'],
     ['profile', '/dashboard/profile', 'Your profile'],
   ];
 }

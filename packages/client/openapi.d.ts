@@ -11,7 +11,7 @@ export interface paths {
         };
         /**
          * A thread's changes as they happen (Server-Sent Events)
-         * @description Server-Sent Events (text/event-stream). Each message has `data`: JSON with `type` — `comment.created`, `comment.updated`, `comment.deleted`, `comment.hidden`, `comment.counts`, `ready` or `reset` — and `comment` (the comment as the public sees it) or `comment_id` (with `upvotes`, `downvotes` and `reaction_counts` for counts, at most once per comment per second, without `id`; a resume sends the current counts of the comments voted on since Last-Event-ID). Only what the public may see is sent; pending comments never are. Messages carry `id`, the thread's event number: reconnecting with `Last-Event-ID` (or `last_event_id`) replays what was missed, on any instance; a gap too old to replay, a shadow ban (or its lifting) changing all of an author's comments, or an approval bringing back replies that waited under the comment, sends `reset` (reload the thread). A comment line every 15 s keeps the connection open. Streams per client address (an IPv6 client counts as its /64) and per instance are capped (429 with Retry-After); 403 when the site has turned live updates off.
+         * @description Server-Sent Events (text/event-stream). Each message has `data`: JSON with `type` — `comment.created`, `comment.updated`, `comment.deleted`, `comment.hidden`, `comment.counts`, `ready` or `reset` — and `comment` (the comment as the public sees it) or `comment_id` (with `upvotes`, `downvotes` and `reaction_counts` for counts, at most once per comment per second, without `id`; a resume sends the current counts of the comments voted on since Last-Event-ID). Only what the public may see is sent; pending comments never are. Messages carry `id`, the thread's event number: reconnecting with `Last-Event-ID` (or `last_event_id`) replays what was missed, on any instance; a gap too old to replay, a shadow ban (or its lifting) changing all of an author's comments, or an approval bringing back replies that waited under the comment, sends `reset` (reload the thread). A comment line every 15 s keeps the connection open. Streams per client address (an IPv6 client counts as its /64) and per instance are capped (429 with Retry-After); 403 when the site has turned live updates off. With `notifications_key` (a signed-in reader's `notifications.stream_key` from GET /v1/widget) the stream also carries their bell: `{"type":"notifications","unread":n}` (without `id`) once it is ready and whenever their unread count changes, whichever instance notified them. A key that is wrong, of another site, or of a session that has ended is 401 before anything is streamed, and a stream whose session ends (signed out, revoked, expired) is closed within a heartbeat: reconnect without the key.
          */
         get: {
             parameters: {
@@ -20,6 +20,8 @@ export interface paths {
                     thread_url: string;
                     /** @description Resume after this event (for clients that cannot send Last-Event-ID) */
                     last_event_id?: string;
+                    /** @description The signed-in reader's `notifications.stream_key` (GET /v1/widget): the stream carries their unread count */
+                    notifications_key?: string;
                 };
                 header?: {
                     /** @description Resume after this event */
@@ -2371,6 +2373,8 @@ export interface paths {
                                     /** @description Let readers without a credential vote and react: each IP range (/24 IPv4, /56 IPv6) counts as one voter per comment, and each guest address is rate limited (default false: voting needs a key or a session) */
                                     guest_votes: boolean;
                                 };
+                                /** @description Where readers contest a moderation decision or ask about one, shown with every decision in the widget: an https URL, or an email address (given bare or as mailto:, kept as mailto:). null: none */
+                                contact: string | null;
                                 /**
                                  * Format: date-time
                                  * @description ISO 8601 UTC with milliseconds
@@ -2395,6 +2399,8 @@ export interface paths {
                                 edit_window_seconds: number | null;
                                 /** @description The widget's language when neither its `lang` attribute nor the page's names one Parley speaks, and of mails to readers who gave none; null: English */
                                 language: ("en" | "ar" | "bg" | "ca" | "cs" | "da" | "de" | "el" | "es" | "et" | "fa" | "fi" | "fr" | "he" | "hi" | "hr" | "hu" | "id" | "it" | "ja" | "ko" | "lt" | "lv" | "nb" | "nl" | "pl" | "pt-BR" | "pt-PT" | "ro" | "ru" | "sk" | "sl" | "sr" | "sv" | "th" | "tr" | "uk" | "ur" | "vi" | "zh-Hans" | "zh-Hant") | null;
+                                /** @description Where readers contest a moderation decision or ask about one, shown with every decision in the widget: an https URL, or an email address (given bare or as mailto:, kept as mailto:). null: none */
+                                contact: string | null;
                             })[];
                         };
                     };
@@ -2534,6 +2540,8 @@ export interface paths {
                                     /** @description Let readers without a credential vote and react: each IP range (/24 IPv4, /56 IPv6) counts as one voter per comment, and each guest address is rate limited (default false: voting needs a key or a session) */
                                     guest_votes: boolean;
                                 };
+                                /** @description Where readers contest a moderation decision or ask about one, shown with every decision in the widget: an https URL, or an email address (given bare or as mailto:, kept as mailto:). null: none */
+                                contact: string | null;
                                 /**
                                  * Format: date-time
                                  * @description ISO 8601 UTC with milliseconds
@@ -2647,6 +2655,8 @@ export interface paths {
                             /** @description Let readers without a credential vote and react: each IP range (/24 IPv4, /56 IPv6) counts as one voter per comment, and each guest address is rate limited (default false: voting needs a key or a session) */
                             guest_votes?: boolean;
                         };
+                        /** @description Where readers contest a moderation decision or ask about one, shown with every decision in the widget: an https URL, or an email address (given bare or as mailto:, kept as mailto:). null: none */
+                        contact?: string | null;
                         /** @description The account; default: the caller's only one */
                         account_id?: string;
                     };
@@ -2742,6 +2752,8 @@ export interface paths {
                                 /** @description Let readers without a credential vote and react: each IP range (/24 IPv4, /56 IPv6) counts as one voter per comment, and each guest address is rate limited (default false: voting needs a key or a session) */
                                 guest_votes: boolean;
                             };
+                            /** @description Where readers contest a moderation decision or ask about one, shown with every decision in the widget: an https URL, or an email address (given bare or as mailto:, kept as mailto:). null: none */
+                            contact: string | null;
                             /**
                              * Format: date-time
                              * @description ISO 8601 UTC with milliseconds
@@ -2884,6 +2896,8 @@ export interface paths {
                                 /** @description Let readers without a credential vote and react: each IP range (/24 IPv4, /56 IPv6) counts as one voter per comment, and each guest address is rate limited (default false: voting needs a key or a session) */
                                 guest_votes: boolean;
                             };
+                            /** @description Where readers contest a moderation decision or ask about one, shown with every decision in the widget: an https URL, or an email address (given bare or as mailto:, kept as mailto:). null: none */
+                            contact: string | null;
                             /**
                              * Format: date-time
                              * @description ISO 8601 UTC with milliseconds
@@ -3058,6 +3072,8 @@ export interface paths {
                             /** @description Let readers without a credential vote and react: each IP range (/24 IPv4, /56 IPv6) counts as one voter per comment, and each guest address is rate limited (default false: voting needs a key or a session) */
                             guest_votes?: boolean;
                         };
+                        /** @description Where readers contest a moderation decision or ask about one, shown with every decision in the widget: an https URL, or an email address (given bare or as mailto:, kept as mailto:). null: none */
+                        contact?: string | null;
                         /** @description http(s) receiver; null turns webhooks off. Refused (400) when its host is or resolves to a non-public address */
                         webhook_url?: string | null;
                         /** @description Signing secret: 16 to 200 printable ASCII characters (0x21-0x7E), in any form. X-Service-Signature is keyed with it as given; webhook-signature with the base64-decoded part when it is whsec_<base64>, else with it as given (the raw format of the Standard Webhooks libraries). Left out or null with a URL set: a whsec_ secret is generated and shown once */
@@ -3157,6 +3173,8 @@ export interface paths {
                                 /** @description Let readers without a credential vote and react: each IP range (/24 IPv4, /56 IPv6) counts as one voter per comment, and each guest address is rate limited (default false: voting needs a key or a session) */
                                 guest_votes: boolean;
                             };
+                            /** @description Where readers contest a moderation decision or ask about one, shown with every decision in the widget: an https URL, or an email address (given bare or as mailto:, kept as mailto:). null: none */
+                            contact: string | null;
                             /**
                              * Format: date-time
                              * @description ISO 8601 UTC with milliseconds
@@ -4039,6 +4057,331 @@ export interface paths {
         };
         put?: never;
         post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/comments/{id}/contest": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Contest a moderator's decision on one's own comment (its author's session only)
+         * @description For a comment now removed, marked spam or held for review. One open contest per comment (409 while one waits); a decision upheld once cannot be contested again (409), a later decision on the comment can. The site's moderators answer in the dashboard.
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    id: string;
+                };
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": {
+                        /** @description Why the decision should be looked at again: 1 to 2000 characters after trimming */
+                        message: string;
+                    };
+                };
+            };
+            responses: {
+                /** @description Default Response */
+                201: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description dcn_ id */
+                            id: string;
+                            comment_id: string;
+                            /** @enum {string} */
+                            state: "open";
+                            /**
+                             * Format: date-time
+                             * @description ISO 8601 UTC with milliseconds
+                             */
+                            created_at: string;
+                        };
+                    };
+                };
+                /** @description RFC 9457 problem details (application/problem+json) */
+                "4XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description RFC 9457 problem details (application/problem+json) */
+                "5XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Problem"];
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/contests": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Contested decisions of every site the caller moderates (or one): open ones oldest first, or resolved ones latest first */
+        get: {
+            parameters: {
+                query?: {
+                    /** @description One site; default: every site the caller moderates */
+                    site_id?: string;
+                    /** @description open (oldest first: who waited longest) or resolved (latest resolved first) */
+                    state?: "open" | "resolved";
+                    /** @description next_cursor of the previous page */
+                    cursor?: string;
+                    limit?: number;
+                };
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            contests: {
+                                id: string;
+                                site_id: string;
+                                /** @enum {unknown} */
+                                state: "open" | "resolved";
+                                /** @description The reader's message */
+                                message: string;
+                                /**
+                                 * Format: date-time
+                                 * @description ISO 8601 UTC with milliseconds
+                                 */
+                                created_at: string;
+                                comment: {
+                                    id: string;
+                                    thread_url: string;
+                                    thread_title: string | null;
+                                    author_name: string;
+                                    /** @description The usr_ id of the reader who wrote it (and contests) */
+                                    author_id: string;
+                                    content: string | null;
+                                    /** @description What the comment is now */
+                                    status: string;
+                                    /**
+                                     * Format: date-time
+                                     * @description ISO 8601 UTC with milliseconds
+                                     */
+                                    created_at: string;
+                                };
+                                /** @description The decision contested, as the moderation log records it */
+                                decision: {
+                                    /**
+                                     * @description What the comment was when contested
+                                     * @enum {unknown}
+                                     */
+                                    action: "removed" | "spam" | "held";
+                                    reason: string | null;
+                                    /** @description null for a comment held on arrival by the site's rules */
+                                    moderator: {
+                                        /** @description usr_, key_ or stf_ (a staff member) id; null for a guest and for the system */
+                                        id: string | null;
+                                        /** @description system: Parley itself (name `classifier`: the spam classifier's holds) */
+                                        kind: "user" | "key" | "staff" | "guest" | "system";
+                                        name: string | null;
+                                    } | null;
+                                    decided_at: string | null;
+                                };
+                                outcome: ("upheld" | "reversed") | null;
+                                note: string | null;
+                                resolved_by: {
+                                    /** @description usr_, key_ or stf_ (a staff member) id; null for a guest and for the system */
+                                    id: string | null;
+                                    /** @description system: Parley itself (name `classifier`: the spam classifier's holds) */
+                                    kind: "user" | "key" | "staff" | "guest" | "system";
+                                    name: string | null;
+                                } | null;
+                                resolved_at: string | null;
+                            }[];
+                            /** @description Pass as cursor for the next page; null on the last page */
+                            next_cursor: string | null;
+                        };
+                    };
+                };
+                /** @description RFC 9457 problem details (application/problem+json) */
+                "4XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description RFC 9457 problem details (application/problem+json) */
+                "5XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Problem"];
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/contests/{id}/resolve": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Answer a contest: reverse the decision (the comment is approved) or uphold it; the reader is told, with the note
+         * @description reversed approves the comment as PATCH /v1/comments/{id}/moderate does (moderation log, moderation.action and comment.approved), with the note as its reason. A contest resolved already: 409.
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    id: string;
+                };
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": {
+                        /**
+                         * @description reversed: the comment is approved (logged and emitted as any approve); upheld: the decision stands
+                         * @enum {unknown}
+                         */
+                        outcome: "upheld" | "reversed";
+                        note?: string | null;
+                    };
+                };
+            };
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            id: string;
+                            site_id: string;
+                            /** @enum {unknown} */
+                            state: "open" | "resolved";
+                            /** @description The reader's message */
+                            message: string;
+                            /**
+                             * Format: date-time
+                             * @description ISO 8601 UTC with milliseconds
+                             */
+                            created_at: string;
+                            comment: {
+                                id: string;
+                                thread_url: string;
+                                thread_title: string | null;
+                                author_name: string;
+                                /** @description The usr_ id of the reader who wrote it (and contests) */
+                                author_id: string;
+                                content: string | null;
+                                /** @description What the comment is now */
+                                status: string;
+                                /**
+                                 * Format: date-time
+                                 * @description ISO 8601 UTC with milliseconds
+                                 */
+                                created_at: string;
+                            };
+                            /** @description The decision contested, as the moderation log records it */
+                            decision: {
+                                /**
+                                 * @description What the comment was when contested
+                                 * @enum {unknown}
+                                 */
+                                action: "removed" | "spam" | "held";
+                                reason: string | null;
+                                /** @description null for a comment held on arrival by the site's rules */
+                                moderator: {
+                                    /** @description usr_, key_ or stf_ (a staff member) id; null for a guest and for the system */
+                                    id: string | null;
+                                    /** @description system: Parley itself (name `classifier`: the spam classifier's holds) */
+                                    kind: "user" | "key" | "staff" | "guest" | "system";
+                                    name: string | null;
+                                } | null;
+                                decided_at: string | null;
+                            };
+                            outcome: ("upheld" | "reversed") | null;
+                            note: string | null;
+                            resolved_by: {
+                                /** @description usr_, key_ or stf_ (a staff member) id; null for a guest and for the system */
+                                id: string | null;
+                                /** @description system: Parley itself (name `classifier`: the spam classifier's holds) */
+                                kind: "user" | "key" | "staff" | "guest" | "system";
+                                name: string | null;
+                            } | null;
+                            resolved_at: string | null;
+                        };
+                    };
+                };
+                /** @description RFC 9457 problem details (application/problem+json) */
+                "4XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description RFC 9457 problem details (application/problem+json) */
+                "5XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Problem"];
+                    };
+                };
+            };
+        };
         delete?: never;
         options?: never;
         head?: never;
@@ -7460,6 +7803,8 @@ export interface paths {
                                 edit_window_seconds: number | null;
                                 /** @description The widget's language when neither its `lang` attribute nor the page's names one Parley speaks, and of mails to readers who gave none; null: English */
                                 language: ("en" | "ar" | "bg" | "ca" | "cs" | "da" | "de" | "el" | "es" | "et" | "fa" | "fi" | "fr" | "he" | "hi" | "hr" | "hu" | "id" | "it" | "ja" | "ko" | "lt" | "lv" | "nb" | "nl" | "pl" | "pt-BR" | "pt-PT" | "ro" | "ru" | "sk" | "sl" | "sr" | "sv" | "th" | "tr" | "uk" | "ur" | "vi" | "zh-Hans" | "zh-Hant") | null;
+                                /** @description Where readers contest a moderation decision or ask about one, shown with every decision in the widget: an https URL, or an email address (given bare or as mailto:, kept as mailto:). null: none */
+                                contact: string | null;
                             };
                             viewer: {
                                 /** @description The request carried a session (or key) of this site */
@@ -7495,6 +7840,13 @@ export interface paths {
                                 /** @description The signed-in reader's default for "Email me replies" */
                                 notify_replies: boolean;
                             };
+                            /** @description A signed-in reader's notification bell; null for a guest or a key */
+                            notifications: {
+                                /** @description The signed-in reader's unread notifications (GET /v1/notifications) */
+                                unread: number;
+                                /** @description Sent as `notifications_key` to GET /v1/comments/stream, which then carries the unread count as it changes; ends with the session */
+                                stream_key: string;
+                            } | null;
                             form: {
                                 /** @description Sent back as form_token with each guest comment */
                                 token: string;
@@ -9794,6 +10146,398 @@ export interface paths {
                         "application/json": {
                             /** @description Guest comments now the reader's */
                             claimed: number;
+                        };
+                    };
+                };
+                /** @description RFC 9457 problem details (application/problem+json) */
+                "4XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description RFC 9457 problem details (application/problem+json) */
+                "5XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Problem"];
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/follows": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The pages the reader follows, newest first */
+        get: {
+            parameters: {
+                query: {
+                    /** @description The site of the reader's session */
+                    site_id: string;
+                    /** @description Only the follow of this page (none, or one): whether the reader follows it */
+                    thread_url?: string;
+                    /** @description next_cursor of the previous page */
+                    cursor?: string;
+                    limit?: number;
+                };
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description Newest first */
+                            follows: {
+                                /** @description fol_<id>: DELETE /v1/follows/{id} stops following */
+                                id: string;
+                                site_id: string;
+                                thread_url: string;
+                                /** @description The page's title as the site set it; null when it has none */
+                                thread_title: string | null;
+                                /**
+                                 * Format: date-time
+                                 * @description ISO 8601 UTC with milliseconds
+                                 */
+                                created_at: string;
+                            }[];
+                            /** @description Pass as cursor for the next page; null on the last page */
+                            next_cursor: string | null;
+                        };
+                    };
+                };
+                /** @description RFC 9457 problem details (application/problem+json) */
+                "4XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description RFC 9457 problem details (application/problem+json) */
+                "5XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Problem"];
+                    };
+                };
+            };
+        };
+        put?: never;
+        /**
+         * Follow a page: the reader is told of every new comment the public sees there
+         * @description Answers 201 with the new follow, or 200 with the one the reader already has. The page need not have a comment yet.
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": {
+                        /** @description The site of the reader's session */
+                        site_id: string;
+                        /** @description Absolute http(s) URL of the page, on one of the site's domains */
+                        thread_url: string;
+                    };
+                };
+            };
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description fol_<id>: DELETE /v1/follows/{id} stops following */
+                            id: string;
+                            site_id: string;
+                            thread_url: string;
+                            /** @description The page's title as the site set it; null when it has none */
+                            thread_title: string | null;
+                            /**
+                             * Format: date-time
+                             * @description ISO 8601 UTC with milliseconds
+                             */
+                            created_at: string;
+                        };
+                    };
+                };
+                /** @description Default Response */
+                201: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description fol_<id>: DELETE /v1/follows/{id} stops following */
+                            id: string;
+                            site_id: string;
+                            thread_url: string;
+                            /** @description The page's title as the site set it; null when it has none */
+                            thread_title: string | null;
+                            /**
+                             * Format: date-time
+                             * @description ISO 8601 UTC with milliseconds
+                             */
+                            created_at: string;
+                        };
+                    };
+                };
+                /** @description RFC 9457 problem details (application/problem+json) */
+                "4XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description RFC 9457 problem details (application/problem+json) */
+                "5XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Problem"];
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/follows/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /** Stop following a page (the reader's own follows only; others 404) */
+        delete: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    id: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                204: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content?: never;
+                };
+                /** @description RFC 9457 problem details (application/problem+json) */
+                "4XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description RFC 9457 problem details (application/problem+json) */
+                "5XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Problem"];
+                    };
+                };
+            };
+        };
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/notifications": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The reader's notifications, newest first, and how many are unread
+         * @description Replies to the reader, mentions of them, new comments in pages they follow, and moderators' decisions on their comments (with the reason given).
+         */
+        get: {
+            parameters: {
+                query: {
+                    /** @description The site of the reader's session */
+                    site_id: string;
+                    /** @description next_cursor of the previous page */
+                    cursor?: string;
+                    limit?: number;
+                    /** @description Only those not read yet */
+                    unread_only?: boolean;
+                };
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description Newest first */
+                            notifications: {
+                                /** @description ntf_<id> */
+                                id: string;
+                                /**
+                                 * @description 'reply': a reply to one of the reader's comments; 'mention': a comment mentions them; 'followed_thread': a new comment in a thread they follow; 'moderation': a moderator's decision on one of their comments (action, reason)
+                                 * @enum {unknown}
+                                 */
+                                kind: "reply" | "mention" | "followed_thread" | "moderation";
+                                /** @description The comment it is about: open it at thread_url#parley_comment={comment_id} */
+                                comment_id: string;
+                                thread_url: string;
+                                thread_title: string | null;
+                                /**
+                                 * Format: date-time
+                                 * @description ISO 8601 UTC with milliseconds
+                                 */
+                                created_at: string;
+                                read: boolean;
+                                /** @description The comment's author as the public sees them */
+                                author_name: string;
+                                /** @description At most 140 characters of the comment's text; empty when the public cannot see the comment */
+                                excerpt: string;
+                                /**
+                                 * @description moderation only: 'held' (waits for a moderator), 'approved', 'removed', 'spam', or 'contest_upheld' (the reader contested a decision and it stands)
+                                 * @enum {unknown}
+                                 */
+                                action?: "held" | "approved" | "removed" | "spam" | "contest_upheld";
+                                /** @description moderation only: the moderator's reason, or null when none was given */
+                                reason?: string | null;
+                            }[];
+                            /** @description Pass as cursor for the next page; null on the last page */
+                            next_cursor: string | null;
+                            /** @description The reader's unread notifications on the site */
+                            unread: number;
+                        };
+                    };
+                };
+                /** @description RFC 9457 problem details (application/problem+json) */
+                "4XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description RFC 9457 problem details (application/problem+json) */
+                "5XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Problem"];
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/notifications/read": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Mark the reader's notifications read: `ids` (up to 100), or `all: true`
+         * @description Ids that are not the reader's are passed over. Answers the unread count after.
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            /** @description Either ids or all */
+            requestBody: {
+                content: {
+                    "application/json": {
+                        /** @description The site of the reader's session */
+                        site_id: string;
+                        /** @description These notifications of the reader's (others' ids are ignored) */
+                        ids?: string[];
+                        /**
+                         * @description Every notification of the reader's on the site
+                         * @enum {boolean}
+                         */
+                        all?: true;
+                    };
+                };
+            };
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description The reader's unread notifications on the site */
+                            unread: number;
                         };
                     };
                 };

@@ -69,6 +69,8 @@ export async function eraseUser(db: Db, actor: Actor, site: Site, userId: string
     const identities = await trx.deleteFrom('reader_identities').where('site_id', '=', site.id).where('user_id', '=', user.id).executeTakeFirst();
     const sessions = await endSessions(trx, { siteId: site.id, userId: user.id });
     await trx.deleteFrom('commenter_notes').where('site_id', '=', site.id).where('user_id', '=', user.id).execute();
+    // What they wrote to contest a decision is theirs too; the decision stays in the moderation log.
+    await trx.deleteFrom('decision_contests').where('site_id', '=', site.id).where('user_id', '=', user.id).execute();
     // What their edits took back is theirs too.
     const theirComments = trx.selectFrom('comments').select('id').where('site_id', '=', site.id).where('author_ref', '=', user.id);
     await trx.deleteFrom('comment_revisions').where('site_id', '=', site.id).where('comment_id', 'in', theirComments).execute();

@@ -36,6 +36,7 @@ import type { ConfirmMailLimiter } from '../ratelimits/confirm-mails.ts';
 import { screenComment, screenEdit, type FormFields } from '../spam/pipeline.ts';
 import type { Signal } from '../spam/signal-log.ts';
 import { logClassifierHold } from '../spam/classifier/learning.ts';
+import { queueHeldNotice, queuePublished } from '../notifications/hooks.ts';
 
 export interface CommentList {
   comments: CommentPage[];
@@ -281,8 +282,12 @@ export async function createComment(db: Db, caller: Caller, input: CreateInput, 
     // A reply the public sees: its parent's author may want a mail (not if the reply's own address
     // is theirs: a guest answering their own comment, known by the subscription made above).
     if (replySeen) await queueReplyMail(trx, db.mail, row);
-    // Readers it mentions hear of it once the public sees it (then, or when it is approved).
-    if (parent ? replySeen : listedPublic) await queueMentionMails(trx, db.mail, row);
+    // Readers it mentions, and the thread's followers, hear of it once the public sees it (then, or when it is approved).
+    if (parent ? replySeen : listedPublic) {
+      await queueMentionMails(trx, db.mail, row);
+      await queuePublished(trx, row);
+    }
+    if (status === 'pending') await queueHeldNotice(trx, row);
     return { created: toView(row, url.href, authorMarks(author)), siteId: site.id, threadUrl: url.href, heldCopies };
   });
   const { created, siteId, threadUrl, heldCopies } = await written.catch((error: unknown) => {
@@ -363,7 +368,12 @@ export async function editComment(db: Db, caller: Caller, id: string, rawContent
     // Held, it may leave the public's list (or take its deleted top-level comment out of it).
     if (hold) await refreshListing(trx, [updated.root_id]);
     // Readers the edit newly mentions hear of it, if the public sees it (a held edit: once approved).
-    if (await recordCommentChange(trx, before, updated)) await queueMentionMails(trx, db.mail, updated, comment);
+    if (await recordCommentChange(trx, before, updated)) {
+      await queueMentionMails(trx, db.mail, updated, comment);
+      if (updated.mentions !== comment.mentions) await queuePublished(trx, updated);
+    }
+    // Held again: its author learns it waits for a moderator.
+    if (updated.status === 'pending' && comment.status !== 'pending') await queueHeldNotice(trx, updated);
     await recordEvent(trx, { accountId: site.accountId, siteId: site.id, type: 'comment.updated', data: { comment: eventComment(updated, comment.thread_url) } }, site);
     return toView(updated, comment.thread_url, authorMarks(comment.author_ref));
   });

@@ -48,6 +48,7 @@ export class ChangeFeed {
   readonly #resetListeners = new Set<() => void>();
   readonly #deliveryListeners = new Set<() => void>();
   readonly #mailListeners = new Set<() => void>();
+  readonly #notificationJobListeners = new Set<() => void>();
   readonly #notificationListeners = new Set<(siteId: string, userIds: string[]) => void>();
   readonly #instance = randomUUID();
   #publisher: Redis | null = null;
@@ -101,6 +102,15 @@ export class ChangeFeed {
 
   onMailsQueued(listener: () => void): void {
     this.#mailListeners.add(listener);
+  }
+
+  /** As deliveriesQueued, for notification fan-outs (see notifications/jobs.ts): this process's worker does them at once. */
+  notificationJobsQueued(): void {
+    for (const listener of this.#notificationJobListeners) listener();
+  }
+
+  onNotificationJobsQueued(listener: () => void): void {
+    this.#notificationJobListeners.add(listener);
   }
 
   threadChanged(siteId: string, threadKey: string): void {

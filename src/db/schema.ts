@@ -45,6 +45,8 @@ export interface SiteTable {
   language: Generated<string | null>;
   /** The site's own wording of messages, JSON `{lang: {key: text}}` (migration 0033). */
   strings: Generated<string | null>;
+  /** Where readers contest a decision or ask about one: an https URL or a mailto: address (migration 0039). */
+  contact: string | null;
 }
 
 export interface ApiKeyTable {
@@ -661,6 +663,28 @@ export interface NotificationJobTable {
   created_at: string;
 }
 
+/** A reader asking the moderators to look again at a decision on their comment (migration 0039). */
+export interface DecisionContestTable {
+  id: string;
+  site_id: string;
+  comment_id: string;
+  user_id: string;
+  message: string;
+  /** `removed`, `spam` or `held`: what the comment was when contested. */
+  decision: string;
+  /** The moderation log entry that decided it; null for a comment held on arrival by the site's rules. */
+  decision_log_id: string | null;
+  /** `open` or `resolved`. */
+  state: string;
+  /** `upheld` or `reversed` once resolved. */
+  outcome: string | null;
+  note: string | null;
+  /** The moderator who resolved it (stf_, key_ or usr_). */
+  resolved_by: string | null;
+  resolved_at: string | null;
+  created_at: string;
+}
+
 export interface Database {
   accounts: AccountTable;
   sites: SiteTable;
@@ -683,6 +707,7 @@ export interface Database {
   site_daily_counts: SiteDailyCountTable;
   thread_queue_counts: ThreadQueueCountTable;
   moderation_log: ModerationLogTable;
+  decision_contests: DecisionContestTable;
   classifier_models: ClassifierModelTable;
   classifier_counts: ClassifierCountTable;
   classifier_examples: ClassifierExampleTable;

@@ -8,6 +8,7 @@ import { queueDelivery, queuedDelivery } from '../webhooks/outbox.ts';
 import { nowIso } from '../clock.ts';
 import { recordQueueChange } from '../live/queue-record.ts';
 import { queuedMail } from '../mail/outbox.ts';
+import { queuedNotificationJob } from '../notifications/jobs.ts';
 
 export const EVENT_TYPES = [
   'comment.created',
@@ -57,19 +58,22 @@ export async function recordEvent(trx: Transaction<Database>, event: DomainEvent
 
 /**
  * Runs a change that records events in one transaction. Once it has committed, and only then, a
- * webhook delivery or mail it queued is announced on db.changes, so this process's worker sends it at once
+ * webhook delivery, mail or notification fan-out it queued is announced on db.changes, so this process's worker sends it at once
  * instead of at its next poll.
  */
 export async function withEvents<T>(db: Db, work: (trx: Transaction<Database>) => Promise<T>): Promise<T> {
   let queued = false;
   let mailed = false;
+  let notifying = false;
   const result = await db.kysely.transaction().execute(async (trx) => {
     const value = await work(trx);
     queued = queuedDelivery(trx);
     mailed = queuedMail(trx);
+    notifying = queuedNotificationJob(trx);
     return value;
   });
   if (queued) db.changes.deliveriesQueued();
   if (mailed) db.changes.mailsQueued();
+  if (notifying) db.changes.notificationJobsQueued();
   return result;
 }

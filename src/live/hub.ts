@@ -2,12 +2,14 @@ import type { FastifyBaseLogger } from 'fastify';
 import type { Config } from '../config.ts';
 import type { Db } from '../db/connect.ts';
 import { AppError } from '../errors.ts';
+import { Bells } from './bells.ts';
 import { COUNTS_GRACE_MS, Feed } from './feed.ts';
 import type { QueueAccess } from './queue-access.ts';
 import { QueueFeed } from './queue-feed.ts';
 import { clientKey } from '../ratelimits/client-key.ts';
 import { HEARTBEAT, Reader } from './reader.ts';
 import { threadSeqs, threadsWithCountsSince } from './repository.ts';
+import type { BellSession } from './stream-key.ts';
 
 const CHECK_BATCH = 500;
 
@@ -17,13 +19,15 @@ const CHECK_BATCH = 500;
  * the announced thread's feed read its new events. Every heartbeat it also compares each thread's
  * sequence in the database with what it sent, so an announcement lost on the way is repaired
  * within one heartbeat. Staff streams of the moderation queue share the limits, the heartbeat and
- * the check, through one QueueFeed.
+ * the check, through one QueueFeed. A thread stream may also carry a reader's notification bell
+ * (Bells), checked at the same heartbeat.
  */
 export class LiveHub {
   readonly #feeds = new Map<string, Feed>();
   /** Open streams per client, keyed as every other limit keys a client (an IPv6 one by its /64). */
   readonly #perClient = new Map<string, number>();
   readonly #queue: QueueFeed;
+  readonly #bells: Bells;
   /** Each open queue stream's question whether its holder still moderates its sites. */
   readonly #queueAccess = new Map<Reader, QueueAccess>();
   #checkingAccess = false;
@@ -44,9 +48,11 @@ export class LiveHub {
     db.changes.listenQueue((siteId) => {
       if (this.#queue.watches(siteId)) void this.#queue.pull();
     });
+    this.#bells = new Bells(db, log);
     db.changes.onReset(() => {
       this.#feeds.forEach((feed) => void feed.pull());
       void this.#queue.pull();
+      void this.#bells.check();
     });
     this.#timer = setInterval(() => void this.#beat(), limits.heartbeatMs);
     this.#timer.unref();
@@ -83,8 +89,11 @@ export class LiveHub {
     return reader;
   }
 
-  /** Opens a stream of a thread for a reader; the returned reader's `out` is the response body. */
-  async open(ip: string, siteId: string, urlKey: string, lastEventId: number | null): Promise<Reader> {
+  /**
+   * Opens a stream of a thread for a reader, carrying their session's bell when one is given; the
+   * returned reader's `out` is the response body.
+   */
+  async open(ip: string, siteId: string, urlKey: string, lastEventId: number | null, bell: BellSession | null = null): Promise<Reader> {
     const reader = this.#admitted(ip);
     const key = feedKey(siteId, urlKey);
     let feed = this.#feeds.get(key);
@@ -102,6 +111,7 @@ export class LiveHub {
     });
     try {
       await thread.attach(reader, lastEventId);
+      if (bell) await this.#bells.attach(reader, bell);
     } catch (error) {
       reader.close();
       throw error;
@@ -134,6 +144,7 @@ export class LiveHub {
     }
     void this.#queue.pull();
     void this.#checkQueueAccess();
+    void this.#bells.check();
     const located = [...this.#feeds.values()].filter((feed) => feed.threadId !== null);
     try {
       for (let i = 0; i < located.length; i += CHECK_BATCH) {

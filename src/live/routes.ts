@@ -12,6 +12,7 @@ import { QUEUE_GRACE_MS } from './queue-feed.ts';
 import { QUEUE_EVENT_TYPES } from './queue-record.ts';
 import type { Reader } from './reader.ts';
 import { LIVE_EVENT_TYPES } from './record.ts';
+import { sessionOfStreamKey, STREAM_KEY_PATTERN } from './stream-key.ts';
 
 const SEQ = '^[0-9]{1,15}$';
 /** An outbox event id (or a `ready` position): `evt_` and a ULID. */
@@ -27,7 +28,11 @@ const DESCRIPTION =
   'Only what the public may see is sent; pending comments never are. Messages carry `id`, the thread\'s event number: ' +
   'reconnecting with `Last-Event-ID` (or `last_event_id`) replays what was missed, on any instance; a gap too old to replay, ' +
   'a shadow ban (or its lifting) changing all of an author\'s comments, or an approval bringing back replies that waited under the comment, sends `reset` (reload the thread). A comment line every 15 s keeps the connection open. Streams per client address (an IPv6 client counts as its /64) and ' +
-  'per instance are capped (429 with Retry-After); 403 when the site has turned live updates off.';
+  'per instance are capped (429 with Retry-After); 403 when the site has turned live updates off. ' +
+  'With `notifications_key` (a signed-in reader\'s `notifications.stream_key` from GET /v1/widget) the stream also carries their bell: ' +
+  '`{"type":"notifications","unread":n}` (without `id`) once it is ready and whenever their unread count changes, whichever instance notified them. ' +
+  'A key that is wrong, of another site, or of a session that has ended is 401 before anything is streamed, and a stream whose session ends ' +
+  '(signed out, revoked, expired) is closed within a heartbeat: reconnect without the key.';
 
 const QUEUE_DESCRIPTION =
   'Server-Sent Events (text/event-stream) of the moderation queue of one site, or of every site the caller moderates. ' +
@@ -72,6 +77,7 @@ export const liveRoutes: FastifyPluginAsyncTypebox<{ db: Db; hub: LiveHub }> = a
         site_id: Type.String({ maxLength: 100 }),
         thread_url: Type.String({ maxLength: 2048 }),
         last_event_id: Type.Optional(Type.String({ pattern: SEQ, description: 'Resume after this event (for clients that cannot send Last-Event-ID)' })),
+        notifications_key: Type.Optional(Type.String({ pattern: STREAM_KEY_PATTERN, description: "The signed-in reader's `notifications.stream_key` (GET /v1/widget): the stream carries their unread count" })),
       }),
       headers: Type.Object({ 'last-event-id': Type.Optional(Type.String({ pattern: SEQ, description: 'Resume after this event' })) }),
       response: {
@@ -83,8 +89,11 @@ export const liveRoutes: FastifyPluginAsyncTypebox<{ db: Db; hub: LiveHub }> = a
       const site = await siteOrNotFound(db.kysely, request.query.site_id);
       if (!site.liveUpdates) throw new AppError('forbidden', 'This site has turned live updates off');
       const url = threadKey(request.query.thread_url, 'querystring/thread_url');
+      const key = request.query.notifications_key;
+      const bell = key === undefined ? null : await sessionOfStreamKey(db.kysely, site.id, key);
+      if (bell === null && key !== undefined) throw new AppError('unauthorized', 'The notifications key is wrong, or its session has ended: sign in again, or stream without it');
       const resumeFrom = request.headers['last-event-id'] ?? request.query.last_event_id;
-      return streamed(reply, () => hub.open(request.ip, site.id, url.href, resumeFrom === undefined ? null : Number(resumeFrom)));
+      return streamed(reply, () => hub.open(request.ip, site.id, url.href, resumeFrom === undefined ? null : Number(resumeFrom), bell));
     },
   });
 

@@ -31,7 +31,7 @@ function excerpt(text: string | null): string {
 }
 
 /** A comment's source as a mail quotes it: its mentions as the names they show (`@Name`), the rest as written. */
-function sourceText(content: string | null, mentions: string): string {
+export function sourceText(content: string | null, mentions: string): string {
   const names = new Map((JSON.parse(mentions) as Mention[]).map((mention) => [mention.user_id, mention.name]));
   return (content ?? '').replace(MENTION, (_whole, typed: string, userId: string) => `@${names.get(userId) ?? typed}`);
 }

@@ -19,6 +19,7 @@ import { refreshListing } from '../comments/listing.ts';
 import { nowIso } from '../clock.ts';
 import { clientKey } from '../ratelimits/client-key.ts';
 import { learnFromDecision } from '../spam/classifier/learning.ts';
+import { noticeOf, queueDecisionNotice, queuePublished } from '../notifications/hooks.ts';
 
 export const MODERATION_ACTIONS = ['approve', 'remove', 'spam', 'shadow_ban', 'unhide'] as const;
 export type ModerationAction = (typeof MODERATION_ACTIONS)[number];
@@ -88,7 +89,7 @@ export async function moderateComment(
 /**
  * Writes an action to the moderation log and emits moderation.action (and, for approve and remove,
  * comment.approved / comment.rejected), in the transaction of the change. `undo`: what undoing it
- * restores (undo.ts), for the actions its moderator may take back.
+ * restores (undo.ts), for the actions its moderator may take back. Returns the log entry's id.
  */
 export async function recordModeration(
   trx: Transaction<Database>,
@@ -98,21 +99,27 @@ export async function recordModeration(
   reason: string | null,
   row: CommentRow,
   undo: UndoFacts | null = null,
-): Promise<void> {
+): Promise<string> {
   const threadUrl = (await trx.selectFrom('threads').select('url_key').where('id', '=', row.thread_id).executeTakeFirstOrThrow()).url_key;
   const comment = eventComment(row, threadUrl);
   const now = nowIso();
+  const logId = newId('mod');
   await trx
     .insertInto('moderation_log')
-    .values({ id: newId('mod'), site_id: site.id, comment_id: row.id, action, reason, moderator_ref: moderator.id, created_at: now, undo: undo && undoColumn(undo, row) })
+    .values({ id: logId, site_id: site.id, comment_id: row.id, action, reason, moderator_ref: moderator.id, created_at: now, undo: undo && undoColumn(undo, row) })
     .execute();
   await recordEvent(trx, { accountId: site.accountId, siteId: site.id, type: 'moderation.action', data: { action, reason, moderator, comment } });
   if (action === 'approve' || action === 'remove') {
     await recordEvent(trx, { accountId: site.accountId, siteId: site.id, type: SIDE_EVENT[action], data: { comment } });
   }
+  return logId;
 }
 
-/** Applies an action to a comment the moderator may act on: the rules of the contract's moderation table. */
+/**
+ * Applies an action to a comment the moderator may act on: the rules of the contract's moderation
+ * table. `alongside` runs in the action's transaction, after it, with the log entry it wrote (null
+ * when the action changed nothing): what an action settles (a contest) commits or fails with it.
+ */
 export async function applyModeration(
   db: Db,
   moderator: Moderator,
@@ -120,6 +127,7 @@ export async function applyModeration(
   site: Site,
   action: ModerationAction,
   reason: string | null,
+  alongside?: (trx: Transaction<Database>, logId: string | null) => Promise<void>,
 ): Promise<ModerationResult> {
   const id = comment.id;
   const { result, authorChanged } = await withEvents(db, async (trx) => {
@@ -130,6 +138,7 @@ export async function applyModeration(
     const now = nowIso();
     const changed = current.status !== target.status || current.moderation_status !== target.moderation_status;
     let authorChanged = false;
+    let logId: string | null = null;
     const undo: UndoFacts = { before: { status: current.status, moderation_status: current.moderation_status } };
     if (current.author_ref !== null && action === 'shadow_ban') {
       const ban = await banAuthor(trx, site, current.author_ref, 'shadow_ban', reason, moderator.id);
@@ -153,10 +162,14 @@ export async function applyModeration(
         // and the readers any comment mentions hear of it (each once: one mentioned before was mailed then).
         await queueReplyMail(trx, db.mail, updated);
         await queueMentionMails(trx, db.mail, updated);
+        await queuePublished(trx, updated);
       }
-      await recordModeration(trx, site, moderator, action, reason, updated, undo);
+      logId = await recordModeration(trx, site, moderator, action, reason, updated, undo);
+      const notice = changed ? noticeOf(action, current) : null;
+      if (notice !== null) await queueDecisionNotice(trx, updated, notice, reason, logId);
       await learnFromDecision(trx, site.id, moderator.id, action, reason, current);
     }
+    await alongside?.(trx, logId);
     return { result: moderationResult(updated, action), authorChanged };
   });
   db.classifierModels.changed(site.id);

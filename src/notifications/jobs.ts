@@ -8,6 +8,13 @@ export type NotificationJob =
   | { kind: 'published'; siteId: string; commentId: string }
   | { kind: 'decision'; siteId: string; commentId: string; data: { action: string; reason: string | null; log_id: string } };
 
+const queuedIn = new WeakSet<Kysely<Database>>();
+
+/** Whether the transaction queued a fan-out: once it has committed, this process's worker is told at once (events/record.ts withEvents). */
+export function queuedNotificationJob(trx: Kysely<Database>): boolean {
+  return queuedIn.has(trx);
+}
+
 /**
  * Queues a fan-out in the transaction of its cause: one row, however many readers follow the thread,
  * so a comment costs the same with a thousand followers. The notification worker does the rest
@@ -30,4 +37,5 @@ export async function queueNotificationJob(trx: Kysely<Database>, job: Notificat
       created_at: now,
     })
     .execute();
+  queuedIn.add(trx);
 }

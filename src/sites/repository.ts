@@ -48,6 +48,8 @@ export interface Site {
   language: Locale | null;
   /** The site's own wording of messages (src/sites/strings.ts). */
   strings: SiteStrings;
+  /** Where readers contest a decision: an https URL or a mailto: link (src/contests/contact.ts); null: none. */
+  contact: string | null;
 }
 
 export function toSite(row: Selectable<SiteTable>): Site {
@@ -74,6 +76,7 @@ export function toSite(row: Selectable<SiteTable>): Site {
     editWindowSeconds: row.edit_window_seconds === null ? null : Number(row.edit_window_seconds),
     language: row.language as Locale | null,
     strings: decodeSiteStrings(row.strings),
+    contact: row.contact,
   };
 }
 

@@ -5,6 +5,7 @@ import { MODERATION_MODES } from './repository.ts';
 import { SpamSettingsPatch, SpamSettingsSchema } from '../spam/settings.ts';
 import { FORMATTINGS } from '../formatting/html.ts';
 import { LanguageSetting, StringsSetting } from './strings.ts';
+import { ContactSetting } from '../contests/contact.ts';
 
 const Formatting = Type.Enum([...FORMATTINGS], {
   description: "How comments are written: `markdown` (CommonMark with strikethrough and bare links; no raw HTML, images or headings) or `plain` (text with links). Default `markdown` for new sites",
@@ -36,6 +37,7 @@ export const SiteSchema = Type.Object({
   language: LanguageSetting,
   strings: Type.Record(Type.String(), Type.Record(Type.String(), Type.String()), { description: "The site's own words, per language (see PATCH)" }),
   spam: SpamSettingsSchema,
+  contact: ContactSetting,
   created_at: Timestamp,
 });
 
@@ -49,6 +51,7 @@ export const PublicSiteSchema = Type.Object({
   formatting: Formatting,
   edit_window_seconds: EditWindow,
   language: LanguageSetting,
+  contact: ContactSetting,
 });
 
 const Reaction = Type.String({ minLength: 1, maxLength: 32, pattern: '^[a-z0-9_-]+$' });
@@ -68,6 +71,7 @@ const GeneralSettings = {
   language: Type.Optional(LanguageSetting),
   strings: Type.Optional(StringsSetting),
   spam: Type.Optional({ ...SpamSettingsPatch, description: 'Spam checks: the thresholds given change, the others stay' }),
+  contact: Type.Optional(ContactSetting),
 };
 
 export const SiteSettingsBody = Type.Object({

@@ -14,6 +14,7 @@ import { encodeSpamSettings, type SpamSettingsPatch } from '../spam/settings.ts'
 import type { Formatting } from '../formatting/html.ts';
 import type { Locale } from '../i18n/locales.ts';
 import { encodeSiteStrings, mergeSiteStrings, type SiteStrings } from './strings.ts';
+import { cleanContact } from '../contests/contact.ts';
 
 export interface SiteSettings {
   name?: string;
@@ -30,6 +31,7 @@ export interface SiteSettings {
   language?: Locale | null;
   strings?: Record<string, Record<string, string> | null> | null;
   spam?: SpamSettingsPatch;
+  contact?: string | null;
 }
 
 const HOSTNAME = /^(?=.{1,253}$)([a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?)(\.[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?)*$/;
@@ -68,6 +70,7 @@ function settingsColumns(settings: SiteSettings, spamColumn = '{}', strings: Sit
     ...(settings.language !== undefined && { language: settings.language }),
     ...(settings.strings !== undefined && { strings: encodeSiteStrings(mergeSiteStrings(strings, settings.strings)) }),
     ...(settings.spam !== undefined && { spam_settings: encodeSpamSettings(spamColumn, settings.spam) }),
+    ...(settings.contact !== undefined && { contact: cleanContact(settings.contact) }),
   };
 }
 
@@ -172,7 +175,7 @@ export async function deleteSite(db: Db, site: Site, confirm: string, actor: Act
       await trx.deleteFrom(table).where('site_id', '=', site.id).execute();
     }
     // The spam signals hold guests' addresses (their author keys and ranges); every index of theirs starts with the site.
-    for (const table of ['moderation_log', 'bans', 'commenter_notes', 'author_counts', 'site_daily_counts', 'thread_queue_counts', 'webhook_deliveries', 'events', 'queue_events', 'spam_signals', 'classifier_examples', 'classifier_counts', 'classifier_models'] as const) {
+    for (const table of ['decision_contests', 'moderation_log', 'bans', 'commenter_notes', 'author_counts', 'site_daily_counts', 'thread_queue_counts', 'webhook_deliveries', 'events', 'queue_events', 'spam_signals', 'classifier_examples', 'classifier_counts', 'classifier_models'] as const) {
       await trx.deleteFrom(table).where('site_id', '=', site.id).execute();
     }
     const deleted = await trx.deleteFrom('comments').where('site_id', '=', site.id).executeTakeFirst();

@@ -21,6 +21,7 @@ export function publicSiteView(site: Site) {
     formatting: site.formatting,
     edit_window_seconds: site.editWindowSeconds,
     language: site.language,
+    contact: site.contact,
   };
 }
 
@@ -44,6 +45,7 @@ export function siteView(site: Site) {
     language: site.language,
     strings: site.strings,
     spam: site.spam,
+    contact: site.contact,
     created_at: site.createdAt,
   };
 }

@@ -18,6 +18,7 @@ import { newChallenge } from '../spam/proof.ts';
 import { countBundle, dialogsBundle, localeFiles, recentBundle, widgetBundle } from './bundle.ts';
 import { DEMO_POLICY, DemoQuery, demoPage } from './demo.ts';
 import { lazySerializer } from '../thread-html/routes.ts';
+import { bellOf } from '../live/stream-key.ts';
 import { requestLocale } from '../i18n/request.ts';
 import type { ThreadPages } from '../thread-html/fragment.ts';
 import widgetEnglish from './locales/en.json' with { type: 'json' };
@@ -53,6 +54,16 @@ const WidgetSettings = Type.Object({
       notify_replies: Type.Boolean({ description: 'The signed-in reader\'s default for "Email me replies"' }),
     },
     { description: 'What the widget needs for "Email me replies"' },
+  ),
+  notifications: Type.Union(
+    [
+      Type.Object({
+        unread: Type.Integer({ description: "The signed-in reader's unread notifications (GET /v1/notifications)" }),
+        stream_key: Type.String({ description: 'Sent as `notifications_key` to GET /v1/comments/stream, which then carries the unread count as it changes; ends with the session' }),
+      }),
+      Type.Null(),
+    ],
+    { description: "A signed-in reader's notification bell; null for a guest or a key" },
   ),
   form: Type.Union([
     Type.Object(
@@ -149,6 +160,7 @@ export const widgetRoutes: FastifyPluginAsyncTypebox<{ db: Db; eraseGraceMs: num
         sign_in: await signInFor(db, site, eraseGraceMs),
         // Only with mail on is a signed-in reader's address or default worth telling.
         mail: { enabled: db.mail !== null, address_known: db.mail !== null && Boolean(user?.email), notify_replies: db.mail !== null && user?.notify_replies === 1 },
+        notifications: signedIn && caller.kind === 'session' ? await bellOf(db.kysely, caller) : null,
         strings: widgetStrings(site, request.query.lang),
       };
     },

@@ -47,6 +47,13 @@ const signInRow = (ok: number) => [ok, ok, ok, ok, ok, ok, ok, ok, ok, 401, 401,
 /** A staff member's own sign-in: the cookie only. */
 const staffRow = (ok: number) => [401, 401, 403, 403, 403, 403, 403, 403, 403, 401, 401, ok, ok, ok, ok, ok];
 
+/** A comment of the session user `user` on site A, removed by a moderator: what its author may contest. */
+async function removedUserComment(w: World): Promise<string> {
+  const id = await w.post(w.credential.user);
+  await w.parley.request('PATCH', `/v1/comments/${id}/moderate`, { token: w.adminKey, body: { action: 'remove' } });
+  return id;
+}
+
 /** A header-only file of Parley's format, imported as a dry run: a job that fails at once and writes nothing. */
 const IMPORT_FILE = { type: 'header', format: 'parley', version: 1, site: { id: 'site_elsewhere', name: 'Elsewhere' } };
 
@@ -457,6 +464,15 @@ export const MATRIX: Array<[string, number[], Target]> = [
     async (w) => ({ path: `/api/sites/${A(w)}/moderation-log?since=2020-01-01T00:00:00Z` })],
   ['GET /api/moderation-log', moderateRow(200),
     async (w) => ({ path: `/api/moderation-log?site_id=${A(w)}&action=approve` })],
+  // Contested decisions: the comment's author's session contests (each cell a removed comment of its own); the site's moderators answer.
+  ['POST /v1/comments/:id/contest', v1([401, 401, 201, 404, 404, 403, 403, 403, 403, 401, 401]),
+    async (w) => ({ path: `/v1/comments/${await removedUserComment(w)}/contest`, body: { message: 'Please look again' } })],
+  ['GET /api/contests', moderateRow(200), async (w) => ({ path: `/api/contests?site_id=${A(w)}&state=open` })],
+  ['POST /api/contests/:id/resolve', moderateRow(200),
+    async (w) => {
+      const contest = await w.parley.request('POST', `/v1/comments/${await removedUserComment(w)}/contest`, { token: w.credential.user!, body: { message: 'Please look again' } });
+      return { path: `/api/contests/${contest.body.id}/resolve`, body: { outcome: 'upheld', note: 'It stays removed' } };
+    }],
   ['GET /api/sites/:id/users/:user_id', moderateRow(200),
     async (w) => ({ path: `/api/sites/${A(w)}/users/${await w.userId('alice')}` })],
   ['PATCH /api/sites/:id/users/:user_id', moderateRow(200),
@@ -599,6 +615,8 @@ export function describeMatrix(title: string, env: Record<string, string>, check
         }
         if (endpoint === 'GET /v1/widget' && status === 200) {
           expect(response.body.viewer.signed_in).toBe(![...STAFF_CALLERS, 'none', 'guest', 'otherSiteSession', 'otherAccountKey'].includes(caller));
+          // The bell is a reader session's of this site alone: no key, staff member or other site's session gets a stream key.
+          expect(response.body.notifications !== null).toBe(['user', 'otherUser'].includes(caller));
         }
         if ((endpoint === 'GET /v1/sites' || endpoint === 'GET /api/sites') && status === 200) {
           const sees = response.body.sites.some((site: { id: string }) => site.id === world.siteA);

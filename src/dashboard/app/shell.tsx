@@ -1,6 +1,7 @@
 import { useEffect, useState } from 'preact/hooks';
 import { api, errorText, must, setCsrfToken, whenSignedOut } from '../client/api.ts';
 import { AcceptInvite, ResetPassword, Setup, SignIn } from './auth.tsx';
+import { ContestsView } from './contests.tsx';
 import { KeysView } from './keys.tsx';
 import { LogView } from './log.tsx';
 import { OverviewView } from './overview.tsx';
@@ -25,6 +26,7 @@ interface NavItem {
 }
 const NAV: NavItem[] = [
   { path: 'queue', label: 'shell.nav.queue' },
+  { path: 'contests', label: 'contests.title' },
   { path: 'overview', label: 'shell.nav.overview' },
   { path: 'sites', label: 'shell.nav.sites', adminOnly: true },
   { path: 'keys', label: 'shell.nav.keys', adminOnly: true },
@@ -186,6 +188,8 @@ function View(props: { top: string; second?: string; url: URL }) {
       return <TeamView url={props.url} />;
     case 'log':
       return <LogView url={props.url} />;
+    case 'contests':
+      return <ContestsView url={props.url} />;
     case 'profile':
       return <ProfileView />;
     default:

@@ -73,6 +73,7 @@ function SettingsForm(props: { site: Site; onSaved: (site: Site) => void }) {
               allow_guests: data.get('allow_guests') === 'on',
               live_updates: data.get('live_updates') === 'on',
               reactions: list(text(data, 'reactions')),
+              contact: text(data, 'contact') || null,
             },
           }),
         );
@@ -109,6 +110,11 @@ function SettingsForm(props: { site: Site; onSaved: (site: Site) => void }) {
       <label>
         {t('sites.settings.reactions')}
         <input name="reactions" defaultValue={site.reactions.join(', ')} />
+      </label>
+      <label>
+        {t('contests.contact')}
+        <input name="contact" maxLength={500} defaultValue={site.contact ?? ''} placeholder="moderation@example.com" aria-describedby="contact-help" />
+        <span class="note" id="contact-help">{t('contests.contactHelp')}</span>
       </label>
     </Form>
   );
