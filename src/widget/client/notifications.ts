@@ -56,11 +56,10 @@ export function openNotifications(host: OpenDialogHost): void {
   const items = new Map<string, { note: Notification; element: HTMLElement }>();
   let cursor: string | null = null;
 
-  const readPath = `/v1/notifications/read?${new URLSearchParams({ site_id: host.siteId })}`;
   /** Marks notifications read on the server, then here: their marks go and the bell shows the new count. */
   const read = async (which: { ids: string[] } | { all: true }) => {
     try {
-      const { unread } = await host.api.call<{ unread: number }>('POST', readPath, which);
+      const { unread } = await host.api.call<{ unread: number }>('POST', '/v1/notifications/read', { site_id: host.siteId, ...which });
       for (const { note, element } of items.values()) {
         if ('all' in which || which.ids.includes(note.id)) {
           note.read = true;
@@ -143,12 +142,10 @@ export function openNotifications(host: OpenDialogHost): void {
     return h('div', { class: 'contest' }, ask, form, said);
   };
 
-  /** The site's contact (a web page or a mail address), where it gave one. */
+  /** The site's contact, where it gave one: an https page (opened beside this one) or a mailto: link, as the server keeps it. */
   const contactLink = () => {
-    const contact = host.settings.site.contact;
-    if (!contact) return null;
-    const href = /^(https:|mailto:)/i.test(contact) ? contact : `mailto:${contact}`;
-    return h('p', {}, h('a', { href, ...(href.startsWith('https:') && { target: '_blank', rel: 'noopener' }) }, t('bell.contact')));
+    const href = host.settings.site.contact;
+    return href && h('p', {}, h('a', { href, ...(href.startsWith('https:') && { target: '_blank', rel: 'noopener' }) }, t('bell.contact')));
   };
 
   /** The first page, then the next from "More", whose first notification takes the focus (the button may go). */
@@ -165,7 +162,7 @@ export function openNotifications(host: OpenDialogHost): void {
       host.setUnread(page.unread);
       const notices = page.notifications.filter((note) => note.kind === 'moderation' && !note.read).map((note) => note.id);
       if (notices.length > 0) {
-        const { unread } = await host.api.call<{ unread: number }>('POST', readPath, { ids: notices });
+        const { unread } = await host.api.call<{ unread: number }>('POST', '/v1/notifications/read', { site_id: host.siteId, ids: notices });
         host.setUnread(unread);
       }
     } catch (error) {
