@@ -73,14 +73,12 @@ const settled = () =>
 
 async function openPost(path: string, options: { theme?: 'dark'; width?: number } = {}): Promise<Page> {
   const page = await browser.newPage({ viewport: { width: options.width ?? 900, height: 900 } });
-  page.on('response', (r) => r.url().includes('follows') && console.log('DEBUG', r.status(), r.url()));
-  page.on('console', (m) => console.log('DEBUG console', m.text()));
   await page.goto(`${origin}${path}?${new URLSearchParams({ token: ada, ...(options.theme && { theme: options.theme }) })}`);
   await page.locator('parley-comments button[data-k="bell"]').waitFor();
   return page;
 }
 
-const bellName = (page: Page) => page.locator('parley-comments button[data-k="bell"]').getAttribute('aria-label');
+const bellName = (page: Page) => page.locator('parley-comments button[data-k="bell"] .sr').textContent();
 
 describe('the bell', () => {
   it('follows the thread, counts replies as they come, and opens one on this page without a reload', async () => {

@@ -7,14 +7,16 @@ import type { Translate } from './strings.ts';
  * in words; a change that arrives while the page is open is also told to `say` (a polite live region).
  */
 export function bell(t: Translate, unread: number, open: (button: HTMLButtonElement) => void, say: (words: string) => void): { button: HTMLButtonElement; set: (unread: number) => void } {
-  const count = h('span', { class: 'badge unread', 'aria-hidden': 'true' });
-  const button = h('button', { type: 'button', 'data-k': 'bell', 'aria-haspopup': 'dialog', onclick: () => open(button) }, t('bell.title'), count);
+  // Seen: the word and the number; heard: both in one phrase (its first word the one seen, so voice control finds it).
+  const count = h('span', { class: 'badge unread' });
+  const name = h('span', { class: 'sr' });
+  const button = h('button', { type: 'button', 'data-k': 'bell', 'aria-haspopup': 'dialog', onclick: () => open(button) }, h('span', { 'aria-hidden': 'true' }, t('bell.title'), count), name);
   const set = (value: number) => {
     const words = t('bell.button', { count: value });
     if (value !== unread) say(words);
     unread = value;
-    count.textContent = value > 0 ? String(value) : '';
-    button.setAttribute('aria-label', words);
+    count.textContent = String(value || '');
+    name.textContent = words;
   };
   set(unread);
   return { button, set };

@@ -537,13 +537,13 @@ export class ParleyComments extends HTMLElement {
   }
 
   #bell(unread: number, message: HTMLElement): HTMLElement {
-    const { button, set } = bell(
+    let button: HTMLElement;
+    ({ button, set: this.#setUnread } = bell(
       this.#t,
       unread,
       (opener) => void this.#openDialog(opener, message, (dialogs) => dialogs.openNotifications(this.#dialogHost())),
       (words) => (this.#announcer.textContent = words),
-    );
-    this.#setUnread = set;
+    ));
     return button;
   }
 
