@@ -130,10 +130,10 @@ describe('the bell', () => {
     const dialog = page.locator('parley-comments dialog');
     const link = dialog.getByRole('link', { name: 'Bob mentioned you' });
     await link.waitFor();
-    expect(await dialog.locator('li.new').first().textContent()).toContain(`on ${origin.replace('http://', '')}/post/coffee`);
+    expect(await dialog.locator('li.fresh').first().textContent()).toContain(`on ${origin.replace('http://', '')}/post/coffee`);
     await dialog.getByRole('button', { name: BELL['bell.markAll'] }).click();
     await expect.poll(() => bellName(page)).toBe('Notifications, 0 unread');
-    expect(await dialog.locator('li.new').count()).toBe(0);
+    expect(await dialog.locator('li.fresh').count()).toBe(0);
     await link.click();
     await page.waitForURL(`${origin}/post/coffee#parley_comment=${mention}`);
     await expect.poll(() => page.locator('parley-comments article.linked').count()).toBe(1);

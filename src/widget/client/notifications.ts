@@ -28,7 +28,7 @@ const STYLES = `
 .tools{margin:0 0 8px}
 .notes{list-style:none;margin:0;padding:0}
 .notes li{border-top:1px solid var(--parley-border);padding:8px 0;padding-inline-start:12px}
-.notes .new{border-inline-start:3px solid var(--parley-accent)}
+.notes .fresh{border-inline-start:3px solid var(--parley-accent)}
 .notes p{margin:0 0 4px}
 .notes .what{font-weight:600}
 .notes blockquote{margin:0 0 4px;padding-inline-start:8px;border-inline-start:3px solid var(--parley-border);color:var(--parley-muted);overflow-wrap:anywhere}
@@ -63,7 +63,7 @@ export function openNotifications(host: OpenDialogHost): void {
       for (const { note, element } of items.values()) {
         if ('all' in which || which.ids.includes(note.id)) {
           note.read = true;
-          element.classList.remove('new');
+          element.classList.remove('fresh');
           element.querySelector('.sr.mark')?.remove();
         }
       }
@@ -94,7 +94,7 @@ export function openNotifications(host: OpenDialogHost): void {
     const linked = decision === null || decision === 'held' || decision === 'approved';
     const element = h(
       'li',
-      { class: note.read ? '' : 'new' },
+      { class: note.read ? '' : 'fresh' },
       !note.read && h('span', { class: 'sr mark' }, t('bell.unread')),
       h('p', { class: 'what' }, linked ? h('a', { href, onclick: (event) => void open(event as MouseEvent, note, href) }, what) : what),
       note.reason && h('p', { dir: 'auto' }, t('bell.reason', { reason: note.reason })),
