@@ -7,9 +7,9 @@ import { AppError } from '../errors.ts';
  * (/api/..., /v1/sites, minting /v1/sessions) is called with API keys from servers and answers
  * browsers on other origins with no CORS headers.
  */
-const WIDGET_PATH = /^\/v1\/(comments|counts|feeds|widget|sso|auth\/email|me|sessions\/current)(?=[/?]|$)/;
-/** What a reader's session does to itself: its site is the session's. */
-const SESSION_PATH = /^\/v1\/(me|sessions\/current)(?=[/?]|$)/;
+const WIDGET_PATH = /^\/v1\/(comments|counts|feeds|widget|sso|auth\/email|me|sessions\/current|follows|notifications)(?=[/?]|$)/;
+/** What a reader's session does to itself (a follow of theirs named in the path among it): its site is the session's. */
+const SESSION_PATH = /^\/v1\/(me|sessions\/current|follows\/[^/?]+)(?=[/?]|$)/;
 /**
  * A comment named in the path; the live stream (/v1/comments/stream), a thread's participants
  * (/v1/comments/participants) and a site's recent comments (/v1/comments/recent) name their site in

@@ -4,7 +4,7 @@ import { LOCALES } from './locales.ts';
 import { translationProblems, type Catalog } from './messages.ts';
 
 /** Every message file set: a folder with `en.json` and one file per locale beside it. */
-const CATALOGS = ['src/widget/locales', 'src/widget/locales/dialogs', 'src/widget/locales/elements', 'src/mail/locales', 'src/dashboard/locales', 'src/recent/locales'];
+const CATALOGS = ['src/widget/locales', 'src/widget/locales/dialogs', 'src/widget/locales/bell', 'src/widget/locales/elements', 'src/mail/locales', 'src/dashboard/locales', 'src/recent/locales'];
 
 const read = (folder: string, locale: string): Catalog | null => {
   const file = `${folder}/${locale}.json`;

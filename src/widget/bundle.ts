@@ -13,7 +13,10 @@ export interface NamedBundle extends Bundle {
   path: string;
 }
 
-/** The locale files: one a locale, its widget's and dialogs' messages compiled together. */
+/**
+ * The locale files: one a locale, its widget's and dialogs' messages compiled together, and one of
+ * the words of the bell's panel (`<locale>.bell`), which only a signed-in reader who opens it fetches.
+ */
 export interface LocaleFiles {
   /** Their folder, relative to embed.js, named by a hash of them all: `embed/locales/<hash>`. */
   path: string;
@@ -39,12 +42,15 @@ export function buildLocaleFiles(): LocaleFiles {
   const folder = sourcePath(import.meta.url, 'widget/locales');
   const byLocale = new Map<string, Bundle>();
   const hash = createHash('sha256');
-  for (const locale of TRANSLATED_LOCALES) {
-    const catalogs = [join(folder, `${locale}.json`), join(folder, 'dialogs', `${locale}.json`)].filter((file) => existsSync(file));
-    if (catalogs.length === 0) continue;
+  const add = (name: string, catalogs: string[]) => {
+    if (catalogs.length === 0) return;
     const code = Buffer.from(JSON.stringify(Object.assign({}, ...catalogs.map((file) => compileCatalog(readCatalog(file))))));
-    hash.update(`${locale}\n`).update(code);
-    byLocale.set(locale, asBundle(code));
+    hash.update(`${name}\n`).update(code);
+    byLocale.set(name, asBundle(code));
+  };
+  for (const locale of TRANSLATED_LOCALES) {
+    add(locale, [join(folder, `${locale}.json`), join(folder, 'dialogs', `${locale}.json`)].filter((file) => existsSync(file)));
+    add(`${locale}.bell`, [join(folder, 'bell', `${locale}.json`)].filter((file) => existsSync(file)));
   }
   return { path: `embed/locales/${hash.digest('hex').slice(0, 16)}`, byLocale };
 }

@@ -1,6 +1,7 @@
 import type { CommentView } from '../../comments/view.ts';
 import type { fullDate, h, modal, relativeTime, submitted } from './dom.ts';
 import type { GuestFormSettings } from './guest-form.ts';
+import type { Locale } from '../../i18n/locales.ts';
 import type { Values } from '../../i18n/runtime.ts';
 import { problemMessage, retryAfterSeconds, type DialogKey, type Messages, type ProblemLike, type Translate, type translator, type WidgetKey } from './strings.ts';
 
@@ -27,6 +28,8 @@ export interface WidgetSettings {
     edit_window_seconds: number | null;
     /** The site's language, where neither the element nor the page names one. */
     language: string | null;
+    /** Where a reader contests a moderator's decision (an https URL, a mailto: or an address). */
+    contact?: string | null;
   };
   viewer: { signed_in: boolean; name: string | null; moderator: boolean; user_id: string | null; avatar_url: string | null; own_account: boolean };
   sign_in: { email: boolean; providers: Array<{ id: string; name: string; type: string }>; erase_grace_seconds: number };
@@ -35,6 +38,8 @@ export interface WidgetSettings {
   form: GuestFormSettings | null;
   /** The site's own words for the language asked (else its own), compiled. */
   strings: Messages;
+  /** A signed-in reader's bell: the unread count and the key that adds it to the thread's stream; null for guests. */
+  notifications?: { unread: number; stream_key: string } | null;
 }
 
 export class ApiProblem extends Error implements ProblemLike {
@@ -123,7 +128,7 @@ export interface DialogHost {
   /** The widget's messages in the reader's language, the dialogs' among them (English is the module's). */
   messages: Messages;
   /** The reader's locale, for dates and times. */
-  lang: string;
+  lang: Locale;
   siteId: string;
   settings: WidgetSettings;
   /** The widget's root element, which carries its `lang` and `dir`: dialogs open in it. */
@@ -136,6 +141,14 @@ export interface DialogHost {
   signOut(notice: string | null): void;
   /** Draws the widget again (the reader's name or comments changed). */
   refresh(): void;
+  /** The widget's thread: a notification about it opens here, without loading the page again. */
+  threadUrl: string;
+  /** Marks, scrolls to and focuses a comment of the thread when the widget shows it; false when it does not. */
+  showComment(id: string): boolean;
+  /** The bell shows this count of unread notifications. */
+  setUnread(unread: number): void;
+  /** The folder of the locale files, where the bell's panel finds its words (`de.bell.json`). */
+  localesUrl: string;
 }
 
 /** The host as a dialog sees it: with every word it shows (the site's, over the English ones of the dialogs' module). */

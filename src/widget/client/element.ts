@@ -3,6 +3,7 @@ import type { ReactionResult, VoteResult } from '../../votes/service.ts';
 import { Api, ApiProblem, showProblem, type Comment, type CommentPage, type DialogHost, type WidgetSettings } from './api.ts';
 import { direction, matchLocale, type Locale } from '../../i18n/locales.ts';
 import { fullDate, h, modal, numberText, relativeTime, showHtml, submitted } from './dom.ts';
+import { bell, followToggle } from './bell.ts';
 import { editor } from './editor.ts';
 import { GuestForm } from './guest-form.ts';
 import { identicon } from './identicon.ts';
@@ -123,6 +124,8 @@ export class ParleyComments extends HTMLElement {
   #notice: string | null = null;
   /** The control (its data-k) that takes the focus once the widget is drawn again after a sign-in or out. */
   #focusAfterLoad: string | null = null;
+  /** Shows the reader's count of unread notifications on their bell; null without one. */
+  #setUnread: ((unread: number) => void) | null = null;
 
   connectedCallback(): void {
     instances.add(this);
@@ -327,13 +330,16 @@ export class ParleyComments extends HTMLElement {
     return session;
   }
 
+  /** The thread's stream; a signed-in reader's also rings their bell (its key proves the session without a header, which EventSource cannot send). */
   #streamUrl(): string {
-    return `${ParleyComments.apiBase}/v1/comments/stream?${new URLSearchParams({ site_id: this.#siteId, thread_url: this.#threadUrl })}`;
+    const key = this.#settings.notifications?.stream_key;
+    return `${ParleyComments.apiBase}/v1/comments/stream?${new URLSearchParams({ site_id: this.#siteId, thread_url: this.#threadUrl, ...(key && { notifications_key: key }) })}`;
   }
 
   #onLive(message: LiveMessage): void {
     if (message.type === 'reset') return void this.#reloadList();
     if (message.type === 'ready') return;
+    if (message.type === 'notifications') return this.#setUnread?.(message.unread);
     if (message.type === 'comment.created') return this.#arrived(message.comment);
     if (message.type === 'comment.hidden') {
       this.#incoming = this.#incoming.filter((comment) => comment.id !== message.comment_id);
@@ -429,12 +435,19 @@ export class ParleyComments extends HTMLElement {
    */
   #openOnLinkedComment(): void {
     const id = /[#&]parley_comment=([^&]+)/.exec(location.hash)?.[1];
-    const entry = id === undefined ? undefined : this.#entries.get(decodeURIComponent(id));
-    if (!entry) return;
+    if (id !== undefined) this.#showComment(decodeURIComponent(id));
+  }
+
+  /** Marks, scrolls to and focuses a comment shown here; false when it is not. */
+  #showComment(id: string): boolean {
+    const entry = this.#entries.get(id);
+    if (!entry) return false;
+    this.#root.querySelector('.linked')?.classList.remove('linked');
     entry.element.classList.add('linked');
     entry.element.tabIndex = -1;
     entry.element.scrollIntoView({ block: 'center' });
     entry.element.focus({ preventScroll: true });
+    return true;
   }
 
   #showPage(page: CommentPage, replace: boolean): void {
@@ -492,7 +505,7 @@ export class ParleyComments extends HTMLElement {
   /** Who is commenting, with their account and sign-out; or, for a guest, the way to sign in where the site offers one. */
   #reader(): Node | null {
     const t = this.#t;
-    const { viewer, site, sign_in: signIn } = this.#settings;
+    const { viewer, site, sign_in: signIn, notifications } = this.#settings;
     const message = h('p', { class: 'msg', role: 'alert' });
     const button = (key: string, label: string, onclick: () => void, dialog = true) =>
       h('button', { type: 'button', 'data-k': key, 'aria-haspopup': dialog ? 'dialog' : null, onclick }, label);
@@ -509,6 +522,8 @@ export class ParleyComments extends HTMLElement {
         { class: 'reader' },
         picture,
         viewer.name && h('p', { class: 'who' }, t('signedInAs', { name: viewer.name })),
+        notifications && followToggle(t, this.#api, this.#siteId, this.#threadUrl, (error) => this.#showProblem(message, error)),
+        notifications && this.#bell(notifications.unread, message),
         viewer.user_id && dialogButton('account', t('yourAccount'), (dialogs) => dialogs.openAccount(this.#dialogHost())),
         viewer.user_id && this.#keepsSession && button('sign-out', t('signOut'), () => this.#signOut(null), false),
         message,
@@ -519,6 +534,17 @@ export class ParleyComments extends HTMLElement {
     const sign = dialogButton('sign-in', t('signIn'), (dialogs) => dialogs.openSignIn(this.#dialogHost()));
     sign.className = 'primary';
     return h('div', { class: 'reader' }, h('p', { class: 'who' }, site.allow_guests ? t('signInHint') : t('signInToComment')), sign, message);
+  }
+
+  #bell(unread: number, message: HTMLElement): HTMLElement {
+    let button: HTMLElement;
+    ({ button, set: this.#setUnread } = bell(
+      this.#t,
+      unread,
+      (opener) => void this.#openDialog(opener, message, (dialogs) => dialogs.openNotifications(this.#dialogHost())),
+      (words) => (this.#announcer.textContent = words),
+    ));
+    return button;
   }
 
   /**
@@ -562,6 +588,10 @@ export class ParleyComments extends HTMLElement {
       },
       signOut: (notice) => void this.#signOut(notice),
       refresh: () => this.#schedule(),
+      threadUrl: this.#threadUrl,
+      showComment: (id) => this.#showComment(id),
+      setUnread: (unread) => this.#setUnread?.(unread),
+      localesUrl: ParleyComments.localesUrl,
     };
   }
 

@@ -4,6 +4,7 @@ import type { Comment } from './api.ts';
 /** One message of the thread's stream (GET /v1/comments/stream). */
 export type LiveMessage =
   | { type: 'ready' }
+  | { type: 'notifications'; unread: number }
   | { type: 'reset' }
   | { type: 'comment.created' | 'comment.updated' | 'comment.deleted'; comment: Comment }
   | { type: 'comment.hidden'; comment_id: string }

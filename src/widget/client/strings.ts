@@ -5,8 +5,8 @@ import ENGLISH from '../locales/en.json' with { type: 'json' };
 
 /** The widget's messages, by key (src/widget/locales/en.json); bundled, they arrive compiled. */
 export type WidgetKey = keyof typeof ENGLISH;
-/** The sign-in and account dialogs' messages, which travel in the dialogs' module, not in embed.js. */
-export type DialogKey = keyof typeof import('../locales/dialogs/en.json');
+/** The dialogs' messages (the bell's panel's among them), which travel in the dialogs' module, not in embed.js. */
+export type DialogKey = keyof typeof import('../locales/dialogs/en.json') | keyof typeof import('../locales/bell/en.json');
 /** A table of messages: the locale file's, the site's, a page's own, laid over English. */
 export type Messages = Record<string, Message>;
 

@@ -47,7 +47,7 @@ button:disabled{opacity:.6;cursor:default}
 .author{font-weight:600;color:var(--parley-fg)}
 .edited::before{content:"·";content:"·"/"";margin-inline-end:8px}
 .badge{font-size:.8em;border:1px solid var(--parley-border);background:var(--parley-surface);color:var(--parley-fg);border-radius:99px;padding:0 8px}
-.badge.pinned{color:var(--parley-accent);border-color:var(--parley-accent);font-weight:600}
+.badge.pinned,.unread{color:var(--parley-accent);border-color:var(--parley-accent);font-weight:600}
 .author-badge{border-radius:4px;padding:0 5px}
 .bar{display:flex;flex-wrap:wrap;align-items:end;justify-content:space-between;gap:4px 12px;margin:4px 0 0;border-bottom:1px solid var(--parley-border)}
 [role=tablist]{display:flex;gap:2px}
@@ -97,7 +97,8 @@ a{color:var(--parley-accent)}
 .replies{margin-inline-start:10px;padding-inline-start:14px;border-inline-start:2px solid var(--parley-border)}
 .replies .replies .replies .replies .replies{margin-inline-start:0;padding-inline-start:8px}
 .msg{margin:4px 0;font-size:.9em;color:var(--parley-muted)}
-.msg:empty{display:none}
+.msg:empty,.unread:empty{display:none}
+.unread{margin-inline-start:6px}
 .msg.error{color:var(--parley-danger)}
 .more{margin-top:14px}
 .feed{font-size:.85em;margin:16px 0 0}.feed a{color:var(--parley-muted)}
