@@ -50,6 +50,7 @@ import { ImportRunner } from './transfer/job-runner.ts';
 import { transferRoutes } from './transfer/routes.ts';
 import { voteRoutes } from './votes/routes.ts';
 import { webhookRoutes } from './webhooks/routes.ts';
+import { alertRoutes } from './alerts/routes.ts';
 import { deliveryPolicy } from './webhooks/service.ts';
 import { startDeliveryWorker, type DeliveryWorker } from './webhooks/worker.ts';
 import { widgetRoutes } from './widget/routes.ts';
@@ -207,6 +208,7 @@ export async function createApp(config: Config): Promise<FastifyInstance> {
   await app.register(classifierRoutes, deps);
   await app.register(ssoRoutes, deps);
   await app.register(webhookRoutes, deps);
+  await app.register(alertRoutes, deps);
   await app.register(staffAuthRoutes, deps);
   await app.register(teamRoutes, deps);
   await app.register(widgetRoutes, { db, eraseGraceMs: config.eraseGraceMs, pages });

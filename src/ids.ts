@@ -15,7 +15,9 @@ export type IdPrefix =
   // Rich comments (migration 0032): a comment's earlier versions.
   | 'rev'
   // Notifications (migration 0037): follows, notifications, fan-out jobs.
-  | 'fol' | 'ntf' | 'njb';
+  | 'fol' | 'ntf' | 'njb'
+  // Chat alerts (migration 0038).
+  | 'alr';
 
 /**
  * ULID's default source draws from the OS once per character; drawing 4 KiB at a time is as random

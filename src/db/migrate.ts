@@ -37,6 +37,7 @@ import * as recentComments from './migrations/0034_recent_comments.ts';
 import * as spamClassifier from './migrations/0035_spam_classifier.ts';
 import * as queueSearchAndUndo from './migrations/0036_queue_search_and_undo.ts';
 import * as notifications from './migrations/0037_notifications.ts';
+import * as chatAlerts from './migrations/0038_chat_alerts.ts';
 
 /**
  * Migrations are listed here explicitly (no directory scan), in order. They are additive only (new
@@ -84,6 +85,7 @@ const MIGRATIONS: Record<string, Migration> = {
   '0035_spam_classifier': spamClassifier,
   '0036_queue_search_and_undo': queueSearchAndUndo,
   '0037_notifications': notifications,
+  '0038_chat_alerts': chatAlerts,
 };
 
 const provider: MigrationProvider = { getMigrations: async () => MIGRATIONS };

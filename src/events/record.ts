@@ -8,6 +8,7 @@ import { queueDelivery, queuedDelivery } from '../webhooks/outbox.ts';
 import { nowIso } from '../clock.ts';
 import { recordQueueChange } from '../live/queue-record.ts';
 import { queuedMail } from '../mail/outbox.ts';
+import { queueAlerts } from '../alerts/outbox.ts';
 
 export const EVENT_TYPES = [
   'comment.created',
@@ -51,6 +52,7 @@ export async function recordEvent(trx: Transaction<Database>, event: DomainEvent
     created_at: createdAt,
   });
   await queueDelivery(trx, id, event, createdAt, site);
+  await queueAlerts(trx, id, event, createdAt);
   await recordQueueChange(trx, id, event, createdAt);
   return id;
 }
