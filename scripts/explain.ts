@@ -32,7 +32,7 @@ import { siteStats } from '../src/stats/service.ts';
 import { listThreads } from '../src/threads/service.ts';
 import { bootstrap } from '../src/sites/bootstrap.ts';
 import { setVote, toggleReaction } from '../src/votes/service.ts';
-import { claim, dueOfSite, dueSites } from '../src/webhooks/repository.ts';
+import { claim, dueOf, dueSites } from '../src/webhooks/repository.ts';
 
 const args = process.argv.slice(2);
 const keep = args.includes('--keep');
@@ -246,7 +246,7 @@ async function main(): Promise<number> {
     scenarios.push(['flag', () => flagComment(db, guest, top, 'spam')]);
     scenarios.push(['claim webhook deliveries', async () => {
       const now = new Date().toISOString();
-      const ids = (await Promise.all((await dueSites(db.kysely, now)).map((due) => dueOfSite(db.kysely, due.siteId, now, 50)))).flat();
+      const ids = (await Promise.all((await dueSites(db.kysely, now)).map((due) => dueOf(db.kysely, due, now, 50)))).flat();
       await claim(db, ids, now, new Date(Date.now() + 60_000).toISOString());
     }]);
 

@@ -51,6 +51,7 @@ import { ImportRunner } from './transfer/job-runner.ts';
 import { transferRoutes } from './transfer/routes.ts';
 import { voteRoutes } from './votes/routes.ts';
 import { webhookRoutes } from './webhooks/routes.ts';
+import { alertRoutes } from './alerts/routes.ts';
 import { deliveryPolicy } from './webhooks/service.ts';
 import { startDeliveryWorker, type DeliveryWorker } from './webhooks/worker.ts';
 import { widgetRoutes } from './widget/routes.ts';
@@ -211,6 +212,7 @@ export async function createApp(config: Config): Promise<FastifyInstance> {
   await app.register(classifierRoutes, deps);
   await app.register(ssoRoutes, deps);
   await app.register(webhookRoutes, deps);
+  await app.register(alertRoutes, deps);
   await app.register(staffAuthRoutes, deps);
   await app.register(teamRoutes, deps);
   await app.register(widgetRoutes, { db, eraseGraceMs: config.eraseGraceMs, pages });

@@ -16,6 +16,8 @@ export type IdPrefix =
   | 'rev'
   // Notifications (migration 0037): follows, notifications, fan-out jobs.
   | 'fol' | 'ntf' | 'njb'
+  // Chat alerts (migration 0038).
+  | 'alr'
   // Contested decisions (migration 0039).
   | 'dcn';
 

@@ -1,6 +1,9 @@
 import { createServer, type IncomingHttpHeaders, type ServerResponse } from 'node:http';
 
 export interface Received {
+  method: string;
+  /** The request's path and query, as sent. */
+  url: string;
   headers: IncomingHttpHeaders;
   /** The raw body, exactly as it arrived (what signatures are computed over). */
   raw: string;
@@ -43,7 +46,7 @@ export async function startReceiver(behaviour: Behaviour = () => 200): Promise<R
       } catch {
         // keep the text
       }
-      const entry: Received = { headers: request.headers, raw, body, at: Date.now(), abandoned: false };
+      const entry: Received = { method: request.method!, url: request.url!, headers: request.headers, raw, body, at: Date.now(), abandoned: false };
       response.once('close', () => {
         if (!response.writableFinished) entry.abandoned = true;
       });

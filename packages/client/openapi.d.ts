@@ -5992,7 +5992,7 @@ export interface paths {
                                 event: string;
                                 /** @enum {unknown} */
                                 state: "pending" | "succeeded" | "failed";
-                                /** @description A sample sent by POST /api/sites/:id/webhooks/test */
+                                /** @description A sample sent by POST /api/sites/:id/webhooks/test (or a chat alert's test) */
                                 test: boolean;
                                 attempts: {
                                     number: number;
@@ -6011,7 +6011,7 @@ export interface paths {
                                  * @description ISO 8601 UTC with milliseconds
                                  */
                                 created_at: string;
-                                /** @description The JSON body every attempt sent, exactly as sent (what the signatures cover) */
+                                /** @description The JSON body every attempt sent, exactly as sent (for a webhook, what the signatures cover) */
                                 body: string;
                             }[];
                             total: number;
@@ -6081,7 +6081,7 @@ export interface paths {
                             event: string;
                             /** @enum {unknown} */
                             state: "pending" | "succeeded" | "failed";
-                            /** @description A sample sent by POST /api/sites/:id/webhooks/test */
+                            /** @description A sample sent by POST /api/sites/:id/webhooks/test (or a chat alert's test) */
                             test: boolean;
                             attempts: {
                                 number: number;
@@ -6100,7 +6100,7 @@ export interface paths {
                              * @description ISO 8601 UTC with milliseconds
                              */
                             created_at: string;
-                            /** @description The JSON body every attempt sent, exactly as sent (what the signatures cover) */
+                            /** @description The JSON body every attempt sent, exactly as sent (for a webhook, what the signatures cover) */
                             body: string;
                         };
                     };
@@ -6174,7 +6174,7 @@ export interface paths {
                             event: string;
                             /** @enum {unknown} */
                             state: "pending" | "succeeded" | "failed";
-                            /** @description A sample sent by POST /api/sites/:id/webhooks/test */
+                            /** @description A sample sent by POST /api/sites/:id/webhooks/test (or a chat alert's test) */
                             test: boolean;
                             attempts: {
                                 number: number;
@@ -6193,7 +6193,7 @@ export interface paths {
                              * @description ISO 8601 UTC with milliseconds
                              */
                             created_at: string;
-                            /** @description The JSON body every attempt sent, exactly as sent (what the signatures cover) */
+                            /** @description The JSON body every attempt sent, exactly as sent (for a webhook, what the signatures cover) */
                             body: string;
                         };
                     };
@@ -6218,6 +6218,476 @@ export interface paths {
                 };
             };
         };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/sites/{id}/alerts": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The site's chat alerts */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    id: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            alerts: {
+                                /** @description alr_<id> */
+                                id: string;
+                                site_id: string;
+                                /** @enum {unknown} */
+                                kind: "slack" | "discord" | "telegram" | "matrix";
+                                target: {
+                                    url: string;
+                                    chat_id: string | null;
+                                    room: string | null;
+                                    /** @description Whether a token is stored; it is never shown */
+                                    token_set: boolean;
+                                };
+                                events: ("comment.held" | "comment.flagged" | "comment.first")[];
+                                flag_threshold: number;
+                                /**
+                                 * Format: date-time
+                                 * @description ISO 8601 UTC with milliseconds
+                                 */
+                                created_at: string;
+                            }[];
+                        };
+                    };
+                };
+                /** @description RFC 9457 problem details (application/problem+json) */
+                "4XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description RFC 9457 problem details (application/problem+json) */
+                "5XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Problem"];
+                    };
+                };
+            };
+        };
+        put?: never;
+        /** Send chosen moderation events to a Slack, Discord, Telegram or Matrix chat */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    id: string;
+                };
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": {
+                        /** @enum {unknown} */
+                        kind: "slack" | "discord" | "telegram" | "matrix";
+                        target: {
+                            /** @description Slack or Discord: the incoming-webhook URL. Telegram: the Bot API base URL (https://api.telegram.org). Matrix: the homeserver URL */
+                            url: string;
+                            /** @description Telegram: the bot's token; Matrix: the access token of the user that posts. Left out of a PATCH: the stored one is kept */
+                            token?: string;
+                            /** @description Telegram: the chat (an id, or @channelname) */
+                            chat_id?: string;
+                            /** @description Matrix: the room id (!abc123:example.org) the user has joined */
+                            room?: string;
+                        };
+                        /** @description comment.held: a comment held for approval on arrival; comment.flagged: the readers who flagged a comment reach flag_threshold (once per comment); comment.first: a reader's first comment on the site */
+                        events: ("comment.held" | "comment.flagged" | "comment.first")[];
+                        /** @description Readers flagging a comment that make a comment.flagged alert (default 1) */
+                        flag_threshold?: number;
+                    };
+                };
+            };
+            responses: {
+                /** @description Default Response */
+                201: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description alr_<id> */
+                            id: string;
+                            site_id: string;
+                            /** @enum {unknown} */
+                            kind: "slack" | "discord" | "telegram" | "matrix";
+                            target: {
+                                url: string;
+                                chat_id: string | null;
+                                room: string | null;
+                                /** @description Whether a token is stored; it is never shown */
+                                token_set: boolean;
+                            };
+                            events: ("comment.held" | "comment.flagged" | "comment.first")[];
+                            flag_threshold: number;
+                            /**
+                             * Format: date-time
+                             * @description ISO 8601 UTC with milliseconds
+                             */
+                            created_at: string;
+                        };
+                    };
+                };
+                /** @description RFC 9457 problem details (application/problem+json) */
+                "4XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description RFC 9457 problem details (application/problem+json) */
+                "5XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Problem"];
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/sites/{id}/alerts/{alertId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /** Remove an alert: nothing more is sent to it, messages still pending included */
+        delete: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    id: string;
+                    alertId: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                204: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content?: never;
+                };
+                /** @description RFC 9457 problem details (application/problem+json) */
+                "4XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description RFC 9457 problem details (application/problem+json) */
+                "5XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Problem"];
+                    };
+                };
+            };
+        };
+        options?: never;
+        head?: never;
+        /** Change an alert's target, events or flag threshold (its kind stays) */
+        patch: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    id: string;
+                    alertId: string;
+                };
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": {
+                        target?: {
+                            /** @description Slack or Discord: the incoming-webhook URL. Telegram: the Bot API base URL (https://api.telegram.org). Matrix: the homeserver URL */
+                            url: string;
+                            /** @description Telegram: the bot's token; Matrix: the access token of the user that posts. Left out of a PATCH: the stored one is kept */
+                            token?: string;
+                            /** @description Telegram: the chat (an id, or @channelname) */
+                            chat_id?: string;
+                            /** @description Matrix: the room id (!abc123:example.org) the user has joined */
+                            room?: string;
+                        };
+                        /** @description comment.held: a comment held for approval on arrival; comment.flagged: the readers who flagged a comment reach flag_threshold (once per comment); comment.first: a reader's first comment on the site */
+                        events?: ("comment.held" | "comment.flagged" | "comment.first")[];
+                        /** @description Readers flagging a comment that make a comment.flagged alert (default 1) */
+                        flag_threshold?: number;
+                    };
+                };
+            };
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description alr_<id> */
+                            id: string;
+                            site_id: string;
+                            /** @enum {unknown} */
+                            kind: "slack" | "discord" | "telegram" | "matrix";
+                            target: {
+                                url: string;
+                                chat_id: string | null;
+                                room: string | null;
+                                /** @description Whether a token is stored; it is never shown */
+                                token_set: boolean;
+                            };
+                            events: ("comment.held" | "comment.flagged" | "comment.first")[];
+                            flag_threshold: number;
+                            /**
+                             * Format: date-time
+                             * @description ISO 8601 UTC with milliseconds
+                             */
+                            created_at: string;
+                        };
+                    };
+                };
+                /** @description RFC 9457 problem details (application/problem+json) */
+                "4XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description RFC 9457 problem details (application/problem+json) */
+                "5XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Problem"];
+                    };
+                };
+            };
+        };
+        trace?: never;
+    };
+    "/api/sites/{id}/alerts/{alertId}/test": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Send a sample message to the alert now and answer with the attempt */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    id: string;
+                    alertId: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description del_<id>, sent as X-Service-Delivery and webhook-id on every attempt */
+                            id: string;
+                            event: string;
+                            /** @enum {unknown} */
+                            state: "pending" | "succeeded" | "failed";
+                            /** @description A sample sent by POST /api/sites/:id/webhooks/test (or a chat alert's test) */
+                            test: boolean;
+                            attempts: {
+                                number: number;
+                                /**
+                                 * Format: date-time
+                                 * @description ISO 8601 UTC with milliseconds
+                                 */
+                                at: string;
+                                status_code: number | null;
+                                duration_ms: number;
+                                error: string | null;
+                            }[];
+                            next_attempt_at: string | null;
+                            /**
+                             * Format: date-time
+                             * @description ISO 8601 UTC with milliseconds
+                             */
+                            created_at: string;
+                            /** @description The JSON body every attempt sent, exactly as sent (for a webhook, what the signatures cover) */
+                            body: string;
+                        };
+                    };
+                };
+                /** @description RFC 9457 problem details (application/problem+json) */
+                "4XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description RFC 9457 problem details (application/problem+json) */
+                "5XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Problem"];
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/sites/{id}/alerts/{alertId}/deliveries": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The alert's messages, newest first, with every attempt and the body as sent */
+        get: {
+            parameters: {
+                query?: {
+                    page?: number;
+                    limit?: number;
+                    state?: "pending" | "succeeded" | "failed";
+                };
+                header?: never;
+                path: {
+                    id: string;
+                    alertId: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            deliveries: {
+                                /** @description del_<id>, sent as X-Service-Delivery and webhook-id on every attempt */
+                                id: string;
+                                event: string;
+                                /** @enum {unknown} */
+                                state: "pending" | "succeeded" | "failed";
+                                /** @description A sample sent by POST /api/sites/:id/webhooks/test (or a chat alert's test) */
+                                test: boolean;
+                                attempts: {
+                                    number: number;
+                                    /**
+                                     * Format: date-time
+                                     * @description ISO 8601 UTC with milliseconds
+                                     */
+                                    at: string;
+                                    status_code: number | null;
+                                    duration_ms: number;
+                                    error: string | null;
+                                }[];
+                                next_attempt_at: string | null;
+                                /**
+                                 * Format: date-time
+                                 * @description ISO 8601 UTC with milliseconds
+                                 */
+                                created_at: string;
+                                /** @description The JSON body every attempt sent, exactly as sent (for a webhook, what the signatures cover) */
+                                body: string;
+                            }[];
+                            total: number;
+                            page: number;
+                        };
+                    };
+                };
+                /** @description RFC 9457 problem details (application/problem+json) */
+                "4XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description RFC 9457 problem details (application/problem+json) */
+                "5XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Problem"];
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
         delete?: never;
         options?: never;
         head?: never;

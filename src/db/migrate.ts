@@ -37,6 +37,7 @@ import * as recentComments from './migrations/0034_recent_comments.ts';
 import * as spamClassifier from './migrations/0035_spam_classifier.ts';
 import * as queueSearchAndUndo from './migrations/0036_queue_search_and_undo.ts';
 import * as notifications from './migrations/0037_notifications.ts';
+import * as chatAlerts from './migrations/0038_chat_alerts.ts';
 import * as contestedDecisions from './migrations/0039_contested_decisions.ts';
 import * as mailDigests from './migrations/0040_mail_digests.ts';
 
@@ -86,6 +87,7 @@ const MIGRATIONS: Record<string, Migration> = {
   '0035_spam_classifier': spamClassifier,
   '0036_queue_search_and_undo': queueSearchAndUndo,
   '0037_notifications': notifications,
+  '0038_chat_alerts': chatAlerts,
   '0039_contested_decisions': contestedDecisions,
   '0040_mail_digests': mailDigests,
 };

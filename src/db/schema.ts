@@ -395,6 +395,8 @@ export interface WebhookDeliveryTable {
   /** Set while a worker holds the delivery; an expired lease is taken over. */
   lease_until: string | null;
   created_at: string;
+  /** A chat alert's message (src/alerts) goes to that alert's target; null: the site's webhook. */
+  alert_id: string | null;
 }
 
 export interface WebhookAttemptTable {
@@ -658,6 +660,20 @@ export interface NotificationTable {
 }
 
 /** A fan-out queued in the transaction of its cause, done by the notification worker (migration 0037). */
+export interface SiteAlertTable {
+  id: string;
+  site_id: string;
+  kind: string;
+  url: string;
+  token: string | null;
+  chat_id: string | null;
+  room: string | null;
+  /** JSON array of event names. */
+  events: string;
+  flag_threshold: number;
+  created_at: string;
+}
+
 export interface NotificationJobTable {
   id: string;
   site_id: string;
@@ -745,4 +761,5 @@ export interface Database {
   follows: FollowTable;
   notifications: NotificationTable;
   notification_jobs: NotificationJobTable;
+  site_alerts: SiteAlertTable;
 }

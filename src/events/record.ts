@@ -9,6 +9,7 @@ import { nowIso } from '../clock.ts';
 import { recordQueueChange } from '../live/queue-record.ts';
 import { queuedMail } from '../mail/outbox.ts';
 import { queuedNotificationJob } from '../notifications/jobs.ts';
+import { queueAlerts } from '../alerts/outbox.ts';
 
 export const EVENT_TYPES = [
   'comment.created',
@@ -52,6 +53,7 @@ export async function recordEvent(trx: Transaction<Database>, event: DomainEvent
     created_at: createdAt,
   });
   await queueDelivery(trx, id, event, createdAt, site);
+  await queueAlerts(trx, id, event, createdAt);
   await recordQueueChange(trx, id, event, createdAt);
   return id;
 }

@@ -1,5 +1,5 @@
-import type { Transaction } from 'kysely';
-import type { Database } from '../db/schema.ts';
+import type { Insertable, Transaction } from 'kysely';
+import type { Database, WebhookDeliveryTable } from '../db/schema.ts';
 import { newId } from '../ids.ts';
 import { planAtLeast } from '../sites/plans.ts';
 import type { Site } from '../sites/repository.ts';
@@ -70,7 +70,18 @@ export async function queueDelivery(trx: Transaction<Database>, eventId: string,
       next_attempt_at: createdAt,
       lease_until: null,
       created_at: createdAt,
+      alert_id: null,
     })
     .execute();
+  queuedIn.add(trx);
+}
+
+/**
+ * Queues deliveries another feature built (a site's chat alerts, src/alerts) in the change's
+ * transaction: the same worker sends them once it commits, with the same retries and log.
+ */
+export async function queueDeliveries(trx: Transaction<Database>, rows: Insertable<WebhookDeliveryTable>[]): Promise<void> {
+  if (rows.length === 0) return;
+  await trx.insertInto('webhook_deliveries').values(rows).execute();
   queuedIn.add(trx);
 }

@@ -2,17 +2,36 @@ import { sql, type ExpressionBuilder, type Kysely, type Selectable } from 'kysel
 import type { Db } from '../db/connect.ts';
 import { skipLocked, toCount } from '../db/dialect.ts';
 import type { Database, WebhookAttemptTable, WebhookDeliveryTable } from '../db/schema.ts';
+import { signedWebhook, type DeliveryRequest } from './send.ts';
 
 export type DeliveryRow = Selectable<WebhookDeliveryTable>;
 export type AttemptRow = Selectable<WebhookAttemptTable>;
 export const DELIVERY_STATES = ['pending', 'succeeded', 'failed'] as const;
 export type DeliveryState = (typeof DELIVERY_STATES)[number];
 
-/** A site with deliveries due, and its target as it stands now: the URL and secret are read at every attempt. */
-export interface DueSite {
+/**
+ * Where deliveries go, as it stands now (read at every attempt): the site's webhook (alertId null) or
+ * one of its chat alerts. `request` is null when there is nowhere to deliver any more; each attempt
+ * then fails with `missing`.
+ */
+export interface Target {
   siteId: string;
+  alertId: string | null;
+  /** The receiver's URL, whose host the worker's per-host caps count; null with no receiver. */
   url: string | null;
-  secret: string | null;
+  request: ((delivery: DeliveryRow) => DeliveryRequest) | null;
+  missing: string;
+}
+
+/** The site's webhook as a target: signed POSTs to its URL, while it has one. */
+export function webhookTarget(siteId: string, url: string | null, secret: string | null): Target {
+  return {
+    siteId,
+    alertId: null,
+    url,
+    request: url === null || secret === null ? null : (delivery) => signedWebhook(url, secret, { deliveryId: delivery.id, event: delivery.event, body: delivery.body }),
+    missing: 'webhook_disabled',
+  };
 }
 
 function claimable(now: string) {
@@ -28,9 +47,10 @@ function claimable(now: string) {
  * Sites with a delivery due that no one holds, the one waiting longest first. The sites with pending
  * deliveries are found by skipping through webhook_deliveries_site_due, one seek per site however
  * long its queue, and each is checked at the head of its due range only: a site with thousands of
- * deliveries behind a hanging receiver costs a poll what a site with one does.
+ * deliveries behind a hanging receiver costs a poll what a site with one does. Chat alerts' deliveries
+ * are their own targets (src/alerts/due.ts), left out here.
  */
-export async function dueSites(db: Kysely<Database>, now: string): Promise<DueSite[]> {
+export async function dueSites(db: Kysely<Database>, now: string): Promise<Target[]> {
   const { rows } = await sql<{ id: string; webhook_url: string | null; webhook_secret: string | null }>`
     with recursive pending_sites (site_id) as (
       select min(site_id) from webhook_deliveries where state = 'pending'
@@ -41,21 +61,22 @@ export async function dueSites(db: Kysely<Database>, now: string): Promise<DueSi
     select id, webhook_url, webhook_secret from (
       select s.id, s.webhook_url, s.webhook_secret,
         (select d.next_attempt_at from webhook_deliveries d
-          where d.state = 'pending' and d.site_id = p.site_id and d.next_attempt_at <= ${now} and (d.lease_until is null or d.lease_until < ${now})
+          where d.state = 'pending' and d.site_id = p.site_id and d.alert_id is null and d.next_attempt_at <= ${now} and (d.lease_until is null or d.lease_until < ${now})
           order by d.next_attempt_at limit 1) as oldest_due
       from pending_sites p join sites s on s.id = p.site_id
     ) due
     where oldest_due is not null
     order by oldest_due`.execute(db);
-  return rows.map((r) => ({ siteId: r.id, url: r.webhook_url, secret: r.webhook_secret }));
+  return rows.map((r) => webhookTarget(r.id, r.webhook_url, r.webhook_secret));
 }
 
-/** Up to `limit` of a site's due deliveries that no one holds, oldest first. */
-export async function dueOfSite(db: Kysely<Database>, siteId: string, now: string, limit: number): Promise<string[]> {
+/** Up to `limit` of a target's due deliveries that no one holds, oldest first. */
+export async function dueOf(db: Kysely<Database>, target: Target, now: string, limit: number): Promise<string[]> {
   const rows = await db
     .selectFrom('webhook_deliveries')
     .select('id')
-    .where('site_id', '=', siteId)
+    .where('site_id', '=', target.siteId)
+    .where('alert_id', target.alertId === null ? 'is' : '=', target.alertId)
     .where(claimable(now))
     .orderBy('next_attempt_at')
     .limit(limit)
@@ -118,8 +139,15 @@ export function insertDelivery(db: Kysely<Database>, row: DeliveryRow): Promise<
   return db.insertInto('webhook_deliveries').values(row).execute();
 }
 
-export function findDelivery(db: Kysely<Database>, siteId: string, id: string): Promise<DeliveryRow | undefined> {
-  return db.selectFrom('webhook_deliveries').selectAll().where('site_id', '=', siteId).where('id', '=', id).executeTakeFirst();
+/** A delivery of the site's webhook (alertId null) or of one of its chat alerts. */
+export function findDelivery(db: Kysely<Database>, siteId: string, alertId: string | null, id: string): Promise<DeliveryRow | undefined> {
+  return db
+    .selectFrom('webhook_deliveries')
+    .selectAll()
+    .where('site_id', '=', siteId)
+    .where('alert_id', alertId === null ? 'is' : '=', alertId)
+    .where('id', '=', id)
+    .executeTakeFirst();
 }
 
 /** Queues a finished delivery again with a fresh retry schedule; false when it is still pending. */
@@ -135,6 +163,8 @@ export async function requeue(db: Kysely<Database>, siteId: string, id: string, 
 }
 
 export interface DeliveryFilter {
+  /** The chat alert whose deliveries to list; null: the site's webhook deliveries. */
+  alertId: string | null;
   page: number;
   limit: number;
   event?: string;
@@ -143,7 +173,10 @@ export interface DeliveryFilter {
 
 /** A page of a site's deliveries, newest first, with the attempts of that page in one more query. */
 export async function listDeliveries(db: Kysely<Database>, siteId: string, filter: DeliveryFilter) {
-  let base = db.selectFrom('webhook_deliveries').where('site_id', '=', siteId);
+  let base = db
+    .selectFrom('webhook_deliveries')
+    .where('site_id', '=', siteId)
+    .where('alert_id', filter.alertId === null ? 'is' : '=', filter.alertId);
   if (filter.event) base = base.where('event', '=', filter.event);
   if (filter.state) base = base.where('state', '=', filter.state);
   const [rows, count] = await Promise.all([

@@ -9,11 +9,11 @@ import { deliveryLog, deliveryPolicy, redeliver, sendTestDelivery } from './serv
 
 const Nullable = <T extends Parameters<typeof Type.Union>[0][number]>(schema: T) => Type.Union([schema, Type.Null()]);
 
-const Delivery = Type.Object({
+export const Delivery = Type.Object({
   id: Type.String({ description: 'del_<id>, sent as X-Service-Delivery and webhook-id on every attempt' }),
   event: Type.String(),
   state: Type.Enum([...DELIVERY_STATES]),
-  test: Type.Boolean({ description: 'A sample sent by POST /api/sites/:id/webhooks/test' }),
+  test: Type.Boolean({ description: 'A sample sent by POST /api/sites/:id/webhooks/test (or a chat alert\'s test)' }),
   attempts: Type.Array(
     Type.Object({
       number: Type.Integer({ minimum: 1 }),
@@ -23,14 +23,14 @@ const Delivery = Type.Object({
       error: Nullable(
         Type.String({
           description:
-            'null on a 2xx; else timeout, blocked_address, dns_failed, connection_refused, connection_reset, tls_error, connection_failed, redirect_not_followed, unexpected_status or webhook_disabled',
+            'null on a 2xx; else timeout, blocked_address, dns_failed, connection_refused, connection_reset, tls_error, connection_failed, redirect_not_followed, unexpected_status, webhook_disabled or (a chat alert removed since) alert_removed',
         }),
       ),
     }),
   ),
   next_attempt_at: Nullable(Timestamp),
   created_at: Timestamp,
-  body: Type.String({ description: 'The JSON body every attempt sent, exactly as sent (what the signatures cover)' }),
+  body: Type.String({ description: 'The JSON body every attempt sent, exactly as sent (for a webhook, what the signatures cover)' }),
 });
 
 const DeliveryParams = Type.Object({ id: IdParams.properties.id, deliveryId: IdParams.properties.id });
@@ -56,7 +56,7 @@ export const webhookRoutes: FastifyPluginAsyncTypebox<{ db: Db }> = async (app, 
     handler: async (request) => {
       const site = await managedSite(db.kysely, request.caller, request.params.id, 'administer');
       const { page = 1, limit = 20, event, state } = request.query;
-      return deliveryLog(db.kysely, site, { page, limit, event, state });
+      return deliveryLog(db.kysely, site, { alertId: null, page, limit, event, state });
     },
   });
 

@@ -12,24 +12,35 @@ export interface Outgoing {
   body: string;
 }
 
+/** One HTTP request of a delivery: a signed webhook POST, or a chat service's own request (src/alerts). */
+export interface DeliveryRequest {
+  method: 'POST' | 'PUT';
+  url: string;
+  headers: Record<string, string>;
+  body: string;
+}
+
 export interface SendOptions {
   timeoutMs: number;
   allowPrivate: boolean;
 }
 
-/** The specification's headers, literally, and the Standard Webhooks ones beside them. */
-function headersFor(outgoing: Outgoing, secret: string, host: string): Record<string, string> {
+/** A webhook delivery: the specification's headers, literally, and the Standard Webhooks ones beside them. */
+export function signedWebhook(url: string, secret: string, outgoing: Outgoing): DeliveryRequest {
   const timestamp = Math.floor(Date.now() / 1000);
   return {
-    Host: host,
-    'Content-Type': 'application/json',
-    'Content-Length': String(Buffer.byteLength(outgoing.body)),
-    'X-Service-Signature': signatureOf(outgoing.body, secret),
-    'X-Service-Event': outgoing.event,
-    'X-Service-Delivery': outgoing.deliveryId,
-    'webhook-id': outgoing.deliveryId,
-    'webhook-timestamp': String(timestamp),
-    'webhook-signature': standardSignature(secret, outgoing.deliveryId, timestamp, outgoing.body),
+    method: 'POST',
+    url,
+    headers: {
+      'Content-Type': 'application/json',
+      'X-Service-Signature': signatureOf(outgoing.body, secret),
+      'X-Service-Event': outgoing.event,
+      'X-Service-Delivery': outgoing.deliveryId,
+      'webhook-id': outgoing.deliveryId,
+      'webhook-timestamp': String(timestamp),
+      'webhook-signature': standardSignature(secret, outgoing.deliveryId, timestamp, outgoing.body),
+    },
+    body: outgoing.body,
   };
 }
 
@@ -69,11 +80,11 @@ function agentFor(url: URL, target: ResolvedTarget): HttpAgent {
   return agent;
 }
 
-function postOn(url: URL, target: ResolvedTarget, headers: Record<string, string>, body: string, signal: AbortSignal): [ClientRequest, Promise<number>] {
+function sendOn(method: DeliveryRequest['method'], url: URL, target: ResolvedTarget, headers: Record<string, string>, body: string, signal: AbortSignal): [ClientRequest, Promise<number>] {
   const send = url.protocol === 'https:' ? httpsRequest : httpRequest;
   let req!: ClientRequest;
   const status = new Promise<number>((resolve, reject) => {
-    req = send(url, { method: 'POST', headers, lookup: pinnedLookup(target), agent: agentFor(url, target), signal }, (response: IncomingMessage) => {
+    req = send(url, { method, headers, lookup: pinnedLookup(target), agent: agentFor(url, target), signal }, (response: IncomingMessage) => {
       response.on('error', reject);
       response.on('end', () => resolve(response.statusCode ?? 0));
       response.resume();
@@ -85,17 +96,17 @@ function postOn(url: URL, target: ResolvedTarget, headers: Record<string, string
 }
 
 /**
- * POSTs once, follows no redirect, and resolves with the status once the answer has been read. A
+ * Sends once, follows no redirect, and resolves with the status once the answer has been read. A
  * kept-alive connection the receiver closed just as it was reused fails before anything was read:
  * that one is tried again on a new connection.
  */
-async function post(url: URL, target: ResolvedTarget, headers: Record<string, string>, body: string, signal: AbortSignal): Promise<number> {
-  const [req, status] = postOn(url, target, headers, body, signal);
+async function send(method: DeliveryRequest['method'], url: URL, target: ResolvedTarget, headers: Record<string, string>, body: string, signal: AbortSignal): Promise<number> {
+  const [req, status] = sendOn(method, url, target, headers, body, signal);
   try {
     return await status;
   } catch (error) {
     if (!req.reusedSocket || signal.aborted || (error as NodeJS.ErrnoException).code !== 'ECONNRESET') throw error;
-    return postOn(url, target, headers, body, signal)[1];
+    return sendOn(method, url, target, headers, body, signal)[1];
   }
 }
 
@@ -118,9 +129,9 @@ function outcomeOf(status: number): string | null {
 
 /**
  * One delivery attempt: resolve the host and refuse non-public addresses (every attempt, since DNS
- * answers change), then POST to that very address. The time-out bounds the whole attempt.
+ * answers change), then send to that very address. The time-out bounds the whole attempt.
  */
-export async function sendOnce(url: string, secret: string, outgoing: Outgoing, options: SendOptions): Promise<AttemptRecord> {
+export async function sendOnce(request: DeliveryRequest, options: SendOptions): Promise<AttemptRecord> {
   const started = Date.now();
   const controller = new AbortController();
   const timer = setTimeout(() => controller.abort(), options.timeoutMs);
@@ -129,9 +140,10 @@ export async function sendOnce(url: string, secret: string, outgoing: Outgoing, 
   let status: number | null = null;
   let error: string | null;
   try {
-    const target = new URL(url);
+    const target = new URL(request.url);
     const resolved = await Promise.race([resolveTarget(target.hostname, options.allowPrivate), timedOut]);
-    status = await post(target, resolved, headersFor(outgoing, secret, target.host), outgoing.body, controller.signal);
+    const headers = { ...request.headers, Host: target.host, 'Content-Length': String(Buffer.byteLength(request.body)) };
+    status = await send(request.method, target, resolved, headers, request.body, controller.signal);
     error = outcomeOf(status);
   } catch (caught) {
     error = failure(caught, controller.signal);

@@ -20,6 +20,8 @@ import {
   type DeliveryRow,
   type DeliveryState,
   type NextStep,
+  type Target,
+  webhookTarget,
 } from './repository.ts';
 import { sendOnce } from './send.ts';
 import { requireWebhookPlan } from './settings.ts';
@@ -30,10 +32,12 @@ export interface DeliveryPolicy {
   retryDelaysMs: readonly number[];
   timeoutMs: number;
   allowPrivate: boolean;
+  /** Where chat alerts' links to the dashboard point (PARLEY_PUBLIC_URL). */
+  publicUrl: string;
 }
 
 export function deliveryPolicy(config: Config): DeliveryPolicy {
-  return { retryDelaysMs: config.webhookRetryDelaysMs, timeoutMs: config.webhookTimeoutMs, allowPrivate: config.webhookAllowPrivate };
+  return { retryDelaysMs: config.webhookRetryDelaysMs, timeoutMs: config.webhookTimeoutMs, allowPrivate: config.webhookAllowPrivate, publicUrl: config.publicUrl };
 }
 
 /**
@@ -44,30 +48,27 @@ export function leaseMs(policy: DeliveryPolicy): number {
   return 2 * policy.timeoutMs + 5_000;
 }
 
-/** Where the site's webhook stands at the attempt: a URL removed since means nowhere to deliver. */
-export interface Target {
-  url: string | null;
-  secret: string | null;
-}
-
 /**
  * After a failed attempt, the next retry is due its delay after the END of that attempt; once the
  * schedule is used up (or for a one-shot test delivery) the delivery has failed.
  */
-function nextStep(delivery: DeliveryRow, attempt: AttemptRecord, policy: DeliveryPolicy): NextStep {
+function nextStep(delivery: DeliveryRow, attempt: AttemptRecord, target: AttemptTarget, policy: DeliveryPolicy): NextStep {
   if (attempt.error === null) return { state: 'succeeded', next_attempt_at: null };
   const next = retryAt(attempt, delivery.run_attempts, policy.retryDelaysMs);
-  if (delivery.is_test === 1 || next === null || attempt.error === 'webhook_disabled') return { state: 'failed', next_attempt_at: null };
+  if (delivery.is_test === 1 || next === null || attempt.error === target.missing) return { state: 'failed', next_attempt_at: null };
   return { state: 'pending', next_attempt_at: next };
 }
 
-/** Makes one attempt of a delivery this worker holds, and records it with the delivery's next step. */
-export async function attemptDelivery(db: Kysely<Database>, delivery: DeliveryRow, target: Target, policy: DeliveryPolicy): Promise<AttemptRecord> {
+type AttemptTarget = Pick<Target, 'request' | 'missing'>;
+
+/**
+ * Makes one attempt of a delivery this worker holds, and records it with the delivery's next step.
+ * A target gone since (a webhook URL removed, an alert deleted) fails it at once: nowhere to retry.
+ */
+export async function attemptDelivery(db: Kysely<Database>, delivery: DeliveryRow, target: AttemptTarget, policy: DeliveryPolicy): Promise<AttemptRecord> {
   const attempt =
-    target.url === null || target.secret === null
-      ? { at: nowIso(), status_code: null, duration_ms: 0, error: 'webhook_disabled' }
-      : await sendOnce(target.url, target.secret, { deliveryId: delivery.id, event: delivery.event, body: delivery.body }, policy);
-  await recordAttempt(db, delivery, attempt, nextStep(delivery, attempt, policy));
+    target.request === null ? { at: nowIso(), status_code: null, duration_ms: 0, error: target.missing } : await sendOnce(target.request(delivery), policy);
+  await recordAttempt(db, delivery, attempt, nextStep(delivery, attempt, target, policy));
   return attempt;
 }
 
@@ -84,8 +85,8 @@ export function deliveryView(row: DeliveryRow, attempts: AttemptRow[]) {
   };
 }
 
-async function viewOf(db: Kysely<Database>, siteId: string, id: string) {
-  const row = await findDelivery(db, siteId, id);
+async function viewOf(db: Kysely<Database>, siteId: string, alertId: string | null, id: string) {
+  const row = await findDelivery(db, siteId, alertId, id);
   if (!row) throw new AppError('not_found', `No delivery ${id}`);
   return deliveryView(row, (await attemptsOf(db, [id])).get(id) ?? []);
 }
@@ -98,11 +99,11 @@ export async function deliveryLog(db: Kysely<Database>, site: Site, filter: Deli
 /** Queues a finished delivery again: same id, same body, a fresh retry schedule. */
 export async function redeliver(db: Kysely<Database>, site: Site, id: string) {
   requireWebhookPlan(await accountPlan(db, site.accountId));
-  if (!(await findDelivery(db, site.id, id))) throw new AppError('not_found', `No delivery ${id}`);
+  if (!(await findDelivery(db, site.id, null, id))) throw new AppError('not_found', `No delivery ${id}`);
   if (!(await requeue(db, site.id, id, nowIso()))) {
     throw new AppError('conflict', `Delivery ${id} is still pending; it can be redelivered once it has succeeded or failed`);
   }
-  return viewOf(db, site.id, id);
+  return viewOf(db, site.id, null, id);
 }
 
 /** A plausible `data` for each event kind, so a receiver can be tried before real traffic. */
@@ -170,8 +171,14 @@ export async function sendTestDelivery(db: Kysely<Database>, site: Site, event: 
     next_attempt_at: now.toISOString(),
     lease_until: new Date(now.getTime() + leaseMs(policy)).toISOString(),
     created_at: now.toISOString(),
+    alert_id: null,
   };
+  return sendNow(db, row, webhookTarget(site.id, site.webhookUrl, site.webhookSecret), policy);
+}
+
+/** A test delivery, held by this request: written, tried once at once, and answered as the log shows it. */
+export async function sendNow(db: Kysely<Database>, row: DeliveryRow, target: AttemptTarget, policy: DeliveryPolicy) {
   await insertDelivery(db, row);
-  await attemptDelivery(db, row, { url: site.webhookUrl, secret: site.webhookSecret }, policy);
-  return viewOf(db, site.id, row.id);
+  await attemptDelivery(db, row, target, policy);
+  return viewOf(db, row.site_id, row.alert_id, row.id);
 }

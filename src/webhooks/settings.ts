@@ -22,9 +22,11 @@ export function requireWebhookPlan(plan: string): void {
   }
 }
 
-/** An absolute http(s) URL whose host is not, and does not resolve to, a non-public address. */
-async function cleanWebhookUrl(raw: string, allowPrivate: boolean): Promise<string> {
-  const path = 'body/webhook_url';
+/**
+ * An absolute http(s) URL whose host is not, and does not resolve to, a non-public address; a
+ * problem names the field at `path`. Chat alerts' targets (src/alerts) are checked by it too.
+ */
+export async function cleanTargetUrl(raw: string, allowPrivate: boolean, path: string): Promise<string> {
   let url: URL;
   try {
     url = new URL(raw.trim());
@@ -56,7 +58,7 @@ export interface WebhookColumns {
 export async function webhookColumns(site: Site, settings: WebhookSettings, allowPrivate: boolean): Promise<WebhookColumns> {
   const columns: WebhookColumns['columns'] = {};
   if (settings.webhook_url !== undefined) {
-    columns.webhook_url = settings.webhook_url === null ? null : await cleanWebhookUrl(settings.webhook_url, allowPrivate);
+    columns.webhook_url = settings.webhook_url === null ? null : await cleanTargetUrl(settings.webhook_url, allowPrivate, 'body/webhook_url');
   }
   if (settings.webhook_secret !== undefined) {
     columns.webhook_secret = settings.webhook_secret === null ? null : cleanWebhookSecret(settings.webhook_secret);

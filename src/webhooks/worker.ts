@@ -1,7 +1,8 @@
 import type { FastifyBaseLogger } from 'fastify';
 import type { Db } from '../db/connect.ts';
 import type { Tally } from '../metrics/tally.ts';
-import { claim, dueOfSite, dueSites, type AttemptRecord, type DeliveryRow, type DueSite } from './repository.ts';
+import { dueAlerts } from '../alerts/due.ts';
+import { claim, dueOf, dueSites, type AttemptRecord, type DeliveryRow, type Target } from './repository.ts';
 import { startPoller } from '../outbox/poller.ts';
 import { attemptDelivery, leaseMs, type DeliveryPolicy } from './service.ts';
 
@@ -70,7 +71,7 @@ export function startDeliveryWorker(db: Db, policy: DeliveryPolicy, log: Fastify
    * `batch` counts the attempts of one poll still under way; when half of them are done the worker
    * polls again. Counted per batch, so attempts still hanging from earlier polls never hold it back.
    */
-  function start(delivery: DeliveryRow, site: DueSite, batch: { size: number; left: number }): void {
+  function start(delivery: DeliveryRow, site: Target, batch: { size: number; left: number }): void {
     const host = hostOf(site.url);
     const load = hosts.get(host) ?? { inFlight: 0, started: [], lastTookMs: SLOW_MS };
     hosts.set(host, load);
@@ -97,9 +98,9 @@ export function startDeliveryWorker(db: Db, policy: DeliveryPolicy, log: Fastify
   }
 
   /** Shares the free slots among the due sites, oldest first, as far as each one's host has room. */
-  function allot(sites: DueSite[], free: number, now: number): { site: DueSite; count: number }[] {
+  function allot(sites: Target[], free: number, now: number): { site: Target; count: number }[] {
     const room = new Map<string, number>();
-    const shares: { site: DueSite; count: number }[] = [];
+    const shares: { site: Target; count: number }[] = [];
     for (const site of sites) {
       if (free === 0) break;
       const host = hostOf(site.url);
@@ -119,8 +120,9 @@ export function startDeliveryWorker(db: Db, policy: DeliveryPolicy, log: Fastify
     if (stopping || free <= 0) return;
     const now = new Date();
     const at = now.toISOString();
-    const shares = allot(await dueSites(db.kysely, at), free, now.getTime());
-    const picked = await Promise.all(shares.map(({ site, count }) => dueOfSite(db.kysely, site.siteId, at, count)));
+    const [alerts, sites] = await Promise.all([dueAlerts(db.kysely, at, policy.publicUrl), dueSites(db.kysely, at)]);
+    const shares = allot([...alerts, ...sites], free, now.getTime());
+    const picked = await Promise.all(shares.map(({ site, count }) => dueOf(db.kysely, site, at, count)));
     const siteOf = new Map(shares.flatMap(({ site }, i) => picked[i]!.map((id) => [id, site] as const)));
     const leaseUntil = new Date(now.getTime() + leaseMs(policy)).toISOString();
     const claimed = await claim(db, [...siteOf.keys()], at, leaseUntil);

@@ -57,6 +57,19 @@ async function removedUserComment(w: World): Promise<string> {
 /** A header-only file of Parley's format, imported as a dry run: a job that fails at once and writes nothing. */
 const IMPORT_FILE = { type: 'header', format: 'parley', version: 1, site: { id: 'site_elsewhere', name: 'Elsewhere' } };
 
+/** Where the matrix's alerts point: nothing listens there, so a test message is refused at once. */
+const ALERT_URL = 'http://127.0.0.1:9/alerts';
+
+/** A Slack alert of site A (through the database: no request spends a cell's limits). */
+async function newAlert(w: World): Promise<string> {
+  const id = newId('alr');
+  await w.parley.app.db.kysely
+    .insertInto('site_alerts')
+    .values({ id, site_id: A(w), kind: 'slack', url: ALERT_URL, token: null, chat_id: null, room: null, events: '["comment.held"]', flag_threshold: 1, created_at: new Date().toISOString() })
+    .execute();
+  return id;
+}
+
 /** A site runs one import at a time: each cell that starts one first waits for the one before to end. */
 async function noImportRunning(w: World): Promise<void> {
   // Each import runs in a process of its own, which takes a few seconds to start on a busy machine.
@@ -274,6 +287,18 @@ export const MATRIX: Array<[string, number[], Target]> = [
       const sent = await w.parley.request('POST', `/api/sites/${A(w)}/webhooks/test`, { token: w.adminKey, body: {} });
       return { path: `/api/sites/${A(w)}/webhooks/deliveries/${sent.body.id}/redeliver` };
     }],
+  ['GET /api/sites/:id/alerts', adminRow(200),
+    async (w) => ({ path: `/api/sites/${A(w)}/alerts` })],
+  ['POST /api/sites/:id/alerts', adminRow(201),
+    async (w) => ({ path: `/api/sites/${A(w)}/alerts`, body: { kind: 'slack', target: { url: ALERT_URL }, events: ['comment.held'] } })],
+  ['PATCH /api/sites/:id/alerts/:alertId', adminRow(200),
+    async (w) => ({ path: `/api/sites/${A(w)}/alerts/${await newAlert(w)}`, body: { flag_threshold: 2 } })],
+  ['DELETE /api/sites/:id/alerts/:alertId', adminRow(204),
+    async (w) => ({ path: `/api/sites/${A(w)}/alerts/${await newAlert(w)}` })],
+  ['POST /api/sites/:id/alerts/:alertId/test', adminRow(200),
+    async (w) => ({ path: `/api/sites/${A(w)}/alerts/${await newAlert(w)}/test` })],
+  ['GET /api/sites/:id/alerts/:alertId/deliveries', adminRow(200),
+    async (w) => ({ path: `/api/sites/${A(w)}/alerts/${await newAlert(w)}/deliveries` })],
   ['POST /api/auth/login', signInRow(200),
     async (w) => ({ path: '/api/auth/login', body: { email: w.ownerStaffEmail, password: STAFF_PASSWORD } })],
   ['GET /api/auth/me', staffRow(200), async () => ({ path: '/api/auth/me' })],

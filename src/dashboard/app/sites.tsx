@@ -1,3 +1,4 @@
+import { AlertsPanel } from './alerts.tsx';
 import { useState } from 'preact/hooks';
 import { api, errorText, must, type Answer } from '../client/api.ts';
 import { href, navigate } from './router.ts';
@@ -193,6 +194,7 @@ export function SiteSettingsView(props: { siteId: string }) {
             <p class="note">{t('sites.spam.about')}</p>
             <SpamPanel site={site} onSaved={(saved) => update(() => saved)} />
           </div>
+          <AlertsPanel site={site} />
           <div class="panel">
             <h2>{t('sites.embed.title')}</h2>
             <p>{t('sites.embed.about')}</p>

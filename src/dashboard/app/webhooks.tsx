@@ -6,7 +6,7 @@ import { SitePicker } from './site-picker.tsx';
 import { CopyButton, Dialog, Empty, ErrorNote, Form, Loaded, notify, useLoad, when } from './ui.tsx';
 import { eventsToSave, WEBHOOK_EVENTS, type WebhookEvent } from './webhook-events.ts';
 
-type Delivery = Answer<'/api/sites/{id}/webhooks/deliveries'>['deliveries'][number];
+export type Delivery = Answer<'/api/sites/{id}/webhooks/deliveries'>['deliveries'][number];
 
 /** A secret Parley generated, shown this once. */
 function RevealedSecret(props: { secret: string; onDone: () => void }) {
@@ -110,9 +110,37 @@ function prettyBody(body: string): string {
   }
 }
 
-function DeliveryRow(props: { siteId: string; delivery: Delivery; onChanged: () => void }) {
+/** A delivery's attempts, each with its answer, and the body as sent (chat alerts' log shows them too). */
+export function DeliveryAttempts(props: { delivery: Delivery }) {
   const { delivery } = props;
   const last = delivery.attempts[delivery.attempts.length - 1];
+  return delivery.attempts.length === 0 ? (
+      <span class="note">{t('webhooks.notTried')}</span>
+    ) : (
+      <details>
+        <summary>
+          {last.status_code === null
+            ? t('webhooks.attemptsUnanswered', { count: delivery.attempts.length, ms: last.duration_ms })
+            : t('webhooks.attempts', { count: delivery.attempts.length, status: String(last.status_code), ms: last.duration_ms })}
+        </summary>
+        <ol class="attempts">
+          {delivery.attempts.map((attempt) => (
+            <li key={attempt.number}>
+              {attempt.status_code === null
+                ? t('webhooks.attemptUnanswered', { when: when(attempt.at), ms: attempt.duration_ms })
+                : t('webhooks.attempt', { when: when(attempt.at), status: String(attempt.status_code), ms: attempt.duration_ms })}
+              {attempt.error && <span class="problem-text"> {t('webhooks.attemptError', { error: attempt.error })}</span>}
+            </li>
+          ))}
+        </ol>
+        <p class="note">{t('webhooks.body')}</p>
+        <pre class="delivery-body" tabIndex={0} aria-label={t('webhooks.bodyOf', { delivery: delivery.id })}>{prettyBody(delivery.body)}</pre>
+      </details>
+  );
+}
+
+function DeliveryRow(props: { siteId: string; delivery: Delivery; onChanged: () => void }) {
+  const { delivery } = props;
   const redeliver = async () => {
     try {
       await must(api.POST('/api/sites/{id}/webhooks/deliveries/{deliveryId}/redeliver', { params: { path: { id: props.siteId, deliveryId: delivery.id } } }));
@@ -135,29 +163,7 @@ function DeliveryRow(props: { siteId: string; delivery: Delivery; onChanged: () 
       </td>
       <td>{when(delivery.created_at)}</td>
       <td>
-        {delivery.attempts.length === 0 ? (
-          <span class="note">{t('webhooks.notTried')}</span>
-        ) : (
-          <details>
-            <summary>
-              {last.status_code === null
-                ? t('webhooks.attemptsUnanswered', { count: delivery.attempts.length, ms: last.duration_ms })
-                : t('webhooks.attempts', { count: delivery.attempts.length, status: String(last.status_code), ms: last.duration_ms })}
-            </summary>
-            <ol class="attempts">
-              {delivery.attempts.map((attempt) => (
-                <li key={attempt.number}>
-                  {attempt.status_code === null
-                    ? t('webhooks.attemptUnanswered', { when: when(attempt.at), ms: attempt.duration_ms })
-                    : t('webhooks.attempt', { when: when(attempt.at), status: String(attempt.status_code), ms: attempt.duration_ms })}
-                  {attempt.error && <span class="problem-text"> {t('webhooks.attemptError', { error: attempt.error })}</span>}
-                </li>
-              ))}
-            </ol>
-            <p class="note">{t('webhooks.body')}</p>
-            <pre class="delivery-body" tabIndex={0} aria-label={t('webhooks.bodyOf', { delivery: delivery.id })}>{prettyBody(delivery.body)}</pre>
-          </details>
-        )}
+        <DeliveryAttempts delivery={delivery} />
       </td>
       <td>
         {delivery.state !== 'pending' && (
