@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { pageUrl, parleysPerTest, type TestParley } from '../../test/helper.ts';
 import { headerOf, linkIn, mailingParleysPerTest, pathOf } from '../../test/mailbox.ts';
-import { notify } from '../../test/notification-rows.ts';
+import { notify } from '../../test/notifications.ts';
 import { sleep } from '../../test/receiver.ts';
 import { addStaff, signInStaff } from '../../test/staff.ts';
 import { mailWords } from './words.ts';

@@ -1,26 +1,12 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
-import type { Kysely } from 'kysely';
 import { Type } from 'typebox';
 import type { Db } from '../db/connect.ts';
-import type { Database } from '../db/schema.ts';
 import { Credential, errors, IdParams } from '../http/schemas.ts';
-import type { Reader } from './repository.ts';
 import { Follow, FollowBody, FollowList, FollowsQuery, NotificationList, NotificationsQuery, ReadAnswer, ReadBody } from './schemas.ts';
 import { follow, follows, notifications, readNotifications, stopFollowing } from './service.ts';
+import { unreadCount } from './unread.ts';
 
 const NOTIFICATIONS = { tags: ['notifications'], security: Credential };
-
-/** The reader's unread notifications on their site (the partial index on unread rows serves it). */
-async function unreadCountOfRoutes(db: Kysely<Database>, reader: Reader): Promise<number> {
-  const row = await db
-    .selectFrom('notifications')
-    .select((eb) => eb.fn.countAll<number | string>().as('unread'))
-    .where('user_id', '=', reader.userId)
-    .where('site_id', '=', reader.siteId)
-    .where('read_at', 'is', null)
-    .executeTakeFirstOrThrow();
-  return Number(row.unread);
-}
 
 /**
  * A signed-in reader's follows and notifications, on the site of their session: no credential 401,
@@ -64,7 +50,7 @@ export const notificationRoutes: FastifyPluginAsyncTypebox<{ db: Db }> = async (
     },
     handler: async (request) => {
       const { reader, ...page } = await notifications(db, request.caller, request.query);
-      return { ...page, unread: await unreadCountOfRoutes(db.kysely, reader) };
+      return { ...page, unread: await unreadCount(db.kysely, reader) };
     },
   });
 
@@ -78,7 +64,7 @@ export const notificationRoutes: FastifyPluginAsyncTypebox<{ db: Db }> = async (
     },
     handler: async (request) => {
       const reader = await readNotifications(db, request.caller, request.body);
-      return { unread: await unreadCountOfRoutes(db.kysely, reader) };
+      return { unread: await unreadCount(db.kysely, reader) };
     },
   });
 };

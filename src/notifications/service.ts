@@ -7,7 +7,8 @@ import { AppError, invalid } from '../errors.ts';
 import { decodeCursor } from '../http/cursor.ts';
 import { sourceText } from '../mail/compose-parts.ts';
 import { siteOrNotFound } from '../sites/repository.ts';
-import { followThread, listFollows, listNotifications, markRead, PAGE_ORDERS, unfollow, type FollowRow, type Reader } from './repository.ts';
+import { followThread, listFollows, listNotifications, markRead, PAGE_ORDERS, unfollow, type FollowRow } from './repository.ts';
+import type { SiteReader } from './unread.ts';
 
 /** Characters of a comment a notification shows. */
 const EXCERPT_CHARACTERS = 140;
@@ -16,7 +17,7 @@ const EXCERPT_CHARACTERS = 140;
  * The reader a request is from, on the site it names: follows and notifications are a reader's own,
  * so a session only (an API key: 403); another site's session learns nothing of this site (404).
  */
-export function readerOn(caller: Caller, siteId: string): Reader {
+export function readerOn(caller: Caller, siteId: string): SiteReader {
   requireCredential(caller);
   if (caller.kind !== 'session') throw new AppError('forbidden', "Follows and notifications are a reader's: they need the reader's session, not an API key");
   if (caller.siteId !== siteId) throw new AppError('not_found', `No site ${siteId}`);
@@ -96,7 +97,7 @@ export async function notifications(db: Db, caller: Caller, query: { site_id: st
 }
 
 /** Marks the reader's notifications read: the ids given (others' are passed over), or all. */
-export async function readNotifications(db: Db, caller: Caller, body: { site_id: string; ids?: string[]; all?: true }): Promise<Reader> {
+export async function readNotifications(db: Db, caller: Caller, body: { site_id: string; ids?: string[]; all?: true }): Promise<SiteReader> {
   const reader = readerOn(caller, body.site_id);
   if ((body.ids === undefined) === (body.all === undefined)) throw invalid('body', 'must have either ids or all');
   await markRead(db.kysely, reader, body.ids ?? null);
