@@ -250,6 +250,9 @@ export async function seed(options: SeedOptions): Promise<Seeded> {
       }
     }
     await db.kysely.updateTable('sites').set({ spam_settings: '{}' }).where('id', '=', site.site_id).execute();
+    // As an import leaves it: nobody follows the seeded threads, so their comments' fan-out jobs have
+    // nothing to do, and a backlog of them would sit before every case's own.
+    await db.kysely.deleteFrom('notification_jobs').execute();
     // As a running server leaves it: its indexer has indexed every comment for search.
     if (db.dialect === 'sqlite') await catchUpSearchIndex(db.kysely);
     return {
