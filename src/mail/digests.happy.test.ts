@@ -97,7 +97,8 @@ describe('notification mails and digests', () => {
 
     const mine = await post(bob, 'Which green tea?');
     const reply = await post(alice, 'Sencha, @Bob.', mine.id);
-    await told('reply', reply.id);
+    // The fan-out worker tells Bob of Alice's reply, as it would any reader.
+    await expect.poll(() => db.selectFrom('notifications').select('id').where('user_id', '=', bobId).where('comment_id', '=', reply.id).execute()).toHaveLength(1);
     await told('moderation', mine.id, { action: 'held', reason: null });
     const read = await told('mention', (await post(alice, 'Already seen')).id);
     await db.updateTable('notifications').set({ read_at: new Date().toISOString() }).where('id', '=', read.id).execute();
