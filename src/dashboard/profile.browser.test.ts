@@ -40,10 +40,46 @@ describe.skipIf(!CHROMIUM)('the profile', () => {
     await page.getByRole('button', { name: 'Save the mail choice' }).click();
     await page.getByText('Your mail choice is saved').waitFor();
     const session = await signInStaff(mailing, moderator.email);
-    expect((await mailing.request('GET', '/api/auth/me/mail', { headers: session.headers })).body).toEqual({ moderation_mail: 'all', mail_enabled: true });
+    expect((await mailing.request('GET', '/api/auth/me/mail', { headers: session.headers })).body).toEqual({ moderation_mail: 'all', mail_enabled: true, frequency: 'instant', time_zone: null });
     await page.reload();
     expect(await page.getByLabel('A mail when a comment waits for approval or is flagged').isChecked()).toBe(true);
     expect(await seriousViolations(page)).toEqual([]);
+    await context.close();
+  });
+
+  it("lets a moderator take one daily digest instead, at 08:00 of the browser's time zone unless they choose another, kept after a reload", async () => {
+    const site = await mailing.newSite({ moderation: 'guests' });
+    const moderator = await addStaff(mailing, site.account_id, 'moderator');
+    const { context, page } = await signedInDashboard(browser, mailing, moderator.email, '/dashboard/profile');
+    await (await context.newCDPSession(page)).send('Emulation.setTimezoneOverride', { timezoneId: 'Asia/Tokyo' });
+    await page.getByRole('heading', { name: 'Your profile' }).waitFor();
+    expect(await page.getByLabel('As comments wait (at most one mail every ten minutes per site)').isChecked()).toBe(true);
+    const zone = page.getByLabel('Time zone of the digest');
+    expect(await zone.count()).toBe(0);
+
+    await page.getByLabel('One digest a day at 08:00, with the counts of every site').check();
+    expect(await zone.inputValue()).toBe('Asia/Tokyo');
+    await page.getByRole('button', { name: 'Save the mail choice' }).click();
+    await page.getByText('Your mail choice is saved').waitFor();
+    const session = await signInStaff(mailing, moderator.email);
+    const saved = () => mailing.request('GET', '/api/auth/me/mail', { headers: session.headers });
+    expect((await saved()).body).toMatchObject({ frequency: 'daily', time_zone: 'Asia/Tokyo' });
+
+    await zone.selectOption('America/Chicago');
+    await page.getByRole('button', { name: 'Save the mail choice' }).click();
+    await expect.poll(async () => (await saved()).body).toMatchObject({ frequency: 'daily', time_zone: 'America/Chicago' });
+    await page.reload();
+    await zone.waitFor();
+    expect(await page.getByLabel('One digest a day at 08:00, with the counts of every site').isChecked()).toBe(true);
+    expect(await zone.inputValue()).toBe('America/Chicago');
+    await page.getByText('The digest comes at 08:00 in this time zone.').waitFor();
+    await shootEverywhere(page, 'd-profile-digest', async (label) => expect(await seriousViolations(page), label).toEqual([]));
+
+    // Back to instant mails: the zone stays saved for a later digest.
+    await page.getByLabel('As comments wait (at most one mail every ten minutes per site)').check();
+    expect(await zone.count()).toBe(0);
+    await page.getByRole('button', { name: 'Save the mail choice' }).click();
+    await expect.poll(async () => (await saved()).body).toMatchObject({ frequency: 'instant', time_zone: 'America/Chicago' });
     await context.close();
   });
 

@@ -72,9 +72,15 @@ export async function composeFollowed(db: Kysely<Database>, mail: MailConfig, ro
   return { senderName: sender.name, subject: say('notice.followedSubject', { count: comments.length, page }), ...render(parts, voice), unsubscribe: unfollow ?? stop };
 }
 
+/** How to contest a decision: from the comment's page, and through the site's contact (an https page or a mailto: link) when it gave one. */
+async function contestParts(db: Kysely<Database>, siteId: string | null, { say }: Voice): Promise<Part[]> {
+  const site = siteId === null ? undefined : await db.selectFrom('sites').select('contact').where('id', '=', siteId).executeTakeFirst();
+  return site?.contact ? [{ p: say('notice.contestWithContact') }, { link: say('notice.contact'), href: site.contact }] : [{ p: say('notice.contest') }];
+}
+
 /**
  * A moderator's decision on a reader's comment, told to its author: what was decided, their comment,
- * the reason the moderator gave, and, for a decision that hides it, that they may contest it.
+ * the reason the moderator gave, and, for a decision that hides it, how they may contest it.
  */
 export async function composeNotice(db: Kysely<Database>, mail: MailConfig, rows: MailRow[], sender: Sender): Promise<Composed | null> {
   const data = JSON.parse(rows[0].data) as NotificationMailData;
@@ -94,7 +100,7 @@ export async function composeNotice(db: Kysely<Database>, mail: MailConfig, rows
   const page = shownName(notice.title ?? '', notice.url_key);
   const parts: Part[] = [{ p: say(DECISION_INTRO[decision.action]) }, { p: say('notice.yourComment') }, { quote: excerpt(sourceText(notice.content, notice.mentions)) }];
   if (decision.reason) parts.push({ p: say('notice.reason', { reason: decision.reason }) });
-  if (CONTESTABLE.has(decision.action)) parts.push({ p: say('notice.contest') });
+  if (CONTESTABLE.has(decision.action)) parts.push(...(await contestParts(db, rows[0].site_id, voice)));
   const stop = link('notifications', data.user_id);
   parts.push(
     { link: say('notice.open'), href: commentLink(notice.url_key, notice.id) },

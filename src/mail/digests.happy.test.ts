@@ -57,6 +57,7 @@ describe('notification mails and digests', () => {
     expect(notice.text).toContain(S('notice.removedIntro'));
     expect(notice.text).toContain(S('notice.reason', { reason: 'Advertising' }));
     expect(notice.text).toContain(S('notice.contest'));
+    expect(notice.text).not.toContain(S('notice.contact'));
 
     // The followed mail's one-click unsubscribe stops following the page: the next comment tells by mail no more.
     const oneClick = String(headerOf(followed, 'List-Unsubscribe')).replace(/^<|>$/g, '');
@@ -66,6 +67,20 @@ describe('notification mails and digests', () => {
     await told('followed_thread', (await post(alice, 'Second steep.')).id);
     await sleep(SETTLE_MS);
     expect(box.mails).toHaveLength(2);
+  }, 30_000);
+
+  it("tells how to contest a decision through the site's contact when the site gave one", async () => {
+    const { parley, box } = await mailingParley();
+    const { site, bob, url, post, told } = await readers(parley);
+    const contact = await parley.request('PATCH', `/api/sites/${site.site_id}`, { token: site.api_key, body: { contact: 'help@example.com' } });
+    expect(contact.status, JSON.stringify(contact.body)).toBe(200);
+    await told('moderation', (await post(bob, 'Buy cheap tea at spam.example')).id, { action: 'spam', reason: null });
+    const [notice] = await box.waitFor(1);
+    expect(notice.subject).toBe(S('notice.spamSubject', { page: url }));
+    expect(notice.text).toContain(S('notice.contestWithContact'));
+    expect(notice.text).not.toContain(S('notice.contest'));
+    expect(linkIn(notice, S('notice.contact'))).toBe('mailto:help@example.com');
+    expect(notice.html).toContain(`<a href="mailto:help@example.com">${S('notice.contact')}</a>`);
   }, 30_000);
 
   it('sends a daily reader no mail per event, then one digest of everything unread at their hour, once', async () => {
@@ -82,7 +97,8 @@ describe('notification mails and digests', () => {
 
     const mine = await post(bob, 'Which green tea?');
     const reply = await post(alice, 'Sencha, @Bob.', mine.id);
-    await told('reply', reply.id);
+    // The fan-out worker tells Bob of Alice's reply, as it would any reader.
+    await expect.poll(() => db.selectFrom('notifications').select('id').where('user_id', '=', bobId).where('comment_id', '=', reply.id).execute()).toHaveLength(1);
     await told('moderation', mine.id, { action: 'held', reason: null });
     const read = await told('mention', (await post(alice, 'Already seen')).id);
     await db.updateTable('notifications').set({ read_at: new Date().toISOString() }).where('id', '=', read.id).execute();

@@ -15,18 +15,57 @@ const MAIL_CHOICES: Record<MailChoice, MessageKey> = {
 type Mail = Answer<'/api/auth/me/mail'>;
 type Language = Answer<'/api/auth/me'>['language'];
 
+type Frequency = Mail['frequency'];
+const FREQUENCIES: Record<Frequency, MessageKey> = {
+  instant: 'profile.digest.instant',
+  daily: 'profile.digest.daily',
+};
+
+/** The browser's own zone first among the runtime's, so that a daily digest comes at its wearer's 08:00 by default. */
+function timeZones(own: string): string[] {
+  return [own, ...Intl.supportedValuesOf('timeZone').filter((zone) => zone !== own)];
+}
+
 function MailChoices(props: { mail: Mail }) {
   const off = !props.mail.mail_enabled;
+  const [frequency, setFrequency] = useState(props.mail.frequency);
+  const zone = props.mail.time_zone ?? Intl.DateTimeFormat().resolvedOptions().timeZone;
   return (
-    <fieldset disabled={off} aria-describedby={off ? 'mail-off' : undefined}>
-      <legend>{t('profile.mail.legend')}</legend>
-      {(Object.keys(MAIL_CHOICES) as MailChoice[]).map((choice) => (
-        <label key={choice} class="check">
-          <input type="radio" name="moderation_mail" value={choice} defaultChecked={choice === props.mail.moderation_mail} />
-          {t(MAIL_CHOICES[choice])}
-        </label>
-      ))}
-    </fieldset>
+    <>
+      <fieldset disabled={off} aria-describedby={off ? 'mail-off' : undefined}>
+        <legend>{t('profile.mail.legend')}</legend>
+        {(Object.keys(MAIL_CHOICES) as MailChoice[]).map((choice) => (
+          <label key={choice} class="check">
+            <input type="radio" name="moderation_mail" value={choice} defaultChecked={choice === props.mail.moderation_mail} />
+            {t(MAIL_CHOICES[choice])}
+          </label>
+        ))}
+      </fieldset>
+      <fieldset disabled={off} aria-describedby={off ? 'mail-off' : undefined}>
+        <legend>{t('profile.digest.legend')}</legend>
+        {(Object.keys(FREQUENCIES) as Frequency[]).map((choice) => (
+          <label key={choice} class="check">
+            <input type="radio" name="frequency" value={choice} checked={choice === frequency} onChange={() => setFrequency(choice)} />
+            {t(FREQUENCIES[choice])}
+          </label>
+        ))}
+        {frequency === 'daily' && (
+          <>
+            <label>
+              {t('profile.digest.timeZone')}
+              <select name="time_zone" aria-describedby="time-zone-help">
+                {timeZones(zone).map((name) => (
+                  <option key={name} value={name} selected={name === zone}>
+                    {name}
+                  </option>
+                ))}
+              </select>
+            </label>
+            <p class="note" id="time-zone-help">{t('profile.digest.timeZoneHelp')}</p>
+          </>
+        )}
+      </fieldset>
+    </>
   );
 }
 
@@ -61,14 +100,17 @@ function UnconfirmedAddress(props: { mailEnabled: boolean }) {
   );
 }
 
-/** Which moderation mails the signed-in staff member gets (GET/PUT /api/auth/me/mail). */
+/** Which moderation mails the signed-in staff member gets, and how often (GET/PUT /api/auth/me/mail). */
 function ModerationMail(props: { mail: Mail; update: (change: (mail: Mail) => Mail) => void }) {
   const mail = props.mail;
   return mail.mail_enabled ? (
     <Form
       submit={t('profile.mail.save')}
       onSubmit={async (data) => {
-        const saved = await must(api.PUT('/api/auth/me/mail', { body: { moderation_mail: text(data, 'moderation_mail') as MailChoice } }));
+        const frequency = text(data, 'frequency') as Frequency;
+        // The zone is only asked for a daily digest; an instant choice leaves the saved one as it was.
+        const zone = frequency === 'daily' ? { time_zone: text(data, 'time_zone') } : {};
+        const saved = await must(api.PUT('/api/auth/me/mail', { body: { moderation_mail: text(data, 'moderation_mail') as MailChoice, frequency, ...zone } }));
         props.update(() => saved);
         notify(t('profile.mail.saved'));
       }}
