@@ -19,8 +19,9 @@ const GUIDES = ['README.md', ...readdirSync('docs').filter((name) => name.endsWi
 
 /** What a guide's server needs beyond the defaults, as the guide tells its reader to start it. */
 const SERVER_ENV: Record<string, Record<string, string>> = {
-  // The guide's receiver runs on this machine, which Parley refuses to deliver to by default.
+  // These guides' receivers run on this machine, which Parley refuses to deliver to by default.
   'docs/webhooks.md': { PARLEY_WEBHOOK_ALLOW_PRIVATE: 'true' },
+  'docs/alerts.md': { PARLEY_WEBHOOK_ALLOW_PRIVATE: 'true' },
   // The guide reads the mails in the server's log, which shows them at info level (the default).
   'docs/mail.md': { PARLEY_SMTP_URL: 'log:', PARLEY_MAIL_FROM: 'parley@localhost', LOG_LEVEL: 'info' },
   // These guides read readers' sign-in codes in the server's log, as docs/mail.md reads its mails.

@@ -1,7 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { seriousViolations } from '../../test/browser.ts';
+import { startChatReceiver } from '../../test/chat-receivers.ts';
 import { chromiumForTests } from '../../test/chromium.ts';
-import { dashboardBed, signedInDashboard } from '../../test/dashboard.ts';
+import { dashboardBed, shootEverywhere, signedInDashboard } from '../../test/dashboard.ts';
 import { pageUrl } from '../../test/helper.ts';
 import { addStaff, signInStaff } from '../../test/staff.ts';
 
@@ -136,6 +137,44 @@ describe.skipIf(!CHROMIUM)('running sites from the dashboard', () => {
     expect(rotated).not.toBe(secret);
     await context.close();
   });
+
+  it('adds a Slack alert, sends a test that shows in its messages, and removes it', async () => {
+    const { site, owner } = await ownerOfNewAccount();
+    const slack = await startChatReceiver('slack');
+    try {
+      const { context, page } = await signedInDashboard(bed.browser, bed.parley, owner.email, `/dashboard/sites/${site.site_id}`);
+      const panel = page.locator('.panel', { has: page.getByRole('heading', { name: 'Chat alerts' }) });
+      await panel.getByText('No chat alerts yet.').waitFor();
+      await panel.getByLabel('Service').selectOption('slack');
+      await panel.getByLabel('Incoming webhook URL').fill(slack.targetUrl);
+      await panel.getByLabel('a comment is flagged').check();
+      await panel.getByRole('button', { name: 'Add an alert' }).click();
+      await page.getByText('Alert added').waitFor();
+      expect(await panel.getByLabel('Incoming webhook URL').inputValue()).toBe('');
+      const host = new URL(slack.targetUrl).host;
+      const item = panel.locator('.alert-item', { has: page.getByRole('heading', { name: `Slack ${host}` }) });
+      await item.getByText('Nothing sent yet.').waitFor();
+      const saved = (await bed.parley.request('GET', `/api/sites/${site.site_id}/alerts`, { token: site.api_key })).body.alerts;
+      expect(saved).toMatchObject([{ kind: 'slack', target: { url: slack.targetUrl }, events: ['comment.held', 'comment.flagged'], flag_threshold: 1 }]);
+
+      await item.getByRole('button', { name: `Send a test message to Slack ${host}` }).click();
+      await page.getByText(/^The chat answered 200 in/).waitFor();
+      await item.getByText('succeeded').waitFor();
+      expect(slack.received).toHaveLength(1);
+      expect(slack.problems[0]).toEqual([]);
+      expect(slack.received[0].body.text).toContain('Tide blog');
+      await shootEverywhere(page, 'd-alerts', async (label) => expect(await seriousViolations(page), label).toEqual([]));
+
+      await item.getByRole('button', { name: `Remove the alert to Slack ${host}` }).click();
+      await page.getByRole('dialog', { name: 'Remove this alert?' }).getByRole('button', { name: 'Remove' }).click();
+      await page.getByText('Alert removed').waitFor();
+      await panel.getByText('No chat alerts yet.').waitFor();
+      expect((await bed.parley.request('GET', `/api/sites/${site.site_id}/alerts`, { token: site.api_key })).body.alerts).toEqual([]);
+      await context.close();
+    } finally {
+      await slack.close();
+    }
+  }, 120_000);
 
   it('says webhooks are off, in words, when the plan does not include them', async () => {
     const site = await bed.parley.newSite({ plan: 'free' });

@@ -173,6 +173,8 @@ function AlertItem(props: { siteId: string; alert: Alert; onRemoved: () => void 
 /** A site's chat alerts in its settings: each with a test and its messages, and a form to add one. */
 export function AlertsPanel(props: { site: Site }) {
   const [load, reload] = useLoad(() => must(api.GET('/api/sites/{id}/alerts', { params: { path: { id: props.site.id } } })), [props.site.id]);
+  // A new form after each alert added, so that its address and token are not left filled in.
+  const [added, setAdded] = useState(0);
   return (
     <div class="panel" aria-labelledby="alerts-title">
       <h2 id="alerts-title">{t('alerts.title')}</h2>
@@ -191,7 +193,14 @@ export function AlertsPanel(props: { site: Site }) {
         }
       </Loaded>
       <h3>{t('alerts.add')}</h3>
-      <AddAlert siteId={props.site.id} onAdded={reload} />
+      <AddAlert
+        key={added}
+        siteId={props.site.id}
+        onAdded={() => {
+          setAdded((n) => n + 1);
+          reload();
+        }}
+      />
     </div>
   );
 }

@@ -115,27 +115,27 @@ export function DeliveryAttempts(props: { delivery: Delivery }) {
   const { delivery } = props;
   const last = delivery.attempts[delivery.attempts.length - 1];
   return delivery.attempts.length === 0 ? (
-      <span class="note">{t('webhooks.notTried')}</span>
-    ) : (
-      <details>
-        <summary>
-          {last.status_code === null
-            ? t('webhooks.attemptsUnanswered', { count: delivery.attempts.length, ms: last.duration_ms })
-            : t('webhooks.attempts', { count: delivery.attempts.length, status: String(last.status_code), ms: last.duration_ms })}
-        </summary>
-        <ol class="attempts">
-          {delivery.attempts.map((attempt) => (
-            <li key={attempt.number}>
-              {attempt.status_code === null
-                ? t('webhooks.attemptUnanswered', { when: when(attempt.at), ms: attempt.duration_ms })
-                : t('webhooks.attempt', { when: when(attempt.at), status: String(attempt.status_code), ms: attempt.duration_ms })}
-              {attempt.error && <span class="problem-text"> {t('webhooks.attemptError', { error: attempt.error })}</span>}
-            </li>
-          ))}
-        </ol>
-        <p class="note">{t('webhooks.body')}</p>
-        <pre class="delivery-body" tabIndex={0} aria-label={t('webhooks.bodyOf', { delivery: delivery.id })}>{prettyBody(delivery.body)}</pre>
-      </details>
+    <span class="note">{t('webhooks.notTried')}</span>
+  ) : (
+    <details>
+      <summary>
+        {last.status_code === null
+          ? t('webhooks.attemptsUnanswered', { count: delivery.attempts.length, ms: last.duration_ms })
+          : t('webhooks.attempts', { count: delivery.attempts.length, status: String(last.status_code), ms: last.duration_ms })}
+      </summary>
+      <ol class="attempts">
+        {delivery.attempts.map((attempt) => (
+          <li key={attempt.number}>
+            {attempt.status_code === null
+              ? t('webhooks.attemptUnanswered', { when: when(attempt.at), ms: attempt.duration_ms })
+              : t('webhooks.attempt', { when: when(attempt.at), status: String(attempt.status_code), ms: attempt.duration_ms })}
+            {attempt.error && <span class="problem-text"> {t('webhooks.attemptError', { error: attempt.error })}</span>}
+          </li>
+        ))}
+      </ol>
+      <p class="note">{t('webhooks.body')}</p>
+      <pre class="delivery-body" tabIndex={0} aria-label={t('webhooks.bodyOf', { delivery: delivery.id })}>{prettyBody(delivery.body)}</pre>
+    </details>
   );
 }
 
