@@ -13,12 +13,13 @@ afterAll(() => parley.close());
 const newSite = async (name: string) => (await parley.request('POST', '/api/sites', { token: account.api_key, body: { name } })).body.id as string;
 const remove = (siteId: string, confirm: unknown, token = account.api_key) => parley.request('DELETE', `/api/sites/${siteId}`, { token, body: { confirm } });
 
-/** A site with a thread, replies, votes, reactions, flags, a ban, a note, moderation and a webhook delivery. */
+/** A site with a thread, replies, votes, reactions, flags, a ban, a note, moderation, a webhook delivery, a follow and notifications. */
 async function populated(name: string) {
   const siteId = await newSite(name);
   const user = (await parley.request('POST', '/v1/sessions', { token: account.api_key, body: { site_id: siteId, user: { id: 'u', name: 'U' } } })).body;
   const thread = pageUrl();
   const root = (await parley.request('POST', '/v1/comments', { token: user.token, body: { site_id: siteId, thread_url: thread, content: 'root' } })).body.id;
+  await parley.request('POST', '/v1/follows', { token: user.token, body: { site_id: siteId, thread_url: thread } });
   const reply = (await parley.request('POST', '/v1/comments', { token: account.api_key, body: { site_id: siteId, thread_url: thread, content: 'reply', parent_id: root } })).body.id;
   await parley.request('POST', `/v1/comments/${root}/vote`, { token: account.api_key, body: { vote_type: 'up' } });
   await parley.request('POST', `/v1/comments/${root}/react`, { token: account.api_key, body: { reaction_type: 'funny' } });
@@ -51,7 +52,7 @@ describe('deleting a site', () => {
     const { kysely, spamSignals } = parley.app.db;
     // Nor are the spam checks' signals of its comments written afterwards.
     await spamSignals.flush();
-    for (const table of ['comments', 'threads', 'site_users', 'sessions', 'bans', 'moderation_log', 'commenter_notes', 'author_counts', 'site_daily_counts', 'thread_queue_counts', 'webhook_deliveries', 'events', 'spam_signals'] as const) {
+    for (const table of ['comments', 'threads', 'site_users', 'sessions', 'bans', 'moderation_log', 'commenter_notes', 'author_counts', 'site_daily_counts', 'thread_queue_counts', 'webhook_deliveries', 'events', 'spam_signals', 'follows', 'notifications', 'notification_jobs', 'decision_contests', 'site_alerts'] as const) {
       expect(await kysely.selectFrom(table).select('site_id').where('site_id', '=', gone.siteId).execute(), table).toEqual([]);
     }
     expect((await parley.request('GET', `/v1/comments/${kept.root}`)).status).toBe(200);

@@ -175,7 +175,8 @@ export async function deleteSite(db: Db, site: Site, confirm: string, actor: Act
       await trx.deleteFrom(table).where('site_id', '=', site.id).execute();
     }
     // The spam signals hold guests' addresses (their author keys and ranges); every index of theirs starts with the site.
-    for (const table of ['decision_contests', 'moderation_log', 'bans', 'commenter_notes', 'author_counts', 'site_daily_counts', 'thread_queue_counts', 'webhook_deliveries', 'events', 'queue_events', 'spam_signals', 'classifier_examples', 'classifier_counts', 'classifier_models'] as const) {
+    // Readers' follows and notifications are theirs; a chat alert's messages go before the alert.
+    for (const table of ['decision_contests', 'notifications', 'notification_jobs', 'follows', 'moderation_log', 'bans', 'commenter_notes', 'author_counts', 'site_daily_counts', 'thread_queue_counts', 'webhook_deliveries', 'site_alerts', 'events', 'queue_events', 'spam_signals', 'classifier_examples', 'classifier_counts', 'classifier_models'] as const) {
       await trx.deleteFrom(table).where('site_id', '=', site.id).execute();
     }
     const deleted = await trx.deleteFrom('comments').where('site_id', '=', site.id).executeTakeFirst();
