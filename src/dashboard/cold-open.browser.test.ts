@@ -57,7 +57,7 @@ describe.skipIf(!CHROMIUM)('the dashboard opened cold', () => {
       await page.getByRole('heading', { name: "This page is for the account's admins" }).waitFor();
       expect(await page.locator('main form').count(), path).toBe(0);
     }
-    expect(await page.getByRole('navigation', { name: 'Dashboard' }).getByRole('link').allTextContents()).toEqual(['Queue', 'Overview', 'Moderation log']);
+    expect(await page.getByRole('navigation', { name: 'Dashboard' }).getByRole('link').allTextContents()).toEqual(['Queue', 'Contested decisions', 'Overview', 'Moderation log']);
     await shootEverywhere(page, 'd-admins-only', async (label) => expect(await seriousViolations(page), label).toEqual([]));
     await page.getByRole('link', { name: 'Go to the moderation queue' }).click();
     await page.getByRole('heading', { name: 'Moderation queue' }).waitFor();

@@ -80,7 +80,7 @@ describe.skipIf(!CHROMIUM)('signing in to the dashboard', () => {
     await page.getByRole('heading', { name: 'Moderation queue' }).waitFor();
     await expect.poll(() => cards(page).count()).toBe(1);
     // A moderator moderates: sites, keys and webhooks are for owners and admins.
-    expect(await page.getByRole('navigation', { name: 'Dashboard' }).getByRole('link').allTextContents()).toEqual(['Queue', 'Overview', 'Moderation log']);
+    expect(await page.getByRole('navigation', { name: 'Dashboard' }).getByRole('link').allTextContents()).toEqual(['Queue', 'Contested decisions', 'Overview', 'Moderation log']);
 
     // From here on, only keys: j moves to the comment, a approves it.
     await page.keyboard.press('j');
