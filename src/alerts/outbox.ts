@@ -1,9 +1,8 @@
 import type { Transaction } from 'kysely';
 import type { Database } from '../db/schema.ts';
-import type { DomainEvent } from '../events/record.ts';
 import type { Locale } from '../i18n/locales.ts';
 import { newId } from '../ids.ts';
-import { excerpt } from '../moderation/queue-details.ts';
+import { excerpt } from '../comments/excerpt.ts';
 import { queueDeliveries } from '../webhooks/outbox.ts';
 import type { AlertFacts } from './formats.ts';
 import { alertsToQueue, eventsOf, type AlertEvent } from './repository.ts';
@@ -23,7 +22,14 @@ interface EventComment {
 }
 
 /** The alert events a recorded event may be, before any alert is read: most comments are none. */
-function candidates(trx: Transaction<Database>, event: DomainEvent): AlertEvent[] {
+/** What the alerts need of a recorded event (events/record.ts records them and calls queueAlerts). */
+interface AlertableEvent {
+  siteId: string | null;
+  type: string;
+  data: Record<string, unknown>;
+}
+
+function candidates(trx: Transaction<Database>, event: AlertableEvent): AlertEvent[] {
   if (event.type === 'comment.flagged') return ['comment.flagged'];
   if (event.type !== 'comment.created') return [];
   const comment = event.data.comment as EventComment;
@@ -42,7 +48,7 @@ async function flaggers(trx: Transaction<Database>, commentId: string): Promise<
  * on the site, comment.flagged when the readers who flagged a comment reach the alert's threshold (so
  * once per comment: flags are never counted twice). Each is a webhook delivery with the alert's id.
  */
-export async function queueAlerts(trx: Transaction<Database>, eventId: string, event: DomainEvent, createdAt: string): Promise<void> {
+export async function queueAlerts(trx: Transaction<Database>, eventId: string, event: AlertableEvent, createdAt: string): Promise<void> {
   if (event.type === 'user.created') firstCommentIn.add(trx);
   const wanted = candidates(trx, event);
   if (wanted.length === 0 || event.siteId === null) return;

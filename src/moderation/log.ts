@@ -5,7 +5,7 @@ import { afterKey, decodeCursor, pageOf } from '../http/cursor.ts';
 import { managedSite, sitesManagedBy } from '../sites/repository.ts';
 import { describeActors } from './actors.ts';
 import { timeBound } from './queue.ts';
-import { excerpt } from './queue-details.ts';
+import { excerpt } from '../comments/excerpt.ts';
 import type { LOGGED_ACTIONS } from './schemas.ts';
 
 const ORDER = 'log:newest';

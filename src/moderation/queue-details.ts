@@ -3,18 +3,8 @@ import { nowIso } from '../clock.ts';
 import type { Database } from '../db/schema.ts';
 import { inForce } from './bans.ts';
 
-/** Characters of a parent comment shown beside a reply in the queue. */
-const EXCERPT_LENGTH = 200;
 /** A queue item's newest flag reasons. */
 const REASONS_SHOWN = 10;
-
-export function excerpt(content: string | null): string | null {
-  // UTF-16 length bounds the characters: most contents need no counting.
-  if (content === null || content.length <= EXCERPT_LENGTH) return content;
-  let end = 0;
-  for (let characters = 0; characters < EXCERPT_LENGTH && end < content.length; characters += 1) end += content.codePointAt(end)! > 0xffff ? 2 : 1;
-  return end >= content.length ? content : `${content.slice(0, end)}…`;
-}
 
 /** The newest reasons of each comment's flags not dismissed yet. */
 export async function flagReasonsOf(db: Kysely<Database>, commentIds: string[]) {

@@ -9,7 +9,8 @@ import { walkSearch } from '../db/search-index.ts';
 import { invalid } from '../errors.ts';
 import { afterKey, decodeCursor, encodeCursor, pageOf, type KeyType, type KeyValue } from '../http/cursor.ts';
 import { managedSite, sitesManagedBy } from '../sites/repository.ts';
-import { authorKind, excerpt, flagReasonsOf, NO_STANDING, standingsOf } from './queue-details.ts';
+import { authorKind, flagReasonsOf, NO_STANDING, standingsOf } from './queue-details.ts';
+import { excerpt } from '../comments/excerpt.ts';
 import { threadsNamed } from './thread-search.ts';
 
 export const QUEUE_STATUSES = ['all', 'pending', 'flagged', 'spam', 'removed', 'published', 'deleted'] as const;

@@ -2,7 +2,7 @@ import { sql, type ExpressionBuilder, type Kysely, type Selectable } from 'kysel
 import type { Db } from '../db/connect.ts';
 import { skipLocked, toCount } from '../db/dialect.ts';
 import type { Database, WebhookAttemptTable, WebhookDeliveryTable } from '../db/schema.ts';
-import { signedWebhook, type DeliveryRequest } from './send.ts';
+import { signedWebhook, type AttemptRecord, type DeliveryRequest } from './send.ts';
 
 export type DeliveryRow = Selectable<WebhookDeliveryTable>;
 export type AttemptRow = Selectable<WebhookAttemptTable>;
@@ -106,13 +106,6 @@ export function claim(db: Db, ids: string[], now: string, leaseUntil: string): P
     .where(stillClaimable)
     .returningAll()
     .execute();
-}
-
-export interface AttemptRecord {
-  at: string;
-  status_code: number | null;
-  duration_ms: number;
-  error: string | null;
 }
 
 export interface NextStep {

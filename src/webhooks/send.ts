@@ -4,7 +4,13 @@ import type { LookupFunction } from 'node:net';
 import { resolveTarget, TargetError, type ResolvedTarget } from './address.ts';
 import { standardSignature } from './secret.ts';
 import { signatureOf } from '@parley/webhooks';
-import type { AttemptRecord } from './repository.ts';
+
+export interface AttemptRecord {
+  at: string;
+  status_code: number | null;
+  duration_ms: number;
+  error: string | null;
+}
 
 export interface Outgoing {
   deliveryId: string;

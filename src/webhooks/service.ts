@@ -14,7 +14,6 @@ import {
   listDeliveries,
   recordAttempt,
   requeue,
-  type AttemptRecord,
   type AttemptRow,
   type DeliveryFilter,
   type DeliveryRow,
@@ -23,7 +22,7 @@ import {
   type Target,
   webhookTarget,
 } from './repository.ts';
-import { sendOnce } from './send.ts';
+import { sendOnce, type AttemptRecord } from './send.ts';
 import { requireWebhookPlan } from './settings.ts';
 import { nowIso } from '../clock.ts';
 import { retryAt } from '../outbox/retry.ts';

@@ -2,7 +2,8 @@ import type { FastifyBaseLogger } from 'fastify';
 import type { Db } from '../db/connect.ts';
 import type { Tally } from '../metrics/tally.ts';
 import { dueAlerts } from '../alerts/due.ts';
-import { claim, dueOf, dueSites, type AttemptRecord, type DeliveryRow, type Target } from './repository.ts';
+import { claim, dueOf, dueSites, type DeliveryRow, type Target } from './repository.ts';
+import type { AttemptRecord } from './send.ts';
 import { startPoller } from '../outbox/poller.ts';
 import { attemptDelivery, leaseMs, type DeliveryPolicy } from './service.ts';
 

@@ -1,6 +1,6 @@
 import type { Transaction } from 'kysely';
 import type { Database } from '../../db/schema.ts';
-import { excerpt } from '../../moderation/queue-details.ts';
+import { excerpt } from '../../comments/excerpt.ts';
 import type { Label } from './model.ts';
 import { decodeFeatures } from './store.ts';
 
