@@ -21,8 +21,9 @@ import { clientKey } from '../ratelimits/client-key.ts';
 import { learnFromDecision } from '../spam/classifier/learning.ts';
 import { noticeOf, queueDecisionNotice, queuePublished } from '../notifications/hooks.ts';
 
-export const MODERATION_ACTIONS = ['approve', 'remove', 'spam', 'shadow_ban', 'unhide'] as const;
-export type ModerationAction = (typeof MODERATION_ACTIONS)[number];
+import type { ModerationAction } from './action-names.ts';
+
+export { MODERATION_ACTIONS, type ModerationAction } from './action-names.ts';
 
 interface Target {
   status: string;

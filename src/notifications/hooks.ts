@@ -1,7 +1,7 @@
 import type { Kysely } from 'kysely';
 import type { CommentRow } from '../comments/view.ts';
 import type { Database } from '../db/schema.ts';
-import type { ModerationAction } from '../moderation/service.ts';
+import type { ModerationAction } from '../moderation/action-names.ts';
 import { queueNotificationJob } from './jobs.ts';
 
 /** What a moderation notice tells its reader was decided. */
