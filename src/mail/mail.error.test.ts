@@ -70,6 +70,14 @@ describe('mail requests that cannot be done', () => {
     const reader = await parley.signIn(site.api_key, site.site_id, { id: 'r', name: 'R' });
     expect((await parley.request('PUT', '/v1/sessions/current/mail', { token: reader, body: { notify_replies: 'yes' } })).status).toBe(400);
   });
+
+  it('answers a body of unknown fields only with the settings unchanged', async () => {
+    const reader = await parley.signIn(site.api_key, site.site_id, { id: 'unknown-fields', name: 'U' });
+    const before = await parley.request('GET', '/v1/sessions/current/mail', { token: reader });
+    const answer = await parley.request('PUT', '/v1/sessions/current/mail', { token: reader, body: { a: { a: 1 } } });
+    expect(answer.status).toBe(200);
+    expect(answer.body).toEqual(before.body);
+  });
 });
 
 describe('a signed-in reader whose default is on and whose address is unknown', () => {

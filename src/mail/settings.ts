@@ -36,12 +36,9 @@ export async function changeReaderMailSettings(db: Db, caller: Caller, change: R
   const frequency = change.frequency ?? current.mail_frequency;
   const timeZone = change.time_zone === undefined ? current.time_zone : change.time_zone;
   const schedule = change.frequency === undefined && change.time_zone === undefined ? {} : { mail_frequency: frequency, time_zone: timeZone, digest_due_at: digestDueAt(frequency, timeZone, new Date()) };
-  await db.kysely
-    .updateTable('site_users')
-    .set({ ...(change.notify_replies === undefined ? {} : { notify_replies: change.notify_replies ? 1 : 0 }), ...schedule })
-    .where('id', '=', session.userId)
-    .where('site_id', '=', session.siteId)
-    .execute();
+  const changed = { ...(change.notify_replies === undefined ? {} : { notify_replies: change.notify_replies ? 1 : 0 }), ...schedule };
+  // A body of unknown fields only (which are ignored) changes nothing.
+  if (Object.keys(changed).length > 0) await db.kysely.updateTable('site_users').set(changed).where('id', '=', session.userId).where('site_id', '=', session.siteId).execute();
   return readerMailSettings(db, caller);
 }
 
@@ -64,10 +61,7 @@ export async function changeStaffMailSettings(db: Db, caller: StaffCaller, chang
   const timeZone = change.time_zone === undefined ? current.time_zone : change.time_zone;
   const schedule =
     change.frequency === undefined && change.time_zone === undefined ? {} : { moderation_mail_frequency: frequency, time_zone: timeZone, digest_due_at: digestDueAt(frequency, timeZone, new Date()) };
-  await db.kysely
-    .updateTable('staff')
-    .set({ ...(change.moderation_mail === undefined ? {} : { moderation_mail: change.moderation_mail }), ...schedule })
-    .where('id', '=', caller.staffId)
-    .execute();
+  const changed = { ...(change.moderation_mail === undefined ? {} : { moderation_mail: change.moderation_mail }), ...schedule };
+  if (Object.keys(changed).length > 0) await db.kysely.updateTable('staff').set(changed).where('id', '=', caller.staffId).execute();
   return staffMailSettings(db, caller);
 }

@@ -51,6 +51,8 @@ describe('mail to staff', () => {
       const set = await parley.request('PUT', '/api/auth/me/mail', { headers: session.headers, body: { moderation_mail: choice } });
       expect(set.body).toEqual({ moderation_mail: choice, mail_enabled: true, frequency: 'instant', time_zone: null });
       expect((await parley.request('GET', '/api/auth/me/mail', { headers: session.headers })).body.moderation_mail).toBe(choice);
+      // Fields it does not know are ignored: a body of nothing else changes nothing.
+      expect((await parley.request('PUT', '/api/auth/me/mail', { headers: session.headers, body: { a: 1 } })).body).toEqual(set.body);
     }
     const url = pageUrl();
     const held = await parley.request('POST', '/v1/comments', { body: { site_id: site.site_id, thread_url: url, content: 'Please approve me', author_name: 'Gus' } });

@@ -60,7 +60,9 @@ describe('GET /metrics', () => {
     await receiver.waitFor(1);
     let families = await scrape();
     expect(sampleValue(families, 'parley_rate_limit_refusals_total', { limit: 'guest-comments' })).toBe(1);
-    for (let tries = 0; sampleValue(families, 'parley_webhook_attempts_total', { outcome: 'delivered' }) !== 1 && tries < 200; tries++) {
+    // The queue's gauges are read at most once a second, so they may trail the attempt counter.
+    const settled = () => sampleValue(families, 'parley_webhook_attempts_total', { outcome: 'delivered' }) === 1 && sampleValue(families, 'parley_webhook_queue_depth') === 0;
+    for (let tries = 0; !settled() && tries < 200; tries++) {
       await new Promise((resolve) => setTimeout(resolve, 50));
       families = await scrape();
     }
