@@ -1,6 +1,7 @@
 import type { Caller, StaffCaller } from '../auth/caller.ts';
 import { requireCredential } from '../auth/caller.ts';
 import type { Db } from '../db/connect.ts';
+import type { Flag } from '../db/schema.ts';
 import { AppError, invalid } from '../errors.ts';
 import { digestDueAt, knownTimeZone, type ReaderMailFrequency, type StaffMailFrequency } from './digest-times.ts';
 import type { ModerationMail } from './moderators.ts';
@@ -36,7 +37,7 @@ export async function changeReaderMailSettings(db: Db, caller: Caller, change: R
   const frequency = change.frequency ?? current.mail_frequency;
   const timeZone = change.time_zone === undefined ? current.time_zone : change.time_zone;
   const schedule = change.frequency === undefined && change.time_zone === undefined ? {} : { mail_frequency: frequency, time_zone: timeZone, digest_due_at: digestDueAt(frequency, timeZone, new Date()) };
-  const changed = { ...(change.notify_replies === undefined ? {} : { notify_replies: change.notify_replies ? 1 : 0 }), ...schedule };
+  const changed = { ...(change.notify_replies === undefined ? {} : { notify_replies: (change.notify_replies ? 1 : 0) as Flag }), ...schedule };
   // A body of unknown fields only (which are ignored) changes nothing.
   if (Object.keys(changed).length > 0) await db.kysely.updateTable('site_users').set(changed).where('id', '=', session.userId).where('site_id', '=', session.siteId).execute();
   return readerMailSettings(db, caller);
