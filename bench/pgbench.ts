@@ -61,8 +61,8 @@ with marked as (
   insert into votes (comment_id, voter_ref, value, by_moderator, created_at)
   select id, 'pgbench_' || cast(:voter as text), 1, 0, '2026-01-01T00:00:00.000Z' from bench_vote_targets where n = cast(:comment as integer)
   on conflict (comment_id, voter_ref) do update set value = -votes.value returning comment_id)
-update comments set upvotes = upvotes + 1, score = score + 1, wilson = 0.5, counts_changed_at = cast(clock_timestamp() as text)
-where id = (select comment_id from marked);
+update comment_counts set upvotes = upvotes + 1, score = score + 1, wilson = 0.5, subtree_revision = subtree_revision + top_level, counts_changed_at = cast(clock_timestamp() as text)
+where comment_id = (select comment_id from marked);
 `,
 };
 

@@ -95,7 +95,7 @@ async function bareInsert(url: string, comments: number, threads: number): Promi
           for (let c = chunk; c < Math.min(chunk + 200, comments); c++) {
             const id = newId('cmt');
             const time = new Date(Date.UTC(2015, 1, 1) + c * 60_000).toISOString();
-            rows.push({ id, site_id: siteId, thread_id: threadIds[c % threads], parent_id: null, root_id: id, author_ref: null, author_name: `User ${c % 5000}`, content: `Comment ${c} on post ${c % threads}: a few words & a link (https://example.org/${c}).\n\nSecond paragraph.`, status: 'published', moderation_status: null, is_deleted: 0 as const, is_edited: 0 as const, upvotes: 0, downvotes: 0, score: 0, wilson: 0, reaction_counts: '{}', created_at: time, updated_at: time, listed_public: 1 as const, listed_all: 1 as const });
+            rows.push({ id, site_id: siteId, thread_id: threadIds[c % threads], parent_id: null, root_id: id, author_ref: null, author_name: `User ${c % 5000}`, content: `Comment ${c} on post ${c % threads}: a few words & a link (https://example.org/${c}).\n\nSecond paragraph.`, status: 'published', moderation_status: null, is_deleted: 0 as const, is_edited: 0 as const, created_at: time, updated_at: time, listed_public: 1 as const, listed_all: 1 as const });
           }
           await trx.insertInto('comments').values(rows).execute();
         }

@@ -88,7 +88,7 @@ async function seed(db: Kysely<Database>, siteId: string): Promise<void> {
   // Loading without the secondary indexes and building them afterwards is several times faster.
   const { rows: indexes } = await sql<{ name: string; definition: string }>`
     select i.indexrelid::regclass::text as name, pg_get_indexdef(i.indexrelid) as definition
-    from pg_index i where i.indrelid in ('comments'::regclass, 'votes'::regclass, 'webhook_deliveries'::regclass) and not i.indisprimary and not i.indisunique`.execute(db);
+    from pg_index i where i.indrelid in ('comments'::regclass, 'comment_counts'::regclass, 'votes'::regclass, 'webhook_deliveries'::regclass) and not i.indisprimary and not i.indisunique`.execute(db);
   for (const index of indexes) await sql`drop index ${sql.raw(index.name)}`.execute(db);
   await sql`insert into threads (id, site_id, url_key, created_at)
     select 'thr_' || lpad(t::text, 8, '0'), ${siteId}, 'https://blog.example.com/posts/' || t, ${now}
@@ -103,19 +103,24 @@ async function seed(db: Kysely<Database>, siteId: string): Promise<void> {
   await timed(`${COMMENTS} comments`, sql
     .raw(
       `insert into comments (id, site_id, thread_id, parent_id, root_id, author_ref, author_name, content, status,
-         moderation_status, is_deleted, is_edited, upvotes, downvotes, score, wilson, reaction_counts, created_at, updated_at,
-         listed_public, listed_all, flag_count)
+         moderation_status, is_deleted, is_edited, created_at, updated_at, listed_public, listed_all, flag_count)
        select ${commentId('i')}, '${siteId}',
          'thr_' || lpad((case when g < ${BIG_THREAD_GROUPS} then 0 else 1 + g % ${SMALL_THREADS} end)::text, 8, '0'),
          case (i - 1) % 4 when 0 then null when 3 then ${commentId('i - 1')} else ${commentId('4 * g + 1')} end,
          ${commentId('4 * g + 1')}, 'usr_' || (i % 5000), 'User ' || (i % 5000), 'Comment number ' || i,
          case when i % 50 = 7 then 'pending' when i % 97 = 3 then 'removed' else 'published' end,
          case when i % 50 = 7 then 'pending' when i % 97 = 3 then 'removed' end,
-         (i % 101 = 5)::int, 0, up, down, up - down, up::float / (up + down + 2), '{}', ${isoTime('i')}, ${isoTime('i')},
+         (i % 101 = 5)::int, 0, ${isoTime('i')}, ${isoTime('i')},
          ((i - 1) % 4 = 0 and i % 50 <> 7 and i % 97 <> 3 and i % 101 <> 5)::int, ((i - 1) % 4 = 0 and i % 101 <> 5)::int,
          case when i % 200 = 1 then 1 + i % 3 else 0 end
-       from (select i, (i - 1) / 4 as g, (i::bigint * 7919 % 50)::int as up, (i::bigint * 104729 % 10)::int as down
-             from generate_series(1, ${COMMENTS}) i) s`,
+       from (select i, (i - 1) / 4 as g from generate_series(1, ${COMMENTS}) i) s`,
+    )
+    .execute(db));
+  await timed(`${COMMENTS} comments' counts`, sql
+    .raw(
+      `insert into comment_counts (comment_id, thread_id, root_id, top_level, upvotes, downvotes, score, wilson, listed_public, listed_all)
+       select id, thread_id, root_id, (parent_id is null)::int, up, down, up - down, up::float / (up + down + 2), listed_public, listed_all
+       from (select c.*, (substr(c.id, 5)::bigint * 7919 % 50)::int as up, (substr(c.id, 5)::bigint * 104729 % 10)::int as down from comments c) s`,
     )
     .execute(db));
   await sql`alter table comments enable trigger user`.execute(db);

@@ -50,5 +50,5 @@ export async function setPinned(db: Db, caller: Caller, id: string, pinned: bool
     return updated;
   });
   db.changes.threadChanged(site.id, comment.thread_url);
-  return toView(changed, comment.thread_url, authorMarks(viewer.ref));
+  return toView({ ...comment, ...changed }, comment.thread_url, authorMarks(viewer.ref));
 }

@@ -1,9 +1,9 @@
 import { PostgresAdapter, sql, type Kysely, type RawBuilder, type SelectQueryBuilder, type SqlBool } from 'kysely';
-import type { CommentTable, Database } from '../db/schema.ts';
+import type { CommentCountsTable, CommentTable, Database } from '../db/schema.ts';
 import { dialectOfDb, parentsInChain, toCount, type DialectName } from '../db/dialect.ts';
 import { preparedInsert, preparedQuery } from '../db/prepared.ts';
 import { pageAfterPinned, type Window } from './pinned.ts';
-import { VIEW_COLUMNS, type CommentRow, type ViewRow, type ViewerMarks } from './view.ts';
+import { COUNT_COLUMNS, VIEW_SELECTION, VIEW_SELECTION_SQL, type CommentRow, type ViewRow, type ViewerMarks } from './view.ts';
 import { PUBLIC_VIEWER, visibleTo, type Viewer } from './visibility.ts';
 
 export const SORTS = ['newest', 'oldest', 'top', 'best'] as const;
@@ -13,8 +13,12 @@ export type Sort = (typeof SORTS)[number];
 export const LIST_REPLY_CAP = 500;
 
 /** Fixed identifiers, so written once as SQL text rather than compiled for every branch of every list. */
-const VIEW_COLUMNS_SQL = sql.raw(VIEW_COLUMNS.map((column) => `c.${column}`).join(', '));
-const VIEW_COLUMNS_OF_C = VIEW_COLUMNS.map((column) => `c.${column}` as const);
+const VIEW_SELECTION_RAW = sql.raw(VIEW_SELECTION_SQL);
+
+/** Comments as `c` with their counts as `n`: what every read of a comment's API form starts from. */
+export function commentsWithCounts(db: Kysely<Database>) {
+  return db.selectFrom('comments as c').innerJoin('comment_counts as n', 'n.comment_id', 'c.id');
+}
 
 export interface Thread {
   id: string;
@@ -43,7 +47,9 @@ const commentById = preparedQuery((db, _shape: null, id: string) =>
   db
     .selectFrom('comments')
     .innerJoin('threads', 'threads.id', 'comments.thread_id')
+    .innerJoin('comment_counts', 'comment_counts.comment_id', 'comments.id')
     .selectAll('comments')
+    .select(COUNT_COLUMNS.map((column) => `comment_counts.${column}` as const))
     .select(['threads.url_key as thread_url', 'threads.closed_at as thread_closed_at'])
     .where('comments.id', '=', id)
     .compile(),
@@ -119,33 +125,46 @@ export function listable(viewer: Viewer) {
     select 1 from shown where shown.is_deleted = 0)))`;
 }
 
-function inOrder<Q extends SelectQueryBuilder<Database & { c: CommentTable }, 'c', object>>(query: Q, sort: Sort): Q {
-  if (sort === 'top') return query.orderBy('c.score', 'desc').orderBy('c.id', 'desc') as Q;
-  if (sort === 'best') return query.orderBy('c.wilson', 'desc').orderBy('c.id', 'desc') as Q;
+/** Comments `c` and their counts `n`, as every list reads them. */
+type Counted = Database & { c: CommentTable; n: CommentCountsTable };
+
+function inOrder<Q extends SelectQueryBuilder<Counted, 'c' | 'n', object>>(query: Q, sort: Sort): Q {
+  if (sort === 'top') return query.orderBy('n.score', 'desc').orderBy('n.comment_id', 'desc') as Q;
+  if (sort === 'best') return query.orderBy('n.wilson', 'desc').orderBy('n.comment_id', 'desc') as Q;
   const direction = sort === 'oldest' ? 'asc' : 'desc';
   return query.orderBy('c.created_at', direction).orderBy('c.id', direction) as Q;
 }
 
 /** Literals (validated integers): SQLite plans a bound LIMIT worse. */
-function pageWindow<Q extends SelectQueryBuilder<Database & { c: CommentTable }, 'c', object>>(query: Q, { offset, limit }: Window): Q {
-  return query.limit(sql.lit(limit)).offset(sql.lit(offset)) as Q;
+function pageWindow<DB, TB extends keyof DB, O>(query: SelectQueryBuilder<DB, TB, O>, { offset, limit }: Window): SelectQueryBuilder<DB, TB, O> {
+  return query.limit(sql.lit(limit)).offset(sql.lit(offset));
 }
 
 interface PageShape extends Window {
-  stored: 'c.listed_public' | 'c.listed_all';
+  stored: 'listed_public' | 'listed_all';
   sort: Sort;
   /** How many pinned ids the page leaves out (they lead page 1: see pinned.ts). */
   pinned: number;
 }
 
 /**
- * The ids of a page of a stored listing, from the index alone: a deep page skips index entries, not
- * rows (the index holds the id, so leaving the pinned ones out reads no row either).
+ * The ids of a page of a stored listing, from an index alone: a deep page skips index entries, not
+ * rows (the index holds the id, so leaving the pinned ones out reads no row either). The orders by
+ * time read the comments' indexes; the orders by votes, the counts' (migration 0041), whose
+ * condition `top_level = 1` is a literal, so that PostgreSQL matches the partial index.
  */
 function storedPageIds(db: Kysely<Database>, { stored, sort, pinned, ...window }: PageShape, threadId: string, pinnedIds: string[]) {
-  let ids = db.selectFrom('comments as c').where('c.thread_id', '=', threadId).where('c.parent_id', 'is', null).where(stored, '=', sql.lit(1));
-  if (pinned > 0) ids = ids.where('c.id', 'not in', pinnedIds.slice(0, pinned));
-  return pageWindow(inOrder(ids.select('c.id'), sort), window);
+  const leftOut = pinnedIds.slice(0, pinned);
+  if (sort === 'top' || sort === 'best') {
+    let ids = db.selectFrom('comment_counts as n').where('n.thread_id', '=', threadId).where('n.top_level', '=', sql.lit(1)).where(`n.${stored}`, '=', sql.lit(1));
+    if (pinned > 0) ids = ids.where('n.comment_id', 'not in', leftOut);
+    const order = sort === 'top' ? 'n.score' : 'n.wilson';
+    return pageWindow(ids.select('n.comment_id as id').orderBy(order, 'desc').orderBy('n.comment_id', 'desc'), window);
+  }
+  let ids = db.selectFrom('comments as c').where('c.thread_id', '=', threadId).where('c.parent_id', 'is', null).where(`c.${stored}`, '=', sql.lit(1));
+  if (pinned > 0) ids = ids.where('c.id', 'not in', leftOut);
+  const direction = sort === 'oldest' ? 'asc' : 'desc';
+  return pageWindow(ids.select('c.id').orderBy('c.created_at', direction).orderBy('c.id', direction), window);
 }
 
 /**
@@ -154,7 +173,7 @@ function storedPageIds(db: Kysely<Database>, { stored, sort, pinned, ...window }
  */
 const storedPage = preparedQuery(
   (db, shape: PageShape, threadId: string, ...pinnedIds: string[]) =>
-    inOrder(db.selectFrom('comments as c').select(VIEW_COLUMNS_OF_C).where('c.id', 'in', storedPageIds(db, shape, threadId, pinnedIds)), shape.sort).compile(),
+    inOrder(commentsWithCounts(db).select(VIEW_SELECTION).where('c.id', 'in', storedPageIds(db, shape, threadId, pinnedIds)), shape.sort).compile(),
   { planOnce: true },
 );
 
@@ -168,12 +187,11 @@ const publicPageIds = preparedQuery((db, shape: PageShape, threadId: string, ...
  */
 const storedPinned = preparedQuery(
   (db, stored: PageShape['stored'], threadId: string) =>
-    db
-      .selectFrom('comments as c')
-      .select(VIEW_COLUMNS_OF_C)
+    commentsWithCounts(db)
+      .select(VIEW_SELECTION)
       .where('c.thread_id', '=', threadId)
       .where('c.pinned_at', 'is not', null)
-      .where(stored, '=', sql.lit(1))
+      .where(`c.${stored}`, '=', sql.lit(1))
       .orderBy('c.pinned_at')
       .orderBy('c.id')
       .compile(),
@@ -181,10 +199,10 @@ const storedPinned = preparedQuery(
 
 /** The ids of the public's page of a thread's top-level comments, in its order (pinned ones first on page 1; from indexes alone). */
 export async function listPublicPageIds(db: Kysely<Database>, thread: Thread, sort: Sort, page: number, limit: number): Promise<string[]> {
-  const pinned = (await storedPinned(db, 'c.listed_public', thread.id)).map((row) => row.id);
+  const pinned = (await storedPinned(db, 'listed_public', thread.id)).map((row) => row.id);
   const { leading, rest } = pageAfterPinned(pinned, page, limit);
   if (rest.limit === 0) return leading;
-  const shape = { stored: 'c.listed_public', sort, pinned: pinned.length, ...rest } as const;
+  const shape = { stored: 'listed_public', sort, pinned: pinned.length, ...rest } as const;
   return [...leading, ...(await publicPageIds(db, shape, thread.id, ...pinned)).map((row) => row.id)];
 }
 
@@ -195,7 +213,7 @@ export interface PageRoot {
 }
 
 const revisionsById = preparedQuery((db, _count: number, ...ids: string[]) =>
-  db.selectFrom('comments').select(['id', 'subtree_revision']).where('id', 'in', ids).compile(),
+  db.selectFrom('comment_counts').select(['comment_id as id', 'subtree_revision']).where('comment_id', 'in', ids).compile(),
 );
 
 /** The current subtree revisions of these top-level comments (in no particular order). */
@@ -203,9 +221,7 @@ export async function subtreeRevisions(db: Kysely<Database>, ids: string[]): Pro
   return ids.length === 0 ? [] : revisionsById(db, ids.length, ...ids);
 }
 
-const rowsById = preparedQuery((db, _count: number, ...ids: string[]) =>
-  db.selectFrom('comments as c').select(VIEW_COLUMNS_OF_C).where('c.id', 'in', ids).compile(),
-);
+const rowsById = preparedQuery((db, _count: number, ...ids: string[]) => commentsWithCounts(db).select(VIEW_SELECTION).where('c.id', 'in', ids).compile());
 
 /**
  * Those of these comments the public sees now, itself and every ancestor (in no particular order),
@@ -213,9 +229,8 @@ const rowsById = preparedQuery((db, _count: number, ...ids: string[]) =>
  */
 export async function publicViewRows(db: Kysely<Database>, ids: string[]): Promise<ViewRow[]> {
   if (ids.length === 0) return [];
-  return db
-    .selectFrom('comments as c')
-    .select(VIEW_COLUMNS_OF_C)
+  return commentsWithCounts(db)
+    .select(VIEW_SELECTION)
     .where('c.id', 'in', ids)
     .where(visibleTo(PUBLIC_VIEWER, 'c'))
     .where(sql<SqlBool>`${hiddenInChain(dialectOfDb(db), PUBLIC_VIEWER, sql.ref('c.id'))} = 0`)
@@ -241,7 +256,7 @@ export async function listTopLevel(
   limit: number,
 ): Promise<{ rows: ViewRow[]; total: number }> {
   const base = db.selectFrom('comments as c').where('c.thread_id', '=', thread.id).where('c.parent_id', 'is', null);
-  const stored = viewer.moderator ? 'c.listed_all' : viewer.ref === null ? 'c.listed_public' : null;
+  const stored = viewer.moderator ? 'listed_all' : viewer.ref === null ? 'listed_public' : null;
   if (stored) {
     const pinned = await storedPinned(db, stored, thread.id);
     const { leading, rest } = pageAfterPinned(pinned, page, limit);
@@ -249,10 +264,11 @@ export async function listTopLevel(
     const rows = rest.limit === 0 ? [] : await storedPage(db, shape, thread.id, ...pinned.map((row) => row.id));
     return { rows: [...leading, ...rows], total: Number(viewer.moderator ? thread.all_total : thread.public_total) };
   }
-  const pinned = await base.where('c.pinned_at', 'is not', null).where(listable(viewer)).select(VIEW_COLUMNS_OF_C).orderBy('c.pinned_at').orderBy('c.id').execute();
+  const counted = commentsWithCounts(db).where('c.thread_id', '=', thread.id).where('c.parent_id', 'is', null);
+  const pinned = await counted.where('c.pinned_at', 'is not', null).where(listable(viewer)).select(VIEW_SELECTION).orderBy('c.pinned_at').orderBy('c.id').execute();
   const { leading, rest } = pageAfterPinned(pinned, page, limit);
-  const unpinned = pinned.length === 0 ? base : base.where('c.id', 'not in', pinned.map((row) => row.id));
-  const rows = rest.limit === 0 ? Promise.resolve([]) : pageWindow(inOrder(unpinned.where(listable(viewer)).select(VIEW_COLUMNS_OF_C), sort), rest).execute();
+  const unpinned = pinned.length === 0 ? counted : counted.where('c.id', 'not in', pinned.map((row) => row.id));
+  const rows = rest.limit === 0 ? Promise.resolve([]) : pageWindow(inOrder(unpinned.where(listable(viewer)).select(VIEW_SELECTION), sort), rest).execute();
   const ownRoots = db
     .selectFrom('comments as a')
     .select('a.root_id')
@@ -287,7 +303,7 @@ const replyBranches = preparedQuery(
     // Written as SQL text: the query builder took longer to assemble 20 branches than SQLite to run them.
     // The cap is a literal: with a bound LIMIT, SQLite ran the branches four times slower.
     const branches = rootIds.slice(0, roots).map(
-      (rootId) => sql`select * from (select ${VIEW_COLUMNS_SQL} from comments c where c.root_id = ${rootId} and c.id <> ${rootId}
+      (rootId) => sql`select * from (select ${VIEW_SELECTION_RAW} from comments c join comment_counts n on n.comment_id = c.id where c.root_id = ${rootId} and c.id <> ${rootId}
         and ${visible} order by c.created_at, c.id limit ${sql.lit(cap + 1)}) as branch`,
     );
     return sql<ViewRow>`${sql.join(branches, sql` union all `)}`.compile(db);

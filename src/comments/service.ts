@@ -25,7 +25,7 @@ import { authorBadges } from './badges.ts';
 import { assertEditWindowOpen } from './edit-window.ts';
 import { keepReplacedText } from './revisions.ts';
 import { renderForSite } from '../formatting/render.ts';
-import { authorMarks, eventComment, markableRow, toView, type CommentRow, type CommentView, type ViewerMarks } from './view.ts';
+import { authorMarks, eventComment, markableRow, NO_COUNTS, toView, type CommentRow, type CommentView, type ViewerMarks } from './view.ts';
 import { viewerFor, type Viewer } from './visibility.ts';
 import { nowIso } from '../clock.ts';
 import { insertNewTopLevel, recordCommentChange, seenByPublic } from '../live/record.ts';
@@ -244,18 +244,11 @@ export async function createComment(db: Db, caller: Caller, input: CreateInput, 
       moderation_status: moderationStatus,
       is_deleted: 0,
       is_edited: 0,
-      upvotes: 0,
-      downvotes: 0,
-      score: 0,
-      wilson: 0,
-      reaction_counts: '{}',
       created_at: now,
       updated_at: now,
       listed_public: listedPublic,
       listed_all: parent ? 0 : 1,
-      subtree_revision: 0,
       flag_count: 0,
-      counts_changed_at: null,
       spam_reasons: verdict.action === 'hold' ? JSON.stringify(verdict.reasons) : null,
     };
     // The outbox and mail rows first; then the writes that lock the thread's row (the insert's trigger
@@ -288,7 +281,7 @@ export async function createComment(db: Db, caller: Caller, input: CreateInput, 
       await queuePublished(trx, row);
     }
     if (status === 'pending') await queueHeldNotice(trx, row);
-    return { created: toView(row, url.href, authorMarks(author)), siteId: site.id, threadUrl: url.href, heldCopies };
+    return { created: toView({ ...row, ...NO_COUNTS }, url.href, authorMarks(author)), siteId: site.id, threadUrl: url.href, heldCopies };
   });
   const { created, siteId, threadUrl, heldCopies } = await written.catch((error: unknown) => {
     if (signal) db.spamSignals.log.remove(signal);
@@ -375,7 +368,7 @@ export async function editComment(db: Db, caller: Caller, id: string, rawContent
     // Held again: its author learns it waits for a moderator.
     if (updated.status === 'pending' && comment.status !== 'pending') await queueHeldNotice(trx, updated);
     await recordEvent(trx, { accountId: site.accountId, siteId: site.id, type: 'comment.updated', data: { comment: eventComment(updated, comment.thread_url) } }, site);
-    return toView(updated, comment.thread_url, authorMarks(comment.author_ref));
+    return toView({ ...comment, ...updated }, comment.thread_url, authorMarks(comment.author_ref));
   });
   db.changes.threadChanged(site.id, comment.thread_url);
   return edited;
@@ -401,7 +394,7 @@ export async function deleteComment(db: Db, caller: Caller, id: string): Promise
     await refreshListing(trx, [deleted.root_id]);
     await recordCommentChange(trx, before, deleted);
     await recordEvent(trx, { accountId: site.accountId, siteId: site.id, type: 'comment.deleted', data: { comment: eventComment(deleted, comment.thread_url) } }, site);
-    return toView(deleted, comment.thread_url, authorMarks(viewer.ref));
+    return toView({ ...comment, ...deleted }, comment.thread_url, authorMarks(viewer.ref));
   });
   db.changes.threadChanged(site.id, comment.thread_url);
   return deletedView;

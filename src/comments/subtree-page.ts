@@ -3,7 +3,7 @@ import type { Database } from '../db/schema.ts';
 import { invalid } from '../errors.ts';
 import { pathBetween, readViewRows, repliesOf, type SiblingKey, type WalkedReply } from './repository.ts';
 import { MAX_NESTING, nestSubtreePart } from './tree.ts';
-import { NO_MARKS, toView, type CommentRow, type CommentView, type ViewerMarks, type ViewRow } from './view.ts';
+import { NO_MARKS, toView, type CommentRow, type CommentView, type CountsRow, type ViewerMarks, type ViewRow } from './view.ts';
 import type { Viewer } from './visibility.ts';
 
 /** Replies in one answer of GET /v1/comments/:id, unless `limit` asks for fewer. */
@@ -116,7 +116,7 @@ async function resumeAfter(db: Kysely<Database>, viewer: Viewer, rootId: string,
 export async function readCommentPage(
   db: Kysely<Database>,
   viewer: Viewer,
-  comment: CommentRow & { thread_url: string },
+  comment: CommentRow & CountsRow & { thread_url: string },
   query: SubtreeQuery,
   marksFor: (rows: ViewRow[]) => Promise<ViewerMarks> = async () => NO_MARKS,
 ): Promise<{ page: CommentPage; rows: ViewRow[] }> {

@@ -1,5 +1,5 @@
 import type { Selectable } from 'kysely';
-import type { CommentTable } from '../db/schema.ts';
+import type { CommentCountsTable, CommentTable } from '../db/schema.ts';
 import type { Mention } from '../formatting/render.ts';
 
 export type CommentRow = Selectable<CommentTable>;
@@ -9,7 +9,7 @@ export type CommentRow = Selectable<CommentTable>;
  * (each column of each row read costs: a third less than the whole row). Public lists keep
  * serialised subtrees until a trigger moves their revision (src/comments/public-list.ts): a column
  * added here that a write can change must also be named by that trigger (SHOWN_COLUMNS in
- * src/db/migrations/0007_list_revisions.ts, recreated by a new migration), or its changes would not
+ * src/db/migrations/0041_comment_counts.ts, recreated by a new migration), or its changes would not
  * show.
  */
 export const VIEW_COLUMNS = [
@@ -28,13 +28,25 @@ export const VIEW_COLUMNS = [
   'moderation_status',
   'is_deleted',
   'is_edited',
-  'upvotes',
-  'downvotes',
-  'reaction_counts',
   'created_at',
 ] as const satisfies readonly (keyof CommentRow)[];
 
-export type ViewRow = Pick<CommentRow, (typeof VIEW_COLUMNS)[number]>;
+/** The counts the API form shows, from the comment's `comment_counts` row (whose changes move the revision by trigger too). */
+export const COUNT_COLUMNS = ['upvotes', 'downvotes', 'reaction_counts'] as const satisfies readonly (keyof Selectable<CommentCountsTable>)[];
+
+export type CountsRow = Pick<Selectable<CommentCountsTable>, (typeof COUNT_COLUMNS)[number]>;
+
+export type ViewRow = Pick<CommentRow, (typeof VIEW_COLUMNS)[number]> & CountsRow;
+
+/** A new comment's counts, as its row in `comment_counts` starts. */
+export const NO_COUNTS: CountsRow = { upvotes: 0, downvotes: 0, reaction_counts: '{}' };
+
+/**
+ * What a query of `comments as c` joined to `comment_counts as n` selects for the API form (see
+ * joinCounts in repository.ts), as Kysely references and as SQL text.
+ */
+export const VIEW_SELECTION = [...VIEW_COLUMNS.map((column) => `c.${column}` as const), ...COUNT_COLUMNS.map((column) => `n.${column}` as const)];
+export const VIEW_SELECTION_SQL = VIEW_SELECTION.join(', ');
 
 /** The API form of a comment (specification part 2.1 plus the contract's additions). */
 export interface CommentView {

@@ -205,6 +205,19 @@ export async function createTriggers(db: Kysely<unknown>, triggers: Trigger[]): 
   }
 }
 
+/** Drops triggers of `table` made by createTriggers (and, on PostgreSQL, their functions). */
+export async function dropTriggers(db: Kysely<unknown>, table: string, names: string[]): Promise<void> {
+  const postgres = db.getExecutor().adapter instanceof PostgresAdapter;
+  for (const name of names) {
+    if (postgres) {
+      await sql`drop trigger ${sql.raw(name)} on ${sql.raw(table)}`.execute(db);
+      await sql`drop function ${sql.raw(name)}()`.execute(db);
+    } else {
+      await sql`drop trigger ${sql.raw(name)}`.execute(db);
+    }
+  }
+}
+
 /** The words of a search: runs of letters and digits, as both engines' tokenizers split text. */
 export function searchTerms(query: string): string[] {
   return [...new Set(query.normalize('NFC').toLowerCase().match(/[\p{L}\p{N}]+/gu) ?? [])];

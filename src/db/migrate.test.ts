@@ -10,7 +10,7 @@ import { migrateToLatest } from './migrate.ts';
 import type { Database } from './schema.ts';
 
 const run = promisify(execFile);
-const ALL_MIGRATIONS = ['0001_initial', '0002_webhook_deliveries', '0003_top_level_indexes', '0004_thread_listing', '0005_comments_only_author_sees', '0006_webhook_site_due', '0007_list_revisions', '0008_marks_revision', '0009_comments_only_they_see', '0010_vote_order_listing', '0011_session_keys', '0012_staff', '0013_management', '0014_live_and_sso', '0015_import_sources', '0016_mail', '0017_spam_defence', '0018_import_jobs', '0020_queue_events_and_live_counts', '0021_erased_users', '0022_spam_signals_ip_partial', '0023_spam_signals_lean', '0024_queue_counts', '0025_mail_outbox_site', '0026_spam_signals_by_time', '0027_live_events_ids_only', '0028_mail_subscription_confirmation', '0029_staff_email_verified', '0030_reader_accounts', '0031_reader_self_service', '0032_rich_comments', '0033_languages', '0034_recent_comments', '0035_spam_classifier', '0036_queue_search_and_undo', '0037_notifications', '0038_chat_alerts', '0039_contested_decisions', '0040_mail_digests'];
+const ALL_MIGRATIONS = ['0001_initial', '0002_webhook_deliveries', '0003_top_level_indexes', '0004_thread_listing', '0005_comments_only_author_sees', '0006_webhook_site_due', '0007_list_revisions', '0008_marks_revision', '0009_comments_only_they_see', '0010_vote_order_listing', '0011_session_keys', '0012_staff', '0013_management', '0014_live_and_sso', '0015_import_sources', '0016_mail', '0017_spam_defence', '0018_import_jobs', '0020_queue_events_and_live_counts', '0021_erased_users', '0022_spam_signals_ip_partial', '0023_spam_signals_lean', '0024_queue_counts', '0025_mail_outbox_site', '0026_spam_signals_by_time', '0027_live_events_ids_only', '0028_mail_subscription_confirmation', '0029_staff_email_verified', '0030_reader_accounts', '0031_reader_self_service', '0032_rich_comments', '0033_languages', '0034_recent_comments', '0035_spam_classifier', '0036_queue_search_and_undo', '0037_notifications', '0038_chat_alerts', '0039_contested_decisions', '0040_mail_digests', '0041_comment_counts'];
 
 let database: FreshDatabase | undefined;
 const opened: Db[] = [];
@@ -43,6 +43,48 @@ async function dropCommentTriggers(kysely: Kysely<Database>, triggers: string[])
   }
 }
 
+/**
+ * Takes 0041 back: the counts, sort keys, stamp and revision return to the comment's row (with their
+ * values), its indexes and 0007's reply trigger as they were, and `comment_counts` goes.
+ */
+async function beforeCommentCounts(kysely: Kysely<Database>): Promise<void> {
+  await dropCommentTriggers(kysely, ['comments_counts_added', 'comments_counts_removed', 'comments_listing_copied', 'comments_shown_column_set', 'comments_reply_added']);
+  const moved = [
+    ['upvotes', 'integer', '0'],
+    ['downvotes', 'integer', '0'],
+    ['score', 'integer', '0'],
+    ['wilson', 'double precision', '0'],
+    ['reaction_counts', 'text', "'{}'"],
+    ['counts_changed_at', 'text', 'null'],
+    ['subtree_revision', 'integer', '0'],
+  ];
+  for (const [column, type, fallback] of moved) {
+    await sql`alter table comments add column ${sql.raw(column)} ${sql.raw(type)} ${sql.raw(fallback === 'null' ? '' : `not null default ${fallback}`)}`.execute(kysely);
+    await sql`update comments set ${sql.raw(column)} = (select n.${sql.raw(column)} from comment_counts n where n.comment_id = comments.id)`.execute(kysely);
+  }
+  await sql`drop table comment_counts`.execute(kysely);
+  if (dialectName === 'postgres') await sql`drop function comment_counts_reply_counted()`.execute(kysely);
+  for (const [name, order] of [['comments_top_level_top_listed', 'score'], ['comments_top_level_best_listed', 'wilson']]) {
+    await sql`create index ${sql.raw(name)} on comments (thread_id, ${sql.raw(order)}, id, listed_public, listed_all) where parent_id is null`.execute(kysely);
+  }
+  await sql`create index comments_counts_changed on comments (thread_id, counts_changed_at) where counts_changed_at is not null`.execute(kysely);
+  await kysely.transaction().execute((trx) =>
+    createTriggers(trx as unknown as Kysely<unknown>, [
+      {
+        name: 'comments_reply_added',
+        when: 'after insert on comments for each row when (new.parent_id is not null)',
+        body: sql`update comments set subtree_revision = subtree_revision + 1 where id = new.root_id`,
+      },
+      {
+        name: 'comments_shown_column_set',
+        when: `after update of content, content_html, mentions, author_badges, pinned_at, author_name, status, moderation_status, is_deleted, is_edited, upvotes, downvotes, reaction_counts on comments for each row`,
+        body: sql`update comments set subtree_revision = subtree_revision + 1 where id = new.root_id`,
+      },
+    ]),
+  );
+  await sql`delete from kysely_migration where name = '0041_comment_counts'`.execute(kysely);
+}
+
 describe('parley migrate', () => {
   it('applies every migration once, then reports the database up to date', async () => {
     database = await freshDatabaseUrl();
@@ -70,8 +112,9 @@ describe('parley migrate', () => {
     const thread = pageUrl();
     const posted = await before.request('POST', '/v1/comments', { token: reader, body: { thread_url: thread, site_id: site.site_id, content: 'waiting' } });
     expect(posted.body.status).toBe('pending');
-    // The database as 0008 left it: no count, no triggers, 0009 not applied.
+    // The database as 0008 left it: no count, no triggers, 0009 not applied (nor 0041, which moved the columns 0010's indexes hold).
     const { kysely } = before.app.db;
+    await beforeCommentCounts(kysely);
     await dropCommentTriggers(kysely, ['comments_only_they_see_added', 'comments_only_they_see_moved', 'comments_only_they_see_removed', 'comments_author_reassigned_counts', 'comments_author_reassigned_only_they_see']);
     await sql`alter table site_users drop column comments_only_they_see`.execute(kysely);
     // Nor the indexes of 0010, which came after it.
@@ -171,6 +214,7 @@ describe('parley migrate', () => {
     const written = await before.request('POST', '/v1/comments', { token: reader, body: { thread_url: pageUrl(), site_id: site.site_id, content: '**not bold** <b>&\n\nsee https://example.org' } });
     // The database as 0031 left it: none of 0032's columns, table, index or triggers, and 0007's trigger on the columns a list showed then.
     const { kysely } = before.app.db;
+    await beforeCommentCounts(kysely);
     await dropCommentTriggers(kysely, ['comments_shown_column_set', 'comments_pinned_set']);
     // In a transaction: on SQLite, a statement outside one is prepared first on the reading connection, which may not see the drop yet.
     await kysely.transaction().execute((trx) =>
@@ -197,6 +241,40 @@ describe('parley migrate', () => {
       expect(old.body).toMatchObject({ formatting: 'plain', edit_window_seconds: null });
       const made = await after.request('POST', '/api/sites', { token: site.api_key, body: { name: 'After the upgrade' } });
       expect(made.body).toMatchObject({ formatting: 'markdown', edit_window_seconds: 900 });
+    } finally {
+      await after.close();
+    }
+  });
+
+  it("moves, on upgrading a database, every comment's counts out of its row, and the lists keep their order and counts (0041)", async () => {
+    database = await freshDatabaseUrl();
+    const before = await startParley({ DATABASE_URL: database.url });
+    const site = await before.newSite({ moderation: 'none' });
+    const thread = pageUrl();
+    const post = async (content: string, parent_id?: string) =>
+      (await before.request('POST', '/v1/comments', { token: site.api_key, body: { thread_url: thread, site_id: site.site_id, content, parent_id } })).body.id as string;
+    const [low, high] = [await post('low'), await post('high')];
+    const answer = await post('a reply', high);
+    const voters = await Promise.all(['v1', 'v2'].map((id) => before.signIn(site.api_key, site.site_id, { id, name: id })));
+    for (const voter of voters) await before.request('POST', `/v1/comments/${high}/vote`, { token: voter, body: { vote_type: 'up' } });
+    await before.request('POST', `/v1/comments/${low}/vote`, { token: voters[0], body: { vote_type: 'down' } });
+    await before.request('POST', `/v1/comments/${answer}/react`, { token: voters[1], body: { reaction_type: 'funny' } });
+    const list = (parley: typeof before) => parley.request('GET', `/v1/comments?site_id=${site.site_id}&thread_url=${encodeURIComponent(thread)}&sort=top`);
+    const listed = (await list(before)).body;
+    await beforeCommentCounts(before.app.db.kysely);
+    await before.close();
+
+    const after = await startParley({ DATABASE_URL: database.url });
+    try {
+      expect((await list(after)).body).toEqual(listed);
+      expect(listed.comments.map((c: { content: string; upvotes: number; downvotes: number }) => [c.content, c.upvotes, c.downvotes])).toEqual([['high', 2, 0], ['low', 0, 1]]);
+      expect(listed.comments[0].replies[0].reaction_counts).toEqual({ funny: 1 });
+      // Counted on as before: a vote after the upgrade moves the counts, the order and the list.
+      await after.request('POST', `/v1/comments/${low}/vote`, { token: voters[1], body: { vote_type: 'up' } });
+      await after.request('POST', `/v1/comments/${low}/vote`, { token: voters[0], body: { vote_type: 'up' } });
+      await after.request('POST', `/v1/comments/${high}/vote`, { token: voters[0], body: { vote_type: 'down' } });
+      const counts = (c: { content: string; upvotes: number; downvotes: number }) => [c.content, c.upvotes, c.downvotes];
+      expect((await list(after)).body.comments.map(counts)).toEqual([['low', 2, 0], ['high', 1, 1]]);
     } finally {
       await after.close();
     }

@@ -40,6 +40,7 @@ import * as notifications from './migrations/0037_notifications.ts';
 import * as chatAlerts from './migrations/0038_chat_alerts.ts';
 import * as contestedDecisions from './migrations/0039_contested_decisions.ts';
 import * as mailDigests from './migrations/0040_mail_digests.ts';
+import * as commentCounts from './migrations/0041_comment_counts.ts';
 
 /**
  * Migrations are listed here explicitly (no directory scan), in order. They are additive only (new
@@ -90,6 +91,7 @@ const MIGRATIONS: Record<string, Migration> = {
   '0038_chat_alerts': chatAlerts,
   '0039_contested_decisions': contestedDecisions,
   '0040_mail_digests': mailDigests,
+  '0041_comment_counts': commentCounts,
 };
 
 const provider: MigrationProvider = { getMigrations: async () => MIGRATIONS };

@@ -170,6 +170,29 @@ export interface SsoUsedTokenTable {
   expires_at: string;
 }
 
+/**
+ * What votes, reactions and replies change of a comment, in a narrow row of its own that its trigger
+ * makes with the comment (migration 0041): a vote rewrites this, not the comment's row.
+ */
+export interface CommentCountsTable {
+  comment_id: string;
+  thread_id: string;
+  root_id: string;
+  top_level: Flag;
+  upvotes: Generated<number>;
+  downvotes: Generated<number>;
+  score: Generated<number>;
+  wilson: Generated<number>;
+  reaction_counts: Generated<string>;
+  /** When a vote or reaction last changed the counts the public sees; strictly increasing per comment (migration 0020). */
+  counts_changed_at: Generated<string | null>;
+  /** Copies of the comment's listing flags (top-level comments), for the orders by votes. */
+  listed_public: Generated<Flag>;
+  listed_all: Generated<Flag>;
+  /** On top-level comments: moves with every change to what the public sees of it and its replies (migration 0007). */
+  subtree_revision: Generated<number>;
+}
+
 export interface CommentTable {
   id: string;
   site_id: string;
@@ -183,22 +206,13 @@ export interface CommentTable {
   moderation_status: string | null;
   is_deleted: Flag;
   is_edited: Flag;
-  upvotes: number;
-  downvotes: number;
-  score: number;
-  wilson: number;
-  reaction_counts: string;
   created_at: string;
   updated_at: string;
   /** On top-level comments: whether the public's list, and moderators' list, show it. */
   listed_public: Flag;
   listed_all: Flag;
-  /** On top-level comments: moves with every change to what the public sees of it and its replies (migration 0007). */
-  subtree_revision: Generated<number>;
   /** Flags not dismissed by a moderator (migration 0013). */
   flag_count: Generated<number>;
-  /** When a vote or reaction last changed the counts the public sees; strictly increasing per comment (migration 0020). */
-  counts_changed_at: Generated<string | null>;
   /** Why the spam pipeline held the comment: a JSON array of {check, detail}; null when it held nothing (migration 0017). */
   spam_reasons: string | null;
   /** `content` rendered and sanitized when it was written (src/formatting); null once deleted (migration 0032). */
@@ -725,6 +739,7 @@ export interface Database {
   sso_secrets: SsoSecretTable;
   sso_used_tokens: SsoUsedTokenTable;
   comments: CommentTable;
+  comment_counts: CommentCountsTable;
   comment_revisions: CommentRevisionTable;
   votes: VoteTable;
   reactions: ReactionTable;

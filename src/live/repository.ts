@@ -56,12 +56,13 @@ export async function eventsAfter(db: Kysely<Database>, threadId: string, after:
 export async function publicCounts(db: Kysely<Database>, ids: string[]): Promise<Map<string, Counts>> {
   if (ids.length === 0) return new Map();
   const rows = await db
-    .selectFrom('comments')
-    .select(['id', 'upvotes', 'downvotes', 'reaction_counts'])
-    .where('id', 'in', ids)
-    .where('status', '=', 'published')
-    .where('moderation_status', 'is', null)
-    .where('is_deleted', '=', 0)
+    .selectFrom('comments as c')
+    .innerJoin('comment_counts as n', 'n.comment_id', 'c.id')
+    .select(['c.id', 'n.upvotes', 'n.downvotes', 'n.reaction_counts'])
+    .where('c.id', 'in', ids)
+    .where('c.status', '=', 'published')
+    .where('c.moderation_status', 'is', null)
+    .where('c.is_deleted', '=', 0)
     .execute();
   return new Map(rows.map((row) => [row.id, { upvotes: Number(row.upvotes), downvotes: Number(row.downvotes), reaction_counts: JSON.parse(row.reaction_counts) }]));
 }
@@ -92,11 +93,11 @@ export interface CountsChange {
   counts_changed_at: string;
 }
 
-/** Comments of a thread whose counts changed at or after `since` (ISO), along the partial index of migration 0020. */
+/** Comments of a thread whose counts changed at or after `since` (ISO), along the partial index comment_counts_changed (migration 0041). */
 export async function countsChangedSince(db: Kysely<Database>, threadId: string, since: string): Promise<CountsChange[]> {
   const rows = await db
-    .selectFrom('comments')
-    .select(['id', 'counts_changed_at'])
+    .selectFrom('comment_counts')
+    .select(['comment_id as id', 'counts_changed_at'])
     .where('thread_id', '=', threadId)
     .where('counts_changed_at', '>=', since)
     .execute();
@@ -106,7 +107,7 @@ export async function countsChangedSince(db: Kysely<Database>, threadId: string,
 /** Which of these threads have counts changed at or after `since`, in one statement (the heartbeat's check). */
 export async function threadsWithCountsSince(db: Kysely<Database>, threadIds: string[], since: string): Promise<Set<string>> {
   if (threadIds.length === 0) return new Set();
-  const rows = await db.selectFrom('comments').select('thread_id').distinct().where('thread_id', 'in', threadIds).where('counts_changed_at', '>=', since).execute();
+  const rows = await db.selectFrom('comment_counts').select('thread_id').distinct().where('thread_id', 'in', threadIds).where('counts_changed_at', '>=', since).execute();
   return new Set(rows.map((row) => row.thread_id));
 }
 

@@ -1,7 +1,7 @@
 import { sql, type CompiledQuery, type RawBuilder, type SqlBool } from 'kysely';
 import type { Caller } from '../auth/caller.ts';
 import { threadKey } from '../comments/thread-url.ts';
-import { spamReasonsOf, toView, VIEW_COLUMNS } from '../comments/view.ts';
+import { spamReasonsOf, toView, VIEW_SELECTION } from '../comments/view.ts';
 import { preparedQuery } from '../db/prepared.ts';
 import type { Db } from '../db/connect.ts';
 import { dialectOfDb, lowerNameWithin, matchesSearchPostgres, searchTerms, type DialectName } from '../db/dialect.ts';
@@ -220,10 +220,11 @@ export async function moderationQueue(db: Db, caller: Caller, query: QueueQuery)
 const itemRows = preparedQuery((db, _count: number, ...ids: string[]) =>
   db
     .selectFrom('comments as c')
+    .innerJoin('comment_counts as n', 'n.comment_id', 'c.id')
     .innerJoin('threads as t', 't.id', 'c.thread_id')
     .leftJoin('comments as p', 'p.id', 'c.parent_id')
     .leftJoin('author_counts as a', (join) => join.onRef('a.site_id', '=', 'c.site_id').onRef('a.author_ref', '=', 'c.author_ref'))
-    .select(VIEW_COLUMNS.map((column) => `c.${column}` as const))
+    .select(VIEW_SELECTION)
     .select(['c.thread_id', 'c.flag_count', 'c.spam_reasons', 't.url_key as thread_url', 't.title as thread_title', 't.closed_at as thread_closed_at'])
     .select(['p.author_name as parent_author_name', 'p.content as parent_content', 'p.is_deleted as parent_is_deleted'])
     .select(['a.published', 'a.pending', 'a.removed', 'a.spam'])

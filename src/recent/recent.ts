@@ -1,7 +1,7 @@
 import { sql, type Kysely } from 'kysely';
 import { findThread, publicViewRows } from '../comments/repository.ts';
 import { threadKey } from '../comments/thread-url.ts';
-import { VIEW_COLUMNS, type ViewRow } from '../comments/view.ts';
+import { VIEW_SELECTION_SQL, type ViewRow } from '../comments/view.ts';
 import { preparedQuery } from '../db/prepared.ts';
 import { shownAndLive } from '../db/migrations/0034_recent_comments.ts';
 import type { Database } from '../db/schema.ts';
@@ -16,7 +16,7 @@ export interface RecentRow extends ViewRow {
 /** How many batches a read takes at most: past them, a site whose newest comments are nearly all under hidden ones answers fewer. */
 const MAX_BATCHES = 4;
 
-const COLUMNS = sql.raw(VIEW_COLUMNS.map((column) => `c.${column}`).join(', '));
+const COLUMNS = sql.raw(VIEW_SELECTION_SQL);
 
 /**
  * A batch of the newest comments whose own rows the public sees, newest first, of a site or one of
@@ -29,7 +29,7 @@ const newestShown = preparedQuery(
     const after = before ? sql`and c.created_at <= ${beforeAt} and (c.created_at < ${beforeAt} or c.id < ${beforeId})` : sql``;
     return sql<RecentRow>`
       select ${COLUMNS}, c.updated_at, t.url_key as thread_url, t.title as thread_title
-      from comments c join threads t on t.id = c.thread_id
+      from comments c join comment_counts n on n.comment_id = c.id join threads t on t.id = c.thread_id
       where c.site_id = ${siteId} ${inThread} and ${sql.raw(shownAndLive('c'))} ${after}
       order by c.created_at desc, c.id desc limit ${sql.lit(size)}`.compile(db);
   },

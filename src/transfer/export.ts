@@ -95,13 +95,14 @@ async function* commentsOf(db: Kysely<Database>, siteId: string): AsyncGenerator
     if (roots.length === 0) return;
     const rows = await db
       .selectFrom('comments as c')
+      .innerJoin('comment_counts as n', 'n.comment_id', 'c.id')
       .leftJoin('site_users as u', (join) => join.onRef('u.id', '=', 'c.author_ref').on('u.site_id', '=', siteId))
       .leftJoin('mail_subscriptions as s', 's.comment_id', 'c.id')
       .leftJoin('mail_addresses as a', 'a.id', 's.address_id')
       .select((eb) => [
         'c.id', 'c.thread_id', 'c.parent_id', 'c.author_ref', 'c.author_name', 'u.external_id as author_external_id',
         eb.fn.coalesce('a.email', 'u.email').as('author_email'), 'c.content', 'c.status',
-        'c.moderation_status', 'c.is_deleted', 'c.is_edited', 'c.upvotes', 'c.downvotes', 'c.reaction_counts', 'c.created_at', 'c.updated_at',
+        'c.moderation_status', 'c.is_deleted', 'c.is_edited', 'n.upvotes', 'n.downvotes', 'n.reaction_counts', 'c.created_at', 'c.updated_at',
       ])
       .where('c.root_id', 'in', roots)
       .execute();

@@ -42,7 +42,8 @@ async function imported(siteId: string) {
     .innerJoin('import_sources as s', 's.comment_id', 'c.id')
     .leftJoin('import_sources as p', 'p.comment_id', 'c.parent_id')
     .innerJoin('threads as t', 't.id', 'c.thread_id')
-    .select(['s.source_key', 'p.source_key as parent', 't.url_key', 'c.author_name', 'c.author_ref', 'c.content', 'c.status', 'c.is_deleted', 'c.is_edited', 'c.created_at', 'c.upvotes', 'c.downvotes'])
+    .innerJoin('comment_counts as n', 'n.comment_id', 'c.id')
+    .select(['s.source_key', 'p.source_key as parent', 't.url_key', 'c.author_name', 'c.author_ref', 'c.content', 'c.status', 'c.is_deleted', 'c.is_edited', 'c.created_at', 'n.upvotes', 'n.downvotes'])
     .where('c.site_id', '=', siteId)
     .orderBy('s.source_key')
     .execute();

@@ -1,7 +1,7 @@
 import type { Db } from '../db/connect.ts';
 import { renderContent, type Formatting } from '../formatting/html.ts';
 import type { Insertable, Kysely } from 'kysely';
-import type { CommentTable, Database, ThreadTable } from '../db/schema.ts';
+import type { CommentCountsTable, CommentTable, Database, ThreadTable } from '../db/schema.ts';
 import { refreshListing, totalsPlus } from '../comments/listing.ts';
 import { refreshStatistics } from '../db/dialect.ts';
 import { newId } from '../ids.ts';
@@ -149,6 +149,7 @@ async function writeBatch(trx: Kysely<Database>, staging: Staging, rows: StagedR
   const freeIds = await freeCommentIds(trx, fresh);
   const now = nowIso();
   const inserts: Insertable<CommentTable>[] = [];
+  const counts: Insertable<CommentCountsTable>[] = [];
   const totals = new Map<string, { public: number; all: number }>();
   for (const row of fresh) {
     const id = row.parley_id && freeIds.has(row.parley_id) ? row.parley_id : newId('cmt');
@@ -179,16 +180,27 @@ async function writeBatch(trx: Kysely<Database>, staging: Staging, rows: StagedR
       moderation_status: row.moderation_status,
       is_deleted: row.deleted ? 1 : 0,
       is_edited: row.edited ? 1 : 0,
-      upvotes: row.upvotes,
-      downvotes: row.downvotes,
-      score: row.upvotes - row.downvotes,
-      wilson: wilsonLowerBound(row.upvotes, row.downvotes),
-      reaction_counts: row.reactions,
       created_at: row.created_at,
       updated_at: row.updated_at ?? row.created_at,
       listed_public: listedPublic,
       listed_all: listedAll,
     });
+    // A comment that comes with counts has its counts row written first (the insert's trigger makes the others).
+    if (row.upvotes > 0 || row.downvotes > 0 || row.reactions !== '{}') {
+      counts.push({
+        comment_id: id,
+        thread_id: threadId,
+        root_id: parent ? parent.root_id : id,
+        top_level: topLevel ? 1 : 0,
+        upvotes: row.upvotes,
+        downvotes: row.downvotes,
+        score: row.upvotes - row.downvotes,
+        wilson: wilsonLowerBound(row.upvotes, row.downvotes),
+        reaction_counts: row.reactions,
+        listed_public: listedPublic,
+        listed_all: listedAll,
+      });
+    }
     placed.set(row.seq, { id, root_id: parent ? parent.root_id : id, thread_id: threadId });
     const counted = row.deleted ? 'deleted' : row.moderation_status === 'shadow_banned' ? 'shadow_banned' : (row.status as 'published');
     report.comments.by_status[counted] = (report.comments.by_status[counted] ?? 0) + 1;
@@ -196,6 +208,7 @@ async function writeBatch(trx: Kysely<Database>, staging: Staging, rows: StagedR
   }
   if (dryRun) return placed;
   const sources = inserts.map((comment, i) => ({ site_id: siteId, source_key: `${format}:${fresh[i].source_id}`, comment_id: comment.id!, created_at: now }));
+  for (const group of powerOfTwoGroups(counts)) await trx.insertInto('comment_counts').values(group).execute();
   for (const group of powerOfTwoGroups(inserts)) await trx.insertInto('comments').values(group).execute();
   for (const group of powerOfTwoGroups(sources)) await trx.insertInto('import_sources').values(group).execute();
   await addToThreads(trx, totals);

@@ -53,7 +53,9 @@ describe("Parley's own export", () => {
     writeFileSync(remark, gzipSync(readFileSync(join(FIXTURES, 'remark42.jsonl'))));
     await importFile(source, { siteId, path: remark });
     // What only Parley has: a shadow-banned comment and reactions.
-    await source.kysely.updateTable('comments').set({ moderation_status: 'shadow_banned', reaction_counts: '{"funny":2}' }).where('site_id', '=', siteId).where('author_name', '=', 'Grace <3').execute();
+    const graces = source.kysely.selectFrom('comments').select('id').where('site_id', '=', siteId).where('author_name', '=', 'Grace <3');
+    await source.kysely.updateTable('comment_counts').set({ reaction_counts: '{"funny":2}' }).where('comment_id', 'in', graces).execute();
+    await source.kysely.updateTable('comments').set({ moderation_status: 'shadow_banned' }).where('site_id', '=', siteId).where('author_name', '=', 'Grace <3').execute();
   });
 
   it('has a header, threads, comments with parents before replies, and a footer with counts', async () => {

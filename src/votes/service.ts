@@ -61,6 +61,7 @@ interface Target {
 function targetQuery(db: Kysely<Database>, id: string, actor: string, now: string) {
   return db
     .selectFrom('comments as c')
+    .innerJoin('comment_counts as n', 'n.comment_id', 'c.id')
     .innerJoin('threads as t', 't.id', 'c.thread_id')
     .innerJoin('sites as s', 's.id', 'c.site_id')
     .select(['c.site_id', 's.account_id', 't.url_key as thread_url', 'c.thread_id', 'c.status', 'c.moderation_status', 'c.parent_id', 'c.is_deleted'])
@@ -129,7 +130,7 @@ const PLAN_ONCE = { planOnce: true };
 const voteTarget = preparedQuery((db, _shape: null, id: string, actor: string, now: string) =>
   targetQuery(db, id, actor, now)
     .leftJoin('votes as v', (join) => join.onRef('v.comment_id', '=', 'c.id').on('v.voter_ref', '=', actor))
-    .select(['c.upvotes', 'c.downvotes', 'v.value as previous', 'v.by_moderator as previous_by_moderator'])
+    .select(['n.upvotes', 'n.downvotes', 'v.value as previous', 'v.by_moderator as previous_by_moderator'])
     .select((eb) =>
       eb
         .exists(
@@ -185,7 +186,7 @@ function markAndCounts<Counts>(
   db: Kysely<Database>,
   part: Part,
   write: MarkWrite,
-  counts: (db: QueryCreator<Database>) => UpdateQueryBuilder<Database, 'comments', 'comments', Counts>,
+  counts: (db: QueryCreator<Database>) => UpdateQueryBuilder<Database, 'comment_counts', 'comment_counts', Counts>,
 ): CompiledQuery {
   if (db.getExecutor().adapter instanceof PostgresAdapter) {
     const afterWrite = db.with('marked', () => write) as unknown as QueryCreator<Database>;
@@ -208,8 +209,15 @@ async function runMarkAndCounts<Values extends unknown[]>(
   return (await query(q, { part: 'counts', move, stamp }, ...values))[0];
 }
 
-/** Sets the comment's counts_changed_at when the change stamps it. */
-const stampIf = (dialect: DialectName, stamp: boolean, now: string) => (stamp ? { counts_changed_at: countsChangeStamp(dialect, now) } : {});
+/**
+ * What every change of a comment's counts sets besides them: its counts_changed_at when the change
+ * stamps it, and a top-level comment's subtree revision (`top_level` is 1 on those, 0 on replies,
+ * whose revision a trigger moves on their top-level comment's row: migration 0041).
+ */
+const countsChanged = (dialect: DialectName, stamp: boolean, now: string) => ({
+  subtree_revision: sql<number>`subtree_revision + top_level`,
+  ...(stamp ? { counts_changed_at: countsChangeStamp(dialect, now) } : {}),
+});
 
 const voteWrite = (db: Kysely<Database>, move: Move, commentId: string, voterRef: string, previous: number, value: number, byModerator: Flag, createdAt: string): MarkWrite => {
   if (move === 'insert') {
@@ -231,15 +239,15 @@ const voteWrite = (db: Kysely<Database>, move: Move, commentId: string, voterRef
  */
 const voteCountsMoved = (dialect: DialectName, id: string, up: number, down: number, stamp: boolean, now: string) => (db: QueryCreator<Database>) =>
   db
-    .updateTable('comments')
+    .updateTable('comment_counts')
     .set({
-      ...stampIf(dialect, stamp, now),
+      ...countsChanged(dialect, stamp, now),
       upvotes: sql`upvotes + ${up}`,
       downvotes: sql`downvotes + ${down}`,
       score: sql`score + ${up} - ${down}`,
       wilson: wilsonLowerBoundSql(sql`(upvotes + ${up})`, sql`(downvotes + ${down})`),
     })
-    .where('id', '=', id)
+    .where('comment_id', '=', id)
     .returning(['upvotes', 'downvotes']);
 
 const voteChange = preparedQuery(
@@ -281,7 +289,7 @@ const reactionTarget = preparedQuery(
   (db, _shape: null, id: string, actor: string, now: string) =>
     targetQuery(db, id, actor, now)
       .leftJoin('reactions as r', (join) => join.onRef('r.comment_id', '=', 'c.id').on('r.reactor_ref', '=', actor))
-      .select(['s.reactions', 'c.reaction_counts', 'r.type as previous'])
+      .select(['s.reactions', 'n.reaction_counts', 'r.type as previous'])
       .compile(),
   PLAN_ONCE,
 );
@@ -303,9 +311,9 @@ const reactionWrite = (db: Kysely<Database>, move: Move, commentId: string, reac
 /** The comment's reaction counts with one moved from `previous` to `next` (see movedJsonCounts). */
 const reactionCountsMoved = (dialect: DialectName, id: string, previous: string | null, next: string | null, stamp: boolean, now: string) => (db: QueryCreator<Database>) =>
   db
-    .updateTable('comments')
-    .set({ ...stampIf(dialect, stamp, now), reaction_counts: movedJsonCounts(dialect, sql.ref('reaction_counts'), previous, next) })
-    .where('id', '=', id)
+    .updateTable('comment_counts')
+    .set({ ...countsChanged(dialect, stamp, now), reaction_counts: movedJsonCounts(dialect, sql.ref('reaction_counts'), previous, next) })
+    .where('comment_id', '=', id)
     .returning('reaction_counts');
 
 const reactionChange = preparedQuery(

@@ -118,11 +118,11 @@ describe('counts', () => {
   // Counts that no mark row explains: an import brings a comment's totals, not its voters.
   const setCounts = (id: string, counts: { upvotes: number; downvotes: number; reaction_counts: string; counts_changed_at?: string }) =>
     parley.app.db.kysely
-      .updateTable('comments')
+      .updateTable('comment_counts')
       .set({ ...counts, score: counts.upvotes - counts.downvotes, wilson: wilsonLowerBound(counts.upvotes, counts.downvotes) })
-      .where('id', '=', id)
+      .where('comment_id', '=', id)
       .execute();
-  const stampOf = async (id: string) => (await parley.app.db.kysely.selectFrom('comments').select('counts_changed_at').where('id', '=', id).executeTakeFirstOrThrow()).counts_changed_at;
+  const stampOf = async (id: string) => (await parley.app.db.kysely.selectFrom('comment_counts').select('counts_changed_at').where('comment_id', '=', id).executeTakeFirstOrThrow()).counts_changed_at;
 
   it('moves the counts a comment already has by the change, imported ones included', async () => {
     const id = await newComment();
@@ -134,7 +134,7 @@ describe('counts', () => {
     const listed = await parley.request('GET', `/v1/comments/${id}`);
     expect(listed.body).toMatchObject({ upvotes: 11, downvotes: 4, reaction_counts: { funny: 3, insightful: 2, interesting: 1 } });
     // The sort keys of `sort=top` and `sort=best`, computed in the statement from the moved counts.
-    const row = await parley.app.db.kysely.selectFrom('comments').select(['score', 'wilson']).where('id', '=', id).executeTakeFirstOrThrow();
+    const row = await parley.app.db.kysely.selectFrom('comment_counts').select(['score', 'wilson']).where('comment_id', '=', id).executeTakeFirstOrThrow();
     expect(Number(row.score)).toBe(7);
     expect(Number(row.wilson)).toBeCloseTo(wilsonLowerBound(11, 4), 6);
   });

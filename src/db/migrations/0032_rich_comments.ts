@@ -1,6 +1,6 @@
 import { sql, type Kysely } from 'kysely';
 import { renderContent } from '../../formatting/html.ts';
-import { createTriggers, dialectOfDb } from '../dialect.ts';
+import { createTriggers, dropTriggers } from '../dialect.ts';
 
 // Rich comments (src/formatting): every comment keeps its rendered HTML, the users it mentions and
 // its author's badges beside its source, so a list reads them as it reads the text; a pinned comment
@@ -44,12 +44,7 @@ export async function up(db: Kysely<any>): Promise<void> {
 
   await renderExisting(db);
 
-  if (dialectOfDb(db) === 'postgres') {
-    await sql`drop trigger comments_shown_column_set on comments`.execute(db);
-    await sql`drop function comments_shown_column_set()`.execute(db);
-  } else {
-    await sql`drop trigger comments_shown_column_set`.execute(db);
-  }
+  await dropTriggers(db, 'comments', ['comments_shown_column_set']);
   await createTriggers(db, [
     {
       name: 'comments_shown_column_set',

@@ -1,5 +1,5 @@
 import type { Caller } from '../../auth/caller.ts';
-import { toView, userVote, VIEW_COLUMNS } from '../../comments/view.ts';
+import { toView, userVote, VIEW_SELECTION } from '../../comments/view.ts';
 import { visibleTo } from '../../comments/visibility.ts';
 import type { Db } from '../../db/connect.ts';
 import { afterKey, decodeCursor, pageOf } from '../../http/cursor.ts';
@@ -17,10 +17,11 @@ export async function myComments(db: Db, caller: Caller, query: { cursor?: strin
   const limit = query.limit ?? 20;
   let rows = db.kysely
     .selectFrom('comments as c')
+    .innerJoin('comment_counts as n', 'n.comment_id', 'c.id')
     .innerJoin('threads as t', 't.id', 'c.thread_id')
     .leftJoin('votes as v', (join) => join.onRef('v.comment_id', '=', 'c.id').on('v.voter_ref', '=', user.id))
     .leftJoin('reactions as r', (join) => join.onRef('r.comment_id', '=', 'c.id').on('r.reactor_ref', '=', user.id))
-    .select([...VIEW_COLUMNS.map((column) => `c.${column}` as const), 't.url_key', 't.title', 'v.value as vote', 'r.type as reaction'])
+    .select([...VIEW_SELECTION, 't.url_key', 't.title', 'v.value as vote', 'r.type as reaction'])
     .where('c.site_id', '=', site.id)
     .where('c.author_ref', '=', user.id)
     .where('c.is_deleted', '=', 0)

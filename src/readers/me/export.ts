@@ -106,10 +106,11 @@ export async function* readerExport(db: Kysely<Database>, site: Site, user: Read
       async (after) => {
         let query = db
           .selectFrom('comments as c')
+          .innerJoin('comment_counts as n', 'n.comment_id', 'c.id')
           .innerJoin('threads as t', 't.id', 'c.thread_id')
           .select([
             'c.id', 't.url_key', 't.title', 'c.parent_id', 'c.author_name', 'c.content', 'c.status', 'c.moderation_status', 'c.is_deleted', 'c.is_edited',
-            'c.upvotes', 'c.downvotes', 'c.reaction_counts', 'c.created_at', 'c.updated_at',
+            'n.upvotes', 'n.downvotes', 'n.reaction_counts', 'c.created_at', 'c.updated_at',
           ])
           .where('c.site_id', '=', site.id)
           .where('c.author_ref', '=', user.id);
