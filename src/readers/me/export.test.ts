@@ -88,7 +88,7 @@ describe("a reader's export", () => {
         return {
           id, site_id: site.site_id, thread_id, parent_id: null, root_id: id, author_ref: reader.user.id, author_name: 'Nat',
           content: `Comment ${done + i}: ${'a cup of tea and a long thought about it, '.repeat(6)}`, status: 'published', moderation_status: null,
-          is_deleted: 0 as const, is_edited: 0 as const, upvotes: 0, downvotes: 0, score: 0, wilson: 0, reaction_counts: '{}',
+          is_deleted: 0 as const, is_edited: 0 as const,
           created_at: at, updated_at: at, listed_public: 1 as const, listed_all: 1 as const, spam_reasons: null,
         };
       });
