@@ -59,7 +59,8 @@ async function beforeCommentCounts(kysely: Kysely<Database>): Promise<void> {
     ['subtree_revision', 'integer', '0'],
   ];
   for (const [column, type, fallback] of moved) {
-    await sql`alter table comments add column ${sql.raw(column)} ${sql.raw(type)} ${sql.raw(fallback === 'null' ? '' : `not null default ${fallback}`)}`.execute(kysely);
+    // SQLite kept them (see the migration).
+    if (dialectName === 'postgres') await sql`alter table comments add column ${sql.raw(column)} ${sql.raw(type)} ${sql.raw(fallback === 'null' ? '' : `not null default ${fallback}`)}`.execute(kysely);
     await sql`update comments set ${sql.raw(column)} = (select n.${sql.raw(column)} from comment_counts n where n.comment_id = comments.id)`.execute(kysely);
   }
   await sql`drop table comment_counts`.execute(kysely);

@@ -1,5 +1,5 @@
 import { sql, type Kysely } from 'kysely';
-import { createTriggers, dropTriggers } from '../dialect.ts';
+import { createTriggers, dialectOfDb, dropTriggers } from '../dialect.ts';
 
 // What votes, reactions and replies change moves out of the comment's row into a narrow row of its
 // own, `comment_counts`: the counts, the sort keys computed from them, the live streams' stamp and
@@ -60,7 +60,9 @@ export async function up(db: Kysely<unknown>): Promise<void> {
   // The triggers that named the moved columns, made again without them.
   await dropTriggers(db, 'comments', ['comments_shown_column_set', 'comments_reply_added']);
   for (const index of ['comments_top_level_top_listed', 'comments_top_level_best_listed', 'comments_counts_changed']) await db.schema.dropIndex(index).execute();
-  for (const column of MOVED_COLUMNS) await db.schema.alterTable('comments').dropColumn(column).execute();
+  // PostgreSQL drops a column in its catalogue alone. SQLite rewrites the whole table for each column
+  // it drops (14 s for these seven at 1,000,000 comments), so there they stay in the rows, unread.
+  if (dialectOfDb(db) === 'postgres') for (const column of MOVED_COLUMNS) await db.schema.alterTable('comments').dropColumn(column).execute();
 
   const revised = (row: 'new' | 'old') => sql.raw(`update comment_counts set subtree_revision = subtree_revision + 1 where comment_id = ${row}.root_id`);
   await createTriggers(db, [
