@@ -107,6 +107,14 @@ export async function migrateToLatest(db: Db): Promise<string[]> {
   });
 }
 
+/** Applies the migrations up to and including `name`, as a database of an earlier version had them (scripts/migration-time.ts). */
+export async function migrateTo(db: Db, name: string): Promise<void> {
+  await inMigrationSession(db.kysely, db.dialect, async (session) => {
+    const { error } = await new Migrator({ db: session, provider, allowUnorderedMigrations: true }).migrateTo(name);
+    if (error) throw error instanceof Error ? error : new Error(String(error));
+  });
+}
+
 /** The migrations this version has that the database has not applied (read only: creates nothing). */
 export async function pendingMigrations(db: Db): Promise<string[]> {
   const known = await new Migrator({ db: db.kysely, provider, allowUnorderedMigrations: true }).getMigrations();
