@@ -44,23 +44,12 @@ async function dropCommentTriggers(kysely: Kysely<Database>, triggers: string[])
 }
 
 /**
- * Takes 0041 back: the counts, sort keys, stamp and revision return to the comment's row (with their
- * values), its indexes and 0007's reply trigger as they were, and `comment_counts` goes.
+ * Takes 0041 back: the counts, sort keys, stamp and revision are the comment row's again (with their
+ * values), its indexes and triggers as they were, and `comment_counts` goes.
  */
 async function beforeCommentCounts(kysely: Kysely<Database>): Promise<void> {
-  await dropCommentTriggers(kysely, ['comments_counts_added', 'comments_counts_removed', 'comments_listing_copied', 'comments_shown_column_set', 'comments_reply_added']);
-  const moved = [
-    ['upvotes', 'integer', '0'],
-    ['downvotes', 'integer', '0'],
-    ['score', 'integer', '0'],
-    ['wilson', 'double precision', '0'],
-    ['reaction_counts', 'text', "'{}'"],
-    ['counts_changed_at', 'text', 'null'],
-    ['subtree_revision', 'integer', '0'],
-  ];
-  for (const [column, type, fallback] of moved) {
-    // SQLite kept them (see the migration).
-    if (dialectName === 'postgres') await sql`alter table comments add column ${sql.raw(column)} ${sql.raw(type)} ${sql.raw(fallback === 'null' ? '' : `not null default ${fallback}`)}`.execute(kysely);
+  await dropCommentTriggers(kysely, ['comments_counts_added', 'comments_counts_removed', 'comments_listing_copied', 'comments_shown_column_set', 'comments_reply_added', 'comments_counts_written']);
+  for (const column of ['upvotes', 'downvotes', 'score', 'wilson', 'reaction_counts', 'counts_changed_at', 'subtree_revision']) {
     await sql`update comments set ${sql.raw(column)} = (select n.${sql.raw(column)} from comment_counts n where n.comment_id = comments.id)`.execute(kysely);
   }
   await sql`drop table comment_counts`.execute(kysely);
@@ -270,6 +259,10 @@ describe('parley migrate', () => {
       expect((await list(after)).body).toEqual(listed);
       expect(listed.comments.map((c: { content: string; upvotes: number; downvotes: number }) => [c.content, c.upvotes, c.downvotes])).toEqual([['high', 2, 0], ['low', 0, 1]]);
       expect(listed.comments[0].replies[0].reaction_counts).toEqual({ funny: 1 });
+      // An instance of the release before, during a rolling upgrade, writes the comment's own columns: copied.
+      await sql`update comments set upvotes = upvotes + 1, score = score + 1 where id = ${answer}`.execute(after.app.db.kysely);
+      after.app.db.changes.threadChanged(site.site_id, thread);
+      expect((await list(after)).body.comments[0].replies[0]).toMatchObject({ upvotes: 1, reaction_counts: { funny: 1 } });
       // Counted on as before: a vote after the upgrade moves the counts, the order and the list.
       await after.request('POST', `/v1/comments/${low}/vote`, { token: voters[1], body: { vote_type: 'up' } });
       await after.request('POST', `/v1/comments/${low}/vote`, { token: voters[0], body: { vote_type: 'up' } });

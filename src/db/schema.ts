@@ -193,6 +193,7 @@ export interface CommentCountsTable {
   subtree_revision: Generated<number>;
 }
 
+/** A comment's row. Its counts, sort keys and revision of 0001, 0007 and 0020 are in `comment_counts` since 0041 (the columns stay, for the release before). */
 export interface CommentTable {
   id: string;
   site_id: string;

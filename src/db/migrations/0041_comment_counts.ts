@@ -1,4 +1,5 @@
 import { sql, type Kysely } from 'kysely';
+import { wilsonLowerBoundSql } from '../../votes/wilson.ts';
 import { createTriggers, dialectOfDb, dropTriggers } from '../dialect.ts';
 
 // What votes, reactions and replies change moves out of the comment's row into a narrow row of its
@@ -12,13 +13,19 @@ import { createTriggers, dialectOfDb, dropTriggers } from '../dialect.ts';
 // comments' listing flags are copied here by trigger, as they change (rarely: by moderation and
 // deletion). Every comment has its row from its insert on, made by trigger, so no write path can
 // forget it; an import that brings counts writes their rows just before its comments'.
+//
+// Migrations only add (docs/production.md): the columns stay on `comments`, unread and unwritten by
+// this release. While a rolling upgrade runs, instances of the release before still write them; a
+// trigger copies what they write here. Their sort and stamp indexes go: nothing of this release
+// reads them, and every one of them cost each vote.
 
 /** The columns a list shows that a write of the comment's row can change (VIEW_COLUMNS in comments/view.ts, but the counts). */
 const SHOWN_COLUMNS = 'content, content_html, mentions, author_badges, pinned_at, author_name, status, moderation_status, is_deleted, is_edited';
 
-const MOVED_COLUMNS = ['upvotes', 'downvotes', 'score', 'wilson', 'reaction_counts', 'counts_changed_at', 'subtree_revision'];
-
 export async function up(db: Kysely<unknown>): Promise<void> {
+  // Writes to comments wait until the copy below is committed, so none of an earlier release's is
+  // missed; reads go on. (SQLite's migrations hold its write lock throughout: see inMigrationSession.)
+  if (dialectOfDb(db) === 'postgres') await sql`lock table comments in share row exclusive mode`.execute(db);
   await db.schema
     .createTable('comment_counts')
     .addColumn('comment_id', 'text', (c) => c.primaryKey())
@@ -57,13 +64,9 @@ export async function up(db: Kysely<unknown>): Promise<void> {
     .where(sql.ref('counts_changed_at'), 'is not', null)
     .execute();
 
-  // The triggers that named the moved columns, made again without them.
+  // Last, as dropping a trigger or an index of comments holds its reads too, until the commit.
   await dropTriggers(db, 'comments', ['comments_shown_column_set', 'comments_reply_added']);
   for (const index of ['comments_top_level_top_listed', 'comments_top_level_best_listed', 'comments_counts_changed']) await db.schema.dropIndex(index).execute();
-  // PostgreSQL drops a column in its catalogue alone. SQLite rewrites the whole table for each column
-  // it drops (14 s for these seven at 1,000,000 comments), so there they stay in the rows, unread.
-  if (dialectOfDb(db) === 'postgres') for (const column of MOVED_COLUMNS) await db.schema.alterTable('comments').dropColumn(column).execute();
-
   const revised = (row: 'new' | 'old') => sql.raw(`update comment_counts set subtree_revision = subtree_revision + 1 where comment_id = ${row}.root_id`);
   await createTriggers(db, [
     {
@@ -86,6 +89,18 @@ export async function up(db: Kysely<unknown>): Promise<void> {
       name: 'comment_counts_reply_counted',
       when: 'after update of upvotes, downvotes, reaction_counts on comment_counts for each row when (new.top_level = 0)',
       body: revised('new'),
+    },
+    // What an instance of the release before writes during a rolling upgrade (this release never
+    // writes these columns): its vote moves the counts by its own change, so votes through instances
+    // of both releases add up; its reaction's counts are copied whole.
+    {
+      name: 'comments_counts_written',
+      when: 'after update of upvotes, downvotes, reaction_counts on comments for each row',
+      body: sql`update comment_counts set
+        upvotes = upvotes + new.upvotes - old.upvotes, downvotes = downvotes + new.downvotes - old.downvotes, score = score + new.score - old.score,
+        wilson = ${wilsonLowerBoundSql(sql`(upvotes + new.upvotes - old.upvotes)`, sql`(downvotes + new.downvotes - old.downvotes)`)},
+        reaction_counts = new.reaction_counts, counts_changed_at = new.counts_changed_at, subtree_revision = subtree_revision + top_level
+        where comment_id = new.id`,
     },
   ]);
 }
