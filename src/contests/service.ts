@@ -7,7 +7,7 @@ import { commentWithSite } from '../comments/service.ts';
 import { cleanText } from '../comments/text.ts';
 import { viewerFor } from '../comments/visibility.ts';
 import type { Db } from '../db/connect.ts';
-import { forUpdate } from '../db/dialect.ts';
+import { forUpdate, lockAuthor } from '../db/dialect.ts';
 import type { Database } from '../db/schema.ts';
 import { AppError } from '../errors.ts';
 import { newId } from '../ids.ts';
@@ -105,11 +105,16 @@ export async function resolveContest(db: Db, caller: Caller, id: string, outcome
     const data = outcome === 'reversed' ? { action: 'approved', reason: note, log_id: logId ?? id } : { action: 'contest_upheld', reason: note, log_id: id };
     await queueNotificationJob(trx, { kind: 'decision', siteId: site.id, commentId: contest.comment_id, data });
   };
+  const { comment } = await commentWithSite(db, contest.comment_id);
   if (outcome === 'reversed') {
-    const { comment } = await commentWithSite(db, contest.comment_id);
     await applyModeration(db, moderator, comment, site, 'approve', note, settle);
   } else {
-    await db.kysely.transaction().execute((trx) => settle(trx, null));
+    await db.kysely.transaction().execute(async (trx) => {
+      // A reversal takes its author's lock before the contest's: so does an upholding, or the two at
+      // once would each wait for the other (PostgreSQL ends one as a deadlock).
+      if (comment.author_ref !== null) await lockAuthor(db.dialect, trx, site.id, comment.author_ref);
+      await settle(trx, null);
+    });
   }
   const [resolved] = await contestsByIds(db, [id]);
   return resolved;

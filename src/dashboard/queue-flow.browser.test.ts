@@ -166,7 +166,7 @@ describe.skipIf(!CHROMIUM)('the queue a moderator can live in', () => {
 
     // z: the three come back where they were, still pending, the focus on the first of them.
     await page.keyboard.press('z');
-    await expect.poll(() => ids(page)).toEqual(order);
+    await expect.poll(() => ids(page), { timeout: 5000 }).toEqual(order);
     await expect.poll(() => Promise.all(order.slice(1, 4).map(status))).toEqual(['pending', 'pending', 'pending']);
     await expect.poll(() => active(page)).toBe(order[1]);
     await page.locator('.notice').getByText('Undone: 3 comments are back as they were').waitFor();
