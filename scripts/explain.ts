@@ -205,6 +205,19 @@ async function explainAll(client: pg.Client): Promise<boolean> {
   return clean;
 }
 
+/**
+ * How often each index of the comments' tables was read over the whole run, and its size: an index
+ * no path reads costs every write that touches it for nothing.
+ */
+async function printIndexUse(client: pg.Client): Promise<void> {
+  // The server's statistics are flushed at most once a second.
+  await new Promise((resolve) => setTimeout(resolve, 1500));
+  const { rows } = await client.query(`select relname as "table", indexrelname as index, idx_scan as scans, pg_size_pretty(pg_relation_size(indexrelid)) as size
+    from pg_stat_user_indexes where relname in ('comments', 'comment_counts') order by relname, idx_scan desc, indexrelname`);
+  process.stdout.write('\nindex use over the run:\n');
+  for (const row of rows) process.stdout.write(`  ${row.table}.${row.index}: ${row.scans} scans, ${row.size}\n`);
+}
+
 async function main(): Promise<number> {
   const name = `parley_explain_${randomBytes(4).toString('hex')}`;
   await onServer((client) => client.query(`create database ${name}`));
@@ -290,7 +303,8 @@ async function main(): Promise<number> {
     scenario = 'setup';
     const target = new pg.Client({ connectionString: url.href });
     await target.connect();
-    const clean = await explainAll(target).finally(() => target.end());
+    const clean = await explainAll(target);
+    await printIndexUse(target).finally(() => target.end());
     process.stdout.write(clean ? '\nno sequential scan of a large table\n' : '\nSEQUENTIAL SCANS FOUND (lines marked SEQ)\n');
     return clean ? 0 : 1;
   } finally {
