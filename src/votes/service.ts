@@ -8,7 +8,7 @@ import {
   type QueryCreator,
   type UpdateQueryBuilder,
 } from 'kysely';
-import { canAccessSite, isModerator, requireCredential, type Caller } from '../auth/caller.ts';
+import { canAccessSite, isModerator, requireCredential, type Caller, type SessionCaller } from '../auth/caller.ts';
 import { hiddenInChain } from '../comments/repository.ts';
 import type { Db } from '../db/connect.ts';
 import { dialectOfDb, movedJsonCounts, toCount, type DialectName } from '../db/dialect.ts';
@@ -94,13 +94,7 @@ async function actOnComment<R extends Target, T>(
   const actor = voterRefOf(caller);
   for (let attempt = 1; ; attempt++) {
     const { target, result } = await inWriteScope(db, async (q) => {
-      const target = await read(q, actor);
-      const site = target && { id: target.site_id, accountId: target.account_id };
-      if (!site || (caller.kind !== 'public' && !canAccessSite(caller, site))) throw new AppError('not_found', `No comment ${id}`);
-      const moderator = isModerator(caller, site);
-      if (!moderator && toCount(target.hidden) > 0) throw new AppError('not_found', `No comment ${id}`);
-      if (Number(target.banned) === 1) throw bannedError();
-      if (target.is_deleted) throw new AppError('conflict', 'The comment has been deleted');
+      const { target, moderator } = checkedTarget(caller, id, await read(q, actor));
       return { target, result: await work(q, target, actor, moderator) };
     });
     if (result !== MARK_CHANGED) {
@@ -109,6 +103,20 @@ async function actOnComment<R extends Target, T>(
     }
     if (attempt === MOST_ATTEMPTS) throw new AppError('conflict', 'Your mark on this comment changed while this request was applied; send it again');
   }
+}
+
+/**
+ * Whether the caller may mark the comment read as `target`: 404 if they cannot see it, 403 if banned
+ * from its site, 409 if it is deleted. Answers it, and whether they moderate its site.
+ */
+function checkedTarget<R extends Target>(caller: Caller, id: string, target: R | undefined): { target: R; moderator: boolean } {
+  const site = target && { id: target.site_id, accountId: target.account_id };
+  if (!site || (caller.kind !== 'public' && !canAccessSite(caller, site))) throw new AppError('not_found', `No comment ${id}`);
+  const moderator = isModerator(caller, site);
+  if (!moderator && toCount(target.hidden) > 0) throw new AppError('not_found', `No comment ${id}`);
+  if (Number(target.banned) === 1) throw bannedError();
+  if (target.is_deleted) throw new AppError('conflict', 'The comment has been deleted');
+  return { target, moderator };
 }
 
 /**
@@ -127,7 +135,8 @@ function inWriteScope<T>(db: Db, work: (q: Kysely<Database>) => Promise<T>): Pro
  */
 const PLAN_ONCE = { planOnce: true };
 
-const voteTarget = preparedQuery((db, _shape: null, id: string, actor: string, now: string) =>
+/** What a vote reads: the target, the caller's vote, the counts, and whether a moderator's up-vote other than the caller's likes it. */
+const voteTargetQuery = (db: Kysely<Database>, id: string, actor: string, now: string) =>
   targetQuery(db, id, actor, now)
     .leftJoin('votes as v', (join) => join.onRef('v.comment_id', '=', 'c.id').on('v.voter_ref', '=', actor))
     .select(['n.upvotes', 'n.downvotes', 'v.value as previous', 'v.by_moderator as previous_by_moderator'])
@@ -145,10 +154,9 @@ const voteTarget = preparedQuery((db, _shape: null, id: string, actor: string, n
             .where('o.voter_ref', '<>', actor),
         )
         .as('liked_by_others'),
-    )
-    .compile(),
-  PLAN_ONCE,
-);
+    );
+
+const voteTarget = preparedQuery((db, _shape: null, id: string, actor: string, now: string) => voteTargetQuery(db, id, actor, now).compile(), PLAN_ONCE);
 
 /** Which statement of a mark's change: the whole on PostgreSQL; on SQLite the mark's write, then the counts. */
 type Part = 'write' | 'counts';
@@ -256,12 +264,52 @@ const voteChange = preparedQuery(
   PLAN_ONCE,
 );
 
+/**
+ * PostgreSQL, a reader's vote as one statement, one round trip beside its session's lookup: the read
+ * of voteTarget; the checks of checkedTarget as they stand for a reader's session (its site, a
+ * moderator's session or a comment it may see, no ban, not deleted); the vote's write guarded by
+ * the vote read; and the counts moved by it, as voteChange moves them. It writes only where the
+ * checks pass, and answers the read, by which checkedTarget then says why it did not; `marked` 0
+ * with checks passed and a change asked for is a vote changed meanwhile (read again).
+ */
+const sessionVoteChange = preparedQuery(
+  (db, _shape: null, id: string, actor: string, now: string, siteId: string, moderator: Flag, value: number) => {
+    const int = (value: unknown) => sql`cast(${value} as integer)`;
+    const up = sql`(case when ${int(value)} = 1 then 1 else 0 end - case when ok.previous = 1 then 1 else 0 end)`;
+    const down = sql`(case when ${int(value)} = -1 then 1 else 0 end - case when ok.previous = -1 then 1 else 0 end)`;
+    return sql<VoteTargetRow & { marked: number | string; moved_upvotes: number | null; moved_downvotes: number | null }>`
+      with t as (${voteTargetQuery(db, id, actor, now)}),
+      ok as (select * from t where t.site_id = ${siteId} and (${int(moderator)} = 1 or t.hidden = 0) and not t.banned and t.is_deleted = 0
+        and coalesce(t.previous, 0) <> ${int(value)}),
+      inserted as (insert into votes (comment_id, voter_ref, value, by_moderator, created_at)
+        select ${id}, ${actor}, ${int(value)}, ${int(moderator)}, ${now} from ok where ok.previous is null
+        on conflict do nothing returning comment_id),
+      switched as (update votes set value = ${int(value)}, by_moderator = ${int(moderator)} from ok
+        where votes.comment_id = ${id} and votes.voter_ref = ${actor} and ${int(value)} <> 0 and votes.value = ok.previous returning votes.comment_id),
+      removed as (delete from votes using ok
+        where votes.comment_id = ${id} and votes.voter_ref = ${actor} and ${int(value)} = 0 and votes.value = ok.previous returning votes.comment_id),
+      marked as (select comment_id from inserted union all select comment_id from switched union all select comment_id from removed),
+      moved as (update comment_counts set upvotes = upvotes + d.up, downvotes = downvotes + d.down, score = score + d.up - d.down,
+          wilson = ${wilsonLowerBoundSql(sql`(upvotes + d.up)`, sql`(downvotes + d.down)`)}, subtree_revision = subtree_revision + top_level,
+          counts_changed_at = case when d.public_hidden = 0 then ${countsChangeStamp('postgres', now)} else counts_changed_at end
+        from (select ${up} as up, ${down} as down, ok.public_hidden from ok) d
+        where comment_id = ${id} and exists (select 1 from marked)
+        returning upvotes, downvotes)
+      select t.*, (select count(*) from marked) as marked, moved.upvotes as moved_upvotes, moved.downvotes as moved_downvotes
+      from t left join moved on true`.compile(db);
+  },
+  PLAN_ONCE,
+);
+
+type VoteTargetRow = Awaited<ReturnType<typeof voteTarget>>[number];
+
 /** Sets (or with null removes) the caller's vote, moving the counters by the difference. */
 export function setVote(db: Db, caller: Caller, id: string, vote: VoteType | null): Promise<VoteResult> {
+  const after = vote === 'up' ? 1 : vote === 'down' ? -1 : 0;
+  if (db.dialect === 'postgres' && caller.kind === 'session') return sessionVote(db, caller, id, after);
   const read = async (q: Kysely<Database>, actor: string) => (await voteTarget(q, null, id, actor, nowIso()))[0];
   return actOnComment(db, caller, id, read, async (q, target, actor, moderator) => {
     const before = target.previous ?? 0;
-    const after = vote === 'up' ? 1 : vote === 'down' ? -1 : 0;
     let counts = { upvotes: Number(target.upvotes), downvotes: Number(target.downvotes) };
     if (before !== after) {
       const up = Number(after === 1) - Number(before === 1);
@@ -272,27 +320,45 @@ export function setVote(db: Db, caller: Caller, id: string, vote: VoteType | nul
       const { upvotes, downvotes } = moved as { upvotes: number | string; downvotes: number | string };
       counts = { upvotes: Number(upvotes), downvotes: Number(downvotes) };
     }
-    // The caller's own upvote counts as the site owner's when it was (or is now) cast as a moderator.
-    const mineLiked = after === 1 && (before === after ? target.previous_by_moderator === 1 : moderator);
-    return {
-      ...counts,
-      user_vote: after === 1 ? 'up' : after === -1 ? 'down' : null,
-      liked_by_site_owner: mineLiked || Number(target.liked_by_others) === 1,
-    };
+    return voteResult(target, counts, before, after, moderator);
   });
+}
+
+/** A reader's vote on PostgreSQL (sessionVoteChange), with the checks and retries of actOnComment. */
+async function sessionVote(db: Db, caller: SessionCaller, id: string, after: number): Promise<VoteResult> {
+  for (let attempt = 1; ; attempt++) {
+    const [row] = await sessionVoteChange(db.kysely, null, id, caller.userId, nowIso(), caller.siteId, caller.moderator ? 1 : 0, after);
+    const { target, moderator } = checkedTarget(caller, id, row);
+    const before = target.previous ?? 0;
+    if (before === after || toCount(row.marked) > 0) {
+      if (before !== after) db.changes.threadChanged(target.site_id, target.thread_url);
+      const counts = before === after ? target : { upvotes: row.moved_upvotes!, downvotes: row.moved_downvotes! };
+      return voteResult(target, { upvotes: Number(counts.upvotes), downvotes: Number(counts.downvotes) }, before, after, moderator);
+    }
+    if (attempt === MOST_ATTEMPTS) throw new AppError('conflict', 'Your mark on this comment changed while this request was applied; send it again');
+  }
+}
+
+function voteResult(target: VoteTargetRow, counts: Pick<VoteResult, 'upvotes' | 'downvotes'>, before: number, after: number, moderator: boolean): VoteResult {
+  // The caller's own upvote counts as the site owner's when it was (or is now) cast as a moderator.
+  const mineLiked = after === 1 && (before === after ? target.previous_by_moderator === 1 : moderator);
+  return {
+    ...counts,
+    user_vote: after === 1 ? 'up' : after === -1 ? 'down' : null,
+    liked_by_site_owner: mineLiked || Number(target.liked_by_others) === 1,
+  };
 }
 
 /** Whether the public sees the comment, so that a change of its counts is stamped for live streams. */
 const publicSees = (target: Target) => toCount(target.public_hidden) === 0;
 
-const reactionTarget = preparedQuery(
-  (db, _shape: null, id: string, actor: string, now: string) =>
-    targetQuery(db, id, actor, now)
-      .leftJoin('reactions as r', (join) => join.onRef('r.comment_id', '=', 'c.id').on('r.reactor_ref', '=', actor))
-      .select(['s.reactions', 'n.reaction_counts', 'r.type as previous'])
-      .compile(),
-  PLAN_ONCE,
-);
+/** What a reaction reads: the target, the site's reactions, the counts and the caller's reaction. */
+const reactionTargetQuery = (db: Kysely<Database>, id: string, actor: string, now: string) =>
+  targetQuery(db, id, actor, now)
+    .leftJoin('reactions as r', (join) => join.onRef('r.comment_id', '=', 'c.id').on('r.reactor_ref', '=', actor))
+    .select(['s.reactions', 'n.reaction_counts', 'r.type as previous']);
+
+const reactionTarget = preparedQuery((db, _shape: null, id: string, actor: string, now: string) => reactionTargetQuery(db, id, actor, now).compile(), PLAN_ONCE);
 
 const reactionWrite = (db: Kysely<Database>, move: Move, commentId: string, reactorRef: string, previous: string | null, type: string | null, createdAt: string): MarkWrite => {
   if (move === 'insert') {
@@ -322,12 +388,63 @@ const reactionChange = preparedQuery(
   PLAN_ONCE,
 );
 
+/** PostgreSQL, a reader's reaction as one statement, as sessionVoteChange makes a vote (and only of a type the site offers). */
+const sessionReactionChange = preparedQuery(
+  (db, _shape: null, id: string, actor: string, now: string, siteId: string, moderator: Flag, type: string) => {
+    const next = sql`(case when ok.previous = ${type} then null else cast(${type} as text) end)`;
+    return sql<ReactionTargetRow & { marked: number | string; moved_reaction_counts: string | null }>`
+      with t as (${reactionTargetQuery(db, id, actor, now)}),
+      ok as (select * from t where t.site_id = ${siteId} and (cast(${moderator} as integer) = 1 or t.hidden = 0) and not t.banned and t.is_deleted = 0
+        and jsonb_exists(cast(t.reactions as jsonb), cast(${type} as text))),
+      inserted as (insert into reactions (comment_id, reactor_ref, type, created_at)
+        select ${id}, ${actor}, ${type}, ${now} from ok where ok.previous is null
+        on conflict do nothing returning comment_id),
+      switched as (update reactions set type = ${type} from ok
+        where reactions.comment_id = ${id} and reactions.reactor_ref = ${actor} and ok.previous <> ${type} and reactions.type = ok.previous returning reactions.comment_id),
+      removed as (delete from reactions using ok
+        where reactions.comment_id = ${id} and reactions.reactor_ref = ${actor} and ok.previous = ${type} and reactions.type = ok.previous returning reactions.comment_id),
+      marked as (select comment_id from inserted union all select comment_id from switched union all select comment_id from removed),
+      moved as (update comment_counts set reaction_counts = ${movedJsonCounts('postgres', sql.ref('reaction_counts'), sql`d.previous`, sql`d.next`)},
+          subtree_revision = subtree_revision + top_level,
+          counts_changed_at = case when d.public_hidden = 0 then ${countsChangeStamp('postgres', now)} else counts_changed_at end
+        from (select ok.previous, ${next} as next, ok.public_hidden from ok) d
+        where comment_id = ${id} and exists (select 1 from marked)
+        returning reaction_counts)
+      select t.*, (select count(*) from marked) as marked, moved.reaction_counts as moved_reaction_counts
+      from t left join moved on true`.compile(db);
+  },
+  PLAN_ONCE,
+);
+
+type ReactionTargetRow = Awaited<ReturnType<typeof reactionTarget>>[number];
+
+/** A reader's reaction on PostgreSQL (sessionReactionChange), with the checks and retries of actOnComment. */
+async function sessionReaction(db: Db, caller: SessionCaller, id: string, type: string): Promise<ReactionResult> {
+  for (let attempt = 1; ; attempt++) {
+    const [row] = await sessionReactionChange(db.kysely, null, id, caller.userId, nowIso(), caller.siteId, caller.moderator ? 1 : 0, type);
+    const { target } = checkedTarget(caller, id, row);
+    checkedReaction(target, type);
+    // A reaction always changes something: nothing marked is a reaction changed meanwhile.
+    if (toCount(row.marked) > 0) {
+      db.changes.threadChanged(target.site_id, target.thread_url);
+      return { reaction_counts: JSON.parse(row.moved_reaction_counts!) as Record<string, number>, user_reaction: target.previous === type ? null : type };
+    }
+    if (attempt === MOST_ATTEMPTS) throw new AppError('conflict', 'Your mark on this comment changed while this request was applied; send it again');
+  }
+}
+
+/** 400 unless the comment's site offers reactions of this type. */
+function checkedReaction(target: ReactionTargetRow, type: string): void {
+  const allowed = JSON.parse(target.reactions) as string[];
+  if (!allowed.includes(type)) throw invalid('body/reaction_type', `must be one of ${allowed.join(', ')}`);
+}
+
 /** Toggles the caller's reaction: the same type again removes it, another type replaces it. */
 export function toggleReaction(db: Db, caller: Caller, id: string, type: string): Promise<ReactionResult> {
+  if (db.dialect === 'postgres' && caller.kind === 'session') return sessionReaction(db, caller, id, type);
   const read = async (q: Kysely<Database>, actor: string) => (await reactionTarget(q, null, id, actor, nowIso()))[0];
   return actOnComment(db, caller, id, read, async (q, target, actor) => {
-    const allowed = JSON.parse(target.reactions) as string[];
-    if (!allowed.includes(type)) throw invalid('body/reaction_type', `must be one of ${allowed.join(', ')}`);
+    checkedReaction(target, type);
     const mine = target.previous === type ? null : type;
     const moved = await runMarkAndCounts(q, reactionChange, moveOf(target.previous, mine), publicSees(target), id, actor, target.previous, mine, nowIso());
     if (moved === MARK_CHANGED) return MARK_CHANGED;
