@@ -16,7 +16,7 @@ import { join } from 'node:path';
 import { sql } from 'kysely';
 import { freshPostgresDatabase } from '../test/helper.ts';
 import { loadConfig } from '../src/config.ts';
-import { connect, type Db } from '../src/db/connect.ts';
+import { connect, postgresUrl, type Db } from '../src/db/connect.ts';
 import { migrateTo, migrateToLatest } from '../src/db/migrate.ts';
 import { bootstrap } from '../src/sites/bootstrap.ts';
 
@@ -25,7 +25,8 @@ const option = (name: string, fallback: string) => args.find((arg) => arg.starts
 const COMMENTS = Number(option('comments', '1000000'));
 const FROM = option('from', '0040_mail_digests');
 const THREADS = 1_000;
-const serverUrl = args.find((arg) => !arg.startsWith('--'));
+const given = args.find((arg) => !arg.startsWith('--'));
+const serverUrl = given && postgresUrl(given);
 
 async function freshDatabase(): Promise<{ url: string; drop: () => Promise<void> }> {
   if (serverUrl) return freshPostgresDatabase(serverUrl, 'parley_migration');
@@ -33,7 +34,8 @@ async function freshDatabase(): Promise<{ url: string; drop: () => Promise<void>
   return { url: `sqlite:${join(dir, 'parley.db')}`, drop: async () => rmSync(dir, { recursive: true, force: true }) };
 }
 
-const open = (url: string) => connect(loadConfig({ DATABASE_URL: url, LOG_LEVEL: 'silent' }));
+/** The seed's statements run as long as they take; the probe's are cut off as requests' are. */
+const open = (url: string, unbounded = false) => connect(loadConfig({ DATABASE_URL: url, LOG_LEVEL: 'silent', ...(unbounded && { PARLEY_DATABASE_STATEMENT_TIMEOUT_MS: '0' }) }));
 
 /** `count` comments in threads of site `siteId`, as the schema of `--from` holds them (one statement, portable but for the ids' padding). */
 async function seed(db: Db, siteId: string, count: number): Promise<void> {
@@ -88,7 +90,7 @@ function probe(db: Db, count: number) {
 }
 
 const database = await freshDatabase();
-const db = open(database.url);
+const db = open(database.url, true);
 const prober = open(database.url);
 try {
   await migrateTo(db, FROM);
