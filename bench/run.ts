@@ -383,10 +383,10 @@ async function loadTimed(parley: Service, spec: Case): Promise<LimiterRun> {
  * process), given its job as JSON and printing its result as JSON.
  */
 async function inProcess<Result>(name: 'limiter' | 'after-write', job: unknown): Promise<Result> {
-  const script = join(ROOT, `bench/.cache/${name}.js`);
+  // Beside dist/parley.js, as Parley finds its files (locales, the checkpoint thread) from there (scripts/build.js).
+  const script = join(ROOT, `dist/bench-${name}.js`);
   await build({ entryPoints: [join(ROOT, `bench/${name}.ts`)], outfile: script, bundle: true, platform: 'node', format: 'esm', target: 'node20', packages: 'external', logLevel: 'warning' });
-  // SQLite's checkpoint thread is loaded from beside the bundle, as for dist/ (scripts/build.js).
-  copyFileSync(join(ROOT, 'src/db/checkpoint-thread.js'), join(ROOT, 'bench/.cache/checkpoint-thread.js'));
+  copyFileSync(join(ROOT, 'src/db/checkpoint-thread.js'), join(ROOT, 'dist/checkpoint-thread.js'));
   return JSON.parse(execFileSync(process.execPath, [script, JSON.stringify(job)], { cwd: ROOT, encoding: 'utf8' })) as Result;
 }
 
