@@ -38,7 +38,7 @@ async function queueOf(comments: string[]) {
 async function expectCardFocused(page: Page, index: number) {
   // The focus moves once the card in its place has drawn, a frame or two after the decision.
   const expected = await cards(page).nth(index).getAttribute('data-id');
-  await expect.poll(async () => (await focusOf(page)).id, { message: `the focus is on card ${index}` }).toBe(expected);
+  await expect.poll(async () => (await focusOf(page)).id, { message: `the focus is on card ${index}`, timeout: 5000 }).toBe(expected);
   const focus = await focusOf(page);
   expect(focus.contrast, `the card's focus is visible (${focus.ring})`).toBeGreaterThanOrEqual(3);
   expect(focus.obscured, 'the card shows, not hidden under the header').toBe(false);
