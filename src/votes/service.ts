@@ -92,16 +92,22 @@ async function actOnComment<R extends Target, T>(
   // A guest votes where the comment's site lets guests vote; anywhere else it needs a credential.
   if (caller.kind === 'public' && !(await guestVotingOn(db.kysely, id))) requireCredential(caller);
   const actor = voterRefOf(caller);
-  for (let attempt = 1; ; attempt++) {
+  return untilMarked<T>(async () => {
     const { target, result } = await inWriteScope(db, async (q) => {
       const { target, moderator } = checkedTarget(caller, id, await read(q, actor));
       return { target, result: await work(q, target, actor, moderator) };
     });
-    if (result !== MARK_CHANGED) {
-      db.changes.threadChanged(target.site_id, target.thread_url);
-      return result as T;
-    }
-    if (attempt === MOST_ATTEMPTS) throw new AppError('conflict', 'Your mark on this comment changed while this request was applied; send it again');
+    if (result !== MARK_CHANGED) db.changes.threadChanged(target.site_id, target.thread_url);
+    return result as T | typeof MARK_CHANGED;
+  });
+}
+
+/** Tries a mark's change again while the caller's mark changed between its read and its write, up to MOST_ATTEMPTS times. */
+async function untilMarked<T>(attempt: () => Promise<T | typeof MARK_CHANGED>): Promise<T> {
+  for (let attempts = 1; ; attempts++) {
+    const result = await attempt();
+    if (result !== MARK_CHANGED) return result as T;
+    if (attempts === MOST_ATTEMPTS) throw new AppError('conflict', 'Your mark on this comment changed while this request was applied; send it again');
   }
 }
 
@@ -326,17 +332,15 @@ export function setVote(db: Db, caller: Caller, id: string, vote: VoteType | nul
 
 /** A reader's vote on PostgreSQL (sessionVoteChange), with the checks and retries of actOnComment. */
 async function sessionVote(db: Db, caller: SessionCaller, id: string, after: number): Promise<VoteResult> {
-  for (let attempt = 1; ; attempt++) {
+  return untilMarked(async () => {
     const [row] = await sessionVoteChange(db.kysely, null, id, caller.userId, nowIso(), caller.siteId, caller.moderator ? 1 : 0, after);
     const { target, moderator } = checkedTarget(caller, id, row);
     const before = target.previous ?? 0;
-    if (before === after || toCount(row.marked) > 0) {
-      if (before !== after) db.changes.threadChanged(target.site_id, target.thread_url);
-      const counts = before === after ? target : { upvotes: row.moved_upvotes!, downvotes: row.moved_downvotes! };
-      return voteResult(target, { upvotes: Number(counts.upvotes), downvotes: Number(counts.downvotes) }, before, after, moderator);
-    }
-    if (attempt === MOST_ATTEMPTS) throw new AppError('conflict', 'Your mark on this comment changed while this request was applied; send it again');
-  }
+    if (before !== after && toCount(row.marked) === 0) return MARK_CHANGED;
+    if (before !== after) db.changes.threadChanged(target.site_id, target.thread_url);
+    const counts = before === after ? target : { upvotes: row.moved_upvotes!, downvotes: row.moved_downvotes! };
+    return voteResult(target, { upvotes: Number(counts.upvotes), downvotes: Number(counts.downvotes) }, before, after, moderator);
+  });
 }
 
 function voteResult(target: VoteTargetRow, counts: Pick<VoteResult, 'upvotes' | 'downvotes'>, before: number, after: number, moderator: boolean): VoteResult {
@@ -420,17 +424,15 @@ type ReactionTargetRow = Awaited<ReturnType<typeof reactionTarget>>[number];
 
 /** A reader's reaction on PostgreSQL (sessionReactionChange), with the checks and retries of actOnComment. */
 async function sessionReaction(db: Db, caller: SessionCaller, id: string, type: string): Promise<ReactionResult> {
-  for (let attempt = 1; ; attempt++) {
+  return untilMarked(async () => {
     const [row] = await sessionReactionChange(db.kysely, null, id, caller.userId, nowIso(), caller.siteId, caller.moderator ? 1 : 0, type);
     const { target } = checkedTarget(caller, id, row);
     checkedReaction(target, type);
     // A reaction always changes something: nothing marked is a reaction changed meanwhile.
-    if (toCount(row.marked) > 0) {
-      db.changes.threadChanged(target.site_id, target.thread_url);
-      return { reaction_counts: JSON.parse(row.moved_reaction_counts!) as Record<string, number>, user_reaction: target.previous === type ? null : type };
-    }
-    if (attempt === MOST_ATTEMPTS) throw new AppError('conflict', 'Your mark on this comment changed while this request was applied; send it again');
-  }
+    if (toCount(row.marked) === 0) return MARK_CHANGED;
+    db.changes.threadChanged(target.site_id, target.thread_url);
+    return { reaction_counts: JSON.parse(row.moved_reaction_counts!) as Record<string, number>, user_reaction: target.previous === type ? null : type };
+  });
 }
 
 /** 400 unless the comment's site offers reactions of this type. */
