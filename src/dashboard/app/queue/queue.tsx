@@ -71,6 +71,8 @@ export function QueueView(props: { url: URL }) {
   const searchRef = useRef<HTMLInputElement>(null);
   /** Set by a decision or an undo: once drawn, the document's focus goes to the current card. */
   const refocus = useRef<'always' | 'if-lost' | null>(null);
+  /** The card element the queue last gave the focus to. */
+  const focusedCard = useRef<HTMLElement | null>(null);
   /** When the last action began, to time how long drawing its outcome takes. */
   const actionAt = useRef<number | null>(null);
   const decisions = useRef<Decision[]>([]);
@@ -148,13 +150,20 @@ export function QueueView(props: { url: URL }) {
   }, [items]);
 
   // A decision's focus: on the card now current, when asked to or when the focus went with a card (or onto a disabled button).
+  // A card drawn anew (a list answered after the decision) takes the focus with it to the page: given back too.
   useEffect(() => {
     const how = refocus.current;
-    if (!how || !focused) return;
-    refocus.current = null;
+    if (!focused) return;
     const active = document.activeElement as HTMLButtonElement | null;
     const lost = !active || active === document.body || active.disabled || !active.isConnected;
-    if (how === 'always' || lost) listRef.current?.querySelector<HTMLElement>(`[data-id="${focused.id}"]`)?.focus();
+    const cardGone = lost && focusedCard.current !== null && !focusedCard.current.isConnected;
+    if (!how && !cardGone) return;
+    refocus.current = null;
+    if (how === 'always' || lost) {
+      const card = listRef.current?.querySelector<HTMLElement>(`[data-id="${focused.id}"]`);
+      card?.focus();
+      focusedCard.current = card ?? null;
+    }
   }, [items, focused?.id]);
 
   // Whatever was decided, the page keeps cards to work on: the next page comes once few are left.
@@ -168,7 +177,9 @@ export function QueueView(props: { url: URL }) {
     const item = items[Math.max(0, Math.min(items.length - 1, index))];
     if (!item) return;
     setFocusId(item.id);
-    listRef.current?.querySelector<HTMLElement>(`[data-id="${item.id}"]`)?.focus();
+    const card = listRef.current?.querySelector<HTMLElement>(`[data-id="${item.id}"]`);
+    card?.focus();
+    focusedCard.current = card ?? null;
   };
 
   /** The card to be current after a decision on `ids`: the next one that stays after the decided (or current) one, else the one before. */
