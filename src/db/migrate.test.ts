@@ -5,7 +5,7 @@ import { sql, type Kysely } from 'kysely';
 import { dialectName, freshDatabaseUrl, pageUrl, startParley, type FreshDatabase } from '../../test/helper.ts';
 import { loadConfig } from '../config.ts';
 import { connect, type Db } from './connect.ts';
-import { createTriggers } from './dialect.ts';
+import { createTriggers, dropTriggers } from './dialect.ts';
 import { migrateToLatest } from './migrate.ts';
 import type { Database } from './schema.ts';
 
@@ -32,15 +32,8 @@ async function appliedNames(db: Db): Promise<string[]> {
 }
 
 /** Takes a migration's triggers on comments away again, as a database from before it had none. */
-async function dropCommentTriggers(kysely: Kysely<Database>, triggers: string[]): Promise<void> {
-  for (const trigger of triggers) {
-    if (dialectName === 'postgres') {
-      await sql`drop trigger ${sql.raw(trigger)} on comments`.execute(kysely);
-      await sql`drop function ${sql.raw(trigger)}()`.execute(kysely);
-    } else {
-      await sql`drop trigger ${sql.raw(trigger)}`.execute(kysely);
-    }
-  }
+function dropCommentTriggers(kysely: Kysely<Database>, triggers: string[]): Promise<void> {
+  return dropTriggers(kysely as unknown as Kysely<unknown>, 'comments', triggers);
 }
 
 /**
