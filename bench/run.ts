@@ -19,6 +19,7 @@ import { seed, type Seeded } from './seed.ts';
 import { transferCases, type TransferResult } from './transfer.ts';
 import { deliveryRate, queueDeliveries, startReceiver } from './webhooks.ts';
 import { fanoutRate, queueFanout } from './notifications.ts';
+import { formatIndexUse, indexUse } from '../scripts/index-use.ts';
 
 const { values: args } = parseArgs({
   options: {
@@ -257,6 +258,8 @@ async function prepareDatabase(): Promise<Database> {
     await onPostgres(database.url, 'vacuum analyze');
     // Kept as seeded (a template) before any case writes to the database.
     await onPostgres(serverUrl, `create database ${name}_seeded template ${name}`);
+    // Index use is read after the cases: what seeding read does not count.
+    await onPostgres(database.url, 'select pg_stat_reset()');
     const copies: string[] = [`${name}_seeded`];
     const copy = async () => {
       const copyName = `${name}_${copies.length}`;
@@ -691,6 +694,12 @@ async function main(): Promise<void> {
         await baseline?.stop();
         await parley.stop();
       }
+    }
+    if (database.url.startsWith('postgres') && cases.length > 0) {
+      const client = new pg.Client({ connectionString: database.url });
+      await client.connect();
+      const use = await indexUse(client).finally(() => client.end());
+      log(`index use over the cases:\n${formatIndexUse(use)}`);
     }
     if (args.postgres) instances = await twoInstances(cases, results, { ...baseEnv, ...SERVER_ENV.default });
     const list = (args.limiter || args['limiter-store'] ? all : cases).find((c) => c.id === 'list-100');

@@ -2,8 +2,8 @@
  * Query plans at scale, on PostgreSQL: seeds 1,000,000 comments, as many votes and as many webhook
  * deliveries into a fresh database with INSERT … SELECT generate_series, VACUUM ANALYZEs, then runs
  * Parley's own list, reply, subtree, vote, moderation and delivery-claim paths, and the management
- * API's queue (filters and full-text search), threads, log, commenter profile and stats, with every
- * query captured, and EXPLAINs each one. A sequential scan of a large table fails the run (exit 1).
+ * API's queue (filters and full-text search), threads, recent comments, log, commenter profile and
+ * stats, with every query captured, and EXPLAINs each one. A sequential scan of a large table fails the run (exit 1).
  *
  *   node --import tsx scripts/explain.ts [postgres://server/db] [--keep] [--comments=1000000]
  *
@@ -27,12 +27,14 @@ import { moderationLog, moderationLogOf } from '../src/moderation/log.ts';
 import { queueCounts } from '../src/moderation/counts.ts';
 import { moderationQueue, type QueueQuery } from '../src/moderation/queue.ts';
 import { flagComment, moderateComment } from '../src/moderation/service.ts';
+import { recentComments } from '../src/recent/recent.ts';
 import { findSite } from '../src/sites/repository.ts';
 import { siteStats } from '../src/stats/service.ts';
 import { listThreads } from '../src/threads/service.ts';
 import { bootstrap } from '../src/sites/bootstrap.ts';
 import { setVote, toggleReaction } from '../src/votes/service.ts';
 import { claim, dueOf, dueSites } from '../src/webhooks/repository.ts';
+import { formatIndexUse, indexUse } from './index-use.ts';
 
 const args = process.argv.slice(2);
 const keep = args.includes('--keep');
@@ -205,19 +207,6 @@ async function explainAll(client: pg.Client): Promise<boolean> {
   return clean;
 }
 
-/**
- * How often each index of the comments' tables was read over the whole run, and its size: an index
- * no path reads costs every write that touches it for nothing.
- */
-async function printIndexUse(client: pg.Client): Promise<void> {
-  // A server process that has gone idle flushes its statistics within 10 s (PostgreSQL 15).
-  await new Promise((resolve) => setTimeout(resolve, 11_000));
-  const { rows } = await client.query(`select relname as "table", indexrelname as index, idx_scan as scans, pg_size_pretty(pg_relation_size(indexrelid)) as size
-    from pg_stat_user_indexes where relname in ('comments', 'comment_counts') order by relname, idx_scan desc, indexrelname`);
-  process.stdout.write('\nindex use over the run:\n');
-  for (const row of rows) process.stdout.write(`  ${row.table}.${row.index}: ${row.scans} scans, ${row.size}\n`);
-}
-
 async function main(): Promise<number> {
   const name = `parley_explain_${randomBytes(4).toString('hex')}`;
   await onServer((client) => client.query(`create database ${name}`));
@@ -290,6 +279,8 @@ async function main(): Promise<number> {
     scenarios.push(['queue search + pending', queue({ q: 'comment', status: 'pending' })]);
     scenarios.push(['queue counts', () => queueCounts(db, admin, site.site_id)]);
     scenarios.push(['threads', () => listThreads(db.kysely, siteRow, {})]);
+    scenarios.push(['recent comments of a site', () => recentComments(db.kysely, site.site_id, 20)]);
+    scenarios.push(['recent comments of a thread', () => recentComments(db.kysely, site.site_id, 20, bigThread)]);
     scenarios.push(['moderation log', () => moderationLog(db, [siteRow.id], {})]);
     scenarios.push(['moderation log of every site, a week', () => moderationLogOf(db, admin, { since: new Date(Date.now() - 7 * 86_400_000).toISOString() })]);
     scenarios.push(['commenter profile', () => commenterProfile(db, siteRow, 'usr_17')]);
@@ -304,7 +295,8 @@ async function main(): Promise<number> {
     const target = new pg.Client({ connectionString: url.href });
     await target.connect();
     const clean = await explainAll(target);
-    await printIndexUse(target).finally(() => target.end());
+    const use = await indexUse(target).finally(() => target.end());
+    process.stdout.write(`\nindex use over the run:\n${formatIndexUse(use)}`);
     process.stdout.write(clean ? '\nno sequential scan of a large table\n' : '\nSEQUENTIAL SCANS FOUND (lines marked SEQ)\n');
     return clean ? 0 : 1;
   } finally {

@@ -41,6 +41,7 @@ import * as chatAlerts from './migrations/0038_chat_alerts.ts';
 import * as contestedDecisions from './migrations/0039_contested_decisions.ts';
 import * as mailDigests from './migrations/0040_mail_digests.ts';
 import * as commentCounts from './migrations/0041_comment_counts.ts';
+import * as recentByTime from './migrations/0042_recent_by_time.ts';
 
 /**
  * Migrations are listed here explicitly (no directory scan), in order. They are additive only (new
@@ -92,6 +93,7 @@ const MIGRATIONS: Record<string, Migration> = {
   '0039_contested_decisions': contestedDecisions,
   '0040_mail_digests': mailDigests,
   '0041_comment_counts': commentCounts,
+  '0042_recent_by_time': recentByTime,
 };
 
 const provider: MigrationProvider = { getMigrations: async () => MIGRATIONS };

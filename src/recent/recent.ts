@@ -20,8 +20,8 @@ const COLUMNS = sql.raw(VIEW_SELECTION_SQL);
 
 /**
  * A batch of the newest comments whose own rows the public sees, newest first, of a site or one of
- * its threads, before (`created_at`, `id`) when given: a range of comments_site_recent or
- * comments_thread_recent (migration 0034), whose condition the query repeats word for word.
+ * its threads, before (`created_at`, `id`) when given: comments_site_time or comments_thread_time
+ * read newest first, held and deleted comments passed over within the index (migration 0042).
  */
 const newestShown = preparedQuery(
   (db, { scope, before, size }: { scope: 'site' | 'thread'; before: boolean; size: number }, siteId: string, threadId: string | null, beforeAt: string | null, beforeId: string | null) => {
