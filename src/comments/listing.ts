@@ -96,7 +96,7 @@ export async function threadForNewComment(trx: Kysely<Database>, siteId: string,
  * may have closed since threadForNewComment: the transaction is then rolled back).
  */
 export async function insertCountedTopLevel(trx: Kysely<Database>, row: CommentRow, listedPublic: 0 | 1): Promise<void> {
-  const inserted = await insertedFirst(trx, row);
+  const inserted = await insertedFirst(trx, { row, job: null });
   const [thread] = inserted
     ? (await sql<{ closed_at: string | null }>`with ${inserted} counted as (${countedInThread(trx, listedPublic, row.thread_id)}) select closed_at from counted`.execute(trx)).rows
     : await countInThread(trx, null, listedPublic, row.thread_id);

@@ -36,7 +36,7 @@ import type { ConfirmMailLimiter } from '../ratelimits/confirm-mails.ts';
 import { screenComment, screenEdit, type FormFields } from '../spam/pipeline.ts';
 import type { Signal } from '../spam/signal-log.ts';
 import { logClassifierHold } from '../spam/classifier/learning.ts';
-import { queueHeldNotice, queuePublished } from '../notifications/hooks.ts';
+import { publishedJob, queueHeldNotice, queuePublished } from '../notifications/hooks.ts';
 
 export interface CommentList {
   comments: CommentPage[];
@@ -267,7 +267,7 @@ export async function createComment(db: Db, caller: Caller, input: CreateInput, 
       replySeen = await recordCommentChange(trx, false, row);
     } else if (listedPublic) {
       // Inserted, counted and numbered in one statement: the public sees a top-level comment that is listed.
-      if ((await insertNewTopLevel(trx, row)).closed) throw threadClosed();
+      if ((await insertNewTopLevel(trx, { row, job: publishedJob(trx, row) })).closed) throw threadClosed();
     } else {
       await insertCountedTopLevel(trx, row, listedPublic);
     }
@@ -276,10 +276,9 @@ export async function createComment(db: Db, caller: Caller, input: CreateInput, 
     // is theirs: a guest answering their own comment, known by the subscription made above).
     if (replySeen) await queueReplyMail(trx, db.mail, row);
     // Readers it mentions, and the thread's followers, hear of it once the public sees it (then, or when it is approved).
-    if (parent ? replySeen : listedPublic) {
-      await queueMentionMails(trx, db.mail, row);
-      await queuePublished(trx, row);
-    }
+    if (parent ? replySeen : listedPublic) await queueMentionMails(trx, db.mail, row);
+    // (A top-level comment's fan-out job went in with it.)
+    if (replySeen) await queuePublished(trx, row);
     if (status === 'pending') await queueHeldNotice(trx, row);
     return { created: toView({ ...row, ...NO_COUNTS }, url.href, authorMarks(author)), siteId: site.id, threadUrl: url.href, heldCopies };
   });

@@ -1,5 +1,5 @@
 import { PostgresAdapter, sql, type Kysely, type RawBuilder, type Transaction } from 'kysely';
-import { insertedFirst, isVisible } from '../comments/repository.ts';
+import { insertedFirst, isVisible, type NewComment } from '../comments/repository.ts';
 import type { CommentRow } from '../comments/view.ts';
 import { PUBLIC_VIEWER } from '../comments/visibility.ts';
 import { millisecondAfter, type DialectName } from '../db/dialect.ts';
@@ -52,7 +52,7 @@ const NO_TOTALS: Totals = { public: 0, all: 0 };
  * Numbers and keeps an event, adding `totals` to the thread's in the same update, after inserting
  * `inserting` (a new comment: see insertedFirst); says whether the thread is closed.
  */
-async function recordNumbered(trx: Kysely<Database>, threadId: string, values: LiveEventValues, totals: Totals, inserting: CommentRow | null): Promise<{ closed: boolean }> {
+async function recordNumbered(trx: Kysely<Database>, threadId: string, values: LiveEventValues, totals: Totals, inserting: NewComment | null): Promise<{ closed: boolean }> {
   const { seq, closedAt } = await numberAndKeep(trx, threadId, values, totals, inserting);
   if (seq % PRUNE_EVERY === 0) {
     await trx.deleteFrom('live_events').where('thread_id', '=', threadId).where('seq', '<=', seq - KEPT_EVENTS).execute();
@@ -67,7 +67,7 @@ type LiveEventValues = Pick<LiveEventTable, 'type' | 'comment_id' | 'created_at'
  * a CTE), as every write records one and each statement is a round trip; SQLite cannot write in a
  * CTE, and a statement there costs no round trip.
  */
-async function numberAndKeep(trx: Kysely<Database>, threadId: string, values: LiveEventValues, totals: Totals, inserting: CommentRow | null): Promise<{ seq: number; closedAt: string | null }> {
+async function numberAndKeep(trx: Kysely<Database>, threadId: string, values: LiveEventValues, totals: Totals, inserting: NewComment | null): Promise<{ seq: number; closedAt: string | null }> {
   const inserted = inserting && (await insertedFirst(trx, inserting));
   if (trx.getExecutor().adapter instanceof PostgresAdapter) {
     const { rows } = await sql<{ seq: number | string; closed_at: string | null }>`
@@ -99,14 +99,14 @@ const numberInThread = preparedQuery((db, _shape: null, threadId: string, public
 const insertLiveEvent = preparedInsert('live_events');
 
 /**
- * A new top-level comment the public sees: it is inserted, its thread's totals are counted and its
- * comment.created numbered in one statement on PostgreSQL (see insertedFirst), the last before
- * COMMIT, as that statement locks the thread's row. Says whether the thread is closed (it may have
- * closed since the comment's transaction found it).
+ * A new top-level comment the public sees: it is inserted with its fan-out job, its thread's totals
+ * are counted and its comment.created numbered in one statement on PostgreSQL (see insertedFirst),
+ * the last before COMMIT, as that statement locks the thread's row. Says whether the thread is closed
+ * (it may have closed since the comment's transaction found it).
  */
-export async function insertNewTopLevel(trx: Kysely<Database>, row: CommentRow): Promise<{ closed: boolean }> {
-  const values = { type: 'comment.created', comment_id: row.id, created_at: nowIso() };
-  return recordNumbered(trx, row.thread_id, values, { public: 1, all: 1 }, row);
+export async function insertNewTopLevel(trx: Kysely<Database>, comment: NewComment): Promise<{ closed: boolean }> {
+  const values = { type: 'comment.created', comment_id: comment.row.id, created_at: nowIso() };
+  return recordNumbered(trx, comment.row.thread_id, values, { public: 1, all: 1 }, comment);
 }
 
 /**

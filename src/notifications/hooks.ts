@@ -1,8 +1,8 @@
-import type { Kysely } from 'kysely';
+import type { Insertable, Kysely } from 'kysely';
 import type { CommentRow } from '../comments/view.ts';
-import type { Database } from '../db/schema.ts';
+import type { Database, NotificationJobTable } from '../db/schema.ts';
 import type { ModerationAction } from '../moderation/action-names.ts';
-import { queueNotificationJob } from './jobs.ts';
+import { notificationJobRow, queueNotificationJob, type NotificationJob } from './jobs.ts';
 
 /** What a moderation notice tells its reader was decided. */
 export type NoticeAction = 'held' | 'approved' | 'removed' | 'spam' | 'contest_upheld';
@@ -19,7 +19,16 @@ function byReader(comment: Decided): boolean {
  * its parent's author, the readers it mentions and the thread's followers are told, by the worker.
  */
 export async function queuePublished(trx: Kysely<Database>, comment: Decided): Promise<void> {
-  await queueNotificationJob(trx, { kind: 'published', siteId: comment.site_id, commentId: comment.id });
+  await queueNotificationJob(trx, published(comment));
+}
+
+/** queuePublished's row, for a new comment's own insert statement to write (comments/repository.ts insertedFirst). */
+export function publishedJob(trx: Kysely<Database>, comment: Decided): Insertable<NotificationJobTable> {
+  return notificationJobRow(trx, published(comment));
+}
+
+function published(comment: Decided): NotificationJob {
+  return { kind: 'published', siteId: comment.site_id, commentId: comment.id };
 }
 
 /**

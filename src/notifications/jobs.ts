@@ -1,6 +1,6 @@
-import type { Kysely } from 'kysely';
+import type { Insertable, Kysely } from 'kysely';
 import { nowIso } from '../clock.ts';
-import type { Database } from '../db/schema.ts';
+import type { Database, NotificationJobTable } from '../db/schema.ts';
 import { newId } from '../ids.ts';
 
 /** What a fan-out job tells of: a comment the public now sees, or a moderator's decision on a reader's comment. */
@@ -21,21 +21,26 @@ export function queuedNotificationJob(trx: Kysely<Database>): boolean {
  * after the commit.
  */
 export async function queueNotificationJob(trx: Kysely<Database>, job: NotificationJob): Promise<void> {
+  await trx.insertInto('notification_jobs').values(notificationJobRow(trx, job)).execute();
+}
+
+/**
+ * The row of a fan-out queued in `trx`, for a statement that writes it with other rows (a new
+ * top-level comment's: see insertedFirst in comments/repository.ts).
+ */
+export function notificationJobRow(trx: Kysely<Database>, job: NotificationJob): Insertable<NotificationJobTable> {
   const now = nowIso();
-  await trx
-    .insertInto('notification_jobs')
-    .values({
-      id: newId('njb'),
-      site_id: job.siteId,
-      kind: job.kind,
-      comment_id: job.commentId,
-      data: JSON.stringify(job.kind === 'decision' ? job.data : {}),
-      state: 'pending',
-      cursor: null,
-      next_attempt_at: now,
-      lease_until: null,
-      created_at: now,
-    })
-    .execute();
   queuedIn.add(trx);
+  return {
+    id: newId('njb'),
+    site_id: job.siteId,
+    kind: job.kind,
+    comment_id: job.commentId,
+    data: JSON.stringify(job.kind === 'decision' ? job.data : {}),
+    state: 'pending',
+    cursor: null,
+    next_attempt_at: now,
+    lease_until: null,
+    created_at: now,
+  };
 }
