@@ -210,6 +210,23 @@ function membershipOfSite(caller: Caller, site: SiteOwnership): Membership | nul
   return membership !== null && (membership.siteIds === null || membership.siteIds.includes(site.id)) ? membership : null;
 }
 
+/** The sites of one account a credential reaches (null: all of them), and whether it moderates them. */
+export interface Reach {
+  accountId: string;
+  siteIds: string[] | null;
+  moderator: boolean;
+}
+
+/**
+ * What canAccessSite and isModerator decide for a reader's session or an API key, for a statement
+ * that checks it in SQL. Null for the public and for staff, whose memberships may span accounts.
+ */
+export function reachOf(caller: Caller): Reach | null {
+  if (caller.kind === 'session') return { accountId: caller.accountId, siteIds: [caller.siteId], moderator: caller.moderator };
+  if (caller.kind === 'key') return { accountId: caller.accountId, siteIds: caller.siteIds, moderator: MODERATOR_ROLES.has(caller.role) };
+  return null;
+}
+
 /** Whether the caller's credential reaches this site at all (tenancy). */
 export function canAccessSite(caller: Caller, site: SiteOwnership): boolean {
   if (caller.kind === 'session') return caller.siteId === site.id;

@@ -8,7 +8,7 @@ import {
   type QueryCreator,
   type UpdateQueryBuilder,
 } from 'kysely';
-import { canAccessSite, isModerator, requireCredential, type Caller, type SessionCaller } from '../auth/caller.ts';
+import { canAccessSite, isModerator, reachOf, requireCredential, type Caller, type Reach } from '../auth/caller.ts';
 import { hiddenInChain } from '../comments/repository.ts';
 import type { Db } from '../db/connect.ts';
 import { dialectOfDb, movedJsonCounts, toCount, type DialectName } from '../db/dialect.ts';
@@ -271,22 +271,31 @@ const voteChange = preparedQuery(
 );
 
 /**
- * PostgreSQL, a reader's vote as one statement, one round trip beside its session's lookup: the read
- * of voteTarget; the checks of checkedTarget as they stand for a reader's session (its site, a
- * moderator's session or a comment it may see, no ban, not deleted); the vote's write guarded by
- * the vote read; and the counts moved by it, as voteChange moves them. It writes only where the
- * checks pass, and answers the read, by which checkedTarget then says why it did not; `marked` 0
- * with checks passed and a change asked for is a vote changed meanwhile (read again).
+ * The checks of checkedTarget over a target `t` in SQL, for a caller's Reach (its values placed, as
+ * a prepared query's must be): a site of its account that it reaches, a comment it may see (or a
+ * site it moderates), no ban, not deleted.
  */
-const sessionVoteChange = preparedQuery(
-  (db, _shape: null, id: string, actor: string, now: string, siteId: string, moderator: Flag, value: number) => {
+const passesChecks = (accountId: string, siteIds: string[] | null, moderator: Flag) => {
+  const sites = sql`cast(${siteIds} as text[])`;
+  return sql`t.account_id = ${accountId} and (${sites} is null or t.site_id = any(${sites}))
+    and (cast(${moderator} as integer) = 1 or t.hidden = 0) and not t.banned and t.is_deleted = 0`;
+};
+
+/**
+ * PostgreSQL, the vote of a reader's session or an API key as one statement, one round trip beside
+ * the credential's lookup: the read of voteTarget; the checks of checkedTarget (passesChecks); the
+ * vote's write guarded by the vote read; and the counts moved by it, as voteChange moves them. It
+ * writes only where the checks pass, and answers the read, by which checkedTarget then says why it
+ * did not; `marked` 0 with checks passed and a change asked for is a vote changed meanwhile (read again).
+ */
+const checkedVoteChange = preparedQuery(
+  (db, _shape: null, id: string, actor: string, now: string, accountId: string, siteIds: string[] | null, moderator: Flag, value: number) => {
     const int = (value: unknown) => sql`cast(${value} as integer)`;
     const up = sql`(case when ${int(value)} = 1 then 1 else 0 end - case when ok.previous = 1 then 1 else 0 end)`;
     const down = sql`(case when ${int(value)} = -1 then 1 else 0 end - case when ok.previous = -1 then 1 else 0 end)`;
     return sql<VoteTargetRow & { marked: number | string; moved_upvotes: number | null; moved_downvotes: number | null }>`
       with t as (${voteTargetQuery(db, id, actor, now)}),
-      ok as (select * from t where t.site_id = ${siteId} and (${int(moderator)} = 1 or t.hidden = 0) and not t.banned and t.is_deleted = 0
-        and coalesce(t.previous, 0) <> ${int(value)}),
+      ok as (select * from t where ${passesChecks(accountId, siteIds, moderator)} and coalesce(t.previous, 0) <> ${int(value)}),
       inserted as (insert into votes (comment_id, voter_ref, value, by_moderator, created_at)
         select ${id}, ${actor}, ${int(value)}, ${int(moderator)}, ${now} from ok where ok.previous is null
         on conflict do nothing returning comment_id),
@@ -312,7 +321,8 @@ type VoteTargetRow = Awaited<ReturnType<typeof voteTarget>>[number];
 /** Sets (or with null removes) the caller's vote, moving the counters by the difference. */
 export function setVote(db: Db, caller: Caller, id: string, vote: VoteType | null): Promise<VoteResult> {
   const after = vote === 'up' ? 1 : vote === 'down' ? -1 : 0;
-  if (db.dialect === 'postgres' && caller.kind === 'session') return sessionVote(db, caller, id, after);
+  const reach = reachOf(caller);
+  if (db.dialect === 'postgres' && reach) return voteInOneStatement(db, caller, reach, id, after);
   const read = async (q: Kysely<Database>, actor: string) => (await voteTarget(q, null, id, actor, nowIso()))[0];
   return actOnComment(db, caller, id, read, async (q, target, actor, moderator) => {
     const before = target.previous ?? 0;
@@ -330,10 +340,10 @@ export function setVote(db: Db, caller: Caller, id: string, vote: VoteType | nul
   });
 }
 
-/** A reader's vote on PostgreSQL (sessionVoteChange), with the checks and retries of actOnComment. */
-async function sessionVote(db: Db, caller: SessionCaller, id: string, after: number): Promise<VoteResult> {
+/** A session's or key's vote on PostgreSQL (checkedVoteChange), with the checks and retries of actOnComment. */
+async function voteInOneStatement(db: Db, caller: Caller, reach: Reach, id: string, after: number): Promise<VoteResult> {
   return untilMarked(async () => {
-    const [row] = await sessionVoteChange(db.kysely, null, id, caller.userId, nowIso(), caller.siteId, caller.moderator ? 1 : 0, after);
+    const [row] = await checkedVoteChange(db.kysely, null, id, voterRefOf(caller), nowIso(), reach.accountId, reach.siteIds, reach.moderator ? 1 : 0, after);
     const { target, moderator } = checkedTarget(caller, id, row);
     const before = target.previous ?? 0;
     if (before !== after && toCount(row.marked) === 0) return MARK_CHANGED;
@@ -392,14 +402,13 @@ const reactionChange = preparedQuery(
   PLAN_ONCE,
 );
 
-/** PostgreSQL, a reader's reaction as one statement, as sessionVoteChange makes a vote (and only of a type the site offers). */
-const sessionReactionChange = preparedQuery(
-  (db, _shape: null, id: string, actor: string, now: string, siteId: string, moderator: Flag, type: string) => {
+/** PostgreSQL, a session's or key's reaction as one statement, as checkedVoteChange makes a vote (and only of a type the site offers). */
+const checkedReactionChange = preparedQuery(
+  (db, _shape: null, id: string, actor: string, now: string, accountId: string, siteIds: string[] | null, moderator: Flag, type: string) => {
     const next = sql`(case when ok.previous = ${type} then null else cast(${type} as text) end)`;
     return sql<ReactionTargetRow & { marked: number | string; moved_reaction_counts: string | null }>`
       with t as (${reactionTargetQuery(db, id, actor, now)}),
-      ok as (select * from t where t.site_id = ${siteId} and (cast(${moderator} as integer) = 1 or t.hidden = 0) and not t.banned and t.is_deleted = 0
-        and jsonb_exists(cast(t.reactions as jsonb), cast(${type} as text))),
+      ok as (select * from t where ${passesChecks(accountId, siteIds, moderator)} and jsonb_exists(cast(t.reactions as jsonb), cast(${type} as text))),
       inserted as (insert into reactions (comment_id, reactor_ref, type, created_at)
         select ${id}, ${actor}, ${type}, ${now} from ok where ok.previous is null
         on conflict do nothing returning comment_id),
@@ -422,10 +431,10 @@ const sessionReactionChange = preparedQuery(
 
 type ReactionTargetRow = Awaited<ReturnType<typeof reactionTarget>>[number];
 
-/** A reader's reaction on PostgreSQL (sessionReactionChange), with the checks and retries of actOnComment. */
-async function sessionReaction(db: Db, caller: SessionCaller, id: string, type: string): Promise<ReactionResult> {
+/** A session's or key's reaction on PostgreSQL (checkedReactionChange), with the checks and retries of actOnComment. */
+async function reactionInOneStatement(db: Db, caller: Caller, reach: Reach, id: string, type: string): Promise<ReactionResult> {
   return untilMarked(async () => {
-    const [row] = await sessionReactionChange(db.kysely, null, id, caller.userId, nowIso(), caller.siteId, caller.moderator ? 1 : 0, type);
+    const [row] = await checkedReactionChange(db.kysely, null, id, voterRefOf(caller), nowIso(), reach.accountId, reach.siteIds, reach.moderator ? 1 : 0, type);
     const { target } = checkedTarget(caller, id, row);
     checkedReaction(target, type);
     // A reaction always changes something: nothing marked is a reaction changed meanwhile.
@@ -443,7 +452,8 @@ function checkedReaction(target: ReactionTargetRow, type: string): void {
 
 /** Toggles the caller's reaction: the same type again removes it, another type replaces it. */
 export function toggleReaction(db: Db, caller: Caller, id: string, type: string): Promise<ReactionResult> {
-  if (db.dialect === 'postgres' && caller.kind === 'session') return sessionReaction(db, caller, id, type);
+  const reach = reachOf(caller);
+  if (db.dialect === 'postgres' && reach) return reactionInOneStatement(db, caller, reach, id, type);
   const read = async (q: Kysely<Database>, actor: string) => (await reactionTarget(q, null, id, actor, nowIso()))[0];
   return actOnComment(db, caller, id, read, async (q, target, actor) => {
     checkedReaction(target, type);
