@@ -340,10 +340,26 @@ export function setVote(db: Db, caller: Caller, id: string, vote: VoteType | nul
   });
 }
 
+/**
+ * A one-statement change that PostgreSQL ended to break a deadlock wrote nothing, and is sent again
+ * as a mark changed meanwhile is: it meets a moderator's change of the same comment, which locks the
+ * comment's row and then its counts, while the vote holds the counts and checks the comment's row.
+ */
+async function unlessDeadlocked<T>(statement: Promise<T>): Promise<T | typeof MARK_CHANGED> {
+  try {
+    return await statement;
+  } catch (error) {
+    if ((error as { code?: unknown }).code === '40P01') return MARK_CHANGED;
+    throw error;
+  }
+}
+
 /** A session's or key's vote on PostgreSQL (checkedVoteChange), with the checks and retries of actOnComment. */
 async function voteInOneStatement(db: Db, caller: Caller, reach: Reach, id: string, after: number): Promise<VoteResult> {
   return untilMarked(async () => {
-    const [row] = await checkedVoteChange(db.kysely, null, id, voterRefOf(caller), nowIso(), reach.accountId, reach.siteIds, reach.moderator ? 1 : 0, after);
+    const rows = await unlessDeadlocked(checkedVoteChange(db.kysely, null, id, voterRefOf(caller), nowIso(), reach.accountId, reach.siteIds, reach.moderator ? 1 : 0, after));
+    if (rows === MARK_CHANGED) return MARK_CHANGED;
+    const [row] = rows;
     const { target, moderator } = checkedTarget(caller, id, row);
     const before = target.previous ?? 0;
     if (before !== after && toCount(row.marked) === 0) return MARK_CHANGED;
@@ -434,7 +450,9 @@ type ReactionTargetRow = Awaited<ReturnType<typeof reactionTarget>>[number];
 /** A session's or key's reaction on PostgreSQL (checkedReactionChange), with the checks and retries of actOnComment. */
 async function reactionInOneStatement(db: Db, caller: Caller, reach: Reach, id: string, type: string): Promise<ReactionResult> {
   return untilMarked(async () => {
-    const [row] = await checkedReactionChange(db.kysely, null, id, voterRefOf(caller), nowIso(), reach.accountId, reach.siteIds, reach.moderator ? 1 : 0, type);
+    const rows = await unlessDeadlocked(checkedReactionChange(db.kysely, null, id, voterRefOf(caller), nowIso(), reach.accountId, reach.siteIds, reach.moderator ? 1 : 0, type));
+    if (rows === MARK_CHANGED) return MARK_CHANGED;
+    const [row] = rows;
     const { target } = checkedTarget(caller, id, row);
     checkedReaction(target, type);
     // A reaction always changes something: nothing marked is a reaction changed meanwhile.
