@@ -70,7 +70,8 @@ describe.skipIf(!CHROMIUM)('the queue a moderator can live in', () => {
     expect(await page.getByRole('button', { name: 'Load more' }).count()).toBe(0);
     // Moving down with j, the moderator finds the next page there before reaching the 50th card.
     for (let i = 0; i < 40; i++) await page.keyboard.press('j');
-    await expect.poll(() => cards(page).count()).toBe(70);
+    // Up to 5 s: on a loaded host the page draws the moved focus, and asks for the next page, late.
+    await expect.poll(() => cards(page).count(), { timeout: 5000 }).toBe(70);
     expect(await cards(page).nth(50).textContent()).toContain('Waiting comment 50');
 
     await page.getByLabel('Order').selectOption({ label: 'Newest first' });

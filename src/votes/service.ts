@@ -294,7 +294,7 @@ const checkedVoteChange = preparedQuery(
     const up = sql`(case when ${int(value)} = 1 then 1 else 0 end - case when ok.previous = 1 then 1 else 0 end)`;
     const down = sql`(case when ${int(value)} = -1 then 1 else 0 end - case when ok.previous = -1 then 1 else 0 end)`;
     return sql<VoteTargetRow & { marked: number | string; moved_upvotes: number | null; moved_downvotes: number | null }>`
-      with t as (${voteTargetQuery(db, id, actor, now)}),
+      with t as (${voteTargetQuery(db, id, actor, now).forKeyShare('c')}),
       ok as (select * from t where ${passesChecks(accountId, siteIds, moderator)} and coalesce(t.previous, 0) <> ${int(value)}),
       inserted as (insert into votes (comment_id, voter_ref, value, by_moderator, created_at)
         select ${id}, ${actor}, ${int(value)}, ${int(moderator)}, ${now} from ok where ok.previous is null
@@ -342,8 +342,10 @@ export function setVote(db: Db, caller: Caller, id: string, vote: VoteType | nul
 
 /**
  * A one-statement change that PostgreSQL ended to break a deadlock wrote nothing, and is sent again
- * as a mark changed meanwhile is: it meets a moderator's change of the same comment, which locks the
- * comment's row and then its counts, while the vote holds the counts and checks the comment's row.
+ * as a mark changed meanwhile is. The statement locks the comment's row first (FOR KEY SHARE, which
+ * its mark's reference to the comment takes anyway), then its counts, in the order a moderator's
+ * change takes them (the comment FOR UPDATE, then its counts by trigger): taken at the end, as the
+ * reference's check did, the two deadlocked.
  */
 async function unlessDeadlocked<T>(statement: Promise<T>): Promise<T | typeof MARK_CHANGED> {
   try {
@@ -423,7 +425,7 @@ const checkedReactionChange = preparedQuery(
   (db, _shape: null, id: string, actor: string, now: string, accountId: string, siteIds: string[] | null, moderator: Flag, type: string) => {
     const next = sql`(case when ok.previous = ${type} then null else cast(${type} as text) end)`;
     return sql<ReactionTargetRow & { marked: number | string; moved_reaction_counts: string | null }>`
-      with t as (${reactionTargetQuery(db, id, actor, now)}),
+      with t as (${reactionTargetQuery(db, id, actor, now).forKeyShare('c')}),
       ok as (select * from t where ${passesChecks(accountId, siteIds, moderator)} and jsonb_exists(cast(t.reactions as jsonb), cast(${type} as text))),
       inserted as (insert into reactions (comment_id, reactor_ref, type, created_at)
         select ${id}, ${actor}, ${type}, ${now} from ok where ok.previous is null
