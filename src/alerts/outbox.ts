@@ -36,6 +36,11 @@ function candidates(trx: Transaction<Database>, event: AlertableEvent): AlertEve
   return [...(comment.status === 'pending' ? ['comment.held' as const] : []), ...(firstCommentIn.has(trx) ? ['comment.first' as const] : [])];
 }
 
+/** Whether the event may set off a chat alert (queueAlerts then reads the site's alerts); most comments cannot. */
+export function mayAlert(trx: Transaction<Database>, event: AlertableEvent): boolean {
+  return event.siteId !== null && candidates(trx, event).length > 0;
+}
+
 /** Readers who flagged the comment, dismissed flags included: each flagger counts once, ever. */
 async function flaggers(trx: Transaction<Database>, commentId: string): Promise<number> {
   const row = await trx.selectFrom('flags').select((eb) => eb.fn.countAll<number>().as('n')).where('comment_id', '=', commentId).executeTakeFirstOrThrow();
@@ -51,7 +56,7 @@ async function flaggers(trx: Transaction<Database>, commentId: string): Promise<
 export async function queueAlerts(trx: Transaction<Database>, eventId: string, event: AlertableEvent, createdAt: string): Promise<void> {
   if (event.type === 'user.created') firstCommentIn.add(trx);
   const wanted = candidates(trx, event);
-  if (wanted.length === 0 || event.siteId === null) return;
+  if (!mayAlert(trx, event) || event.siteId === null) return;
   const alerts = (await alertsToQueue(trx, event.siteId)).filter((alert) => eventsOf(alert).some((name) => wanted.includes(name)));
   if (alerts.length === 0) return;
   const comment = event.data.comment as EventComment;

@@ -70,13 +70,12 @@ export function threadClosed(): AppError {
 }
 
 /**
- * The thread a new top-level comment goes into, created with its first comment; 409 when it is
- * closed. Read without a lock: the thread's row is locked only by the comment's insert and its
- * count (insertCountedTopLevel), at the end of the transaction, so concurrent comments of one thread wait
- * for each other the least.
+ * The thread a new top-level comment goes into (`found`, read with its author's standing: see
+ * standingOf), created with its first comment; 409 when it is closed. Read without a lock: the
+ * thread's row is locked only by the comment's insert and its count (insertCountedTopLevel), at the
+ * end of the transaction, so concurrent comments of one thread wait for each other the least.
  */
-export async function threadForNewComment(trx: Kysely<Database>, siteId: string, urlKey: string): Promise<string> {
-  const found = (await threadByUrl(trx, null, siteId, urlKey))[0];
+export async function threadForNewComment(trx: Kysely<Database>, siteId: string, urlKey: string, found: { id: string; closed_at: string | null } | undefined): Promise<string> {
   if (found?.closed_at) throw threadClosed();
   if (found) return found.id;
   const id = newId('thr');
@@ -96,7 +95,7 @@ export async function threadForNewComment(trx: Kysely<Database>, siteId: string,
  * may have closed since threadForNewComment: the transaction is then rolled back).
  */
 export async function insertCountedTopLevel(trx: Kysely<Database>, row: CommentRow, listedPublic: 0 | 1): Promise<void> {
-  const inserted = await insertedFirst(trx, { row, job: null });
+  const inserted = await insertedFirst(trx, { row, job: null, event: null });
   const [thread] = inserted
     ? (await sql<{ closed_at: string | null }>`with ${inserted} counted as (${countedInThread(trx, listedPublic, row.thread_id)}) select closed_at from counted`.execute(trx)).rows
     : await countInThread(trx, null, listedPublic, row.thread_id);

@@ -1,5 +1,5 @@
 import { PostgresAdapter, sql, type Insertable, type Kysely, type RawBuilder, type SelectQueryBuilder, type SqlBool } from 'kysely';
-import type { CommentCountsTable, CommentTable, Database, NotificationJobTable } from '../db/schema.ts';
+import type { CommentCountsTable, CommentTable, Database, EventTable, NotificationJobTable } from '../db/schema.ts';
 import { dialectOfDb, parentsInChain, toCount, type DialectName } from '../db/dialect.ts';
 import { preparedInsert, preparedQuery } from '../db/prepared.ts';
 import { pageAfterPinned, type Window } from './pinned.ts';
@@ -465,27 +465,33 @@ export async function marksOf(db: Kysely<Database>, viewer: Viewer, comments: Ma
 
 export const insertComment = preparedInsert('comments');
 
-/** A new comment's row, and the fan-out job that tells its thread's followers of it (null: none). */
+/**
+ * A new comment's row, the fan-out job that tells its thread's followers of it (null: none), and its
+ * comment.created when it queues nothing beside itself (eventRowAlone; null: recorded already).
+ */
 export interface NewComment {
   row: CommentRow;
   job: Insertable<NotificationJobTable> | null;
+  event: Insertable<EventTable> | null;
 }
 
 /**
- * A new top-level comment's insert (and its fan-out job's), made part of the statement that counts it
+ * A new top-level comment's insert (and its fan-out job's and event's), made part of the statement that counts it
  * into its thread (whose update locks the thread's row): on PostgreSQL it answers the CTEs to put
  * first in that statement, as the insert's triggers lock the thread's row too (its listing
  * revision), and every statement after them is a round trip that the thread's other comments wait
  * for. On SQLite, where a statement costs no round trip and none can write in a CTE, it inserts the
  * rows and answers null.
  */
-export async function insertedFirst(db: Kysely<Database>, { row, job }: NewComment): Promise<RawBuilder<unknown> | null> {
+export async function insertedFirst(db: Kysely<Database>, { row, job, event }: NewComment): Promise<RawBuilder<unknown> | null> {
   if (db.getExecutor().adapter instanceof PostgresAdapter) {
     // The job's reference to the comment is checked at the statement's end, when the comment is in.
     const queued = job ? sql`queued as (${db.insertInto('notification_jobs').values(job)}),` : sql``;
-    return sql`inserted as (${db.insertInto('comments').values(row)}), ${queued}`;
+    const recorded = event ? sql`recorded as (${db.insertInto('events').values(event)}),` : sql``;
+    return sql`inserted as (${db.insertInto('comments').values(row)}), ${queued} ${recorded}`;
   }
   await insertComment(db, row);
   if (job) await db.insertInto('notification_jobs').values(job).execute();
+  if (event) await db.insertInto('events').values(event).execute();
   return null;
 }

@@ -2,15 +2,16 @@ import type { Locale } from '../i18n/locales.ts';
 import { sql, type Kysely, type Transaction } from 'kysely';
 import { actorRef, isModerator, requireCredential, type Caller, type SiteOwnership } from '../auth/caller.ts';
 import type { Db } from '../db/connect.ts';
-import { lockAuthor } from '../db/dialect.ts';
+import type { DialectName } from '../db/dialect.ts';
 import type { Database } from '../db/schema.ts';
 import { AppError, invalid } from '../errors.ts';
-import { recordEvent, withEvents } from '../events/record.ts';
+import { eventRowAlone, recordEvent, withEvents, type DomainEvent } from '../events/record.ts';
 import { newId } from '../ids.ts';
-import { assertNotBanned, checkAuthor } from '../moderation/bans.ts';
-import { findSite, findSiteFor, siteOrNotFound, type Site } from '../sites/repository.ts';
+import { assertNotBanned } from '../moderation/bans.ts';
+import { findSite, findSiteLockingAuthor, reachedSite, siteOrNotFound, type Site } from '../sites/repository.ts';
 import { findComment, findThread, hasCommentsOnlyAuthorSees, insertComment, isVisible, listTopLevel, marksOf } from './repository.ts';
 import { insertCountedTopLevel, listedPublicly, refreshListing, threadClosed, threadForNewComment } from './listing.ts';
+import { standingOf } from './standing.ts';
 import { commentsOf, type PlacedPage, type SharedAnswer, type SharedPage } from './public-bytes.ts';
 import type { CachedList, ListQuery } from './public-list.ts';
 import { marksOfReader, type KnownMarks } from './reader-marks.ts';
@@ -175,9 +176,10 @@ function heldForApproval(site: Site, caller: Caller, moderator: boolean): boolea
 }
 
 /** A new comment's site, author and parent, checked in the order a client is told what is wrong. */
-async function checkedPost(trx: Kysely<Database>, caller: Caller, input: CreateInput) {
+async function checkedPost(trx: Kysely<Database>, dialect: DialectName, caller: Caller, input: CreateInput) {
   refuseKeyMailWish(caller, input);
-  const site = caller.kind === 'public' ? await siteOrNotFound(trx, input.site_id) : await findSiteFor(trx, caller, input.site_id);
+  const author = actorRef(caller);
+  const site = reachedSite(caller.kind === 'public' ? null : caller, await findSiteLockingAuthor(trx, dialect, input.site_id, author), input.site_id);
   if (caller.kind === 'public' && !site.allowGuests) {
     throw new AppError('unauthorized', 'This site does not accept guest comments; sign in to comment');
   }
@@ -185,7 +187,6 @@ async function checkedPost(trx: Kysely<Database>, caller: Caller, input: CreateI
   const authorName = authorNameFor(caller, input.author_name);
   const url = threadKey(input.thread_url);
   assertAllowedHost(url, site.domains);
-  const author = actorRef(caller);
   const moderator = isModerator(caller, site);
   const viewer: Viewer = { ref: author, moderator };
   let parent: (CommentRow & { thread_url: string; thread_closed_at: string | null }) | undefined;
@@ -213,12 +214,11 @@ export async function createComment(db: Db, caller: Caller, input: CreateInput, 
   // while holding every connection of the pool would leave it none to run on.
   const signals = await db.spamSignals.ready();
   const written = withEvents(db, async (trx) => {
-    const { site, content, authorName, url, author, moderator, parent } = await checkedPost(trx, caller, input);
-    if (author !== null) await lockAuthor(db.dialect, trx, site.id, author);
-    const { shadowBanned, record } = await checkAuthor(trx, site.id, author);
+    const { site, content, authorName, url, author, moderator, parent } = await checkedPost(trx, db.dialect, caller, input);
+    const { shadowBanned, record, thread, classifierTotals } = await standingOf(trx, site.id, author, url.href);
     const now = nowIso();
     const id = newId('cmt');
-    const screening = await screenComment(trx, signals, { id, site, caller, moderator, authorRef: author, record, content, threadUrl: url.href, form: input, createdAt: now, models: db.classifierModels });
+    const screening = await screenComment(trx, signals, { id, site, caller, moderator, authorRef: author, record, content, threadUrl: url.href, form: input, createdAt: now, models: db.classifierModels, classifierTotals });
     const { verdict, heldCopies } = screening;
     signal = screening.signal;
     if (verdict.action === 'reject') throw verdict.problem;
@@ -230,7 +230,7 @@ export async function createComment(db: Db, caller: Caller, input: CreateInput, 
       id,
       site_id: site.id,
       // A reply's thread is its parent's (checked above); a top-level comment is counted into its own last.
-      thread_id: parent ? parent.thread_id : await threadForNewComment(trx, site.id, url.href),
+      thread_id: parent ? parent.thread_id : await threadForNewComment(trx, site.id, url.href, thread),
       parent_id: parent?.id ?? null,
       root_id: parent?.root_id ?? id,
       author_ref: author,
@@ -256,7 +256,10 @@ export async function createComment(db: Db, caller: Caller, input: CreateInput, 
     if (caller.kind === 'session' && !caller.hasCommented) await recordFirstComment(trx, site, caller.userId, now);
     // A comment the spam checks held says why (spam_reasons, added to the contract's fields only then).
     const created = { ...eventComment(row, url.href), ...(verdict.action === 'hold' && { spam_reasons: verdict.reasons }) };
-    await recordEvent(trx, { accountId: site.accountId, siteId: site.id, type: 'comment.created', data: { comment: created } }, site);
+    const event: DomainEvent = { accountId: site.accountId, siteId: site.id, type: 'comment.created', data: { comment: created } };
+    // A top-level comment the public sees writes its event with it when that queues nothing else.
+    const eventWithComment = !parent && listedPublic ? eventRowAlone(trx, event, site) : null;
+    if (!eventWithComment) await recordEvent(trx, event, site);
     // Mail rows too: no key of theirs needs the comment's row to exist yet.
     await subscribeToReplies(trx, db.mail, confirmMails, caller, site, row, input);
     if (status === 'pending') await queueModerationMails(trx, db.mail, site, row, { why: 'pending' });
@@ -267,7 +270,7 @@ export async function createComment(db: Db, caller: Caller, input: CreateInput, 
       replySeen = await recordCommentChange(trx, false, row);
     } else if (listedPublic) {
       // Inserted, counted and numbered in one statement: the public sees a top-level comment that is listed.
-      if ((await insertNewTopLevel(trx, { row, job: publishedJob(trx, row) })).closed) throw threadClosed();
+      if ((await insertNewTopLevel(trx, { row, job: publishedJob(trx, row), event: eventWithComment })).closed) throw threadClosed();
     } else {
       await insertCountedTopLevel(trx, row, listedPublic);
     }

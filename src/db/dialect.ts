@@ -1,5 +1,5 @@
 import SQLite from 'better-sqlite3';
-import { PostgresAdapter, sql, type Kysely, type RawBuilder, type SelectQueryBuilder, type SqlBool, type Transaction } from 'kysely';
+import { PostgresAdapter, sql, type Expression, type Kysely, type RawBuilder, type SelectQueryBuilder, type SqlBool, type Transaction } from 'kysely';
 import pg from 'pg';
 import { preparedQuery } from './prepared.ts';
 import type { Database } from './schema.ts';
@@ -105,7 +105,19 @@ export function toCount(value: string | number | bigint | null | undefined): num
  * already runs one writer at a time.
  */
 export async function lockAuthor<DB>(dialect: DialectName, trx: Transaction<DB>, siteId: string, authorRef: string): Promise<void> {
-  if (dialect === 'postgres') await sql`select pg_advisory_xact_lock(hashtextextended(${`${siteId}:${authorRef}`}, 0))`.execute(trx);
+  if (dialect === 'postgres') await sql`select ${authorLock(authorLockKey(siteId, authorRef))}`.execute(trx);
+}
+
+/** The key of lockAuthor's lock. */
+export const authorLockKey = (siteId: string, authorRef: string): string => `${siteId}:${authorRef}`;
+
+/**
+ * lockAuthor's lock as a PostgreSQL expression, for a statement that takes it beside a read of its
+ * own (a new comment's site). It is taken as the statement's row is output, after its snapshot: only
+ * the statements after it read the author's standing under the lock.
+ */
+export function authorLock(key: string | Expression<string>): RawBuilder<unknown> {
+  return sql`pg_advisory_xact_lock(hashtextextended(${key}, 0))`;
 }
 
 /**

@@ -1,15 +1,15 @@
-import type { Transaction } from 'kysely';
+import type { Insertable, Transaction } from 'kysely';
 import type { Db } from '../db/connect.ts';
-import type { Database } from '../db/schema.ts';
+import type { Database, EventTable } from '../db/schema.ts';
 import { preparedInsert } from '../db/prepared.ts';
 import { newId } from '../ids.ts';
 import type { Site } from '../sites/repository.ts';
-import { queueDelivery, queuedDelivery } from '../webhooks/outbox.ts';
+import { mayDeliver, queueDelivery, queuedDelivery } from '../webhooks/outbox.ts';
 import { nowIso } from '../clock.ts';
-import { recordQueueChange } from '../live/queue-record.ts';
+import { changesQueue, recordQueueChange } from '../live/queue-record.ts';
 import { queuedMail } from '../mail/outbox.ts';
 import { queuedNotificationJob } from '../notifications/jobs.ts';
-import { queueAlerts } from '../alerts/outbox.ts';
+import { mayAlert, queueAlerts } from '../alerts/outbox.ts';
 
 export const EVENT_TYPES = [
   'comment.created',
@@ -42,20 +42,27 @@ const insertEvent = preparedInsert('events');
  * that has the event's site loaded passes it: no webhook lookup when the site takes no delivery of it.
  */
 export async function recordEvent(trx: Transaction<Database>, event: DomainEvent, site?: Site): Promise<string> {
-  const id = newId('evt');
-  const createdAt = nowIso();
-  await insertEvent(trx, {
-    id,
-    account_id: event.accountId,
-    site_id: event.siteId,
-    type: event.type,
-    data: JSON.stringify(event.data),
-    created_at: createdAt,
-  });
+  const row = eventRow(event);
+  const { id, created_at: createdAt } = row;
+  await insertEvent(trx, row);
   await queueDelivery(trx, id, event, createdAt, site);
   await queueAlerts(trx, id, event, createdAt);
   await recordQueueChange(trx, id, event, createdAt);
   return id;
+}
+
+function eventRow(event: DomainEvent): Insertable<EventTable> & { id: string; created_at: string } {
+  return { id: newId('evt'), account_id: event.accountId, site_id: event.siteId, type: event.type, data: JSON.stringify(event.data), created_at: nowIso() };
+}
+
+/**
+ * The row of an event that queues nothing beside itself (no webhook delivery, chat alert or queue
+ * change: most new comments' comment.created), for the statement that writes its change to insert
+ * too (a new top-level comment's: see insertedFirst in comments/repository.ts); null when it does
+ * queue something, and is recorded with recordEvent.
+ */
+export function eventRowAlone(trx: Transaction<Database>, event: DomainEvent, site: Site): Insertable<EventTable> | null {
+  return mayDeliver(event, site) || mayAlert(trx, event) || changesQueue(event) ? null : eventRow(event);
 }
 
 /**

@@ -36,12 +36,18 @@ const insertQueueEvent = preparedInsert('queue_events');
  * so the public write paths pay only this check. Called by recordEvent, in the change's transaction.
  */
 export async function recordQueueChange(trx: Transaction<Database>, eventId: string, event: QueueEventSource, createdAt: string): Promise<void> {
-  if (event.siteId === null || !(QUEUE_EVENT_TYPES as readonly string[]).includes(event.type)) return;
+  if (event.siteId === null || !changesQueue(event)) return;
   const comment = event.data.comment as EventComment;
-  if ((event.type === 'comment.created' || event.type === 'comment.updated') && comment.status === 'published') return;
   const action = event.type === 'moderation.action' ? (event.data.action as string) : null;
   await insertQueueEvent(trx, { id: eventId, site_id: event.siteId, comment_id: comment.id, type: event.type, action, status: comment.status, created_at: createdAt });
   if (Math.random() * PRUNE_ONE_IN < 1) await trx.deleteFrom('queue_events').where('id', '<', eventIdAt(Date.now() - QUEUE_KEPT_MS)).execute();
+}
+
+/** Whether the event changes the moderation queue (recordQueueChange keeps it then). */
+export function changesQueue(event: QueueEventSource): boolean {
+  if (event.siteId === null || !(QUEUE_EVENT_TYPES as readonly string[]).includes(event.type)) return false;
+  const comment = event.data.comment as EventComment;
+  return !((event.type === 'comment.created' || event.type === 'comment.updated') && comment.status === 'published');
 }
 
 /** The smallest outbox event id of this instant: event ids are `evt_` and a lower-case ULID, whose first ten characters are the time. */

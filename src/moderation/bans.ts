@@ -1,5 +1,4 @@
 import { sql, type Expression, type Kysely, type RawBuilder, type SqlBool, type Transaction } from 'kysely';
-import { preparedQuery } from '../db/prepared.ts';
 import type { Database } from '../db/schema.ts';
 import { AppError } from '../errors.ts';
 import { recordEvent } from '../events/record.ts';
@@ -18,8 +17,8 @@ export function inForce(expiresAt: 'expires_at' | 'b.expires_at', now: string): 
   return sql<SqlBool>`(${sql.ref(expiresAt)} is null or ${sql.ref(expiresAt)} > ${now})`;
 }
 
-/** SQL: whether the author has a ban of this type on the site in force at `now`. */
-function hasBan(type: BanType, siteId: string | Expression<string>, authorRef: string, now: string): RawBuilder<number | boolean> {
+/** SQL: whether the author has a ban of this type on the site in force at `now` (none for a null author: a guest). */
+export function hasBan(type: BanType, siteId: string | Expression<string>, authorRef: string | null, now: string): RawBuilder<number | boolean> {
   return sql<number | boolean>`exists (select 1 from bans where site_id = ${siteId} and author_ref = ${authorRef} and ban_type = ${sql.lit(type)}
     and ${inForce('expires_at', now)})`;
 }
@@ -42,32 +41,12 @@ export const NO_RECORD: AuthorRecord = { published: 0, pending: 0, removed: 0, s
 type RecordColumns = Record<keyof AuthorRecord, number | string | null | undefined>;
 
 /** The record from author_counts' columns (none when the author has no row yet). */
-const recordFrom = (row: RecordColumns | undefined): AuthorRecord =>
+export const recordFrom = (row: RecordColumns | undefined): AuthorRecord =>
   row ? { published: Number(row.published ?? 0), pending: Number(row.pending ?? 0), removed: Number(row.removed ?? 0), spam: Number(row.spam ?? 0) } : NO_RECORD;
 
 /** An author's record on a site alone (an edit's checks: its bans were checked on the way in). */
 export async function authorRecord(db: Kysely<Database>, siteId: string, authorRef: string): Promise<AuthorRecord> {
   return recordFrom(await db.selectFrom('author_counts').select(['published', 'pending', 'removed', 'spam']).where('site_id', '=', siteId).where('author_ref', '=', authorRef).executeTakeFirst());
-}
-
-const authorOnSite = preparedQuery((db, _shape: null, siteId: string, authorRef: string, now: string) =>
-  sql<{ banned: number | boolean; shadowBanned: number | boolean } & Record<keyof AuthorRecord, number | string | null>>`select
-      ${isBanned(siteId, authorRef, now)} as "banned",
-      ${hasBan('shadow_ban', siteId, authorRef, now)} as "shadowBanned",
-      a.published as "published", a.pending as "pending", a.removed as "removed", a.spam as "spam"
-    from (select 1 as one) as o
-    left join author_counts as a on a.site_id = ${siteId} and a.author_ref = ${authorRef}`.compile(db),
-);
-
-/**
- * For a new comment, in one query: refused outright if its author is banned (403), whether the
- * author is shadow-banned (the comment is then hidden from the start), and their record on the site.
- */
-export async function checkAuthor(db: Kysely<Database>, siteId: string, authorRef: string | null): Promise<{ shadowBanned: boolean; record: AuthorRecord }> {
-  if (authorRef === null) return { shadowBanned: false, record: NO_RECORD };
-  const [row] = await authorOnSite(db, null, siteId, authorRef, nowIso());
-  if (Number(row.banned) === 1) throw bannedError();
-  return { shadowBanned: Number(row.shadowBanned) === 1, record: recordFrom(row) };
 }
 
 /** A banned user's writes are refused outright (403 banned). */

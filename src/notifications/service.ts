@@ -38,7 +38,7 @@ export async function follow(db: Db, caller: Caller, input: { site_id: string; t
   const url = threadKey(input.thread_url);
   assertAllowedHost(url, site.domains);
   // A closed thread is followed too (it may open again); only a page without one gets a new thread.
-  const threadId = (await findThread(db.kysely, site.id, url.href))?.id ?? (await threadForNewComment(db.kysely, site.id, url.href));
+  const threadId = (await findThread(db.kysely, site.id, url.href))?.id ?? (await threadForNewComment(db.kysely, site.id, url.href, undefined));
   const { follow: row, made } = await followThread(db.kysely, reader, threadId);
   return { follow: followView(row), made };
 }

@@ -1,6 +1,7 @@
 import type { Kysely, Selectable } from 'kysely';
 import { canAccessSite, membershipsOf, type Caller } from '../auth/caller.ts';
 import { requireCapability, requireSiteCapability, type Capability } from '../auth/management.ts';
+import { authorLock, authorLockKey, type DialectName } from '../db/dialect.ts';
 import { preparedQuery } from '../db/prepared.ts';
 import type { Database, SiteTable } from '../db/schema.ts';
 import { AppError } from '../errors.ts';
@@ -87,19 +88,34 @@ export async function findSite(db: Kysely<Database>, siteId: string): Promise<Si
   return row && toSite(row);
 }
 
+const siteLockingAuthor = preparedQuery((db, _shape: null, siteId: string, lockKey: string) =>
+  db.selectFrom('sites').selectAll().select(authorLock(lockKey).as('author_locked')).where('id', '=', siteId).compile(),
+);
+
+/**
+ * The site a new comment goes to, read with its author's lock (lockAuthor) taken in the same round
+ * trip on PostgreSQL, where a comment's every statement before the one that locks its thread is a
+ * round trip: the author's standing is read by the next statement, under the lock.
+ */
+export async function findSiteLockingAuthor(db: Kysely<Database>, dialect: DialectName, siteId: string, authorRef: string | null): Promise<Site | undefined> {
+  if (dialect !== 'postgres' || authorRef === null) return findSite(db, siteId);
+  const [row] = await siteLockingAuthor(db, null, siteId, authorLockKey(siteId, authorRef));
+  return row && toSite(row);
+}
+
 /** The site, which anyone may name (public reads and guest comments): 404 when there is none. */
 export async function siteOrNotFound(db: Kysely<Database>, siteId: string): Promise<Site> {
-  const site = await findSite(db, siteId);
-  if (!site) throw new AppError('not_found', `No site ${siteId}`);
-  return site;
+  return reachedSite(null, await findSite(db, siteId), siteId);
 }
 
 /** The site if the caller's credential reaches it; other tenants' sites do not exist (404). */
 export async function findSiteFor(db: Kysely<Database>, caller: Caller, siteId: string): Promise<Site> {
-  const site = await findSite(db, siteId);
-  if (!site || !canAccessSite(caller, site)) {
-    throw new AppError('not_found', `No site ${siteId}`);
-  }
+  return reachedSite(caller, await findSite(db, siteId), siteId);
+}
+
+/** A site read for `caller` (null: the public, who may name any site), or 404 when it does not exist or their credential does not reach it. */
+export function reachedSite(caller: Caller | null, site: Site | undefined, siteId: string): Site {
+  if (!site || (caller !== null && !canAccessSite(caller, site))) throw new AppError('not_found', `No site ${siteId}`);
   return site;
 }
 

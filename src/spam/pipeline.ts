@@ -14,6 +14,7 @@ import { authorKeyOf, ipRangeOf, publicCopies, readCopies, readStanding, type St
 import { addedLinkCount, linkCount, normalisedText, textHash } from './text.ts';
 import { listedWordIn } from './words.ts';
 import type { ModelCache } from './classifier/cache.ts';
+import type { Totals } from './classifier/model.ts';
 import { classifierReason } from './classifier/phase.ts';
 
 export const SPAM_CHECKS = ['form', 'duplicate', 'words', 'links', 'velocity', 'history', 'classifier'] as const;
@@ -65,6 +66,8 @@ export interface NewComment {
   createdAt: string;
   /** The sites' learning classifiers (db.classifierModels). */
   models: ModelCache;
+  /** The site's classifier totals, read with the author's standing (comments/standing.ts). */
+  classifierTotals: Totals;
 }
 
 const ALLOW: Verdict = { action: 'allow' };
@@ -184,7 +187,7 @@ export async function screenComment(trx: Transaction<Database>, log: SignalLog, 
   const velocity = velocityReasons(settings, standing, guest);
   reasons.push(...velocity);
   if (person && !guest) reasons.push(...historyReason(settings.history_min_comments, record));
-  const learnt = await classifierReason(trx, input.models, site, input.content);
+  const learnt = await classifierReason(trx, input.models, site, input.content, input.classifierTotals);
   if (learnt) reasons.push(learnt);
   const proofNeeded = guest && (settings.proof_of_work === 'always' || (settings.proof_of_work === 'velocity' && velocity.length > 0));
   if (proofNeeded && !(await acceptProof(trx, site.id, site.formSecret, input.form.altcha))) {

@@ -38,6 +38,11 @@ function subscribed(settings: Pick<Site, 'webhookUrl' | 'webhookEvents'>, type: 
   return settings.webhookUrl !== null && settings.webhookEvents.includes(type);
 }
 
+/** Whether the event may be delivered: not when `loaded`, its site as the request read it, is not subscribed to it. */
+export function mayDeliver(event: DeliverableEvent, loaded?: Site): boolean {
+  return event.siteId !== null && !(loaded?.id === event.siteId && !subscribed(loaded, event.type));
+}
+
 /**
  * Queues the webhook delivery of an event, in the transaction that records it: the delivery exists
  * if and only if the change committed. Only a site subscribed to the event, with a URL, on the plan.
@@ -45,8 +50,7 @@ function subscribed(settings: Pick<Site, 'webhookUrl' | 'webhookEvents'>, type: 
  * look up (a subscription saved after that read is as concurrent as a change racing this lookup).
  */
 export async function queueDelivery(trx: Transaction<Database>, eventId: string, event: DeliverableEvent, createdAt: string, loaded?: Site): Promise<void> {
-  if (event.siteId === null) return;
-  if (loaded?.id === event.siteId && !subscribed(loaded, event.type)) return;
+  if (event.siteId === null || !mayDeliver(event, loaded)) return;
   const site = await trx
     .selectFrom('sites')
     .innerJoin('accounts', 'accounts.id', 'sites.account_id')

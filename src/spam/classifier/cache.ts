@@ -20,7 +20,7 @@ export const isActive = (totals: Pick<Totals, 'spamExamples' | 'hamExamples'>, m
  * The sites' classifier models in memory. Where this process is the database's only writer
  * (SQLite), a model is read again only after this process changed it (`changed`, called once a
  * decision has committed): screening a comment then runs no statement. Where several instances
- * write (PostgreSQL), each screening reads the site's totals row, one read by primary key, and the
+ * write (PostgreSQL), each screening reads the site's totals row (with the author's standing), and the
  * counts again when its version moved: a decision made on one instance holds the next comment on
  * any other.
  */
@@ -33,12 +33,15 @@ export class ModelCache {
     this.#soleWriter = soleWriter;
   }
 
-  /** The site's model if it is active, as the database has it now; null otherwise. */
-  async active(db: Kysely<Database>, siteId: string, minExamples: number): Promise<Model | null> {
+  /**
+   * The site's model if it is active, as the database has it now; null otherwise. `read` are its
+   * totals if the caller's transaction has just read them (a new comment's: see comments/standing.ts).
+   */
+  async active(db: Kysely<Database>, siteId: string, minExamples: number, read?: Totals): Promise<Model | null> {
     let entry = this.#entries.get(siteId);
     if (entry === undefined || !this.#soleWriter || this.#toVerify.has(siteId)) {
       this.#toVerify.delete(siteId);
-      const totals = await readTotals(db, siteId);
+      const totals = read ?? (await readTotals(db, siteId));
       if (entry === undefined || entry.totals.version !== totals.version) entry = { totals, model: null };
     }
     if (isActive(entry.totals, minExamples) && entry.model === null) entry.model = Model.of(entry.totals, await readCounts(db, siteId));

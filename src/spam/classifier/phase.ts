@@ -2,6 +2,7 @@ import type { Transaction } from 'kysely';
 import type { Database } from '../../db/schema.ts';
 import type { Site } from '../../sites/repository.ts';
 import type { ModelCache } from './cache.ts';
+import type { Totals } from './model.ts';
 import { featuresOf } from './features.ts';
 import { similarDecisions, type Similar } from './similar.ts';
 
@@ -18,10 +19,10 @@ export interface ClassifierReason {
  * kind, a comment the model scores at or above the site's threshold is held, with the score and
  * the earlier decisions it resembles.
  */
-export async function classifierReason(trx: Transaction<Database>, models: ModelCache, site: Site, content: string): Promise<ClassifierReason | null> {
+export async function classifierReason(trx: Transaction<Database>, models: ModelCache, site: Site, content: string, totals?: Totals): Promise<ClassifierReason | null> {
   const settings = site.spam.classifier;
   if (settings.mode === 'off') return null;
-  const model = await models.active(trx, site.id, settings.min_examples);
+  const model = await models.active(trx, site.id, settings.min_examples, totals);
   if (model === null) return null;
   const features = featuresOf(content);
   const score = model.score(features);

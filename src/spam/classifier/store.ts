@@ -83,10 +83,18 @@ export async function unlearn(trx: Transaction<Database>, siteId: string, commen
 
 const NO_TOTALS: Totals = { version: 0, spamExamples: 0, hamExamples: 0, spamFeatures: 0, hamFeatures: 0 };
 
+/** classifier_models' columns, null where a site has no row (read by a left join). */
+export type TotalsColumns = Record<'version' | 'spam_examples' | 'ham_examples' | 'spam_features' | 'ham_features', number | string | null>;
+
+/** The totals of a site's classifier_models row; none yet when it has no row. */
+export function totalsFrom(row: TotalsColumns | undefined): Totals {
+  if (!row || row.version === null) return NO_TOTALS;
+  const { version, spam_examples, ham_examples, spam_features, ham_features } = row;
+  return { version: Number(version), spamExamples: Number(spam_examples), hamExamples: Number(ham_examples), spamFeatures: Number(spam_features), hamFeatures: Number(ham_features) };
+}
+
 export async function readTotals(db: Kysely<Database>, siteId: string): Promise<Totals> {
-  const row = await db.selectFrom('classifier_models').selectAll().where('site_id', '=', siteId).executeTakeFirst();
-  if (!row) return NO_TOTALS;
-  return { version: row.version, spamExamples: row.spam_examples, hamExamples: row.ham_examples, spamFeatures: row.spam_features, hamFeatures: row.ham_features };
+  return totalsFrom(await db.selectFrom('classifier_models').selectAll().where('site_id', '=', siteId).executeTakeFirst());
 }
 
 export function readCounts(db: Kysely<Database>, siteId: string) {
