@@ -193,18 +193,24 @@ type MarkedRow = { comment_id: string };
  * (an insert where there is still none, an update or delete of the value still there), and the
  * counts move relative to the row as the statement finds it, so a concurrent change by someone else
  * is never overwritten. On PostgreSQL one statement, the write in a CTE that the counts' update
- * waits for: no row back means the mark had changed and nothing was written. SQLite cannot write in
- * a CTE, and its transaction has one writer: there the two run one after the other (runMarkAndCounts).
+ * waits for: no row back means the mark had changed and nothing was written. It locks the comment's
+ * row (FOR KEY SHARE, as a new mark's reference does at the statement's end) before its counts, in
+ * the order a moderator's change takes them (see unlessDeadlocked). SQLite cannot write in a CTE,
+ * and its transaction has one writer: there the two run one after the other (runMarkAndCounts).
  */
 function markAndCounts<Counts>(
   db: Kysely<Database>,
   part: Part,
+  commentId: string,
   write: MarkWrite,
   counts: (db: QueryCreator<Database>) => UpdateQueryBuilder<Database, 'comment_counts', 'comment_counts', Counts>,
 ): CompiledQuery {
   if (db.getExecutor().adapter instanceof PostgresAdapter) {
-    const afterWrite = db.with('marked', () => write) as unknown as QueryCreator<Database>;
-    return counts(afterWrite).where(sql<boolean>`exists (select 1 from marked)`).compile();
+    const afterWrite = db
+      .with('marked', () => write)
+      .with('locked', (db) => db.selectFrom('comments').select('id').where('id', '=', commentId).forKeyShare()) as unknown as QueryCreator<Database>;
+    // Joined, the locked row is read before the counts' row is updated (and so locked).
+    return counts(afterWrite).from(sql`locked`.as('locked')).where(sql<boolean>`exists (select 1 from marked)`).compile();
   }
   return part === 'write' ? write.compile() : counts(db).compile();
 }
@@ -217,8 +223,8 @@ async function runMarkAndCounts<Values extends unknown[]>(
   stamp: boolean,
   ...values: Values
 ): Promise<unknown> {
-  const written = await query(q, { part: 'write', move, stamp }, ...values);
-  if (written.length === 0) return MARK_CHANGED;
+  const written = await unlessDeadlocked(query(q, { part: 'write', move, stamp }, ...values));
+  if (written === MARK_CHANGED || written.length === 0) return MARK_CHANGED;
   if (q.getExecutor().adapter instanceof PostgresAdapter) return written[0];
   return (await query(q, { part: 'counts', move, stamp }, ...values))[0];
 }
@@ -266,7 +272,7 @@ const voteCountsMoved = (dialect: DialectName, id: string, up: number, down: num
 
 const voteChange = preparedQuery(
   (db, shape: MarkShape, commentId: string, voterRef: string, previous: number, value: number, byModerator: Flag, createdAt: string, up: number, down: number) =>
-    markAndCounts(db, shape.part, voteWrite(db, shape.move, commentId, voterRef, previous, value, byModerator, createdAt), voteCountsMoved(dialectOfDb(db), commentId, up, down, shape.stamp, createdAt)),
+    markAndCounts(db, shape.part, commentId, voteWrite(db, shape.move, commentId, voterRef, previous, value, byModerator, createdAt), voteCountsMoved(dialectOfDb(db), commentId, up, down, shape.stamp, createdAt)),
   PLAN_ONCE,
 );
 
@@ -416,7 +422,7 @@ const reactionCountsMoved = (dialect: DialectName, id: string, previous: string 
 
 const reactionChange = preparedQuery(
   (db, shape: MarkShape, commentId: string, reactorRef: string, previous: string | null, next: string | null, createdAt: string) =>
-    markAndCounts(db, shape.part, reactionWrite(db, shape.move, commentId, reactorRef, previous, next, createdAt), reactionCountsMoved(dialectOfDb(db), commentId, previous, next, shape.stamp, createdAt)),
+    markAndCounts(db, shape.part, commentId, reactionWrite(db, shape.move, commentId, reactorRef, previous, next, createdAt), reactionCountsMoved(dialectOfDb(db), commentId, previous, next, shape.stamp, createdAt)),
   PLAN_ONCE,
 );
 
