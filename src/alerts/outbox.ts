@@ -56,7 +56,7 @@ async function flaggers(trx: Transaction<Database>, commentId: string): Promise<
 export async function queueAlerts(trx: Transaction<Database>, eventId: string, event: AlertableEvent, createdAt: string): Promise<void> {
   if (event.type === 'user.created') firstCommentIn.add(trx);
   const wanted = candidates(trx, event);
-  if (!mayAlert(trx, event) || event.siteId === null) return;
+  if (wanted.length === 0 || event.siteId === null) return;
   const alerts = (await alertsToQueue(trx, event.siteId)).filter((alert) => eventsOf(alert).some((name) => wanted.includes(name)));
   if (alerts.length === 0) return;
   const comment = event.data.comment as EventComment;

@@ -124,7 +124,7 @@ export function connect(config: DbConfig, log?: KyselyConfig['log']): Db {
     const kysely = new Kysely<Database>({ dialect: groupCommitDialect(sqlite), log });
     const changes = new ChangeFeed(true);
     const spamSignals = new SignalStore(kysely, dialect);
-    return { kysely, dialect, changes, spamSignals, classifierModels: new ModelCache(true), mail: config.mail ?? null, queryErrors: sqlite.errors, poolUse: () => null, close: () => closeAll(kysely, changes, spamSignals) };
+    return { kysely, dialect, changes, spamSignals, classifierModels: new ModelCache(), mail: config.mail ?? null, queryErrors: sqlite.errors, poolUse: () => null, close: () => closeAll(kysely, changes, spamSignals) };
   }
   const pool = new pg.Pool({
     connectionString: postgresUrl(config.databaseUrl),
@@ -145,5 +145,5 @@ export function connect(config: DbConfig, log?: KyselyConfig['log']): Db {
   const changes = new ChangeFeed(false);
   const poolUse = () => ({ max: config.databasePoolSize, open: pool.totalCount, idle: pool.idleCount, waiting: pool.waitingCount });
   const spamSignals = new SignalStore(kysely, dialect);
-  return { kysely, dialect, changes, spamSignals, classifierModels: new ModelCache(false), mail: config.mail ?? null, queryErrors, poolUse, close: () => closeAll(kysely, changes, spamSignals) };
+  return { kysely, dialect, changes, spamSignals, classifierModels: new ModelCache(), mail: config.mail ?? null, queryErrors, poolUse, close: () => closeAll(kysely, changes, spamSignals) };
 }

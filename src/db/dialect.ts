@@ -1,5 +1,5 @@
 import SQLite from 'better-sqlite3';
-import { PostgresAdapter, sql, type Expression, type Kysely, type RawBuilder, type SelectQueryBuilder, type SqlBool, type Transaction } from 'kysely';
+import { PostgresAdapter, sql, type Kysely, type RawBuilder, type SelectQueryBuilder, type SqlBool, type Transaction } from 'kysely';
 import pg from 'pg';
 import { preparedQuery } from './prepared.ts';
 import type { Database } from './schema.ts';
@@ -116,7 +116,7 @@ export const authorLockKey = (siteId: string, authorRef: string): string => `${s
  * own (a new comment's site). It is taken as the statement's row is output, after its snapshot: only
  * the statements after it read the author's standing under the lock.
  */
-export function authorLock(key: string | Expression<string>): RawBuilder<unknown> {
+export function authorLock(key: string): RawBuilder<unknown> {
   return sql`pg_advisory_xact_lock(hashtextextended(${key}, 0))`;
 }
 

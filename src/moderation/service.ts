@@ -173,7 +173,6 @@ export async function applyModeration(
     await alongside?.(trx, logId);
     return { result: moderationResult(updated, action), authorChanged };
   });
-  db.classifierModels.changed(site.id);
   // A shadow ban or its lifting changes what the author's comments show everywhere on the site.
   if (authorChanged) db.changes.siteChanged(site.id);
   else db.changes.threadChanged(site.id, comment.thread_url);

@@ -84,7 +84,6 @@ async function undoLast(db: Db, moderator: Moderator, comment: CommentRow & { th
     const reach = authorChanged ? 'site' : statusChanged ? 'thread' : 'queue';
     return { result: moderationResult(updated, 'undo'), reach };
   });
-  db.classifierModels.changed(site.id);
   if (reach === 'site') db.changes.siteChanged(site.id);
   else if (reach === 'thread') db.changes.threadChanged(site.id, comment.thread_url);
   else db.changes.queueChanged(site.id);

@@ -1,7 +1,7 @@
 import type { Kysely } from 'kysely';
 import type { Database } from '../../db/schema.ts';
 import { Model, type Totals } from './model.ts';
-import { readCounts, readTotals } from './store.ts';
+import { readCounts } from './store.ts';
 
 /** Sites whose models an instance keeps in memory (1 MB each), the least recently used forgotten first. */
 const MODELS_KEPT = 64;
@@ -17,33 +17,20 @@ export const isActive = (totals: Pick<Totals, 'spamExamples' | 'hamExamples'>, m
   totals.spamExamples >= minExamples && totals.hamExamples >= minExamples;
 
 /**
- * The sites' classifier models in memory. Where this process is the database's only writer
- * (SQLite), a model is read again only after this process changed it (`changed`, called once a
- * decision has committed): screening a comment then runs no statement. Where several instances
- * write (PostgreSQL), each screening reads the site's totals row (with the author's standing), and the
- * counts again when its version moved: a decision made on one instance holds the next comment on
- * any other.
+ * The sites' classifier models in memory. Each screening reads the site's totals row with the
+ * author's standing (comments/standing.ts), and the counts again when its version moved: a decision
+ * made on any instance holds the next comment on every other.
  */
 export class ModelCache {
   readonly #entries = new Map<string, Entry>();
-  readonly #toVerify = new Set<string>();
-  readonly #soleWriter: boolean;
-
-  constructor(soleWriter: boolean) {
-    this.#soleWriter = soleWriter;
-  }
 
   /**
-   * The site's model if it is active, as the database has it now; null otherwise. `read` are its
-   * totals if the caller's transaction has just read them (a new comment's: see comments/standing.ts).
+   * The site's model if it is active, as the database has it now; null otherwise. `totals` are the
+   * site's as the caller's transaction has just read them.
    */
-  async active(db: Kysely<Database>, siteId: string, minExamples: number, read?: Totals): Promise<Model | null> {
+  async active(db: Kysely<Database>, siteId: string, minExamples: number, totals: Totals): Promise<Model | null> {
     let entry = this.#entries.get(siteId);
-    if (entry === undefined || !this.#soleWriter || this.#toVerify.has(siteId)) {
-      this.#toVerify.delete(siteId);
-      const totals = read ?? (await readTotals(db, siteId));
-      if (entry === undefined || entry.totals.version !== totals.version) entry = { totals, model: null };
-    }
+    if (entry === undefined || entry.totals.version !== totals.version) entry = { totals, model: null };
     if (isActive(entry.totals, minExamples) && entry.model === null) entry.model = Model.of(entry.totals, await readCounts(db, siteId));
     this.#entries.delete(siteId);
     this.#entries.set(siteId, entry);
@@ -51,13 +38,7 @@ export class ModelCache {
     return isActive(entry.totals, minExamples) ? entry.model : null;
   }
 
-  /** A decision of this process on the site has committed: its next screening checks the model's version. */
-  changed(siteId: string): void {
-    this.#toVerify.add(siteId);
-  }
-
   forgetSite(siteId: string): void {
     this.#entries.delete(siteId);
-    this.#toVerify.delete(siteId);
   }
 }

@@ -19,7 +19,7 @@ export interface ClassifierReason {
  * kind, a comment the model scores at or above the site's threshold is held, with the score and
  * the earlier decisions it resembles.
  */
-export async function classifierReason(trx: Transaction<Database>, models: ModelCache, site: Site, content: string, totals?: Totals): Promise<ClassifierReason | null> {
+export async function classifierReason(trx: Transaction<Database>, models: ModelCache, site: Site, content: string, totals: Totals): Promise<ClassifierReason | null> {
   const settings = site.spam.classifier;
   if (settings.mode === 'off') return null;
   const model = await models.active(trx, site.id, settings.min_examples, totals);
