@@ -3,7 +3,7 @@ import type { Database } from '../db/schema.ts';
 import { preparedQuery } from '../db/prepared.ts';
 import { AppError } from '../errors.ts';
 import { newId } from '../ids.ts';
-import { insertedFirst, listable } from './repository.ts';
+import { findThread, insertedFirst, listable } from './repository.ts';
 import type { CommentRow } from './view.ts';
 import { PUBLIC_VIEWER, type Viewer } from './visibility.ts';
 import { nowIso } from '../clock.ts';
@@ -54,10 +54,6 @@ export async function addToTotals(trx: Kysely<Database>, threadId: string, publi
   await trx.updateTable('threads').set(totalsPlus(publicDelta, allDelta)).where('id', '=', threadId).execute();
 }
 
-const threadByUrl = preparedQuery((db, _shape: null, siteId: string, urlKey: string) =>
-  db.selectFrom('threads').select(['id', 'closed_at']).where('site_id', '=', siteId).where('url_key', '=', urlKey).compile(),
-);
-
 /** A new top-level comment counted into its thread's totals; answers whether the thread is closed. */
 const countedInThread = (db: Kysely<Database>, listedPublic: 0 | 1, threadId: string) =>
   db.updateTable('threads').set(totalsPlus(listedPublic, 1)).where('id', '=', threadId).returning('closed_at');
@@ -86,7 +82,7 @@ export async function threadForNewComment(trx: Kysely<Database>, siteId: string,
     .executeTakeFirst();
   if (Number(created.numInsertedOrUpdatedRows ?? 0) === 1) return id;
   // Another transaction created the thread meanwhile.
-  return (await threadByUrl(trx, null, siteId, urlKey))[0].id;
+  return (await findThread(trx, siteId, urlKey))!.id;
 }
 
 /**
